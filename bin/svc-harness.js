@@ -1,0 +1,12 @@
+#!/usr/bin/env node
+// The bin is only a version gate and a call: the CLI lives in src/cli (TypeScript, run by Node's type stripping).
+const [major, minor] = process.versions.node.split('.').map(Number);
+if (major < 22 || (major === 22 && minor < 18)) {
+  process.stderr.write(
+    `svc-harness: Node.js ${process.versions.node} is too old; it needs 22.18 or newer (npm ci installs one into node_modules/.bin on linux-x64) [SVC_USAGE]\n`,
+  );
+  process.exit(2);
+}
+const { runCli } = await import('../src/cli/main.ts');
+// Exit explicitly: a command that finished must never hang on a leftover socket or timer.
+process.exit(await runCli(process.argv.slice(2)));

@@ -1,0 +1,78 @@
+/**
+ * The CLI as one typed table: it drives parsing, `--help` and the README's command reference.
+ * A command's handler module is loaded only when that command runs.
+ */
+export type OptionType = 'string' | 'boolean' | 'number';
+
+export interface OptionSpec {
+  readonly type: OptionType;
+  readonly description: string;
+  /** Repeatable: the value is an array. */
+  readonly multiple?: boolean;
+  readonly short?: string;
+  /** Shown in --help; the handler applies it. */
+  readonly default?: string;
+  /** For strings: the allowed values. */
+  readonly choices?: readonly string[];
+}
+
+export interface CommandSpec {
+  readonly summary: string;
+  readonly options: Readonly<Record<string, OptionSpec>>;
+  /** Loads the handler: `run(values)` resolves to the exit code. */
+  readonly load: () => Promise<{ run: (values: ParsedValues) => Promise<number> }>;
+}
+
+export type ParsedValue = string | boolean | number | string[] | number[] | undefined;
+export type ParsedValues = Readonly<Record<string, ParsedValue>>;
+
+export const commandTable = {
+  serve: {
+    summary: 'Start the reference service (area B, key-value REST) and print its URLs and credentials',
+    options: {
+      host: { type: 'string', description: 'Address to listen on', default: '127.0.0.1' },
+      'kv-port': { type: 'number', description: 'Port of the key-value REST interface', default: 'a free port' },
+      'admin-port': { type: 'number', description: 'Port of the admin endpoint', default: 'a free port' },
+      'redis-url': {
+        type: 'string',
+        description: 'Redis to back the service (else REDIS_URL, else redis-server on PATH, else a container)',
+      },
+      fault: { type: 'string', multiple: true, description: 'Turn on a fault switch (repeatable; see --list-faults)' },
+      'list-faults': { type: 'boolean', description: 'Print every fault switch with the rule it breaks, and exit' },
+      'write-target': { type: 'string', description: 'Write a target file for the running service' },
+      'max-request-bytes': { type: 'number', description: 'Maximum request size, bytes', default: '10485760' },
+      'daily-request-limit': { type: 'number', description: 'Daily request limit (commands per day)', default: 'off' },
+    },
+    load: () => import('./commands/serve.ts'),
+  },
+  conformance: {
+    summary: 'Run the conformance suites against targets (default: the embedded reference service)',
+    options: {
+      target: { type: 'string', multiple: true, description: 'Target file (repeatable); default: start the reference' },
+      area: {
+        type: 'string',
+        description: 'Comma-separated areas to run: kv, messaging, management',
+        default: 'every area the target has',
+      },
+      rules: { type: 'string', description: 'Only cases of rules matching this glob, e.g. "B.multi-exec.*"' },
+      'report-dir': { type: 'string', description: 'Where reports go', default: 'reports/<timestamp>/' },
+      expectations: { type: 'string', description: 'Expectations file: known failures with reason and expiry' },
+      fault: {
+        type: 'string',
+        multiple: true,
+        description: 'With the embedded reference only: turn on a fault switch (to see the suite catch it)',
+      },
+    },
+    load: () => import('./commands/conformance.ts'),
+  },
+  rules: {
+    summary: 'List the rule catalog with each rule’s level, spec section and covering cases',
+    options: {
+      area: { type: 'string', description: 'Only this area: kv, messaging, management' },
+      json: { type: 'boolean', description: 'Print JSON instead of a table' },
+    },
+    load: () => import('./commands/rules.ts'),
+  },
+} as const satisfies Record<string, CommandSpec>;
+
+export type CommandName = keyof typeof commandTable;

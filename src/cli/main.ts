@@ -1,0 +1,29 @@
+/** The CLI entry: parse, dispatch, and turn every error into one line and an exit code. */
+import { readFileSync } from 'node:fs';
+import { ExitCode, exitCodeOf, formatErrorLine } from '../errors.ts';
+import { commandTable } from './command-table.ts';
+import { renderHelp } from './help-text.ts';
+import { parseArgv } from './parse-argv.ts';
+
+export async function runCli(argv: readonly string[]): Promise<number> {
+  try {
+    const parsed = parseArgv(argv);
+    if (parsed.kind === 'help') {
+      process.stdout.write(renderHelp(parsed.command));
+      return ExitCode.ok;
+    }
+    if (parsed.kind === 'version') {
+      const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+        version: string;
+      };
+      process.stdout.write(`${pkg.version}\n`);
+      return ExitCode.ok;
+    }
+    const handler = await commandTable[parsed.command].load();
+    return await handler.run(parsed.values);
+  } catch (error) {
+    process.stderr.write(`${formatErrorLine(error)}\n`);
+    if (process.env.SVC_HARNESS_DEBUG) process.stderr.write(`${(error as Error).stack ?? ''}\n`);
+    return exitCodeOf(error);
+  }
+}

@@ -1,0 +1,68 @@
+/** Parses argv against the command table with node:util parseArgs; every mistake is one usage line. */
+import { parseArgs } from 'node:util';
+import { harnessError } from '../errors.ts';
+import {
+  type CommandName,
+  type CommandSpec,
+  commandTable,
+  type ParsedValue,
+  type ParsedValues,
+} from './command-table.ts';
+
+export type ParsedArgv =
+  | { readonly kind: 'help'; readonly command?: CommandName }
+  | { readonly kind: 'version' }
+  | { readonly kind: 'run'; readonly command: CommandName; readonly values: ParsedValues };
+
+function isCommandName(name: string): name is CommandName {
+  return Object.hasOwn(commandTable, name);
+}
+
+export function parseArgv(argv: readonly string[]): ParsedArgv {
+  const [first, ...rest] = argv;
+  if (first === undefined || first === '--help' || first === '-h' || first === 'help') {
+    const named = rest[0];
+    return named !== undefined && isCommandName(named) ? { kind: 'help', command: named } : { kind: 'help' };
+  }
+  if (first === '--version' || first === '-v') return { kind: 'version' };
+  if (!isCommandName(first)) {
+    throw harnessError('SVC_USAGE', `unknown command "${first}" (commands: ${Object.keys(commandTable).join(', ')})`);
+  }
+  if (rest.includes('--help') || rest.includes('-h')) return { kind: 'help', command: first };
+  const spec: CommandSpec = commandTable[first];
+  const options: Record<string, { type: 'string' | 'boolean'; multiple?: boolean; short?: string }> = {};
+  for (const [name, option] of Object.entries(spec.options)) {
+    options[name] = {
+      type: option.type === 'boolean' ? 'boolean' : 'string',
+      ...(option.multiple && { multiple: true }),
+      ...(option.short && { short: option.short }),
+    };
+  }
+  let parsed: ReturnType<typeof parseArgs>;
+  try {
+    parsed = parseArgs({ args: [...rest], options, allowPositionals: false, strict: true });
+  } catch (error) {
+    throw harnessError('SVC_USAGE', `${first}: ${(error as Error).message.split('\n')[0]}`);
+  }
+  const values: Record<string, ParsedValue> = {};
+  for (const [name, raw] of Object.entries(parsed.values)) {
+    const option = spec.options[name];
+    if (!option) continue;
+    values[name] = option.type === 'number' ? toNumber(first, name, raw) : (raw as ParsedValue);
+    if (option.choices && typeof raw === 'string' && !option.choices.includes(raw)) {
+      throw harnessError('SVC_USAGE', `${first}: --${name} must be one of ${option.choices.join(', ')}`);
+    }
+  }
+  return { kind: 'run', command: first, values };
+}
+
+function toNumber(command: string, name: string, raw: unknown): number | number[] {
+  const one = (text: unknown): number => {
+    const value = Number(text);
+    if (typeof text !== 'string' || text.trim() === '' || !Number.isFinite(value) || value < 0) {
+      throw harnessError('SVC_USAGE', `${command}: --${name} needs a non-negative number, got ${JSON.stringify(text)}`);
+    }
+    return value;
+  };
+  return Array.isArray(raw) ? raw.map(one) : one(raw);
+}

@@ -1,0 +1,74 @@
+/**
+ * One catalog of coded errors and exit codes (after fastify's lib/errors.js and k6's named exit codes).
+ * Every error the harness reports to a user is one of these: a code, a one-line message, an exit code.
+ * The README's "Exit codes and errors" table is kept in step with this catalog by a test.
+ */
+
+/** Process exit codes of every command. */
+export const ExitCode = {
+  /** Everything ran and every gate passed. */
+  ok: 0,
+  /** The run completed and a gate failed (a MUST case failed, a stale expectation, a threshold). */
+  failed: 1,
+  /** Usage or infrastructure error: bad flags or config, a target that cannot be reached. */
+  usage: 2,
+} as const;
+export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
+
+interface ErrorDefinition {
+  readonly exitCode: ExitCode;
+  readonly summary: string;
+}
+
+/** The catalog: code → exit code and a summary used by `--help` and the README table. */
+export const errorCatalog = {
+  SVC_USAGE: { exitCode: ExitCode.usage, summary: 'unknown command, unknown flag or bad flag value' },
+  SVC_CONFIG: { exitCode: ExitCode.usage, summary: 'a target file or expectations file is missing or malformed' },
+  SVC_TARGET_UNREACHABLE: {
+    exitCode: ExitCode.usage,
+    summary: 'the target refused the connection, timed out, or its address does not resolve',
+  },
+  SVC_TARGET_GARBAGE: { exitCode: ExitCode.usage, summary: 'the target answered something that is not the protocol' },
+  SVC_REDIS_UNAVAILABLE: {
+    exitCode: ExitCode.usage,
+    summary: 'no Redis for the reference: no --redis-url/REDIS_URL, no redis-server on PATH, no container engine',
+  },
+  SVC_REFERENCE_START: { exitCode: ExitCode.usage, summary: 'the reference service could not start' },
+  SVC_GATE_FAILED: { exitCode: ExitCode.failed, summary: 'the run completed and a gate failed' },
+  SVC_INTERNAL: { exitCode: ExitCode.usage, summary: 'a defect of svc-harness itself (please report it)' },
+} as const satisfies Record<string, ErrorDefinition>;
+
+export type ErrorCode = keyof typeof errorCatalog;
+
+/** The one error class the harness throws for anything a user should read. */
+export class HarnessError extends Error {
+  override readonly name = 'HarnessError';
+  readonly code: ErrorCode;
+  readonly exitCode: ExitCode;
+
+  constructor(code: ErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.code = code;
+    this.exitCode = errorCatalog[code].exitCode;
+  }
+}
+
+/** Factory: `harnessError('SVC_CONFIG', 'target file t.json: ...')`. */
+export function harnessError(code: ErrorCode, message: string, cause?: unknown): HarnessError {
+  return new HarnessError(code, message, cause === undefined ? undefined : { cause });
+}
+
+export function isHarnessError(value: unknown): value is HarnessError {
+  return value instanceof HarnessError;
+}
+
+/** One line for the console: `svc-harness: <message> [CODE]`; never a stack trace. */
+export function formatErrorLine(error: unknown): string {
+  if (isHarnessError(error)) return `svc-harness: ${error.message} [${error.code}]`;
+  const text = error instanceof Error ? error.message : String(error);
+  return `svc-harness: unexpected error: ${text.split('\n')[0]} [SVC_INTERNAL]`;
+}
+
+export function exitCodeOf(error: unknown): ExitCode {
+  return isHarnessError(error) ? error.exitCode : ExitCode.usage;
+}

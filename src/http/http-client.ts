@@ -1,0 +1,106 @@
+/**
+ * The one HTTP client of the harness, shared by conformance and load: undici underneath, a timeout on
+ * every request, timing, and transport failures turned into coded one-line errors.
+ */
+import { performance } from 'node:perf_hooks';
+import { Agent, type Dispatcher, request } from 'undici';
+import { harnessError } from '../errors.ts';
+
+export type HttpMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'DELETE' | 'PATCH' | 'OPTIONS';
+
+export interface HttpRequest {
+  readonly url: string;
+  /** @default 'GET' */
+  readonly method?: HttpMethod;
+  readonly headers?: Readonly<Record<string, string>>;
+  readonly body?: string | Uint8Array;
+  /** Whole-request budget in milliseconds, headers and body. @default 10_000 */
+  readonly timeoutMs?: number;
+  readonly dispatcher?: Dispatcher;
+}
+
+export interface HttpResponse {
+  readonly status: number;
+  /** Lower-case header names. */
+  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
+  readonly body: Buffer;
+  /** Milliseconds from sending to the last body byte. */
+  readonly elapsedMs: number;
+}
+
+export const defaultTimeoutMs = 10_000;
+
+const sharedAgent = new Agent({ connections: 64, keepAliveTimeout: 4_000 });
+
+/** Sends one request; throws HarnessError SVC_TARGET_UNREACHABLE on transport failure or timeout. */
+export async function httpRequest(req: HttpRequest): Promise<HttpResponse> {
+  const timeoutMs = req.timeoutMs ?? defaultTimeoutMs;
+  const started = performance.now();
+  try {
+    const res = await request(req.url, {
+      method: req.method ?? 'GET',
+      headers: req.headers ?? {},
+      body: req.body ?? null,
+      dispatcher: req.dispatcher ?? sharedAgent,
+      signal: AbortSignal.timeout(timeoutMs),
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
+    });
+    const body = Buffer.from(await res.body.arrayBuffer());
+    return { status: res.statusCode, headers: res.headers, body, elapsedMs: performance.now() - started };
+  } catch (error) {
+    throw transportError(req.url, error, timeoutMs);
+  }
+}
+
+/** Maps undici and socket failures to one readable line. */
+export function transportError(url: string, error: unknown, timeoutMs: number) {
+  const code = errorCode(error);
+  const origin = safeOrigin(url);
+  if (code === 'ECONNREFUSED') return harnessError('SVC_TARGET_UNREACHABLE', `${origin} refused the connection`, error);
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN')
+    return harnessError('SVC_TARGET_UNREACHABLE', `${origin}: host not found`, error);
+  if (code === 'TimeoutError' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT')
+    return harnessError('SVC_TARGET_UNREACHABLE', `${origin} did not answer within ${timeoutMs} ms`, error);
+  if (code === 'HPE_INVALID_CONSTANT' || code === 'UND_ERR_SOCKET' || code === 'HPE_INVALID_STATUS')
+    return harnessError('SVC_TARGET_GARBAGE', `${origin} did not answer with HTTP (${code})`, error);
+  if (code === 'ERR_INVALID_URL' || code === 'UND_ERR_INVALID_ARG')
+    return harnessError('SVC_CONFIG', `invalid URL ${JSON.stringify(url)}`, error);
+  const text = error instanceof Error ? error.message : String(error);
+  return harnessError('SVC_TARGET_UNREACHABLE', `${origin}: ${text}`, error);
+}
+
+function errorCode(error: unknown): string | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 4 && current instanceof Error; depth++) {
+    const code = (current as NodeJS.ErrnoException).code;
+    if (current.name === 'TimeoutError') return 'TimeoutError';
+    if (typeof code === 'string' && code !== 'UND_ERR_ABORTED') return code;
+    current = current.cause;
+  }
+  return undefined;
+}
+
+/** The URL without query or credentials: query strings may hold tokens (`_token`, `svc_token`). */
+export function safeOrigin(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.protocol}//${parsed.host}`;
+  } catch {
+    return 'the target';
+  }
+}
+
+/** The body parsed as JSON, or undefined when it is not JSON. */
+export function jsonBody(res: HttpResponse): unknown {
+  try {
+    return JSON.parse(res.body.toString('utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+export function headerValue(res: HttpResponse, name: string): string | undefined {
+  const value = res.headers[name.toLowerCase()];
+  return Array.isArray(value) ? value.join(', ') : value;
+}

@@ -1,0 +1,94 @@
+/**
+ * Server-sent event streams (area B's /monitor and /subscribe): undici for the request,
+ * eventsource-parser for the framing, and a timeout on opening and on every wait for an event.
+ */
+import { createParser, type EventSourceMessage } from 'eventsource-parser';
+import { type Dispatcher, request } from 'undici';
+import { harnessError } from '../errors.ts';
+import { transportError } from './http-client.ts';
+
+export interface SseOpenOptions {
+  readonly url: string;
+  /** @default 'POST' */
+  readonly method?: 'GET' | 'POST';
+  readonly headers?: Readonly<Record<string, string>>;
+  /** Budget for the response headers, in milliseconds. @default 5_000 */
+  readonly openTimeoutMs?: number;
+  readonly dispatcher?: Dispatcher;
+}
+
+export interface SseStream {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
+  /** The next event's data, or throws SVC_TARGET_UNREACHABLE after `timeoutMs` (default 5000). */
+  next(timeoutMs?: number): Promise<string>;
+  /** Events received but not yet taken by `next`. */
+  pending(): readonly string[];
+  close(): void;
+}
+
+export async function openSse(options: SseOpenOptions): Promise<SseStream> {
+  const controller = new AbortController();
+  const openTimeoutMs = options.openTimeoutMs ?? 5_000;
+  const timer = setTimeout(() => controller.abort(new Error('open timeout')), openTimeoutMs);
+  let res: Dispatcher.ResponseData;
+  try {
+    res = await request(options.url, {
+      method: options.method ?? 'POST',
+      headers: { accept: 'text/event-stream', ...options.headers },
+      signal: controller.signal,
+      headersTimeout: openTimeoutMs,
+      bodyTimeout: 0,
+      ...(options.dispatcher && { dispatcher: options.dispatcher }),
+    });
+  } catch (error) {
+    throw transportError(options.url, error, openTimeoutMs);
+  } finally {
+    clearTimeout(timer);
+  }
+
+  const queue: string[] = [];
+  const waiters: Array<(data: string | Error) => void> = [];
+  let ended: Error | undefined;
+  const deliver = (item: string | Error) => {
+    const waiter = waiters.shift();
+    if (waiter) waiter(item);
+    else if (typeof item === 'string') queue.push(item);
+  };
+  const parser = createParser({ onEvent: (event: EventSourceMessage) => deliver(event.data) });
+  res.body.on('data', (chunk: Buffer) => parser.feed(chunk.toString('utf8')));
+  const finish = (reason: string) => {
+    ended ??= harnessError('SVC_TARGET_UNREACHABLE', `event stream ${reason}`);
+    for (const waiter of waiters.splice(0)) waiter(ended);
+  };
+  res.body.on('end', () => finish('ended'));
+  res.body.on('error', () => finish('was closed'));
+
+  return {
+    status: res.statusCode,
+    headers: res.headers,
+    pending: () => [...queue],
+    next(timeoutMs = 5_000) {
+      const queued = queue.shift();
+      if (queued !== undefined) return Promise.resolve(queued);
+      if (ended) return Promise.reject(ended);
+      return new Promise<string>((resolve, reject) => {
+        const onItem = (item: string | Error) => {
+          clearTimeout(wait);
+          if (typeof item === 'string') resolve(item);
+          else reject(item);
+        };
+        const wait = setTimeout(() => {
+          waiters.splice(waiters.indexOf(onItem), 1);
+          reject(harnessError('SVC_TARGET_UNREACHABLE', `no event within ${timeoutMs} ms`));
+        }, timeoutMs);
+        waiters.push(onItem);
+      });
+    },
+    close() {
+      ended ??= harnessError('SVC_TARGET_UNREACHABLE', 'event stream closed');
+      controller.abort();
+      res.body.destroy();
+    },
+  };
+}
