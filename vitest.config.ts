@@ -2,8 +2,10 @@ import { defineConfig } from 'vitest/config';
 
 // Two projects: the project's own tests (`npm test`) and the conformance suites, which the
 // `svc-harness conformance` command runs through vitest's Node API against a target.
+// Under CI a JSON report is written too, so .ci/run can print a closing "N passed, N failed" line.
 export default defineConfig({
   test: {
+    reporters: process.env.CI ? ['default', ['json', { outputFile: 'reports/vitest-unit.json' }]] : ['default'],
     projects: [
       {
         test: {

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Sets up svc-harness on a fresh machine: redis-server (for the embedded reference service), then the
+# npm packages, which bring a supported Node (24, node_modules/.bin/node) on linux-x64 where the
+# machine's Node is older. Safe to run again.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+say() { printf 'setup: %s\n' "$*" >&2; }
+
+if ! command -v npm >/dev/null 2>&1; then
+  say "npm is missing: install Node.js (any version with npm) first, e.g. apt-get install nodejs npm"
+  exit 2
+fi
+
+if ! command -v redis-server >/dev/null 2>&1; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    say "installing redis-server and redis-tools (Debian packages)"
+    apt-get update -qq >/dev/null
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server redis-tools >/dev/null
+    # The Debian package starts a system Redis; the reference starts its own, so leave that one alone.
+  else
+    say "no redis-server on PATH: install it (apt-get install redis-server), or pass --redis-url, or run a container engine"
+  fi
+fi
+
+say "installing npm packages (npm ci)"
+npm ci --no-audit --no-fund --loglevel=error
+
+node_bin="$PWD/node_modules/.bin/node"
+if [ -x "$node_bin" ]; then
+  say "using Node $("$node_bin" --version) from node_modules/.bin (npx and npm scripts pick it up)"
+else
+  say "using the machine's Node $(node --version); svc-harness needs 22.18 or newer"
+fi
