@@ -1,0 +1,35 @@
+/**
+ * The README's command reference, rendered from the same table that drives parsing and --help;
+ * a test keeps README.md and this rendering in step.
+ */
+import { commandTable, type OptionSpec } from './command-table.ts';
+
+export const referenceStartMarker = '<!-- cli-reference:start (generated from src/cli/command-table.ts) -->';
+export const referenceEndMarker = '<!-- cli-reference:end -->';
+
+export function renderCliReference(): string {
+  const sections = Object.entries(commandTable).map(([name, spec]) => {
+    const rows = Object.entries(spec.options).map(([flag, option]) => `| \`--${flag}\`${valueHint(option)} | ${cell(option)} |`);
+    return [`### \`svc-harness ${name}\``, '', spec.summary + '.', '', '| option | meaning |', '| --- | --- |', ...rows].join('\n');
+  });
+  return [referenceStartMarker, ...sections.flatMap((section) => ['', section]), '', referenceEndMarker].join('\n');
+}
+
+function valueHint(option: OptionSpec): string {
+  if (option.type === 'boolean') return '';
+  return option.type === 'number' ? ' `<n>`' : ' `<value>`';
+}
+
+function cell(option: OptionSpec): string {
+  const extras = [option.multiple ? 'repeatable' : '', option.default ? `default: ${option.default}` : ''].filter(Boolean);
+  const text = extras.length > 0 ? `${option.description} (${extras.join('; ')})` : option.description;
+  return text.replaceAll('|', '\\|');
+}
+
+/** Replaces the generated block of a README text; used by `node scripts/update-readme.ts`. */
+export function withCliReference(readme: string): string {
+  const start = readme.indexOf(referenceStartMarker);
+  const end = readme.indexOf(referenceEndMarker);
+  if (start < 0 || end < start) return readme;
+  return readme.slice(0, start) + renderCliReference() + readme.slice(end + referenceEndMarker.length);
+}

@@ -1,0 +1,40 @@
+/**
+ * Whether a Docker-compatible engine can be tried at all, decided from the environment alone, so path 3
+ * of the Redis backing fails in microseconds on machines without one instead of waiting on testcontainers.
+ */
+import { existsSync } from 'node:fs';
+import { homedir, userInfo } from 'node:os';
+import { join } from 'node:path';
+
+export type EngineGate =
+  | { readonly kind: 'try'; readonly where: string }
+  | { readonly kind: 'absent'; readonly reason: string };
+
+/** The sockets testcontainers' own unix-socket strategies probe when DOCKER_HOST is unset. */
+function defaultSockets(env: NodeJS.ProcessEnv): string[] {
+  const sockets = ['/var/run/docker.sock'];
+  if (env.XDG_RUNTIME_DIR) sockets.push(join(env.XDG_RUNTIME_DIR, 'docker.sock'));
+  sockets.push(
+    join(homedir(), '.docker', 'run', 'docker.sock'),
+    join(homedir(), '.docker', 'desktop', 'docker.sock'),
+    join('/run', 'user', String(userInfo().uid), 'docker.sock'),
+  );
+  return sockets;
+}
+
+export function containerEngineGate(env: NodeJS.ProcessEnv): EngineGate {
+  const dockerHost = env.DOCKER_HOST?.trim();
+  if (dockerHost) {
+    if (dockerHost.startsWith('unix://')) {
+      const socket = dockerHost.slice('unix://'.length);
+      if (!existsSync(socket)) return { kind: 'absent', reason: `DOCKER_HOST socket ${socket} does not exist` };
+    }
+    return { kind: 'try', where: dockerHost };
+  }
+  // testcontainers also reads ~/.testcontainers.properties; let it decide when that file exists.
+  if (existsSync(join(homedir(), '.testcontainers.properties')))
+    return { kind: 'try', where: '~/.testcontainers.properties' };
+  const socket = defaultSockets(env).find((path) => existsSync(path));
+  if (socket !== undefined) return { kind: 'try', where: `unix://${socket}` };
+  return { kind: 'absent', reason: 'no DOCKER_HOST and no Docker socket' };
+}

@@ -1,0 +1,16 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { renderCliReference } from '../../src/cli/readme-reference.ts';
+
+const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+
+describe('README command reference', () => {
+  it('matches the command table (run `node scripts/update-readme.ts` after changing a flag)', () => {
+    expect(readme).toContain(renderCliReference());
+  });
+
+  it('gives the two commands a new user runs', () => {
+    expect(readme).toContain('bash scripts/setup.sh && npx svc-harness conformance');
+    expect(readme).toContain('npm test');
+  });
+});
