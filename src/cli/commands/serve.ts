@@ -1,0 +1,117 @@
+/**
+ * `svc-harness serve`: starts the reference service, prints its URLs and credentials (showing them
+ * is this command's job; nothing else prints secrets), optionally writes a target file, and stops
+ * cleanly, with the Redis it started, on SIGINT or SIGTERM.
+ */
+import { writeFile } from 'node:fs/promises';
+import { harnessError } from '../../errors.ts';
+import { allFaults } from '../../reference/faults.ts';
+import { redactRedisUrl } from '../../reference/redis/redis-url.ts';
+import { type RunningReference, startReference } from '../../reference/reference-service.ts';
+import type { ParsedValues } from '../command-table.ts';
+
+export async function run(values: ParsedValues): Promise<number> {
+  if (values['list-faults'] === true) {
+    process.stdout.write(renderFaultList());
+    return 0;
+  }
+  const faults = (values.fault as string[] | undefined) ?? [];
+  const maxRequestBytes = values['max-request-bytes'] as number | undefined;
+  const dailyRequestLimit = values['daily-request-limit'] as number | undefined;
+  for (const [flag, value] of [
+    ['max-request-bytes', maxRequestBytes],
+    ['daily-request-limit', dailyRequestLimit],
+  ] as const) {
+    if (value !== undefined && !Number.isInteger(value)) {
+      throw harnessError('SVC_USAGE', `serve: --${flag} needs a whole number, got ${value}`);
+    }
+  }
+  if (maxRequestBytes === 0) throw harnessError('SVC_USAGE', 'serve: --max-request-bytes must be at least 1');
+
+  const reference = await startReference({
+    host: (values.host as string | undefined) ?? '127.0.0.1',
+    kvPort: (values['kv-port'] as number | undefined) ?? 0,
+    adminPort: (values['admin-port'] as number | undefined) ?? 0,
+    ...(values['redis-url'] !== undefined && { redisUrl: values['redis-url'] as string }),
+    faults,
+    ...(maxRequestBytes !== undefined && { maxRequestBytes }),
+    dailyRequestLimit: dailyRequestLimit ?? null,
+  });
+  const stopped = waitForSignal(reference);
+  const targetFile = values['write-target'] as string | undefined;
+  if (targetFile !== undefined) {
+    try {
+      await writeFile(targetFile, `${JSON.stringify(targetJson(reference), null, 2)}\n`, { mode: 0o600 });
+    } catch (error) {
+      await reference.stop();
+      throw harnessError('SVC_USAGE', `serve: cannot write --write-target ${targetFile}: ${(error as Error).message}`);
+    }
+  }
+  process.stdout.write(renderBlock(reference, { faults, maxRequestBytes, dailyRequestLimit, targetFile }));
+  return stopped;
+}
+
+function waitForSignal(reference: RunningReference): Promise<number> {
+  return new Promise((resolve) => {
+    const onSignal = (signal: NodeJS.Signals) => {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+      process.stdout.write(`\n${signal}: stopping the reference service\n`);
+      reference.stop().then(
+        () => resolve(0),
+        () => resolve(0),
+      );
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+  });
+}
+
+/** The target file's content: the same shape `--target` and load-target read. */
+export function targetJson(reference: RunningReference): Record<string, unknown> {
+  const { target } = reference;
+  return { name: target.name, dialect: target.dialect, kv: target.kv, admin: target.admin };
+}
+
+export function renderFaultList(): string {
+  const width = Math.max(...allFaults.map((fault) => fault.name.length));
+  const ruleWidth = Math.max(...allFaults.map((fault) => fault.rule.length));
+  const rows = allFaults.map(
+    (fault) => `  ${fault.name.padEnd(width)}  ${fault.rule.padEnd(ruleWidth)}  ${fault.description}`,
+  );
+  return [`Fault switches (each breaks one rule; turn on with --fault NAME):`, ...rows, ''].join('\n');
+}
+
+interface BlockDetails {
+  readonly faults: readonly string[];
+  readonly maxRequestBytes: number | undefined;
+  readonly dailyRequestLimit: number | undefined;
+  readonly targetFile: string | undefined;
+}
+
+function renderBlock(reference: RunningReference, details: BlockDetails): string {
+  const { kv, admin } = reference.target;
+  const redis =
+    reference.redis.origin === 'url'
+      ? `${redactRedisUrl(reference.redis.url)} (given)`
+      : `${redactRedisUrl(reference.redis.url)} (${reference.redis.origin}, started here; stops with the service)`;
+  const rows: [string, string][] = [
+    ['key-value REST (area B)', kv?.url ?? ''],
+    ['  Standard token', kv?.token ?? ''],
+    ['  Read Only token', kv?.readOnlyToken ?? ''],
+    ['admin endpoint', admin?.url ?? ''],
+    ['  admin token', admin?.token ?? ''],
+    ['Redis', redis],
+    ['max request size', `${details.maxRequestBytes ?? 10 * 1024 * 1024} bytes`],
+    ['daily request limit', details.dailyRequestLimit === undefined ? 'off' : String(details.dailyRequestLimit)],
+    ['fault switches', details.faults.length === 0 ? 'none' : details.faults.join(', ')],
+    ...(details.targetFile === undefined ? [] : [['target file', details.targetFile] as [string, string]]),
+  ];
+  const width = Math.max(...rows.map(([label]) => label.length));
+  return [
+    'svc-harness reference service',
+    ...rows.map(([label, value]) => `  ${label.padEnd(width)}  ${value}`),
+    'Stop with Ctrl-C (SIGINT) or SIGTERM.',
+    '',
+  ].join('\n');
+}

@@ -1,0 +1,132 @@
+/**
+ * Which commands area B runs, refuses, and lets the Read Only token run. The read-only policy is
+ * derived from the backing Redis's own `COMMAND` metadata, never from a hand-written list.
+ */
+import type { JsonSupport } from './json/json-emulation.ts';
+import type { KvFaultCheck } from './kv-fault-check.ts';
+
+/** Commands refused on every path; `allowedBy` names the fault switch that lets them through. */
+const refusedGroups: readonly {
+  readonly names: readonly string[];
+  readonly allowedBy?: Parameters<KvFaultCheck>[0];
+}[] = [
+  // Spec "Endpoints > Area B" rule 5: blocking list commands are not supported.
+  { names: ['BLPOP', 'BRPOP', 'BRPOPLPUSH', 'BLMOVE', 'BLMPOP'], allowedBy: 'blpop-allowed' },
+  // Spec rule 5: blocking sorted-set commands are not supported.
+  { names: ['BZPOPMIN', 'BZPOPMAX', 'BZMPOP'], allowedBy: 'bzpop-allowed' },
+  // Spec rule 5: of the connection group only PING and ECHO are supported.
+  { names: ['AUTH', 'SELECT', 'CLIENT'], allowedBy: 'connection-commands-allowed' },
+  { names: ['HELLO', 'QUIT', 'RESET'] },
+  // Spec rule 5: cluster commands are not supported.
+  { names: ['CLUSTER', 'READONLY', 'READWRITE', 'ASKING'] },
+  // Spec rule 5: WATCH, UNWATCH, DISCARD are not supported in transactions; /multi-exec is the
+  // transaction form, so MULTI and EXEC are refused as commands too (they would break a shared connection).
+  { names: ['MULTI', 'EXEC', 'DISCARD', 'WATCH', 'UNWATCH'] },
+  // Commands that take over a connection: served by /subscribe and /monitor, refused as commands.
+  {
+    names: ['SUBSCRIBE', 'PSUBSCRIBE', 'SSUBSCRIBE', 'UNSUBSCRIBE', 'PUNSUBSCRIBE', 'SUNSUBSCRIBE', 'MONITOR'],
+  },
+  { names: ['SYNC', 'PSYNC', 'REPLCONF', 'WAIT', 'WAITAOF'] },
+];
+
+export const transactionCommands: ReadonlySet<string> = new Set(['MULTI', 'EXEC', 'DISCARD', 'WATCH', 'UNWATCH']);
+
+/** Flags of one command or subcommand, as `COMMAND` reports them (lower-case names). */
+interface CommandEntry {
+  readonly flags: ReadonlySet<string>;
+  /** Subcommand name (lower-case, without the parent) → its entry. */
+  readonly subcommands: ReadonlyMap<string, CommandEntry>;
+}
+
+export class CommandPolicy {
+  readonly #commands: ReadonlyMap<string, CommandEntry>;
+  readonly #json: JsonSupport;
+  readonly #fault: KvFaultCheck;
+
+  constructor(commandReply: unknown, json: JsonSupport, fault: KvFaultCheck) {
+    this.#commands = parseCommandReply(commandReply);
+    this.#json = json;
+    this.#fault = fault;
+  }
+
+  /** Whether the command exists and area B supports it (name upper-case). */
+  refusal(args: readonly Buffer[]): string | undefined {
+    const name = commandName(args);
+    const notAvailable = `ERR Command is not available: '${name}'`;
+    if (this.#isJson(name)) return this.#fault('json-commands-refused') ? notAvailable : undefined;
+    // Spec rule 5: an unknown command is an invalid command (400).
+    if (!this.#commands.has(name.toLowerCase())) return notAvailable;
+    if (this.#fault('stream-commands-refused') && /^X[A-Z]+$/.test(name)) return notAvailable;
+    for (const group of refusedGroups) {
+      if (group.names.includes(name) && !(group.allowedBy && this.#fault(group.allowedBy))) return notAvailable;
+    }
+    // Spec rule 5: streams are supported except blocking XREAD and XREADGROUP.
+    if ((name === 'XREAD' || name === 'XREADGROUP') && hasBlockOption(args) && !this.#fault('xread-block-allowed')) {
+      return notAvailable;
+    }
+    return undefined;
+  }
+
+  /**
+   * Whether the Read Only token may run the command (spec "Authentication" 1): Redis's `readonly`
+   * flag, minus KEYS and SCAN, plus PING and ECHO (notes, area B).
+   */
+  allowsReadOnly(args: readonly Buffer[]): boolean {
+    const name = commandName(args);
+    if (name === 'PING' || name === 'ECHO') return true;
+    if (this.#fault('readonly-refuses-reads')) return false;
+    if (name === 'KEYS' || name === 'SCAN') return this.#fault('readonly-runs-keys');
+    if (this.#fault('readonly-runs-writes')) return true;
+    if (this.#isJson(name) && this.#json.mode === 'emulated') return this.#json.readOnlyCommands.has(name);
+    const entry = this.#commands.get(name.toLowerCase());
+    if (!entry) return false;
+    if (entry.subcommands.size > 0) {
+      const sub = args[1]?.toString('utf8').toLowerCase();
+      const subEntry = sub === undefined ? undefined : entry.subcommands.get(sub);
+      return subEntry?.flags.has('readonly') ?? false;
+    }
+    return entry.flags.has('readonly');
+  }
+
+  #isJson(name: string): boolean {
+    return name.startsWith('JSON.') && this.#json.commands.includes(name);
+  }
+}
+
+export function commandName(args: readonly Buffer[]): string {
+  return (args[0]?.toString('utf8') ?? '').toUpperCase();
+}
+
+function hasBlockOption(args: readonly Buffer[]): boolean {
+  for (const arg of args.slice(1)) {
+    const word = arg.toString('utf8').toUpperCase();
+    if (word === 'STREAMS') return false;
+    if (word === 'BLOCK') return true;
+  }
+  return false;
+}
+
+/** Parses the `COMMAND` reply: [name, arity, flags, first, last, step, categories, tips, keyspecs, subcommands]. */
+function parseCommandReply(reply: unknown): Map<string, CommandEntry> {
+  const commands = new Map<string, CommandEntry>();
+  if (!Array.isArray(reply)) return commands;
+  for (const item of reply) {
+    const parsed = parseEntry(item);
+    if (parsed) commands.set(parsed.name, parsed.entry);
+  }
+  return commands;
+}
+
+function parseEntry(item: unknown): { name: string; entry: CommandEntry } | undefined {
+  if (!Array.isArray(item) || item.length < 3) return undefined;
+  const name = String(item[0]).toLowerCase();
+  const flags = new Set(Array.isArray(item[2]) ? item[2].map((flag) => String(flag).toLowerCase()) : []);
+  const subcommands = new Map<string, CommandEntry>();
+  if (Array.isArray(item[9])) {
+    for (const sub of item[9]) {
+      const parsed = parseEntry(sub);
+      if (parsed) subcommands.set(parsed.name.slice(parsed.name.indexOf('|') + 1), parsed.entry);
+    }
+  }
+  return { name, entry: { flags, subcommands } };
+}

@@ -1,0 +1,89 @@
+/**
+ * Renders outcomes as area B answers: `{result}` / `{error}` JSON (spec "Key-value REST responses"),
+ * arrays of those for pipelines and transactions, or raw RESP2 bytes.
+ */
+import { backingStoreUnavailable, type Outcome } from './kv-engine.ts';
+import type { KvFaultCheck } from './kv-fault-check.ts';
+import type { ResponseOptions } from './kv-headers.ts';
+import { errorResp2, type JsonReplyOptions, toJsonReply, toResp2 } from './reply-format.ts';
+
+export interface Answer {
+  readonly status: number;
+  readonly contentType: string;
+  readonly body: string | Buffer;
+}
+
+export class KvAnswers {
+  readonly #fault: KvFaultCheck;
+
+  constructor(fault: KvFaultCheck) {
+    this.#fault = fault;
+  }
+
+  /** An `{error}` answer; the text starts with its class token (spec "Errors"). */
+  error(status: number, text: string): Answer {
+    const body = { error: this.#errorText(text), ...(this.#fault('error-shape-extra-field') && { status }) };
+    return this.#json(status, body);
+  }
+
+  /** One command: 200 with `{result}`, or 400 with `{error}` (spec "Errors"). */
+  single(outcome: Outcome, options: ResponseOptions): Answer {
+    const status = this.#status(outcome);
+    if (options.format === 'resp2') {
+      // Spec rule (Svc-Response-Format): resp2 answers the raw reply as application/octet-stream.
+      const body = outcome.kind === 'reply' ? toResp2(outcome.reply) : errorResp2(this.#errorText(outcome.error));
+      return { status, contentType: 'application/octet-stream', body };
+    }
+    if (outcome.kind === 'error') return this.error(status, outcome.error);
+    return this.#json(status, this.#item(outcome, options));
+  }
+
+  /** Pipelines and transactions: 200 with one result-or-error object per command, in order. */
+  list(outcomes: readonly Outcome[], options: ResponseOptions): Answer {
+    if (options.format === 'resp2') {
+      // Not shown by the spec: the raw replies concatenated, as the real-world look-alikes do (notes).
+      const body = Buffer.concat(
+        outcomes.map((outcome) =>
+          outcome.kind === 'reply' ? toResp2(outcome.reply) : errorResp2(this.#errorText(outcome.error)),
+        ),
+      );
+      return { status: 200, contentType: 'application/octet-stream', body };
+    }
+    return this.#json(
+      200,
+      outcomes.map((outcome) => this.#item(outcome, options)),
+    );
+  }
+
+  /** Spec "Errors": 200 when executed; 400 for syntax errors, unsupported commands, execution failures. */
+  #status(outcome: Outcome): number {
+    if (outcome.kind === 'reply') return this.#fault('success-status-201') ? 201 : 200;
+    if (outcome.error.startsWith(backingStoreUnavailable)) return 500;
+    const syntax = /^ERR (wrong number of arguments|syntax error)/.test(outcome.error);
+    if (syntax) return this.#fault('syntax-error-200') ? 200 : 400;
+    if (outcome.source === 'service' && outcome.error.startsWith('ERR Command is not available')) {
+      return this.#fault('unsupported-status-500') ? 500 : 400;
+    }
+    return outcome.source === 'redis' && this.#fault('exec-failure-200') ? 200 : 400;
+  }
+
+  #item(outcome: Outcome, options: ResponseOptions): Record<string, unknown> {
+    if (outcome.kind === 'error') return { error: this.#errorText(outcome.error) };
+    const replyOptions: JsonReplyOptions = {
+      base64: options.base64,
+      base64Ok: this.#fault('base64-encodes-ok'),
+      latin1: this.#fault('no-utf8-replacement'),
+    };
+    const value = toJsonReply(outcome.reply, replyOptions);
+    return this.#fault('result-wrapped-wrong') ? { data: value } : { result: value };
+  }
+
+  #errorText(text: string): string {
+    return this.#fault('error-without-class-token') ? text.replace(/^[A-Z]+ /, '') : text;
+  }
+
+  #json(status: number, value: unknown): Answer {
+    const contentType = this.#fault('json-as-text-plain') ? 'text/plain; charset=utf-8' : 'application/json';
+    return { status, contentType, body: JSON.stringify(value) };
+  }
+}

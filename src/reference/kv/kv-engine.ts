@@ -1,0 +1,292 @@
+/**
+ * Runs area B commands: the checks every command passes (size, support, read-only policy, daily
+ * limit), then single commands, pipelines and MULTI/EXEC transactions on the backing Redis.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { ErrorReply } from '@redis/client';
+import { type CommandPolicy, commandName, transactionCommands } from './command-policy.ts';
+import type { JsonSupport } from './json/json-emulation.ts';
+import type { KvFaultCheck } from './kv-fault-check.ts';
+import { dailyLimitError, type KvLimits, maxRequestSizeError } from './kv-limits.ts';
+import type { KvTokens, Principal, RedisUser } from './kv-tokens.ts';
+import { exactTypes, type RedisClient, type RedisConnections } from './redis-connections.ts';
+import type { RedisReply } from './reply-format.ts';
+
+/** What one command produced: a reply, or an error from Redis or from the service's own checks. */
+export type Outcome =
+  | { readonly kind: 'reply'; readonly reply: RedisReply }
+  | { readonly kind: 'error'; readonly error: string; readonly source: 'redis' | 'service' };
+
+export type TransactionOutcome =
+  | { readonly kind: 'discarded'; readonly error: string }
+  | { readonly kind: 'results'; readonly results: readonly Outcome[] };
+
+export interface KvEngineParts {
+  readonly connections: RedisConnections;
+  readonly policy: CommandPolicy;
+  readonly json: JsonSupport;
+  readonly tokens: KvTokens;
+  readonly limits: KvLimits;
+  readonly fault: KvFaultCheck;
+}
+
+/** The text of a failure to reach Redis: a server error (500), not the client's (notes: none shown). */
+export const backingStoreUnavailable = 'ERR backing store unavailable';
+
+const serviceError = (error: string): Outcome => ({ kind: 'error', error, source: 'service' });
+
+export class KvEngine {
+  readonly #parts: KvEngineParts;
+
+  constructor(parts: KvEngineParts) {
+    this.#parts = parts;
+  }
+
+  /** The checks of one command that do not count it: size, support, read-only policy. */
+  check(args: readonly Buffer[], principal: Principal): string | undefined {
+    const { limits, policy, fault } = this.#parts;
+    // Spec "Limits": the maximum request size applies per command.
+    if (limits.exceedsSize(args) && !fault('size-limit-ignored')) return maxRequestSizeError;
+    if (isAclResttoken(args)) return principal.kind === 'readonly' ? noPermission(args) : undefined;
+    // Spec "Endpoints > Area B" rule 5: unsupported and refused commands.
+    const refusal = policy.refusal(args);
+    if (refusal !== undefined) return refusal;
+    // Spec "Authentication" 1: the Read Only token runs read commands only (SCAN and KEYS refused).
+    if (principal.kind === 'readonly' && !policy.allowsReadOnly(args)) return noPermission(args);
+    return undefined;
+  }
+
+  /** Spec "Limits": the daily request limit applies per command. */
+  #countOne(): string | undefined {
+    if (this.#parts.fault('daily-limit-ignored')) return undefined;
+    return this.#parts.limits.tryConsume(1) ? undefined : dailyLimitError;
+  }
+
+  async runOne(args: readonly Buffer[], principal: Principal): Promise<Outcome> {
+    const refusal = this.check(args, principal) ?? this.#countOne();
+    if (refusal !== undefined) return serviceError(refusal);
+    const { client } = await this.#link(principal);
+    return this.#execute(client, args);
+  }
+
+  /** Spec "Endpoints > Area B" (/pipeline): in order, not atomic, one failure does not stop the rest. */
+  async runPipeline(commands: readonly (readonly Buffer[])[], principal: Principal): Promise<Outcome[]> {
+    const { client } = await this.#link(principal);
+    if (this.#parts.fault('pipeline-stops-at-error')) {
+      const outcomes: Outcome[] = [];
+      for (const args of commands) {
+        const refusal = this.check(args, principal) ?? this.#countOne();
+        const outcome = refusal !== undefined ? serviceError(refusal) : await this.#execute(client, args);
+        outcomes.push(outcome);
+        if (outcome.kind === 'error') break;
+      }
+      return outcomes;
+    }
+    // Sent together, so the client writes them as one pipeline on the shared connection.
+    const outcomes = await Promise.all(
+      commands.map((args) => {
+        const refusal = this.check(args, principal) ?? this.#countOne();
+        return refusal !== undefined ? serviceError(refusal) : this.#execute(client, args);
+      }),
+    );
+    return this.#parts.fault('pipeline-reversed-order') ? outcomes.reverse() : outcomes;
+  }
+
+  /** Spec "Endpoints > Area B" (/multi-exec): atomic; the four discard cases answer one error. */
+  async runTransaction(commands: readonly (readonly Buffer[])[], principal: Principal): Promise<TransactionOutcome> {
+    const { fault } = this.#parts;
+    const inPlace = new Map<number, string>();
+    const toRun: { index: number; args: readonly Buffer[] }[] = [];
+    for (const [index, args] of commands.entries()) {
+      if (fault('transaction-allows-watch') && transactionCommands.has(commandName(args))) {
+        inPlace.set(index, 'OK');
+        continue;
+      }
+      const refusal = this.check(args, principal) ?? (isAclResttoken(args) ? notInTransaction(args) : undefined);
+      if (refusal === undefined) {
+        toRun.push({ index, args });
+        continue;
+      }
+      const faultKeepsGoing =
+        refusal === maxRequestSizeError
+          ? fault('transaction-size-limit-in-place')
+          : refusal.startsWith('ERR Command is not available') && fault('transaction-ignores-unsupported');
+      // Spec "Endpoints > Area B": an unsupported or oversize command discards the whole transaction.
+      if (!faultKeepsGoing) return { kind: 'discarded', error: refusal };
+      inPlace.set(index, refusal);
+    }
+    const counted = this.#countTransaction(toRun.length);
+    if (counted === undefined) return { kind: 'discarded', error: dailyLimitError };
+    for (const dropped of toRun.splice(counted)) inPlace.set(dropped.index, dailyLimitError);
+
+    const replies = await this.#runAtomically(toRun, principal);
+    if (replies.kind === 'discarded') return replies;
+    const byIndex = new Map(toRun.map((item, position) => [item.index, replies.results[position] as Outcome]));
+    const results = commands.map((_, index): Outcome => {
+      const placed = inPlace.get(index);
+      if (placed === 'OK') return { kind: 'reply', reply: 'OK' };
+      if (placed !== undefined) return serviceError(placed);
+      return byIndex.get(index) ?? serviceError('ERR internal error');
+    });
+    const failed = results.find((outcome) => outcome.kind === 'error' && outcome.source === 'redis');
+    if (failed?.kind === 'error' && fault('transaction-discards-on-runtime-error')) {
+      return { kind: 'discarded', error: failed.error };
+    }
+    return { kind: 'results', results };
+  }
+
+  /** Spec "Limits": a transaction over the daily limit is discarded whole; returns how many run. */
+  #countTransaction(count: number): number | undefined {
+    const { limits, fault } = this.#parts;
+    if (fault('daily-limit-ignored')) return count;
+    if (limits.tryConsume(count)) return count;
+    if (!fault('transaction-daily-limit-in-place')) return undefined;
+    const fits = limits.remaining(count);
+    limits.tryConsume(fits);
+    return fits;
+  }
+
+  async #runAtomically(
+    toRun: readonly { readonly args: readonly Buffer[] }[],
+    principal: Principal,
+  ): Promise<{ kind: 'results'; results: Outcome[] } | { kind: 'discarded'; error: string }> {
+    const { fault } = this.#parts;
+    const link = await this.#link(principal);
+    if (fault('transaction-not-atomic')) {
+      const results: Outcome[] = [];
+      for (const { args } of toRun) {
+        results.push(await this.#execute(link.client, args));
+        await sleep(20);
+      }
+      return { kind: 'results', results };
+    }
+    const wire = toRun.map(({ args }) => this.#wireArgs(args));
+    const confirmMulti = principal.kind === 'acl';
+    const attempt = await link.pool.execute((client) => multiExec(client, wire, confirmMulti));
+    if (attempt.kind === 'results') return { kind: 'results', results: attempt.results.map(fromReply) };
+    // Spec "Endpoints > Area B": a syntax error discards the transaction (Redis answered EXECABORT).
+    if (!fault('transaction-runs-syntax-errors')) return { kind: 'discarded', error: attempt.error };
+    const valid = wire.filter((_, position) => !attempt.queueErrors.has(position));
+    const rerun = await link.pool.execute((client) => multiExec(client, valid, confirmMulti));
+    const rerunResults = rerun.kind === 'results' ? rerun.results.map(fromReply) : [];
+    let next = 0;
+    return {
+      kind: 'results',
+      results: wire.map((_, position) => {
+        const queueError = attempt.queueErrors.get(position);
+        return queueError !== undefined
+          ? ({ kind: 'error', error: queueError, source: 'redis' } as const)
+          : (rerunResults[next++] ?? serviceError('ERR internal error'));
+      }),
+    };
+  }
+
+  async #link(principal: Principal) {
+    const user: RedisUser | undefined =
+      principal.kind === 'acl' && !this.#parts.fault('resttoken-full-permissions') ? principal.user : undefined;
+    return this.#parts.connections.user(user);
+  }
+
+  /** The arguments sent to Redis: emulated JSON commands become their script form. */
+  #wireArgs(args: readonly Buffer[]): Buffer[] {
+    const { json } = this.#parts;
+    if (json.mode === 'emulated' && commandName(args).startsWith('JSON.')) return json.translate(args) ?? [...args];
+    return [...args];
+  }
+
+  async #execute(client: RedisClient, args: readonly Buffer[]): Promise<Outcome> {
+    if (isAclResttoken(args)) return this.#aclResttoken(args);
+    const name = commandName(args);
+    let reply: RedisReply;
+    try {
+      reply = (await client.sendCommand(this.#wireArgs(args), { typeMapping: exactTypes })) as RedisReply;
+    } catch (error) {
+      if (error instanceof ErrorReply) return { kind: 'error', error: error.message, source: 'redis' };
+      return serviceError(`${backingStoreUnavailable}: ${(error as Error).message.split('\n')[0]}`);
+    }
+    if (name === 'PUBLISH' && this.#parts.fault('publish-answers-ok')) return { kind: 'reply', reply: 'OK' };
+    if (name === 'INFO' && Buffer.isBuffer(reply) && wantsSvcSection(args)) {
+      reply = Buffer.concat([reply, Buffer.from(`# Svc\r\nsvc_json_commands:${this.#parts.json.mode}\r\n`)]);
+    }
+    return { kind: 'reply', reply };
+  }
+
+  /** Spec "Endpoints > Area B" rule 6 and "Authentication" 3: ACL RESTTOKEN <user> <password>. */
+  async #aclResttoken(args: readonly Buffer[]): Promise<Outcome> {
+    if (args.length !== 4) return serviceError("ERR wrong number of arguments for 'acl|resttoken' command");
+    const user = { username: args[2]!.toString('utf8'), password: args[3]!.toString('utf8') };
+    const known = this.#parts.fault('resttoken-ignores-password') || (await this.#parts.connections.verify(user));
+    if (!known)
+      return { kind: 'error', error: `ERR Wrong password or user "${user.username}" does not exist`, source: 'redis' };
+    return { kind: 'reply', reply: Buffer.from(this.#parts.tokens.aclToken(user), 'utf8') };
+  }
+}
+
+function fromReply(reply: RedisReply): Outcome {
+  return reply instanceof ErrorReply
+    ? { kind: 'error', error: reply.message, source: 'redis' }
+    : { kind: 'reply', reply };
+}
+
+type MultiExecResult =
+  | { kind: 'results'; results: RedisReply[] }
+  | { kind: 'discarded'; error: string; queueErrors: Map<number, string> };
+
+/**
+ * MULTI, the commands, EXEC on one dedicated connection, written together. An ACL user may lack
+ * MULTI itself: then its reply is awaited first, so no command runs outside the transaction.
+ */
+async function multiExec(
+  client: RedisClient,
+  commands: readonly Buffer[][],
+  confirmMulti: boolean,
+): Promise<MultiExecResult> {
+  const multi = client.sendCommand(['MULTI']);
+  if (confirmMulti) {
+    try {
+      await multi;
+    } catch (error) {
+      return { kind: 'discarded', error: errorText(error), queueErrors: new Map() };
+    }
+  }
+  const sent = [
+    multi,
+    ...commands.map((args) => client.sendCommand(args, { typeMapping: exactTypes })),
+    client.sendCommand(['EXEC'], { typeMapping: exactTypes }),
+  ];
+  const settled = await Promise.allSettled(sent);
+  const queueErrors = new Map<number, string>();
+  for (const [position, result] of settled.slice(1, -1).entries()) {
+    if (result.status === 'rejected') queueErrors.set(position, errorText(result.reason));
+  }
+  const exec = settled.at(-1)!;
+  if (exec.status === 'fulfilled' && Array.isArray(exec.value)) return { kind: 'results', results: exec.value };
+  const first = queueErrors.values().next().value;
+  const error = first ?? (exec.status === 'rejected' ? errorText(exec.reason) : 'ERR transaction discarded');
+  return { kind: 'discarded', error, queueErrors };
+}
+
+/** Redis's own error text, or the backing-store failure (a lost connection is no command error). */
+function errorText(reason: unknown): string {
+  if (reason instanceof ErrorReply) return reason.message;
+  const text = reason instanceof Error ? reason.message : String(reason);
+  return `${backingStoreUnavailable}: ${text.split('\n')[0]}`;
+}
+
+function isAclResttoken(args: readonly Buffer[]): boolean {
+  return commandName(args) === 'ACL' && args[1]?.toString('utf8').toUpperCase() === 'RESTTOKEN';
+}
+
+function noPermission(args: readonly Buffer[]): string {
+  // Wording of the real service (notes, area B), without its "or its subcommand" tail.
+  return `NOPERM this user has no permissions to run the '${args[0]?.toString('utf8').toLowerCase()}' command`;
+}
+
+function notInTransaction(args: readonly Buffer[]): string {
+  return `ERR Command is not available: '${commandName(args)} ${args[1]?.toString('utf8').toUpperCase()}' in a transaction`;
+}
+
+function wantsSvcSection(args: readonly Buffer[]): boolean {
+  if (args.length === 1) return true;
+  return args.slice(1).some((arg) => /^(all|everything|default|svc)$/i.test(arg.toString('utf8')));
+}

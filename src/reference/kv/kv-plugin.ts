@@ -1,0 +1,163 @@
+/**
+ * The fastify plugin of area B (spec "Endpoints > Area B, key-value REST"): routes every request
+ * form to the engine and renders its answer. Registered by reference-service.ts on its own server.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Answer, KvAnswers } from './kv-answer.ts';
+import { authenticate, unauthorizedError } from './kv-auth.ts';
+import { backingStoreUnavailable, type KvEngine } from './kv-engine.ts';
+import type { KvFaultCheck } from './kv-fault-check.ts';
+import { responseOptions } from './kv-headers.ts';
+import { maxRequestSizeError } from './kv-limits.ts';
+import type { KvStreams, StreamKind } from './kv-streams.ts';
+import type { KvTokens, Principal } from './kv-tokens.ts';
+import { UserRejectedError } from './redis-connections.ts';
+import {
+  commandArgs,
+  jsonCommand,
+  jsonCommandList,
+  parseJsonBody,
+  percentDecode,
+  RequestFormError,
+  splitRawUrl,
+} from './request-args.ts';
+
+export interface KvPluginOptions {
+  readonly engine: KvEngine;
+  readonly answers: KvAnswers;
+  readonly tokens: KvTokens;
+  readonly streams: KvStreams;
+  readonly fault: KvFaultCheck;
+  readonly policyAllowsReadOnly: (args: readonly Buffer[]) => boolean;
+}
+
+export async function kvPlugin(app: FastifyInstance, options: KvPluginOptions): Promise<void> {
+  const { engine, answers, tokens, streams, fault } = options;
+  const send = (reply: FastifyReply, answer: Answer) =>
+    reply.code(answer.status).header('content-type', answer.contentType).send(answer.body);
+
+  // Every body is raw bytes: a command path's body is an argument, and JSON bodies are parsed here.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
+
+  // Spec "Errors": 405 for any method other than HEAD, GET, POST, PUT (every allowed one is routed).
+  app.setNotFoundHandler((_request, reply) => send(reply, answers.error(405, 'ERR method not allowed')));
+  app.setErrorHandler((error: { code?: string; statusCode?: number; message: string }, _request, reply) => {
+    // Spec "Limits": an oversize request is answered with the limit's error (status 400, spec "Errors").
+    if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return send(reply, answers.error(400, maxRequestSizeError));
+    const status = error.statusCode !== undefined && error.statusCode < 500 ? 400 : 500;
+    return send(reply, answers.error(status, `ERR ${error.message}`));
+  });
+
+  // Spec "Endpoints > Area B": HEAD, GET, POST and PUT are allowed.
+  const methods = [
+    'GET',
+    'POST',
+    'PUT',
+    ...(fault('head-refused') ? [] : ['HEAD']),
+    ...(fault('accept-delete') ? ['DELETE'] : []),
+  ];
+  const handler = async (request: FastifyRequest, reply: FastifyReply) => {
+    try {
+      await handle(request, reply);
+    } catch (error) {
+      if (reply.sent) return;
+      // Spec "Authentication": an ACL token whose user Redis no longer accepts is an invalid token (401).
+      if (error instanceof UserRejectedError) return void send(reply, answers.error(401, unauthorizedError));
+      if (!(error instanceof RequestFormError)) throw error;
+      // Spec "Errors": a syntax error in the request answers 400.
+      send(reply, answers.error(400, error.message));
+    }
+  };
+  app.route({ method: methods, url: '/', handler });
+
+  async function handle(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    const url = splitRawUrl(rawUrlOf(request));
+    const principal = authenticate(request.headers.authorization, url.token, tokens, fault);
+    // Spec "Authentication": a missing or invalid token gives 401.
+    if (!principal) return void send(reply, answers.error(401, unauthorizedError));
+    const headers = responseOptions(request.headers['svc-encoding'], request.headers['svc-response-format'], fault);
+    if (!headers.ok) return void send(reply, answers.error(400, headers.error));
+    const format = headers.options;
+    const body = Buffer.isBuffer(request.body) ? request.body : undefined;
+    const first = url.segments[0] === undefined ? '' : percentDecode(url.segments[0]).toString('utf8').toLowerCase();
+    const isWrite = request.method === 'POST' || request.method === 'PUT';
+
+    if (first === '') {
+      // Spec "Endpoints > Area B": POST / takes a JSON array, command name first.
+      if (!isWrite) return void send(reply, answers.error(400, 'ERR empty command: use /{command}/{args} or POST /'));
+      const args = jsonCommand(parseJsonBody(body), 'the request body');
+      if (fault('root-drops-last-arg') && args.length > 1) args.pop();
+      return void send(reply, answers.single(await engine.runOne(args, principal), format));
+    }
+    if (isWrite && url.segments.length === 1 && first === 'pipeline') {
+      const commands = jsonCommandList(body);
+      return void send(reply, answers.list(await engine.runPipeline(commands, principal), format));
+    }
+    if (isWrite && url.segments.length === 1 && first === 'multi-exec') {
+      const commands = jsonCommandList(body);
+      const outcome = await engine.runTransaction(commands, principal);
+      // Spec "Endpoints > Area B": a discarded transaction is one {error}; 400 (status not shown, notes).
+      if (outcome.kind === 'discarded') {
+        const status = outcome.error.startsWith(backingStoreUnavailable) ? 500 : 400;
+        return void send(reply, answers.error(status, outcome.error));
+      }
+      // Spec rule 4: /multi-exec answers in JSON only.
+      const txFormat = fault('resp2-on-multi-exec') ? format : { ...format, format: 'json' as const };
+      return void send(reply, answers.list(outcome.results, txFormat));
+    }
+    // A HEAD answer has no body, so it cannot carry an event stream: it is a plain command request.
+    const stream = request.method === 'HEAD' ? undefined : streamOf(first, url.segments.length);
+    if (stream) return openStream(stream, url.segments[1], principal, reply);
+
+    const args = commandArgs(url, isWrite ? body : undefined, {
+      percentDecoding: !fault('no-percent-decoding'),
+      bodyLast: !fault('body-not-last-arg'),
+      queryArgs: !fault('query-args-ignored'),
+    });
+    if (fault('path-args-reversed'))
+      args.splice(1, url.segments.length - 1, ...args.slice(1, url.segments.length).reverse());
+    const outcome = await engine.runOne(args, principal);
+    if (fault('info-plain-text') && first === 'info' && outcome.kind === 'reply' && Buffer.isBuffer(outcome.reply)) {
+      return void reply.code(200).header('content-type', 'text/plain; charset=utf-8').send(outcome.reply);
+    }
+    send(reply, answers.single(outcome, format));
+  }
+
+  async function openStream(
+    kind: StreamKind,
+    segment: string | undefined,
+    principal: Principal,
+    reply: FastifyReply,
+  ): Promise<void> {
+    const name = segment === undefined ? '' : percentDecode(segment).toString('utf8');
+    const command = kind === 'monitor' ? 'MONITOR' : kind.toUpperCase();
+    if (principal.kind === 'readonly' && !options.policyAllowsReadOnly([Buffer.from(command)])) {
+      return void send(reply, answers.error(400, `NOPERM this user has no permissions to run the '${kind}' command`));
+    }
+    const user = principal.kind === 'acl' && !fault('resttoken-full-permissions') ? principal.user : undefined;
+    reply.hijack();
+    try {
+      await streams.open(kind, name, user, reply.raw);
+    } catch (error) {
+      const text = error instanceof Error ? error.message : String(error);
+      const answer =
+        error instanceof UserRejectedError
+          ? answers.error(401, unauthorizedError)
+          : answers.error(400, /^[A-Z]+ /.test(text) ? text : `ERR ${text}`);
+      reply.raw.writeHead(answer.status, { 'content-type': answer.contentType }).end(answer.body);
+    }
+  }
+}
+
+/** The URL as sent: the server routes every request to "/" and keeps the original here. */
+function rawUrlOf(request: FastifyRequest): string {
+  const raw = request.raw as { originalUrl?: string; url?: string };
+  return raw.originalUrl ?? raw.url ?? '/';
+}
+
+function streamOf(first: string, segmentCount: number): StreamKind | undefined {
+  if (first === 'monitor' && segmentCount === 1) return 'monitor';
+  if ((first === 'subscribe' || first === 'psubscribe') && segmentCount === 2) return first;
+  return undefined;
+}

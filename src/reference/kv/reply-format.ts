@@ -1,0 +1,64 @@
+/**
+ * Redis replies as area B answers them: JSON (with optional base64 and UTF-8 replacement) or raw RESP2.
+ * Replies arrive from @redis/client with simple strings as JS strings and bulk strings as Buffers,
+ * so the two stay distinct (the OK rule of base64 and the RESP2 bytes both depend on it).
+ */
+import { ErrorReply } from '@redis/client';
+
+/** A RESP2 reply: simple string, bulk string, integer, nil, error, or array of those. */
+export type RedisReply = string | Buffer | number | null | ErrorReply | readonly RedisReply[];
+
+export type JsonReply = string | number | null | JsonReply[] | { readonly error: string };
+
+export interface JsonReplyOptions {
+  readonly base64: boolean;
+  /** Fault base64-encodes-ok: encode the OK simple string too. */
+  readonly base64Ok: boolean;
+  /** Fault no-utf8-replacement: decode as Latin-1. */
+  readonly latin1: boolean;
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: false });
+
+function text(bytes: Buffer, options: JsonReplyOptions): string {
+  // Spec "Endpoints > Area B" rule 1: invalid UTF-8 becomes U+FFFD unless base64 is asked for.
+  return options.latin1 ? bytes.toString('latin1') : utf8.decode(bytes);
+}
+
+/** One reply as the JSON value of `result` (errors nested in arrays become {error}). */
+export function toJsonReply(reply: RedisReply, options: JsonReplyOptions): JsonReply {
+  if (reply === null || typeof reply === 'number') return reply;
+  if (typeof reply === 'string') {
+    // Spec "Endpoints > Area B" (Svc-Encoding): every string is base64 except the OK response.
+    if (!options.base64 || (reply === 'OK' && !options.base64Ok)) return reply;
+    return Buffer.from(reply, 'utf8').toString('base64');
+  }
+  if (Buffer.isBuffer(reply)) return options.base64 ? reply.toString('base64') : text(reply, options);
+  if (reply instanceof ErrorReply) return { error: reply.message };
+  return (reply as readonly RedisReply[]).map((item) => toJsonReply(item, options));
+}
+
+/** One reply as its RESP2 bytes, simple and bulk strings kept apart. */
+export function toResp2(reply: RedisReply): Buffer {
+  const chunks: Buffer[] = [];
+  writeResp2(reply, chunks);
+  return Buffer.concat(chunks);
+}
+
+function writeResp2(reply: RedisReply, out: Buffer[]): void {
+  if (reply === null) out.push(Buffer.from('$-1\r\n'));
+  else if (typeof reply === 'number') out.push(Buffer.from(`:${reply}\r\n`));
+  else if (typeof reply === 'string') out.push(Buffer.from(`+${reply}\r\n`, 'utf8'));
+  else if (Buffer.isBuffer(reply)) out.push(Buffer.from(`$${reply.length}\r\n`), reply, Buffer.from('\r\n'));
+  else if (reply instanceof ErrorReply) out.push(Buffer.from(`-${reply.message}\r\n`, 'utf8'));
+  else {
+    const items = reply as readonly RedisReply[];
+    out.push(Buffer.from(`*${items.length}\r\n`));
+    for (const item of items) writeResp2(item, out);
+  }
+}
+
+/** An error text as a RESP2 error line. */
+export function errorResp2(message: string): Buffer {
+  return Buffer.from(`-${message.replace(/[\r\n]+/g, ' ')}\r\n`, 'utf8');
+}

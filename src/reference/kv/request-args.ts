@@ -1,0 +1,124 @@
+/**
+ * Turns an HTTP request of area B into protocol arguments: the raw path split on "/" and each
+ * segment percent-decoded to bytes, the POST body as last argument, then the query's NAME=value pairs.
+ */
+
+/** A client mistake in the request form: answered 400 with `error` as the text. */
+export class RequestFormError extends Error {
+  override readonly name = 'RequestFormError';
+}
+
+export interface RawUrl {
+  /** Path segments after the leading "/", not yet decoded. */
+  readonly segments: readonly string[];
+  /** Query pairs in order, without `_token`; `value` undefined for a bare NAME. */
+  readonly query: readonly { readonly name: string; readonly value: string | undefined }[];
+  /** The `_token` query parameter, when present. */
+  readonly token: string | undefined;
+}
+
+/** Splits the raw request URL (as sent, still percent-encoded). */
+export function splitRawUrl(rawUrl: string): RawUrl {
+  const queryAt = rawUrl.indexOf('?');
+  const path = queryAt === -1 ? rawUrl : rawUrl.slice(0, queryAt);
+  const queryText = queryAt === -1 ? '' : rawUrl.slice(queryAt + 1);
+  // Spec "Endpoints > Area B": each path segment is one argument (an empty trailing segment is not).
+  const segments = path.replace(/^\/+/, '').split('/');
+  if (segments.length > 0 && segments.at(-1) === '') segments.pop();
+  const query: { name: string; value: string | undefined }[] = [];
+  let token: string | undefined;
+  for (const part of queryText.split('&')) {
+    if (part === '') continue;
+    const equals = part.indexOf('=');
+    const name = decodeQueryText(equals === -1 ? part : part.slice(0, equals));
+    const value = equals === -1 ? undefined : decodeQueryText(part.slice(equals + 1));
+    // Spec "Authentication": `_token` in the query authenticates and is never an argument.
+    if (name === '_token') token = value ?? '';
+    else query.push({ name, value });
+  }
+  return { segments, query, token };
+}
+
+/** Percent-decodes one path segment to bytes; any byte value is allowed, a bad escape is refused. */
+export function percentDecode(segment: string): Buffer {
+  if (!segment.includes('%')) return Buffer.from(segment, 'utf8');
+  const bytes: number[] = [];
+  const text = Buffer.from(segment, 'utf8');
+  for (let i = 0; i < text.length; i++) {
+    const byte = text[i] as number;
+    if (byte !== 0x25) {
+      bytes.push(byte);
+      continue;
+    }
+    const hex = text.subarray(i + 1, i + 3).toString('latin1');
+    if (!/^[0-9a-fA-F]{2}$/.test(hex)) throw new RequestFormError(`ERR invalid percent-escape in path segment`);
+    bytes.push(Number.parseInt(hex, 16));
+    i += 2;
+  }
+  return Buffer.from(bytes);
+}
+
+function decodeQueryText(text: string): string {
+  // Query strings follow the form encoding clients produce with URLSearchParams: "+" is a space.
+  return percentDecode(text.replaceAll('+', ' ')).toString('utf8');
+}
+
+export interface ArgsOptions {
+  readonly percentDecoding: boolean;
+  readonly bodyLast: boolean;
+  readonly queryArgs: boolean;
+}
+
+/** The command and its arguments for a command path: segments, then body, then query pairs. */
+export function commandArgs(url: RawUrl, body: Buffer | undefined, options: ArgsOptions): Buffer[] {
+  // Spec "Endpoints > Area B": the command name and arguments are path segments, in protocol order.
+  const args = url.segments.map((segment) =>
+    options.percentDecoding ? percentDecode(segment) : Buffer.from(segment, 'utf8'),
+  );
+  if (body !== undefined && body.length > 0) {
+    // Spec "Endpoints > Area B": with POST the body is appended as the last argument.
+    if (options.bodyLast) args.push(body);
+    else args.splice(1, 0, body);
+  }
+  if (options.queryArgs) {
+    // Spec "Endpoints > Area B": further arguments go in the query string as NAME=value.
+    for (const pair of url.query) {
+      args.push(Buffer.from(pair.name, 'utf8'));
+      if (pair.value !== undefined) args.push(Buffer.from(pair.value, 'utf8'));
+    }
+  }
+  return args;
+}
+
+/** One command of `POST /` or an item of /pipeline and /multi-exec: strings and numbers only. */
+export function jsonCommand(value: unknown, where: string): Buffer[] {
+  if (!Array.isArray(value) || value.length === 0) {
+    throw new RequestFormError(`ERR ${where} must be a non-empty JSON array of strings`);
+  }
+  return value.map((item) => {
+    if (typeof item === 'string') return Buffer.from(item, 'utf8');
+    // Numbers are allowed as arguments and sent in their decimal form (notes, area B).
+    if (typeof item === 'number' && Number.isFinite(item)) return Buffer.from(String(item), 'utf8');
+    // Objects, arrays, booleans and null are a syntax error (notes, area B).
+    throw new RequestFormError(`ERR ${where} may hold only strings and numbers`);
+  });
+}
+
+/** Parses a JSON request body; malformed JSON is a syntax error (spec "Errors": 400). */
+export function parseJsonBody(body: Buffer | undefined): unknown {
+  if (body === undefined || body.length === 0) throw new RequestFormError('ERR the request body must be JSON');
+  try {
+    return JSON.parse(body.toString('utf8'));
+  } catch {
+    throw new RequestFormError('ERR the request body is not valid JSON');
+  }
+}
+
+/** The commands of a /pipeline or /multi-exec body: a JSON array of arrays. */
+export function jsonCommandList(body: Buffer | undefined): Buffer[][] {
+  const parsed = parseJsonBody(body);
+  if (!Array.isArray(parsed) || parsed.length === 0) {
+    throw new RequestFormError('ERR the request body must be a non-empty JSON array of commands');
+  }
+  return parsed.map((command, index) => jsonCommand(command, `command ${index + 1}`));
+}

@@ -1,0 +1,126 @@
+/** `svc-harness serve` end to end: the real bin, a target file, a call, SIGTERM, and its Redis gone. */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { createConnection } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { httpRequest } from '../../src/http/http-client.ts';
+import { kvFaults } from '../../src/reference/kv/kv-faults.ts';
+import { loadTargetFile } from '../../src/target/load-target.ts';
+
+const bin = join(import.meta.dirname, '../../bin/svc-harness.js');
+const node = process.execPath;
+let dir: string;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'svc-serve-'));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+interface Finished {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+function runBin(args: readonly string[], env: NodeJS.ProcessEnv = process.env) {
+  const child = spawn(node, [bin, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString();
+  });
+  child.stderr.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  const finished = new Promise<Finished>((resolve) => {
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+  return { child, finished, output: () => stdout };
+}
+
+async function waitFor(test: () => boolean, ms: number): Promise<void> {
+  const started = Date.now();
+  while (!test()) {
+    if (Date.now() - started > ms) throw new Error('timed out');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+function portAnswers(host: string, port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = createConnection({ host, port });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+function kill(child: ChildProcess): void {
+  if (child.exitCode === null) child.kill('SIGKILL');
+}
+
+const envWithoutRedisUrl = { ...process.env, REDIS_URL: '' };
+
+describe('svc-harness serve', () => {
+  it.each(['SIGTERM', 'SIGINT'] as const)(
+    'serves area B, writes a target file, and stops with the redis-server it started on %s',
+    async (signal) => {
+      const file = join(dir, `target-${signal}.json`);
+      const run = runBin(['serve', '--write-target', file, '--fault', 'accept-delete'], envWithoutRedisUrl);
+      try {
+        await waitFor(() => run.output().includes('Stop with Ctrl-C'), 30_000);
+        const target = await loadTargetFile(file);
+        expect(target).toMatchObject({ name: 'reference', dialect: 'svc' });
+        const res = await httpRequest({
+          url: `${target.kv!.url}/echo/hello`,
+          headers: { authorization: `Bearer ${target.kv!.token}` },
+        });
+        expect(JSON.parse(res.body.toString())).toEqual({ result: 'hello' });
+        const out = run.output();
+        expect(out).toContain(target.kv!.url);
+        expect(out).toContain(target.kv!.token);
+        expect(out).toContain(target.admin!.url);
+        expect(out).toMatch(/fault switches\s+accept-delete/);
+        const redisPort = Number(/redis:\/\/[^\s]*:(\d+)/.exec(out)?.[1]);
+        expect(await portAnswers('127.0.0.1', redisPort)).toBe(true);
+
+        run.child.kill(signal);
+        const done = await run.finished;
+        expect(done.code).toBe(0);
+        expect(done.stderr).toBe('');
+        expect(await portAnswers('127.0.0.1', redisPort)).toBe(false);
+        expect(await portAnswers('127.0.0.1', Number(new URL(target.kv!.url).port))).toBe(false);
+        const written = JSON.parse(await readFile(file, 'utf8'));
+        expect(Object.keys(written).sort()).toEqual(['admin', 'dialect', 'kv', 'name']);
+      } finally {
+        kill(run.child);
+      }
+    },
+  );
+
+  it('--list-faults prints every switch with its rule and exits 0', async () => {
+    const done = await runBin(['serve', '--list-faults']).finished;
+    expect(done.code).toBe(0);
+    for (const fault of kvFaults)
+      expect(done.stdout).toMatch(new RegExp(`${fault.name}\\s+${fault.rule.replaceAll('.', '\\.')}`));
+  });
+
+  it('refuses an unknown fault and an unreachable Redis with one line and exit code 2', async () => {
+    for (const args of [
+      ['serve', '--fault', 'no-such-fault'],
+      ['serve', '--redis-url', 'redis://127.0.0.1:1'],
+      ['serve', '--max-request-bytes', '1.5'],
+    ]) {
+      const done = await runBin(args).finished;
+      expect(done.code, args.join(' ')).toBe(2);
+      expect(done.stderr.trim().split('\n'), args.join(' ')).toHaveLength(1);
+      expect(done.stderr, args.join(' ')).toMatch(/^svc-harness: .+ \[SVC_[A-Z_]+\]\n$/);
+    }
+  });
+});

@@ -1,0 +1,326 @@
+/**
+ * Every area B fault switch visibly changes behaviour: the same probe, run against a reference with
+ * the switch on and one without, gives different observations. Every switch names a real rule.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { kvRuleCatalog } from '../../../conformance/rules/kv-rules.ts';
+import { type KvFaultName, kvFaults } from '../../../src/reference/kv/kv-faults.ts';
+import type { RedisBacking } from '../../../src/reference/redis/acquire-redis.ts';
+import type { ReferenceOptions, RunningReference } from '../../../src/reference/reference-service.ts';
+import {
+  admin,
+  type CallResult,
+  call,
+  nextMatching,
+  openStream,
+  startTestRedis,
+  startTestReference,
+  uniqueKey,
+} from '../../support/reference-fixture.ts';
+
+type Probe = (ref: RunningReference) => Promise<unknown>;
+
+const status = (res: CallResult) => res.status;
+const b64 = { 'Svc-Encoding': 'base64' };
+const resp2 = { 'Svc-Response-Format': 'resp2' };
+const big = 'x'.repeat(100);
+const ro = (ref: RunningReference) => ref.target.kv!.readOnlyToken!;
+
+async function resetDaily(ref: RunningReference): Promise<void> {
+  await admin(ref, 'POST', '/limits/reset-daily');
+}
+
+async function firstEvent(ref: RunningReference, path: string, after?: () => Promise<unknown>): Promise<string> {
+  const stream = await openStream(ref, path);
+  try {
+    await after?.();
+    return await stream.next();
+  } finally {
+    stream.close();
+  }
+}
+
+const probes: Record<KvFaultName, { probe: Probe; options?: ReferenceOptions }> = {
+  'accept-delete': { probe: async (ref) => status(await call(ref, '/ping', { method: 'DELETE' })) },
+  'head-refused': { probe: async (ref) => status(await call(ref, '/ping', { method: 'HEAD' })) },
+  'path-args-reversed': { probe: async (ref) => (await call(ref, '/lrange/nothing-here/0/-1')).json },
+  'success-status-201': { probe: async (ref) => status(await call(ref, '/ping')) },
+  'error-shape-extra-field': { probe: async (ref) => (await call(ref, '/nosuch')).json },
+  'syntax-error-200': { probe: async (ref) => status(await call(ref, '/get')) },
+  'unsupported-status-500': { probe: async (ref) => status(await call(ref, '/nosuch')) },
+  'no-percent-decoding': {
+    probe: async (ref) => {
+      const key = uniqueKey();
+      await call(ref, `/set/${key}/a%20b`);
+      return (await call(ref, `/get/${key}`)).json;
+    },
+  },
+  'body-not-last-arg': {
+    probe: async (ref) => {
+      const key = uniqueKey();
+      await call(ref, `/set/${key}`, { body: 'value' });
+      return (await call(ref, `/get/${key}`)).json;
+    },
+  },
+  'query-args-ignored': {
+    probe: async (ref) => {
+      const key = uniqueKey();
+      await call(ref, `/set/${key}?EX=100`, { body: 'v' });
+      return ((await call(ref, `/ttl/${key}`)).json as { result: number }).result > 0;
+    },
+  },
+  'root-drops-last-arg': { probe: async (ref) => (await call(ref, '/', { body: ['echo', 'a'] })).json },
+  'result-wrapped-wrong': { probe: async (ref) => (await call(ref, '/ping')).json },
+  'error-without-class-token': { probe: async (ref) => (await call(ref, '/incr/%FF')).json },
+  'exec-failure-200': {
+    probe: async (ref) => {
+      const key = uniqueKey();
+      await call(ref, `/set/${key}/text`);
+      return status(await call(ref, `/incr/${key}`));
+    },
+  },
+  'pipeline-stops-at-error': {
+    probe: async (ref) => (await call(ref, '/pipeline', { body: [['echo', 'a'], ['nosuch'], ['echo', 'b']] })).json,
+  },
+  'pipeline-reversed-order': {
+    probe: async (ref) =>
+      (
+        await call(ref, '/pipeline', {
+          body: [
+            ['echo', 'a'],
+            ['echo', 'b'],
+          ],
+        })
+      ).json,
+  },
+  'transaction-not-atomic': {
+    probe: async (ref) => {
+      const marker = uniqueKey('marker');
+      const stream = await openStream(ref, '/monitor');
+      try {
+        await stream.next();
+        await call(ref, '/multi-exec', { body: [['echo', marker]] });
+        const seen = await nextMatching(stream, (data) => /"multi"/i.test(data) || data.includes(marker));
+        return /"multi"/i.test(seen);
+      } finally {
+        stream.close();
+      }
+    },
+  },
+  'transaction-discards-on-runtime-error': {
+    probe: async (ref) => {
+      const key = uniqueKey();
+      return status(
+        await call(ref, '/multi-exec', {
+          body: [
+            ['set', key, 't'],
+            ['incr', key],
+          ],
+        }),
+      );
+    },
+  },
+  'transaction-runs-syntax-errors': {
+    probe: async (ref) =>
+      status(
+        await call(ref, '/multi-exec', {
+          body: [
+            ['echo', 'a'],
+            ['set', 'x'],
+          ],
+        }),
+      ),
+  },
+  'transaction-ignores-unsupported': {
+    probe: async (ref) =>
+      status(
+        await call(ref, '/multi-exec', {
+          body: [
+            ['echo', 'a'],
+            ['blpop', 'x', '1'],
+          ],
+        }),
+      ),
+  },
+  'transaction-size-limit-in-place': {
+    options: { maxRequestBytes: 64 },
+    probe: async (ref) =>
+      status(
+        await call(ref, '/multi-exec', {
+          body: [
+            ['echo', 'a'],
+            ['echo', big],
+          ],
+        }),
+      ),
+  },
+  'transaction-daily-limit-in-place': {
+    options: { dailyRequestLimit: 2 },
+    probe: async (ref) => {
+      await resetDaily(ref);
+      return (
+        await call(ref, '/multi-exec', {
+          body: [
+            ['echo', 'a'],
+            ['echo', 'b'],
+            ['echo', 'c'],
+          ],
+        })
+      ).json;
+    },
+  },
+  'resp2-on-multi-exec': {
+    probe: async (ref) =>
+      (await call(ref, '/multi-exec', { body: [['ping']], headers: resp2 })).headers['content-type'],
+  },
+  'transaction-allows-watch': {
+    probe: async (ref) =>
+      status(
+        await call(ref, '/multi-exec', {
+          body: [
+            ['watch', 'x'],
+            ['echo', 'a'],
+          ],
+        }),
+      ),
+  },
+  'monitor-drops-ok': {
+    probe: async (ref) => (await firstEvent(ref, '/monitor', () => call(ref, '/ping'))) === '"OK"',
+  },
+  'monitor-unquoted': {
+    probe: async (ref) => {
+      const marker = uniqueKey('marker');
+      const stream = await openStream(ref, '/monitor');
+      try {
+        await call(ref, `/echo/${marker}`);
+        return /"echo" "marker:/.test(await nextMatching(stream, (data) => data.includes(marker)));
+      } finally {
+        stream.close();
+      }
+    },
+  },
+  'subscribe-wrong-count': { probe: async (ref) => firstEvent(ref, '/subscribe/fixed-channel') },
+  'message-comma-truncation': {
+    probe: async (ref) => {
+      const stream = await openStream(ref, '/subscribe/comma-channel');
+      try {
+        await stream.next();
+        await call(ref, '/publish/comma-channel', { body: 'a,b,c' });
+        return await stream.next();
+      } finally {
+        stream.close();
+      }
+    },
+  },
+  'publish-answers-ok': { probe: async (ref) => (await call(ref, `/publish/${uniqueKey()}/m`)).json },
+  'info-plain-text': { probe: async (ref) => (await call(ref, '/info')).headers['content-type'] },
+  'no-base64': { probe: async (ref) => (await call(ref, '/echo/v', { headers: b64 })).json },
+  'base64-encodes-ok': { probe: async (ref) => (await call(ref, `/set/${uniqueKey()}/v`, { headers: b64 })).json },
+  'no-utf8-replacement': { probe: async (ref) => (await call(ref, '/echo/a%FF')).json },
+  'json-as-text-plain': { probe: async (ref) => (await call(ref, '/ping')).headers['content-type'] },
+  'ignore-response-format': { probe: async (ref) => (await call(ref, '/ping', { headers: resp2 })).body.toString() },
+  'accept-invalid-format': {
+    probe: async (ref) => status(await call(ref, '/ping', { headers: { 'Svc-Response-Format': 'xml' } })),
+  },
+  'allow-base64-with-resp2': {
+    probe: async (ref) => status(await call(ref, '/ping', { headers: { ...b64, ...resp2 } })),
+  },
+  'stream-commands-refused': { probe: async (ref) => status(await call(ref, `/xlen/${uniqueKey()}`)) },
+  'json-commands-refused': { probe: async (ref) => status(await call(ref, `/json.get/${uniqueKey()}`)) },
+  'blpop-allowed': {
+    probe: async (ref) => {
+      const key = uniqueKey();
+      await call(ref, `/rpush/${key}/a`);
+      return (await call(ref, `/blpop/${key}/1`)).json;
+    },
+  },
+  'bzpop-allowed': {
+    probe: async (ref) => {
+      const key = uniqueKey();
+      await call(ref, `/zadd/${key}/1/a`);
+      return status(await call(ref, `/bzpopmin/${key}/1`));
+    },
+  },
+  'xread-block-allowed': {
+    probe: async (ref) => {
+      const key = uniqueKey();
+      await call(ref, `/xadd/${key}/*/f/v`);
+      return status(await call(ref, `/xread/block/10/streams/${key}/0`));
+    },
+  },
+  'connection-commands-allowed': { probe: async (ref) => status(await call(ref, '/client/id')) },
+  'bearer-ignored': { probe: async (ref) => status(await call(ref, '/ping')) },
+  'query-token-ignored': {
+    probe: async (ref) => status(await call(ref, `/ping?_token=${ref.target.kv!.token}`, { token: null })),
+  },
+  'missing-token-allowed': { probe: async (ref) => status(await call(ref, '/ping', { token: null })) },
+  'any-token-allowed': { probe: async (ref) => status(await call(ref, '/ping', { token: 'wrong' })) },
+  'readonly-refuses-reads': { probe: async (ref) => status(await call(ref, '/get/x', { token: ro(ref) })) },
+  'readonly-runs-writes': {
+    probe: async (ref) => status(await call(ref, `/set/${uniqueKey()}/v`, { token: ro(ref) })),
+  },
+  'readonly-runs-keys': { probe: async (ref) => status(await call(ref, '/keys/none-such-*', { token: ro(ref) })) },
+  'reset-keeps-tokens': {
+    probe: async (ref) => {
+      const old = ref.target.kv!.token;
+      await admin(ref, 'POST', '/reset-password');
+      return status(await call(ref, '/ping', { token: old }));
+    },
+  },
+  'resttoken-full-permissions': {
+    probe: async (ref) => {
+      const username = uniqueKey('user').replace(':', '-');
+      await admin(ref, 'POST', '/acl-users', { username, password: 'pw', rules: ['~mine:*', '+get'] });
+      const token = ((await call(ref, `/acl/resttoken/${username}/pw`)).json as { result: string }).result;
+      return status(await call(ref, `/set/${uniqueKey()}/v`, { token }));
+    },
+  },
+  'resttoken-ignores-password': { probe: async (ref) => status(await call(ref, '/acl/resttoken/nobody-x/pw')) },
+  'size-limit-ignored': {
+    options: { maxRequestBytes: 64 },
+    probe: async (ref) => status(await call(ref, `/echo/${big}`)),
+  },
+  'daily-limit-ignored': {
+    options: { dailyRequestLimit: 1 },
+    probe: async (ref) => {
+      await resetDaily(ref);
+      await call(ref, '/ping');
+      return status(await call(ref, '/ping'));
+    },
+  },
+};
+
+let redis: RedisBacking;
+let clean: RunningReference;
+
+beforeAll(async () => {
+  redis = await startTestRedis();
+  clean = await startTestReference(redis);
+});
+afterAll(async () => {
+  await clean?.stop();
+  await redis?.stop();
+});
+
+describe('kv fault switches', () => {
+  it('have unique names, each naming a rule of the area B catalog', () => {
+    const names = kvFaults.map((fault) => fault.name);
+    expect(new Set(names).size).toBe(names.length);
+    const ruleIds = new Set(kvRuleCatalog.map((rule) => rule.id));
+    for (const fault of kvFaults) expect(ruleIds.has(fault.rule), fault.name).toBe(true);
+  });
+
+  it.each(kvFaults.map((fault) => fault.name))('%s changes what the service does', async (name) => {
+    const { probe, options } = probes[name];
+    const faulty = await startTestReference(redis, { ...options, faults: [name] });
+    const baseline = options ? await startTestReference(redis, options) : clean;
+    try {
+      const correct = await probe(baseline);
+      const broken = await probe(faulty);
+      expect(broken).not.toEqual(correct);
+    } finally {
+      await faulty.stop();
+      if (baseline !== clean) await baseline.stop();
+    }
+  });
+});

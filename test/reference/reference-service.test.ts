@@ -1,0 +1,103 @@
+/** Assembly of the reference service: the target it describes, fault validation, and a clean stop. */
+import { createConnection } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isHarnessError } from '../../src/errors.ts';
+import { allFaults } from '../../src/reference/faults.ts';
+import type { RedisBacking } from '../../src/reference/redis/acquire-redis.ts';
+import { startReference } from '../../src/reference/reference-service.ts';
+import { parseTarget } from '../../src/target/load-target.ts';
+import { call, startTestRedis, startTestReference } from '../support/reference-fixture.ts';
+
+let redis: RedisBacking;
+
+beforeAll(async () => {
+  redis = await startTestRedis();
+});
+afterAll(async () => {
+  await redis?.stop();
+});
+
+function portAnswers(url: string): Promise<boolean> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve) => {
+    const socket = createConnection({ host: hostname, port: Number(port) });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+describe('startReference', () => {
+  it('describes itself as a valid svc target with kv and admin, on loopback ports', async () => {
+    const ref = await startTestReference(redis);
+    try {
+      const target = parseTarget(JSON.parse(JSON.stringify(ref.target)), 'test');
+      expect(target).toMatchObject({ name: 'reference', dialect: 'svc' });
+      expect(target.kv?.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      expect(target.admin?.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      expect(target.kv?.token).not.toBe(target.kv?.readOnlyToken);
+      expect(ref.redis.origin).toBe('url');
+      expect((await call(ref, '/ping')).json).toEqual({ result: 'PONG' });
+    } finally {
+      await ref.stop();
+    }
+  });
+
+  it('closes its servers on stop and leaves a given Redis running', async () => {
+    const ref = await startTestReference(redis);
+    await ref.stop();
+    expect(await portAnswers(ref.target.kv!.url)).toBe(false);
+    expect(await portAnswers(ref.target.admin!.url)).toBe(false);
+    expect(await portAnswers(redis.url.replace('redis:', 'http:'))).toBe(true);
+    await ref.stop();
+  });
+
+  // With REDIS_URL set (a CI choice) the reference uses that Redis instead of starting one.
+  it.skipIf(Boolean(process.env.REDIS_URL))(
+    'starts its own redis-server without a URL and stops it with the service',
+    async () => {
+      const ref = await startReference({ redisUrl: undefined });
+      expect(['redis-server', 'container']).toContain(ref.redis.origin);
+      expect((await call(ref, '/ping')).json).toEqual({ result: 'PONG' });
+      await ref.stop();
+      expect(await portAnswers(ref.redis.url.replace('redis:', 'http:'))).toBe(false);
+    },
+  );
+
+  it('answers 500 {error} at once, for commands and transactions, while its Redis is gone', async () => {
+    const own = await startTestRedis();
+    const ref = await startTestReference(own);
+    try {
+      await own.stop();
+      const started = Date.now();
+      const res = await call(ref, '/ping');
+      expect(res.status).toBe(500);
+      expect(res.json).toEqual({ error: expect.stringMatching(/^ERR backing store unavailable/) });
+      const tx = await call(ref, '/multi-exec', { body: [['ping']] });
+      expect(tx.status).toBe(500);
+      expect(tx.json).toEqual({ error: expect.stringMatching(/^ERR backing store unavailable/) });
+      expect(Date.now() - started).toBeLessThan(3_000);
+    } finally {
+      await ref.stop();
+    }
+  });
+
+  it('refuses an unknown fault with a usage error naming --list-faults', async () => {
+    const error = await startTestReference(redis, { faults: ['no-such-fault'] }).catch((e: unknown) => e);
+    expect(isHarnessError(error) && error.code).toBe('SVC_USAGE');
+    expect((error as Error).message).toMatch(/--list-faults/);
+  });
+
+  it('fails with one coded line when the Redis URL does not answer', async () => {
+    const error = await startReference({ redisUrl: 'redis://127.0.0.1:1' }).catch((e: unknown) => e);
+    expect(isHarnessError(error)).toBe(true);
+    expect((error as Error).message.split('\n')).toHaveLength(1);
+  });
+
+  it('registers only area B switches today, each naming a rule', () => {
+    expect(allFaults.length).toBeGreaterThan(0);
+    for (const fault of allFaults) expect(fault.area).toBe('kv');
+  });
+});
