@@ -1,0 +1,242 @@
+/**
+ * Spec "Authentication", area B: the Standard token by header and by `_token`, 401 without a valid
+ * token, the Read Only token (reads run; KEYS, SCAN and every write the target's COMMAND reports are
+ * refused), ACL RESTTOKEN, and revocation by a password reset (through the admin hook).
+ */
+import { defineCases } from '../../src/conformance/conformance-case.ts';
+import { mapLimit } from '../support/bounded.ts';
+import { keySpace } from '../support/key-space.ts';
+import {
+  checkErrorBody,
+  checkNotSuccess,
+  checkResult,
+  checkStatus,
+  checkThat,
+  describe,
+  isSuccess,
+  parseJson,
+  resultOf,
+} from '../support/kv-checks.ts';
+import { createKvClient, type KvCallOptions } from '../support/kv-client.ts';
+import { steps } from '../support/kv-steps.ts';
+import { openKvStream } from '../support/kv-streams.ts';
+import { fallbackWrites, writeCatalog } from '../support/write-commands.ts';
+
+const readOnly = { credentials: { kind: 'read-only' } } as const satisfies KvCallOptions;
+
+export const cases = defineCases([
+  {
+    id: 'kv.auth.bearer',
+    rules: ['B.auth.bearer'],
+    title: 'Authorization: Bearer <REST_TOKEN> authenticates',
+    expect: 'With the Standard token in the Authorization header, SET and GET run on every request form.',
+    async run(ctx) {
+      const kv = createKvClient(ctx);
+      const key = keySpace(ctx, kv).key('k');
+      const bearer = { credentials: { kind: 'bearer' } } as const;
+      checkResult('B.auth.bearer', await kv.root(['SET', key, 'v'], bearer), 'OK', 'POST /');
+      checkResult('B.auth.bearer', await kv.path('GET', ['get', key], bearer), 'v', 'path form');
+      const scheme = await kv.root(['GET', key], {
+        credentials: { kind: 'none' },
+        headers: { authorization: `bearer ${ctx.target.kv?.token}` },
+      });
+      ctx.observe(`lower-case "bearer" scheme: status ${scheme.status}`);
+    },
+  },
+  {
+    id: 'kv.auth.query-token',
+    rules: ['B.auth.query-token'],
+    title: 'The query parameter _token=<REST_TOKEN> authenticates',
+    expect:
+      'With _token in the query and no header, POST /, the path form and /pipeline run; _token is not an argument.',
+    async run(ctx) {
+      const kv = createKvClient(ctx);
+      const key = keySpace(ctx, kv).key('k');
+      const query = { credentials: { kind: 'query' } } as const;
+      checkResult('B.auth.query-token', await kv.root(['SET', key, 'v'], query), 'OK', 'POST /');
+      checkResult('B.auth.query-token', await kv.path('GET', ['get', key], query), 'v', 'path form');
+      const res = await kv.pipeline([['GET', key]], query);
+      checkStatus('B.auth.query-token', res, 200, '/pipeline');
+    },
+  },
+  {
+    id: 'kv.auth.missing-401',
+    rules: ['B.auth.missing-401', 'B.observe.unauthorized-text'],
+    title: 'A request without a token answers 401 and runs nothing',
+    expect:
+      'Without a token POST /, the path form, /pipeline, /multi-exec and /monitor answer 401 with {"error"}; nothing is written.',
+    async run(ctx) {
+      const kv = createKvClient(ctx);
+      const key = keySpace(ctx, kv).key('never');
+      const none = { credentials: { kind: 'none' } } as const;
+      const attempts = [
+        ['POST /', () => kv.root(['SET', key, 'v'], none)],
+        ['path form', () => kv.path('POST', ['set', key, 'v'], none)],
+        ['/pipeline', () => kv.pipeline([['SET', key, 'v']], none)],
+        ['/multi-exec', () => kv.multiExec([['SET', key, 'v']], none)],
+      ] as const;
+      for (const [what, send] of attempts) {
+        const res = await send();
+        checkStatus('B.auth.missing-401', res, 401, what);
+        const text = checkErrorBody('B.auth.missing-401', res, what);
+        if (what === 'POST /') ctx.observe(`401 text: ${JSON.stringify(text)}`);
+      }
+      const monitor = await openKvStream(ctx, kv, '/monitor', { kind: 'none' });
+      checkThat('B.auth.missing-401', monitor.status === 401, `/monitor status ${monitor.status}`, 'status 401');
+      checkResult('B.auth.missing-401', await kv.root(['EXISTS', key]), 0, 'nothing was written');
+    },
+  },
+  {
+    id: 'kv.auth.invalid-401',
+    rules: ['B.auth.invalid-401'],
+    title: 'A request with an invalid token answers 401 and runs nothing',
+    expect: 'A wrong token by header or by _token answers 401 with {"error"}; nothing is written.',
+    async run(ctx) {
+      const kv = createKvClient(ctx);
+      const key = keySpace(ctx, kv).key('never');
+      const wrong = { credentials: { kind: 'wrong' } } as const;
+      const byQuery = {
+        credentials: { kind: 'token', token: 'svch-wrong-query-token-000000000000', via: 'query' },
+      } as const;
+      for (const [what, res] of [
+        ['header', await kv.root(['SET', key, 'v'], wrong)],
+        ['_token', await kv.path('POST', ['set', key, 'v'], byQuery)],
+        ['/pipeline', await kv.pipeline([['SET', key, 'v']], wrong)],
+      ] as const) {
+        checkStatus('B.auth.invalid-401', res, 401, what);
+        checkErrorBody('B.auth.invalid-401', res, what);
+      }
+      const basic = await kv.root(['SET', key, 'v'], {
+        credentials: { kind: 'none' },
+        headers: { authorization: 'Basic dXNlcjpwYXNz' },
+      });
+      checkStatus('B.auth.invalid-401', basic, 401, 'a Basic authorization');
+      checkResult('B.auth.invalid-401', await kv.root(['EXISTS', key]), 0, 'nothing was written');
+    },
+  },
+  {
+    id: 'kv.auth.read-only.reads',
+    rules: ['B.auth.read-only.reads'],
+    needs: ['kv.readOnlyToken'],
+    title: 'The Read Only token runs read commands',
+    expect: 'Eleven reads over each data type answer with the Read Only token exactly as with the Standard token.',
+    async run(ctx) {
+      const kv = createKvClient(ctx);
+      const keys = keySpace(ctx, kv);
+      const [s, l, h, z, set] = ['s', 'l', 'h', 'z', 'set'].map((name) => keys.key(name)) as [
+        string,
+        string,
+        string,
+        string,
+        string,
+      ];
+      await steps(kv, [
+        ['SET', s, 'text', 'EX', '1000'],
+        ['RPUSH', l, 'a', 'b'],
+        ['HSET', h, 'f', 'v'],
+        ['ZADD', z, '1', 'one'],
+        ['SADD', set, 'm'],
+      ]);
+      const reads = [
+        ['GET', s],
+        ['MGET', s, l],
+        ['EXISTS', s, h],
+        ['STRLEN', s],
+        ['GETRANGE', s, '0', '1'],
+        ['LRANGE', l, '0', '-1'],
+        ['HGETALL', h],
+        ['ZRANGE', z, '0', '-1'],
+        ['SMEMBERS', set],
+        ['TYPE', l],
+        ['PING'],
+      ];
+      for (const read of reads) {
+        const expected = resultOf('B.root.json-array', await kv.root(read), `${read[0]} with the Standard token`);
+        checkResult(
+          'B.auth.read-only.reads',
+          await kv.root(read, readOnly),
+          expected,
+          `${read[0]} with the Read Only token`,
+        );
+      }
+      checkResult('B.auth.read-only.reads', await kv.path('GET', ['get', s], readOnly), 'text', 'GET by path');
+    },
+  },
+  {
+    id: 'kv.auth.read-only.keys-scan-refused',
+    rules: ['B.auth.read-only.keys-scan-refused', 'B.observe.read-only-refusal'],
+    needs: ['kv.readOnlyToken'],
+    title: 'The Read Only token is refused KEYS and SCAN',
+    expect: 'KEYS and SCAN with the Read Only token do not succeed (status and text recorded).',
+    async run(ctx) {
+      const kv = createKvClient(ctx);
+      const pattern = `${keySpace(ctx, kv).key('x').slice(0, -1)}*`;
+      for (const command of [
+        ['KEYS', pattern],
+        ['SCAN', '0', 'MATCH', pattern],
+      ]) {
+        const res = await kv.root(command, readOnly);
+        checkNotSuccess('B.auth.read-only.keys-scan-refused', res, command[0]);
+        ctx.observe(`${command[0]} refused: ${describe(res)}`);
+      }
+    },
+  },
+  {
+    id: 'kv.auth.read-only.writes-refused',
+    rules: ['B.auth.read-only.writes-refused', 'B.observe.read-only-refusal'],
+    needs: ['kv.readOnlyToken'],
+    title: 'The Read Only token is refused every write command the target’s COMMAND reports',
+    expect:
+      'Each write command with a key answers no success with the Read Only token, including those that run with the Standard token.',
+    async run(ctx) {
+      const kv = createKvClient(ctx);
+      const keys = keySpace(ctx, kv);
+      keys.sweepAfter();
+      const reply = await kv.root(['COMMAND']);
+      const catalog = isSuccess(reply) ? writeCatalog((parseJson(reply) as { result: unknown }).result) : undefined;
+      if (!catalog || catalog.invocations.length === 0)
+        ctx.observe(`COMMAND is not usable (${describe(reply)}): a fixed list of writes is checked`);
+      const invocations =
+        catalog && catalog.invocations.length > 0
+          ? catalog.invocations
+          : fallbackWrites.map((command) => ({
+              name: command[0] as string,
+              blocking: false,
+              build: (key: (index: number) => string) => command.map((arg) => (arg === '{k}' ? key(0) : arg)),
+            }));
+      let verified = 0;
+      const refusals = new Map<string, number>();
+      const outcomes = await mapLimit(invocations, 8, async (write) => {
+        const slug = write.name.toLowerCase().replace(/\W+/g, '-');
+        // Runnable with the Standard token on fresh keys? Then the Read Only refusal is the token's doing.
+        const runnable = !write.blocking && isSuccess(await kv.root(write.build((i) => keys.key(`std:${slug}:${i}`))));
+        const res = await kv.root(
+          write.build((i) => keys.key(`ro:${slug}:${i}`)),
+          readOnly,
+        );
+        return { write, runnable, res };
+      });
+      for (const { write, runnable, res } of outcomes) {
+        checkNotSuccess('B.auth.read-only.writes-refused', res, `${write.name} with the Read Only token`);
+        if (runnable) verified++;
+        const body = parseJson(res) as { error?: unknown } | undefined;
+        const text =
+          typeof body?.error === 'string' ? body.error.replace(/'[^']*'/g, "'…'") : describe(res).slice(0, 60);
+        const shape = `status ${res.status} ${text}`;
+        refusals.set(shape, (refusals.get(shape) ?? 0) + 1);
+      }
+      checkThat(
+        'B.auth.read-only.writes-refused',
+        verified > 0,
+        'no write command ran with the Standard token',
+        'some writes to verify',
+      );
+      const skipped = catalog?.skipped.length ?? 0;
+      ctx.observe(
+        `${invocations.length} writes refused (${verified} shown runnable with the Standard token); ${skipped} keyless or external writes not sent`,
+      );
+      const [common] = [...refusals.entries()].sort((a, b) => b[1] - a[1]);
+      if (common) ctx.observe(`most common refusal (${common[1]}×): ${common[0]}`);
+    },
+  },
+]);

@@ -1,0 +1,282 @@
+/**
+ * Spec "Endpoints > Area B" rule 5, command support: one case per supported group (a family from a
+ * table), the JSON group, and one case per kind of refused command the spec names.
+ */
+import { type ConformanceCase, defineCases } from '../../src/conformance/conformance-case.ts';
+import { keySpace } from '../support/key-space.ts';
+import { checkDiscarded, checkError, checkResult, checkThat, resultOf } from '../support/kv-checks.ts';
+import { createKvClient, type JsonArg } from '../support/kv-client.ts';
+import { steps } from '../support/kv-steps.ts';
+
+interface GroupRow {
+  readonly group: string;
+  /** Commands in order; `{k}` and `{k2}` are the case's keys; the last one's result is checked. */
+  readonly commands: readonly (readonly JsonArg[])[];
+  /** The last command's result, or a predicate over it. */
+  readonly result: unknown;
+}
+
+const isNumericString = (value: unknown) => typeof value === 'string' && Number.isFinite(Number(value));
+
+/** A representative of each group rule 5 lists as supported (JSON has its own rule and case). */
+const groupRows: readonly GroupRow[] = [
+  {
+    group: 'string',
+    commands: [
+      ['SET', '{k}', 'ab'],
+      ['APPEND', '{k}', 'c'],
+      ['GETRANGE', '{k}', '1', '2'],
+    ],
+    result: 'bc',
+  },
+  {
+    group: 'bitmap',
+    commands: [
+      ['SETBIT', '{k}', '7', '1'],
+      ['SETBIT', '{k}', '9', '1'],
+      ['BITCOUNT', '{k}'],
+    ],
+    result: 2,
+  },
+  {
+    group: 'hash',
+    commands: [
+      ['HSET', '{k}', 'f', 'v', 'g', 'w'],
+      ['HINCRBY', '{k}', 'n', '5'],
+      ['HLEN', '{k}'],
+    ],
+    result: 3,
+  },
+  {
+    group: 'list',
+    commands: [
+      ['RPUSH', '{k}', 'a', 'b', 'c'],
+      ['LPOP', '{k}'],
+      ['LRANGE', '{k}', '0', '-1'],
+    ],
+    result: ['b', 'c'],
+  },
+  {
+    group: 'set',
+    commands: [
+      ['SADD', '{k}', 'a', 'b', 'a'],
+      ['SISMEMBER', '{k}', 'b'],
+      ['SCARD', '{k}'],
+    ],
+    result: 2,
+  },
+  {
+    group: 'sorted-set',
+    commands: [
+      ['ZADD', '{k}', '2', 'two', '1', 'one'],
+      ['ZINCRBY', '{k}', '5', 'one'],
+      ['ZRANGE', '{k}', '0', '-1'],
+    ],
+    result: ['two', 'one'],
+  },
+  {
+    group: 'geo',
+    commands: [
+      ['GEOADD', '{k}', '13.361389', '38.115556', 'Palermo', '15.087269', '37.502669', 'Catania'],
+      ['GEODIST', '{k}', 'Palermo', 'Catania', 'km'],
+    ],
+    result: (value: unknown) => isNumericString(value) && Math.abs(Number(value) - 166.27) < 0.1,
+  },
+  {
+    group: 'hyperloglog',
+    commands: [
+      ['PFADD', '{k}', 'a', 'b', 'c', 'a'],
+      ['PFCOUNT', '{k}'],
+    ],
+    result: 3,
+  },
+  {
+    group: 'generic',
+    commands: [
+      ['SET', '{k}', 'v'],
+      ['EXPIRE', '{k}', '100'],
+      ['RENAME', '{k}', '{k2}'],
+      ['TYPE', '{k2}'],
+    ],
+    result: 'string',
+  },
+  {
+    group: 'server',
+    commands: [['TIME']],
+    result: (value: unknown) => Array.isArray(value) && value.length === 2 && value.every(isNumericString),
+  },
+  {
+    group: 'scripting',
+    commands: [
+      ['EVAL', "return redis.call('SET', KEYS[1], ARGV[1])", '1', '{k}', 'lua'],
+      ['GET', '{k}'],
+    ],
+    result: 'lua',
+  },
+  { group: 'pub-sub', commands: [['PUBLISH', '{k}', 'nobody listens']], result: 0 },
+  {
+    group: 'stream',
+    commands: [
+      ['XADD', '{k}', '1-1', 'field', 'value'],
+      ['XGROUP', 'CREATE', '{k}', 'group', '0'],
+      ['XREADGROUP', 'GROUP', 'group', 'consumer', 'COUNT', '1', 'STREAMS', '{k}', '>'],
+      ['XREAD', 'COUNT', '1', 'STREAMS', '{k}', '0'],
+      ['XLEN', '{k}'],
+    ],
+    result: 1,
+  },
+];
+
+function groupCase(row: GroupRow): ConformanceCase {
+  return {
+    id: `kv.commands.group.${row.group}`,
+    rules: ['B.commands.supported-groups'],
+    title: `The ${row.group} command group is supported`,
+    expect: `${row.commands.map((c) => c[0]).join(', ')} run and give the protocol's results.`,
+    async run(ctx) {
+      const kv = createKvClient(ctx);
+      const keys = keySpace(ctx, kv);
+      const names: Record<string, string> = { '{k}': keys.key('k'), '{k2}': keys.key('k2') };
+      const commands = row.commands.map((command) =>
+        command.map((arg) => (typeof arg === 'string' ? (names[arg] ?? arg) : arg)),
+      );
+      const results = await steps(kv, commands, { rule: 'B.commands.supported-groups' });
+      const last = results.at(-1);
+      const ok =
+        typeof row.result === 'function'
+          ? (row.result as (v: unknown) => boolean)(last)
+          : JSON.stringify(last) === JSON.stringify(row.result);
+      checkThat(
+        'B.commands.supported-groups',
+        ok,
+        `result ${JSON.stringify(last)}`,
+        `result ${typeof row.result === 'function' ? 'as the protocol gives' : JSON.stringify(row.result)}`,
+        String(commands.at(-1)?.[0]),
+      );
+    },
+  };
+}
+
+interface RefusedRow {
+  readonly name: string;
+  readonly rule: string;
+  /** The command; `{k}` is a key of the case. Timeouts are short, so a target that runs it still answers. */
+  readonly command: readonly string[];
+  /** Commands run first, so that the refused one would succeed if it ran. */
+  readonly arrange?: readonly (readonly string[])[];
+}
+
+/** Every command rule 5 names as not supported (connection and cluster groups by example). */
+const refusedRows: readonly RefusedRow[] = [
+  { name: 'blpop', rule: 'B.commands.blocking-list-refused', command: ['BLPOP', '{k}', '0.1'] },
+  { name: 'brpop', rule: 'B.commands.blocking-list-refused', command: ['BRPOP', '{k}', '0.1'] },
+  { name: 'brpoplpush', rule: 'B.commands.blocking-list-refused', command: ['BRPOPLPUSH', '{k}', '{k}', '0.1'] },
+  { name: 'bzpopmax', rule: 'B.commands.blocking-zset-refused', command: ['BZPOPMAX', '{k}', '0.1'] },
+  { name: 'bzpopmin', rule: 'B.commands.blocking-zset-refused', command: ['BZPOPMIN', '{k}', '0.1'] },
+  {
+    name: 'xread-block',
+    rule: 'B.commands.blocking-stream-refused',
+    command: ['XREAD', 'BLOCK', '100', 'STREAMS', '{k}', '$'],
+    arrange: [['XADD', '{k}', '*', 'f', 'v']],
+  },
+  {
+    name: 'xreadgroup-block',
+    rule: 'B.commands.blocking-stream-refused',
+    command: ['XREADGROUP', 'GROUP', 'g', 'c', 'BLOCK', '100', 'STREAMS', '{k}', '>'],
+    arrange: [['XGROUP', 'CREATE', '{k}', 'g', '$', 'MKSTREAM']],
+  },
+  { name: 'select', rule: 'B.commands.connection-only-ping-echo', command: ['SELECT', '0'] },
+  { name: 'client-id', rule: 'B.commands.connection-only-ping-echo', command: ['CLIENT', 'ID'] },
+  { name: 'client-getname', rule: 'B.commands.connection-only-ping-echo', command: ['CLIENT', 'GETNAME'] },
+  { name: 'hello', rule: 'B.commands.connection-only-ping-echo', command: ['HELLO', '2'] },
+  { name: 'cluster-info', rule: 'B.commands.cluster-refused', command: ['CLUSTER', 'INFO'] },
+  { name: 'cluster-keyslot', rule: 'B.commands.cluster-refused', command: ['CLUSTER', 'KEYSLOT', '{k}'] },
+  { name: 'readonly', rule: 'B.commands.cluster-refused', command: ['READONLY'] },
+  { name: 'asking', rule: 'B.commands.cluster-refused', command: ['ASKING'] },
+];
+
+function refusedCase(row: RefusedRow): ConformanceCase {
+  return {
+    id: `kv.commands.refused.${row.name}`,
+    rules: [row.rule],
+    title: `${row.command.slice(0, 2).join(' ')} is not supported`,
+    expect: `${row.command[0]} answers 400 with an {error} object, in POST / and in the path form.`,
+    async run(ctx) {
+      const kv = createKvClient(ctx);
+      const key = keySpace(ctx, kv).key('k');
+      const withKey = (command: readonly string[]) => command.map((arg) => (arg === '{k}' ? key : arg));
+      await steps(kv, (row.arrange ?? []).map(withKey));
+      checkError(row.rule, await kv.root(withKey(row.command)), { context: 'POST /' });
+      checkError(row.rule, await kv.path('POST', withKey(row.command)), { context: 'path form' });
+    },
+  };
+}
+
+export const cases = defineCases([
+  ...groupRows.map(groupCase),
+  {
+    id: 'kv.commands.json-group',
+    rules: ['B.commands.json-group'],
+    title: 'The JSON command group is supported',
+    expect: 'JSON.SET, JSON.NUMINCRBY, JSON.GET and JSON.TYPE run on a document.',
+    async run(ctx) {
+      const kv = createKvClient(ctx);
+      const key = keySpace(ctx, kv).key('doc');
+      const rule = 'B.commands.json-group';
+      checkResult(rule, await kv.root(['JSON.SET', key, '$', '{"name":"svc","n":1,"tags":["a"]}']), 'OK', 'JSON.SET');
+      resultOf(rule, await kv.root(['JSON.NUMINCRBY', key, '$.n', '2']), 'JSON.NUMINCRBY');
+      const doc = resultOf(rule, await kv.root(['JSON.GET', key, '$']), 'JSON.GET');
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(String(doc));
+      } catch {
+        parsed = undefined;
+      }
+      const expected = [{ name: 'svc', n: 3, tags: ['a'] }];
+      checkThat(
+        rule,
+        JSON.stringify(parsed) === JSON.stringify(expected),
+        `JSON.GET ${String(doc)}`,
+        JSON.stringify(expected),
+      );
+      const type = resultOf(rule, await kv.root(['JSON.TYPE', key, '$.tags']), 'JSON.TYPE');
+      checkThat(
+        rule,
+        JSON.stringify(type) === '["array"]' || type === 'array',
+        `JSON.TYPE ${JSON.stringify(type)}`,
+        '["array"]',
+      );
+    },
+  },
+  {
+    id: 'kv.commands.ping-echo',
+    rules: ['B.commands.connection-only-ping-echo'],
+    title: 'PING and ECHO, of the connection group, are supported',
+    expect: 'PING answers PONG, PING msg answers msg, ECHO msg answers msg.',
+    async run(ctx) {
+      const kv = createKvClient(ctx);
+      const rule = 'B.commands.connection-only-ping-echo';
+      checkResult(rule, await kv.root(['PING']), 'PONG', 'PING');
+      checkResult(rule, await kv.root(['PING', 'hello']), 'hello', 'PING hello');
+      checkResult(rule, await kv.root(['ECHO', 'echo me']), 'echo me', 'ECHO');
+    },
+  },
+  ...refusedRows.map(refusedCase),
+  ...(['WATCH', 'UNWATCH', 'DISCARD'] as const).map(
+    (name): ConformanceCase => ({
+      id: `kv.commands.transaction-refused.${name.toLowerCase()}`,
+      rules: ['B.commands.transaction-refused'],
+      title: `${name} is not supported in a transaction`,
+      expect: `A /multi-exec holding ${name} is refused as a whole: one {error} object, nothing runs.`,
+      async run(ctx) {
+        const kv = createKvClient(ctx);
+        const key = keySpace(ctx, kv).key('first');
+        const command = name === 'WATCH' ? [name, key] : [name];
+        const rule = 'B.commands.transaction-refused';
+        const res = await kv.multiExec([['SET', key, 'v'], command, ['GET', key]]);
+        checkDiscarded(rule, res);
+        checkResult(rule, await kv.root(['EXISTS', key]), 0, 'the SET must not have run');
+      },
+    }),
+  ),
+]);

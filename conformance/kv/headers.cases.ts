@@ -1,0 +1,249 @@
+/**
+ * Spec "Endpoints > Area B", request headers and rules 1–4: Svc-Encoding base64 (every string but
+ * OK), U+FFFD for invalid UTF-8, Svc-Response-Format json and resp2, the 400s for an invalid format
+ * and for base64 with resp2, and /multi-exec answering JSON only. Header names come from the dialect.
+ */
+import { defineCases } from '../../src/conformance/conformance-case.ts';
+import { keySpace } from '../support/key-space.ts';
+import {
+  checkContentType,
+  checkError,
+  checkItems,
+  checkResp2,
+  checkResult,
+  checkStatus,
+  checkThat,
+  describe,
+  parseJson,
+  resultOf,
+} from '../support/kv-checks.ts';
+import { createKvClient } from '../support/kv-client.ts';
+import { steps } from '../support/kv-steps.ts';
+import { resp2 } from '../support/resp2.ts';
+import { matchReplacement } from '../support/utf8.ts';
+
+const b64 = (text: string | Uint8Array) => Buffer.from(text).toString('base64');
+
+/** Bytes that are not valid UTF-8: a lone continuation byte, an invalid lead byte, a cut sequence. */
+const invalidUtf8 = Buffer.from([0x61, 0xff, 0x62, 0x80, 0x63, 0xe2, 0x82]);
+
+/** SETBIT commands that build `bytes` in `key` from ASCII-only requests (no reliance on body handling). */
+function setbitCommands(key: string, bytes: Uint8Array): string[][] {
+  const commands: string[][] = [];
+  bytes.forEach((byte, index) => {
+    for (let bit = 0; bit < 8; bit++) {
+      const value = (byte >> (7 - bit)) & 1;
+      commands.push(['SETBIT', key, String(index * 8 + bit), String(value)]);
+    }
+  });
+  return commands;
+}
+
+export const cases = defineCases([
+  {
+    id: 'kv.headers.base64-strings',
+    rules: ['B.encoding.base64'],
+    title: 'Svc-Encoding: base64 encodes every string of the result',
+    expect:
+      'A bulk string, the strings of an array (nulls kept), PONG and ECHO come back base64-encoded; integers stay.',
+    async run(ctx) {
+      const kv = createKvClient(ctx);
+      const keys = keySpace(ctx, kv);
+      const [key, hash] = [keys.key('string'), keys.key('hash')];
+      await steps(kv, [
+        ['SET', key, 'héllo wörld'],
+        ['HSET', hash, 'a', 'first', 'b', ''],
+      ]);
+      const base64 = { encoding: 'base64' } as const;
+      checkResult('B.encoding.base64', await kv.root(['GET', key], base64), b64('héllo wörld'), 'GET');
+      const array = await kv.root(['HMGET', hash, 'a', 'missing', 'b'], base64);
+      checkResult('B.encoding.base64', array, [b64('first'), null, ''], 'HMGET');
+      checkResult('B.encoding.base64', await kv.root(['STRLEN', key], base64), 13, 'STRLEN (an integer)');
+      checkResult('B.encoding.base64', await kv.root(['PING'], base64), b64('PONG'), 'PING');
+      checkResult('B.encoding.base64', await kv.path('GET', ['echo', 'echoed'], base64), b64('echoed'), 'ECHO');
+      for (const encoding of ['BASE64', 'hex']) {
+        ctx.observe(`encoding ${JSON.stringify(encoding)}: ${describe(await kv.root(['GET', key], { encoding }))}`);
+      }
+    },
+  },
+  {
+    id: 'kv.headers.base64-ok-plain',
+    rules: ['B.encoding.base64-ok-plain'],
+    title: 'Under Svc-Encoding: base64 the OK response stays OK',
+    expect: 'SET with base64 answers {"result":"OK"}, in POST / and inside a pipeline.',
+    async run(ctx) {
+      const kv = createKvClient(ctx);
+      const key = keySpace(ctx, kv).key('ok');
+      checkResult('B.encoding.base64-ok-plain', await kv.root(['SET', key, 'v'], { encoding: 'base64' }), 'OK');
+      const res = await kv.pipeline([['SET', key, 'w']], { encoding: 'base64' });
+      checkItems('B.encoding.base64-ok-plain', res, [{ result: 'OK' }], 'pipeline');
+    },
+  },
+  {
+    id: 'kv.headers.base64-pipeline-items',
+    rules: ['B.encoding.base64'],
+    title: 'Svc-Encoding: base64 applies to every item of a pipeline and a transaction',
+    expect: 'The strings of each item are base64, integers stay integers, OK stays OK; error texts are recorded.',
+    async run(ctx) {
+      const kv = createKvClient(ctx);
+      const key = keySpace(ctx, kv).key('items');
+      const commands = [
+        ['SET', key, 'v1'],
+        ['GET', key],
+        ['APPEND', key, '2'],
+        ['GET', key],
+        ['INCR', key],
+      ];
+      const expected = [
+        { result: 'OK' },
+        { result: b64('v1') },
+        { result: 3 },
+        { result: b64('v12') },
+        { error: true },
+      ] as const;
+      const pipeline = await kv.pipeline(commands, { encoding: 'base64' });
+      checkItems('B.encoding.base64', pipeline, expected, 'pipeline');
+      checkItems('B.encoding.base64', await kv.multiExec(commands, { encoding: 'base64' }), expected, '/multi-exec');
+      const items = parseJson(pipeline) as { error?: string }[];
+      ctx.observe(`error text under base64: ${JSON.stringify(items[4]?.error ?? '').slice(0, 80)}`);
+    },
+  },
+  {
+    id: 'kv.headers.utf8-replacement',
+    rules: ['B.utf8.replacement'],
+    title: 'Invalid UTF-8 in a reply string becomes U+FFFD, unless base64 is asked for',
+    expect: 'A value holding invalid UTF-8 reads back with U+FFFD in JSON, as its exact bytes in base64 and in resp2.',
+    async run(ctx) {
+      const kv = createKvClient(ctx);
+      const key = keySpace(ctx, kv).key('bytes');
+      checkStatus('B.utf8.replacement', await kv.pipeline(setbitCommands(key, invalidUtf8)), 200, 'SETBIT pipeline');
+      const exact = resultOf('B.utf8.replacement', await kv.root(['GET', key], { encoding: 'base64' }), 'base64');
+      checkThat(
+        'B.utf8.replacement',
+        exact === b64(invalidUtf8),
+        `base64 ${String(exact)}`,
+        `base64 ${b64(invalidUtf8)}`,
+      );
+      const json = resultOf('B.utf8.replacement', await kv.root(['GET', key]), 'JSON');
+      const match = typeof json === 'string' ? matchReplacement(json, invalidUtf8) : 'no';
+      checkThat(
+        'B.utf8.replacement',
+        match !== 'no',
+        `result ${JSON.stringify(json)}`,
+        'the valid text with U+FFFD for each invalid sequence',
+      );
+      if (match === 'loose') ctx.observe(`U+FFFD count differs from a WHATWG decoder: ${JSON.stringify(json)}`);
+      checkResp2('B.utf8.replacement', await kv.root(['GET', key], { format: 'resp2' }), resp2(invalidUtf8), 'resp2');
+    },
+  },
+  {
+    id: 'kv.headers.format-json',
+    rules: ['B.format.json'],
+    title: 'Svc-Response-Format json, and no header, answer application/json',
+    expect: 'The same GET answers application/json with {"result"} with the header json and without it.',
+    async run(ctx) {
+      const kv = createKvClient(ctx);
+      const key = keySpace(ctx, kv).key('json');
+      await steps(kv, [['SET', key, 'v']]);
+      for (const format of [undefined, 'json']) {
+        const res = await kv.root(['GET', key], format === undefined ? {} : { format });
+        checkContentType('B.format.json', res, 'application/json', `format ${format ?? 'absent'}`);
+        checkResult('B.format.json', res, 'v', `format ${format ?? 'absent'}`);
+      }
+    },
+  },
+  {
+    id: 'kv.headers.format-resp2',
+    rules: ['B.format.resp2'],
+    title: 'Svc-Response-Format resp2 answers the raw RESP2 reply as application/octet-stream',
+    expect: 'OK, a bulk string, an integer, nil, an array and an error arrive as their exact RESP2 bytes.',
+    async run(ctx) {
+      const kv = createKvClient(ctx);
+      const keys = keySpace(ctx, kv);
+      const [key, list] = [keys.key('string'), keys.key('list')];
+      const o = { format: 'resp2' } as const;
+      checkResp2('B.format.resp2', await kv.root(['SET', key, 'bar'], o), resp2({ simple: 'OK' }), 'SET');
+      checkResp2('B.format.resp2', await kv.root(['GET', key], o), resp2('bar'), 'GET');
+      checkResp2('B.format.resp2', await kv.path('GET', ['strlen', key], o), resp2(3), 'STRLEN');
+      checkResp2('B.format.resp2', await kv.root(['GET', keys.key('missing')], o), resp2(null), 'GET missing');
+      await kv.root(['RPUSH', list, 'a', '', 'c']);
+      checkResp2('B.format.resp2', await kv.root(['LRANGE', list, '0', '-1'], o), resp2(['a', '', 'c']), 'LRANGE');
+      const error = await kv.root(['INCR', key], o);
+      checkStatus('B.format.resp2', error, 400, 'INCR of a string');
+      const text = error.body.toString('utf8');
+      checkThat(
+        'B.format.resp2',
+        /^-[A-Z]+ [^\r\n]*\r\n$/.test(text),
+        describe(error),
+        'one RESP2 error line -ERR …\\r\\n',
+      );
+    },
+  },
+  {
+    id: 'kv.headers.format-invalid-400',
+    rules: ['B.format.invalid-400'],
+    title: 'A Svc-Response-Format other than json or resp2 answers 400',
+    expect: 'xml, resp3 and text answer 400 with {"error"}; the case and empty variants are recorded.',
+    async run(ctx) {
+      const kv = createKvClient(ctx);
+      for (const format of ['xml', 'resp3', 'text']) {
+        checkError('B.format.invalid-400', await kv.root(['PING'], { format }), { context: `format ${format}` });
+      }
+      for (const format of ['JSON', 'RESP2', '']) {
+        ctx.observe(`format ${JSON.stringify(format)}: ${describe(await kv.root(['PING'], { format }))}`);
+      }
+    },
+  },
+  {
+    id: 'kv.headers.base64-with-resp2-400',
+    rules: ['B.format.base64-with-resp2-400'],
+    title: 'Svc-Encoding base64 with Svc-Response-Format resp2 answers 400',
+    expect: 'The combination answers 400 on POST / and on the path form, and runs nothing.',
+    async run(ctx) {
+      const kv = createKvClient(ctx);
+      const key = keySpace(ctx, kv).key('never');
+      const both = { encoding: 'base64', format: 'resp2' } as const;
+      checkStatus('B.format.base64-with-resp2-400', await kv.root(['SET', key, 'v'], both), 400, 'POST /');
+      checkStatus('B.format.base64-with-resp2-400', await kv.path('GET', ['set', key, 'v'], both), 400, 'path form');
+      checkResult('B.format.base64-with-resp2-400', await kv.root(['EXISTS', key]), 0, 'the key was not written');
+    },
+  },
+  {
+    id: 'kv.headers.multi-exec-json-only',
+    rules: ['B.multi-exec.json-only'],
+    title: '/multi-exec answers JSON even when resp2 is asked for',
+    expect: '/multi-exec with resp2 answers 200, application/json, a JSON array of result objects.',
+    async run(ctx) {
+      const kv = createKvClient(ctx);
+      const key = keySpace(ctx, kv).key('tx');
+      const res = await kv.multiExec(
+        [
+          ['SET', key, 'v'],
+          ['GET', key],
+        ],
+        { format: 'resp2' },
+      );
+      checkStatus('B.multi-exec.json-only', res, 200);
+      checkContentType('B.multi-exec.json-only', res, 'application/json');
+      checkItems('B.multi-exec.json-only', res, [{ result: 'OK' }, { result: 'v' }]);
+    },
+  },
+  {
+    id: 'kv.headers.pipeline-resp2',
+    rules: ['B.observe.pipeline-resp2'],
+    title: 'What resp2 does on /pipeline (not shown)',
+    expect: 'Recorded only: the status, content type and body of /pipeline with resp2.',
+    async run(ctx) {
+      const kv = createKvClient(ctx);
+      const key = keySpace(ctx, kv).key('p');
+      const res = await kv.pipeline(
+        [
+          ['SET', key, 'v'],
+          ['GET', key],
+        ],
+        { format: 'resp2' },
+      );
+      ctx.observe(`/pipeline with resp2: ${describe(res)}`);
+    },
+  },
+]);

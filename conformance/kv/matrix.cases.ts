@@ -1,0 +1,18 @@
+/**
+ * The combination matrix (issue 3): request form × Svc-Encoding × Svc-Response-Format × credentials,
+ * one case per request form, each cell's expected answer from the spec-written oracle.
+ */
+import { defineCases } from '../../src/conformance/conformance-case.ts';
+import { requestForms } from '../support/kv-oracle.ts';
+import { matrixFormRules, runMatrixForm } from '../support/matrix-runner.ts';
+
+export const cases = defineCases(
+  requestForms.map((form) => ({
+    id: `kv.matrix.${form}`,
+    rules: matrixFormRules(form),
+    title: `Combination matrix: ${form} × encoding × response format × credentials`,
+    expect:
+      'Every cell answers as the oracle derives from the spec: the result (base64, JSON or RESP2), 400 for a bad header, 401 without a valid token.',
+    run: (ctx) => runMatrixForm(ctx, form),
+  })),
+);

@@ -1,0 +1,113 @@
+/**
+ * Spec "Endpoints > Area B", POST /pipeline: one result-or-error object per command in request order,
+ * a failing command does not stop the rest, and the pipeline is not atomic (permitted, recorded).
+ */
+import { defineCases } from '../../src/conformance/conformance-case.ts';
+import { mapLimit } from '../support/bounded.ts';
+import { keySpace } from '../support/key-space.ts';
+import { checkError, checkItems, checkResult, describe, resultOf } from '../support/kv-checks.ts';
+import { createKvClient } from '../support/kv-client.ts';
+
+export const cases = defineCases([
+  {
+    id: 'kv.pipeline.order',
+    rules: ['B.pipeline.order'],
+    title: 'A pipeline answers one item per command, in request order',
+    expect: 'Seven different commands answer seven items whose results match each command in order.',
+    async run(ctx) {
+      const kv = createKvClient(ctx);
+      const keys = keySpace(ctx, kv);
+      const [n, list, missing] = [keys.key('n'), keys.key('list'), keys.key('missing')];
+      const res = await kv.pipeline([
+        ['SET', n, '10'],
+        ['INCR', n],
+        ['GET', n],
+        ['RPUSH', list, 'a', 'b'],
+        ['LRANGE', list, '0', '-1'],
+        ['ECHO', 'seventh?'],
+        ['EXISTS', missing],
+      ]);
+      checkItems('B.pipeline.order', res, [
+        { result: 'OK' },
+        { result: 11 },
+        { result: '11' },
+        { result: 2 },
+        { result: ['a', 'b'] },
+        { result: 'seventh?' },
+        { result: 0 },
+      ]);
+    },
+  },
+  {
+    id: 'kv.pipeline.error-continues',
+    rules: ['B.pipeline.error-continues'],
+    title: 'A failing command in a pipeline does not stop the rest',
+    expect: 'Status 200; the failing commands answer {error} in place and the commands after them run.',
+    async run(ctx) {
+      const kv = createKvClient(ctx);
+      const keys = keySpace(ctx, kv);
+      const [text, after] = [keys.key('text'), keys.key('after')];
+      const res = await kv.pipeline([
+        ['SET', text, 'not a number'],
+        ['INCR', text],
+        ['LPUSH', text, 'x'],
+        ['SET', after, 'ran'],
+        ['GET', after],
+      ]);
+      checkItems('B.pipeline.error-continues', res, [
+        { result: 'OK' },
+        { error: true, token: 'ERR' },
+        { error: true },
+        { result: 'OK' },
+        { result: 'ran' },
+      ]);
+      checkResult(
+        'B.pipeline.error-continues',
+        await kv.root(['GET', after]),
+        'ran',
+        'the command after the errors ran',
+      );
+    },
+  },
+  {
+    id: 'kv.pipeline.non-atomic',
+    rules: ['B.pipeline.non-atomic'],
+    title: 'Whether other clients interleave with a pipeline (permitted, not required)',
+    expect: 'Recorded only: whether reads during a long pipeline of INCRs saw a partial count.',
+    async run(ctx) {
+      const kv = createKvClient(ctx);
+      const counter = keySpace(ctx, kv).key('counter');
+      const total = 500;
+      const pipeline = kv.pipeline(Array.from({ length: total }, () => ['INCR', counter]));
+      const reads = await mapLimit(Array.from({ length: 30 }), 4, async () =>
+        resultOf('B.pipeline.non-atomic', await kv.root(['GET', counter])),
+      );
+      await pipeline;
+      const partial = reads.filter((value) => value !== null && Number(value) > 0 && Number(value) < total);
+      ctx.observe(
+        partial.length > 0
+          ? `interleaving observed: ${partial.length} of ${reads.length} concurrent reads saw a partial count`
+          : `no interleaving observed in ${reads.length} concurrent reads`,
+      );
+    },
+  },
+  {
+    id: 'kv.pipeline.malformed-400',
+    rules: ['B.status.syntax-400'],
+    title: 'A pipeline body that is not an array of arrays answers 400',
+    expect:
+      'A pipeline holding a bare string, or a JSON object, answers 400 with {"error"}; an empty pipeline is recorded.',
+    async run(ctx) {
+      const kv = createKvClient(ctx);
+      const key = JSON.stringify(keySpace(ctx, kv).key('never'));
+      for (const [what, body] of [
+        ['a bare string item', `[["SET", ${key}, "v"], "GET"]`],
+        ['a JSON object', `{"commands": [["SET", ${key}, "v"]]}`],
+      ] as const) {
+        const res = await kv.raw({ method: 'POST', path: '/pipeline', body, contentType: 'application/json' });
+        checkError('B.status.syntax-400', res, { context: what });
+      }
+      ctx.observe(`an empty pipeline []: ${describe(await kv.pipeline([]))}`);
+    },
+  },
+]);

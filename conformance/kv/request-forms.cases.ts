@@ -1,0 +1,156 @@
+/**
+ * Spec "Endpoints > Area B": the request forms. Methods on command paths, path segments in protocol
+ * order and percent-decoded, the POST body as last argument with query pairs after it, `POST /` with
+ * a JSON array, and unversioned paths.
+ */
+import { defineCases } from '../../src/conformance/conformance-case.ts';
+import type { HttpMethod } from '../../src/http/http-client.ts';
+import { keySpace } from '../support/key-space.ts';
+import { checkErrorBody, checkResult, checkStatus, checkThat, describe, resultOf } from '../support/kv-checks.ts';
+import { createKvClient } from '../support/kv-client.ts';
+import { step } from '../support/kv-steps.ts';
+
+/** Methods the spec does not allow; each must answer 405 (spec "Errors"). */
+const refusedMethods: readonly HttpMethod[] = ['DELETE', 'PATCH', 'OPTIONS'];
+
+export const cases = defineCases([
+  {
+    id: 'kv.request-forms.methods-allowed',
+    rules: ['B.methods.allowed', 'B.path.command-args'],
+    title: 'GET, HEAD, POST and PUT run a command given as path segments',
+    expect: 'PUT and POST write through the path form, GET reads it back, HEAD answers 200.',
+    async run(ctx) {
+      const kv = createKvClient(ctx);
+      const keys = keySpace(ctx, kv);
+      const [a, b] = [keys.key('put'), keys.key('post')];
+      checkResult('B.methods.allowed', await kv.path('PUT', ['set', a, 'by-put']), 'OK', 'PUT /set');
+      checkResult('B.methods.allowed', await kv.path('POST', ['set', b, 'by-post']), 'OK', 'POST /set');
+      checkResult('B.methods.allowed', await kv.path('GET', ['get', a]), 'by-put', 'GET /get');
+      checkResult('B.methods.allowed', await kv.path('GET', ['get', b]), 'by-post', 'GET /get');
+      checkStatus('B.methods.allowed', await kv.path('HEAD', ['get', a]), 200, 'HEAD /get');
+    },
+  },
+  {
+    id: 'kv.request-forms.other-methods-405',
+    rules: ['B.methods.other-405'],
+    title: 'DELETE, PATCH and OPTIONS on a command path answer 405',
+    expect: 'Each method other than HEAD, GET, POST and PUT answers 405 and runs nothing.',
+    async run(ctx) {
+      const kv = createKvClient(ctx);
+      const key = keySpace(ctx, kv).key('kept');
+      await step(kv, ['SET', key, 'kept']);
+      for (const method of refusedMethods) {
+        const res = await kv.path(method, ['del', key]);
+        checkStatus('B.methods.other-405', res, 405, `${method} /del`);
+        try {
+          checkErrorBody('B.methods.other-405', res);
+        } catch {
+          ctx.observe(`${method}: 405 body is not an {error} object: ${describe(res)}`);
+        }
+      }
+      checkResult('B.methods.other-405', await kv.root(['GET', key]), 'kept', 'the key after the refused DELETE');
+    },
+  },
+  {
+    id: 'kv.request-forms.path-order',
+    rules: ['B.path.command-args'],
+    title: 'Path segments are the command and its arguments in protocol order',
+    expect: 'GET /rpush/k/a/b/c then GET /lrange/k/0/-1 gives ["a","b","c"].',
+    async run(ctx) {
+      const kv = createKvClient(ctx);
+      const keys = keySpace(ctx, kv);
+      const [list, hash] = [keys.key('list'), keys.key('hash')];
+      checkResult('B.path.command-args', await kv.path('GET', ['rpush', list, 'a', 'b', 'c']), 3, 'RPUSH');
+      checkResult('B.path.command-args', await kv.path('GET', ['lrange', list, '0', '-1']), ['a', 'b', 'c'], 'LRANGE');
+      checkResult('B.path.command-args', await kv.path('GET', ['hset', hash, 'field', 'value']), 1, 'HSET');
+      checkResult('B.path.command-args', await kv.path('GET', ['hget', hash, 'field']), 'value', 'HGET');
+    },
+  },
+  {
+    id: 'kv.request-forms.percent-decoding',
+    rules: ['B.path.percent-decoding'],
+    title: 'Each path segment is one percent-decoded argument',
+    expect: 'A key and a value holding "/", "%", "?", "#", spaces and non-ASCII arrive decoded, one argument each.',
+    async run(ctx) {
+      const kv = createKvClient(ctx);
+      const key = keySpace(ctx, kv).key('a/b c%2F?d#e=é');
+      const value = 'x/y z%41&q=1#ü→';
+      checkResult('B.path.percent-decoding', await kv.path('GET', ['set', key, value]), 'OK', 'SET through the path');
+      checkResult('B.path.percent-decoding', await kv.root(['GET', key]), value, 'GET through POST /');
+      checkResult('B.path.percent-decoding', await kv.path('GET', ['echo', value]), value, 'ECHO through the path');
+    },
+  },
+  {
+    id: 'kv.request-forms.post-body-last',
+    rules: ['B.post.body-last-arg'],
+    title: 'The POST body is appended as the last argument',
+    expect: 'POST /set/k with a body sets k to exactly the body; POST /hset/h/f sets field f to the body.',
+    async run(ctx) {
+      const kv = createKvClient(ctx);
+      const keys = keySpace(ctx, kv);
+      // Values are key-like, so a target that misplaces the body still writes only under the prefix.
+      const [key, hash, value] = [keys.key('body'), keys.key('hash'), keys.key('value with spaces/and slash')];
+      checkResult('B.post.body-last-arg', await kv.postBody(['set', key], value), 'OK', 'POST /set/k');
+      checkResult('B.post.body-last-arg', await kv.root(['GET', key]), value, 'GET k');
+      checkResult('B.post.body-last-arg', await kv.postBody(['hset', hash, 'field'], value), 1, 'POST /hset/h/field');
+      checkResult('B.post.body-last-arg', await kv.root(['HGET', hash, 'field']), value, 'HGET h field');
+    },
+  },
+  {
+    id: 'kv.request-forms.post-query-args',
+    rules: ['B.post.query-args'],
+    title: 'Query pairs NAME=value are arguments after the body',
+    expect: 'POST /set/k?EX=100 with body v sets v with a time to live of at most 100 s; _token is never an argument.',
+    async run(ctx) {
+      const kv = createKvClient(ctx);
+      const key = keySpace(ctx, kv).key('ttl');
+      const res = await kv.postBody(['set', key], 'v', [['EX', '100']], { credentials: { kind: 'query' } });
+      checkResult('B.post.query-args', res, 'OK', 'POST /set/k?EX=100&_token=…');
+      const ttl = resultOf('B.post.query-args', await kv.root(['TTL', key]), 'TTL k');
+      checkThat(
+        'B.post.query-args',
+        typeof ttl === 'number' && ttl > 0 && ttl <= 100,
+        `TTL ${String(ttl)}`,
+        'TTL in 1..100',
+      );
+      checkResult('B.post.query-args', await kv.root(['GET', key]), 'v', 'GET k');
+    },
+  },
+  {
+    id: 'kv.request-forms.root-json-array',
+    rules: ['B.root.json-array'],
+    title: 'POST / takes a JSON array: command name first, then arguments',
+    expect: 'POST / ["SET",k,"v","EX","60"] sets v with a TTL, ["GET",k] reads it, numbers are observed.',
+    async run(ctx) {
+      const kv = createKvClient(ctx);
+      const key = keySpace(ctx, kv).key('root');
+      checkResult('B.root.json-array', await kv.root(['SET', key, 'v', 'EX', '60']), 'OK', 'SET');
+      checkResult('B.root.json-array', await kv.root(['GET', key]), 'v', 'GET');
+      const ttl = resultOf('B.root.json-array', await kv.root(['TTL', key]), 'TTL');
+      checkThat(
+        'B.root.json-array',
+        typeof ttl === 'number' && ttl > 0 && ttl <= 60,
+        `TTL ${String(ttl)}`,
+        'TTL in 1..60',
+      );
+      const numeric = await kv.root(['SET', key, 42]);
+      ctx.observe(`a number as an argument of POST /: ${describe(numeric)}`);
+    },
+  },
+  {
+    id: 'kv.request-forms.unversioned',
+    rules: ['B.versioning.unversioned'],
+    title: 'Area B paths carry no version prefix',
+    expect: 'Commands run at the root of the key-value URL: POST /ping and GET /echo/x answer without a /v2 prefix.',
+    async run(ctx) {
+      const kv = createKvClient(ctx);
+      checkResult('B.versioning.unversioned', await kv.path('POST', ['ping']), 'PONG', 'POST /ping');
+      checkResult(
+        'B.versioning.unversioned',
+        await kv.path('GET', ['echo', 'unversioned']),
+        'unversioned',
+        'GET /echo/…',
+      );
+    },
+  },
+]);

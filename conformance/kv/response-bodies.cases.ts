@@ -1,0 +1,154 @@
+/**
+ * Spec "Resources and their fields > Key-value REST responses" and "Errors" (area B): the result and
+ * error objects, their statuses, and the class token at the start of every error text.
+ */
+import { type ConformanceCase, defineCases } from '../../src/conformance/conformance-case.ts';
+import { keySpace } from '../support/key-space.ts';
+import {
+  checkContentType,
+  checkError,
+  checkResult,
+  checkResultBody,
+  checkResultShape,
+  checkStatus,
+  checkThat,
+} from '../support/kv-checks.ts';
+import { createKvClient, type JsonArg } from '../support/kv-client.ts';
+import { steps } from '../support/kv-steps.ts';
+
+interface ResultRow {
+  readonly name: string;
+  /** Commands run first; `{k}` is the case's key. */
+  readonly arrange: readonly (readonly JsonArg[])[];
+  readonly command: readonly JsonArg[];
+  readonly result: unknown;
+}
+
+/** One row per kind of result the spec lists: null, integer, string, array of strings and nulls. */
+const resultRows: readonly ResultRow[] = [
+  { name: 'null', arrange: [], command: ['GET', '{k}'], result: null },
+  { name: 'integer', arrange: [['SET', '{k}', '41']], command: ['INCR', '{k}'], result: 42 },
+  { name: 'string', arrange: [['SET', '{k}', 'some text']], command: ['GET', '{k}'], result: 'some text' },
+  { name: 'ok', arrange: [], command: ['SET', '{k}', 'v'], result: 'OK' },
+  {
+    name: 'array',
+    arrange: [['HSET', '{k}', 'a', '1', 'b', '2']],
+    command: ['HMGET', '{k}', 'a', 'missing', 'b'],
+    result: ['1', null, '2'],
+  },
+  { name: 'empty-array', arrange: [], command: ['LRANGE', '{k}', '0', '-1'], result: [] },
+];
+
+const withKey = (command: readonly JsonArg[], key: string) => command.map((arg) => (arg === '{k}' ? key : arg));
+
+function resultCase(row: ResultRow): ConformanceCase {
+  return {
+    id: `kv.response.result-${row.name}`,
+    rules: ['B.response.result-shape', 'B.status.ok-200', 'B.format.json'],
+    title: `A ${row.name} reply is {"result": …} with status 200`,
+    expect: `${row.command[0]} answers 200, application/json, exactly {"result":${JSON.stringify(row.result)}}.`,
+    async run(ctx) {
+      const kv = createKvClient(ctx);
+      const key = keySpace(ctx, kv).key(row.name);
+      await steps(
+        kv,
+        row.arrange.map((command) => withKey(command, key)),
+      );
+      const res = await kv.root(withKey(row.command, key));
+      checkStatus('B.status.ok-200', res, 200);
+      checkContentType('B.format.json', res, 'application/json');
+      const result = checkResultBody('B.response.result-shape', res);
+      checkResultShape('B.response.result-shape', result);
+      checkResult('B.response.result-shape', res, row.result);
+    },
+  };
+}
+
+export const cases = defineCases([
+  ...resultRows.map(resultCase),
+  {
+    id: 'kv.response.error-wrong-arity',
+    rules: ['B.response.error-shape', 'B.errors.class-token', 'B.status.syntax-400'],
+    title: 'A wrong argument count answers 400 with an ERR error object',
+    expect: 'GET without a key answers 400 and exactly {"error":"ERR …"}.',
+    async run(ctx) {
+      const kv = createKvClient(ctx);
+      checkError('B.status.syntax-400', await kv.root(['GET']), { token: 'ERR', context: 'status' });
+      checkError('B.errors.class-token', await kv.path('GET', ['get']), { token: 'ERR', context: 'path form' });
+    },
+  },
+  {
+    id: 'kv.response.error-not-integer',
+    rules: ['B.response.error-shape', 'B.errors.class-token', 'B.status.exec-failure-400'],
+    title: 'A command failing at run time answers 400 with an ERR error object',
+    expect: 'INCR of a non-integer value answers 400 and {"error":"ERR …"}.',
+    async run(ctx) {
+      const kv = createKvClient(ctx);
+      const key = keySpace(ctx, kv).key('text');
+      await steps(kv, [['SET', key, 'not a number']]);
+      const res = await kv.root(['INCR', key]);
+      checkStatus('B.status.exec-failure-400', res, 400);
+      checkError('B.errors.class-token', res, { token: 'ERR' });
+    },
+  },
+  {
+    id: 'kv.response.error-wrong-type',
+    rules: ['B.response.error-shape', 'B.errors.class-token', 'B.status.exec-failure-400'],
+    title: 'A wrong-type operation answers 400 with a classed error',
+    expect: 'LPUSH on a string key answers 400 and {"error"} starting with a class token (recorded).',
+    async run(ctx) {
+      const kv = createKvClient(ctx);
+      const key = keySpace(ctx, kv).key('string');
+      await steps(kv, [['SET', key, 'v']]);
+      const res = await kv.root(['LPUSH', key, 'x']);
+      checkStatus('B.status.exec-failure-400', res, 400);
+      const text = checkError('B.errors.class-token', res);
+      ctx.observe(`wrong-type error class: ${text.split(' ')[0]}`);
+    },
+  },
+  {
+    id: 'kv.response.unknown-command',
+    rules: ['B.status.unsupported-400', 'B.response.error-shape', 'B.errors.class-token'],
+    title: 'An unknown command answers 400 with an error object',
+    expect: 'An unknown command name, in the path form and in POST /, answers 400 with {"error"} and a class token.',
+    async run(ctx) {
+      const kv = createKvClient(ctx);
+      checkError('B.status.unsupported-400', await kv.path('GET', ['nosuchcommand', 'x']), { context: 'path form' });
+      checkError('B.status.unsupported-400', await kv.root(['NOSUCHCOMMAND', 'x']), { context: 'POST /' });
+    },
+  },
+  {
+    id: 'kv.response.syntax-errors',
+    rules: ['B.status.syntax-400', 'B.response.error-shape'],
+    title: 'A malformed request body answers 400 with an error object',
+    expect: 'POST / with broken JSON, a JSON object, an empty array or an object argument answers 400 and {"error"}.',
+    async run(ctx) {
+      const kv = createKvClient(ctx);
+      const key = JSON.stringify(keySpace(ctx, kv).key('never-written'));
+      const bodies: readonly (readonly [string, string])[] = [
+        ['broken JSON', `["SET", ${key}, "v"`],
+        ['a JSON object', `{"command":"SET","key":${key}}`],
+        ['an empty array', '[]'],
+        ['an object as an argument', `["SET", ${key}, {"a": 1}]`],
+      ];
+      for (const [what, body] of bodies) {
+        const res = await kv.raw({ method: 'POST', path: '/', body, contentType: 'application/json' });
+        checkError('B.status.syntax-400', res, { context: what });
+      }
+    },
+  },
+  {
+    id: 'kv.response.info',
+    rules: ['B.info.result'],
+    title: 'POST /info answers a JSON result',
+    expect: 'POST /info answers 200, application/json, {"result": a non-empty string}.',
+    async run(ctx) {
+      const kv = createKvClient(ctx);
+      const res = await kv.path('POST', ['info']);
+      checkStatus('B.info.result', res, 200);
+      checkContentType('B.info.result', res, 'application/json');
+      const result = checkResultBody('B.info.result', res);
+      checkThat('B.info.result', typeof result === 'string' && result.length > 0, typeof result, 'a non-empty string');
+    },
+  },
+]);

@@ -1,0 +1,242 @@
+/**
+ * Spec "Endpoints > Area B" and "Events" 4: the /monitor and /subscribe/{channel} event streams and
+ * /publish, with real concurrent clients. Streams close in cleanup; every wait has a timeout.
+ */
+import { CheckFailure } from '../../src/conformance/check-failure.ts';
+import { type CaseContext, defineCases } from '../../src/conformance/conformance-case.ts';
+import { mapLimit } from '../support/bounded.ts';
+import { keySpace } from '../support/key-space.ts';
+import { checkResult, checkThat } from '../support/kv-checks.ts';
+import { createKvClient, type KvClient } from '../support/kv-client.ts';
+import {
+  collectUntil,
+  nextEvent,
+  type OpenedStream,
+  openKvStream,
+  publishPath,
+  subscribePath,
+} from '../support/kv-streams.ts';
+
+/** The first data item of /monitor is OK; the JSON string "OK" is accepted and recorded. */
+function isOk(data: string | undefined): boolean {
+  return data === 'OK' || data === '"OK"';
+}
+
+const monitorLine = /^(\d+(?:\.\d+)?) \[([^\]]*)\] (.*)$/s;
+const quotedToken = /"((?:[^"\\]|\\.)*)"/gy;
+
+/** The quoted command and arguments of a monitor line, unescaped for \" and \\; undefined when not all quoted. */
+function quotedArgs(rest: string): string[] | undefined {
+  const args: string[] = [];
+  let at = 0;
+  while (at < rest.length) {
+    quotedToken.lastIndex = at;
+    const match = quotedToken.exec(rest);
+    if (!match) return undefined;
+    args.push((match[1] ?? '').replace(/\\(["\\])/g, '$1'));
+    at = quotedToken.lastIndex;
+    if (at < rest.length) {
+      if (rest[at] !== ' ') return undefined;
+      at++;
+    }
+  }
+  return args;
+}
+
+/**
+ * Opens /subscribe/{channel} and takes its first item, which must be subscribe,<channel>,<count>;
+ * `rule` is blamed when it is not (cases about messages only need the subscription to be there).
+ */
+async function openSubscription(
+  ctx: CaseContext,
+  kv: KvClient,
+  channel: string,
+  rule = 'B.subscribe.subscribe-event',
+): Promise<OpenedStream> {
+  const stream = await openKvStream(ctx, kv, subscribePath(channel));
+  checkThat(rule, stream.status === 200, `status ${stream.status}`, 'status 200');
+  const first = await nextEvent(stream);
+  const match = first === undefined ? null : /^subscribe,(.*),(\d+)$/s.exec(first);
+  const strict = rule === 'B.subscribe.subscribe-event';
+  checkThat(
+    rule,
+    match?.[1] === channel && (!strict || Number(match[2]) >= 1),
+    `first event ${JSON.stringify(first)}`,
+    `subscribe,${channel},<count${strict ? ' ≥ 1' : ''}>`,
+  );
+  return stream;
+}
+
+/** Opens /monitor and makes the target see one command, so the first item arrives without waiting. */
+async function openMonitor(ctx: CaseContext, kv: KvClient): Promise<OpenedStream> {
+  const stream = await openKvStream(ctx, kv, '/monitor');
+  await kv.root(['ECHO', `${ctx.keyPrefix}opened`]);
+  return stream;
+}
+
+export const cases = defineCases([
+  {
+    id: 'kv.streams.monitor-first-ok',
+    rules: ['B.monitor.first-ok'],
+    title: '/monitor is an event stream whose first data item is OK',
+    expect: 'POST /monitor with Accept: text/event-stream answers 200, text/event-stream, first data OK.',
+    async run(ctx) {
+      const kv = createKvClient(ctx);
+      const stream = await openMonitor(ctx, kv);
+      checkThat('B.monitor.first-ok', stream.status === 200, `status ${stream.status}`, 'status 200');
+      const type = String(stream.headers['content-type'] ?? '').split(';')[0];
+      checkThat('B.monitor.first-ok', type === 'text/event-stream', `content type ${type}`, 'text/event-stream');
+      const first = await nextEvent(stream);
+      checkThat('B.monitor.first-ok', isOk(first), `first data ${JSON.stringify(first)}`, 'OK');
+      ctx.observe(`first /monitor data item: ${JSON.stringify(first)}`);
+    },
+  },
+  {
+    id: 'kv.streams.monitor-command-events',
+    rules: ['B.monitor.command-events'],
+    title: '/monitor sends one item per command: timestamp, client tag, quoted command and arguments',
+    expect:
+      'Commands of 3 concurrent clients each appear once, in each client’s order, as `<ts> [<client>] "CMD" "arg" …`.',
+    async run(ctx) {
+      const kv = createKvClient(ctx);
+      const keys = keySpace(ctx, kv);
+      const stream = await openMonitor(ctx, kv);
+      const clients = [0, 1, 2].map((client) => keys.key(`client${client}`));
+      const sent = clients.map((key) => [
+        ['SET', key, 'plain'],
+        ['APPEND', key, 'more'],
+        ['GET', key],
+      ]);
+      await mapLimit(sent, 3, async (commands) => {
+        for (const command of commands) await kv.root(command);
+      });
+      const ours = (events: readonly string[]) => events.filter((event) => event.includes(`${ctx.keyPrefix}client`));
+      const events = ours(await collectUntil(stream, (seen) => ours(seen).length >= 9, 5_000));
+      const started = Date.now() / 1000;
+      const parsed = events.map((event) => {
+        const match = monitorLine.exec(event);
+        const args = match ? quotedArgs(match[3] ?? '') : undefined;
+        if (!match || !args) {
+          throw new CheckFailure(
+            'B.monitor.command-events',
+            `item ${JSON.stringify(event)}`,
+            '<timestamp> [<client>] "CMD" "arg" …',
+          );
+        }
+        return { seconds: Number(match[1]), client: match[2], args: [String(args[0]).toUpperCase(), ...args.slice(1)] };
+      });
+      sent.forEach((commands, client) => {
+        const key = clients[client] as string;
+        const seen = parsed.filter((item) => item.args[1] === key).map((item) => item.args);
+        checkThat(
+          'B.monitor.command-events',
+          JSON.stringify(seen) === JSON.stringify(commands),
+          `client ${client}: ${JSON.stringify(seen)}`,
+          JSON.stringify(commands),
+        );
+      });
+      const skew = Math.max(...parsed.map((item) => Math.abs(item.seconds - started)));
+      ctx.observe(
+        `monitor client tag ${JSON.stringify(parsed[0]?.client)}; timestamps within ${skew.toFixed(1)} s of this clock`,
+      );
+    },
+  },
+  {
+    id: 'kv.streams.subscribe-first-event',
+    rules: ['B.subscribe.subscribe-event'],
+    title: '/subscribe/{channel} starts with subscribe,<channel>,<count>',
+    expect: 'POST /subscribe/ch answers 200, text/event-stream, first data subscribe,ch,<count ≥ 1>.',
+    async run(ctx) {
+      const kv = createKvClient(ctx);
+      const channel = `${ctx.keyPrefix}chan`;
+      const stream = await openSubscription(ctx, kv, channel);
+      const type = String(stream.headers['content-type'] ?? '').split(';')[0];
+      checkThat(
+        'B.subscribe.subscribe-event',
+        type === 'text/event-stream',
+        `content type ${type}`,
+        'text/event-stream',
+      );
+      ctx.observe(`subscribe item: ${JSON.stringify(stream.seen[0]?.replace(channel, '<channel>'))}`);
+    },
+  },
+  {
+    id: 'kv.streams.subscribe-messages',
+    rules: ['B.subscribe.message-events', 'B.publish.result'],
+    title: 'Every published message reaches every subscriber, in order, none lost',
+    expect:
+      '3 concurrent publishers × 20 messages (with commas, spaces, non-ASCII) reach 2 subscribers as message,<ch>,<msg>, each publisher in order.',
+    async run(ctx) {
+      const kv = createKvClient(ctx);
+      const channel = `${ctx.keyPrefix}news`;
+      const rule = 'B.subscribe.message-events';
+      const subscribers = [
+        await openSubscription(ctx, kv, channel, rule),
+        await openSubscription(ctx, kv, channel, rule),
+      ];
+      const publishers = 3;
+      const perPublisher = 20;
+      const message = (publisher: number, index: number) => `p${publisher},m${index}, a comma, ü and spaces`;
+      await mapLimit(
+        Array.from({ length: publishers }, (_, p) => p),
+        publishers,
+        async (publisher) => {
+          for (let index = 0; index < perPublisher; index++) {
+            const res = await kv.raw({ method: 'POST', path: publishPath(channel, message(publisher, index)) });
+            checkResult('B.publish.result', res, subscribers.length, `publish ${publisher}/${index}`);
+          }
+        },
+      );
+      const total = publishers * perPublisher;
+      for (const [which, stream] of subscribers.entries()) {
+        const events = (await collectUntil(stream, (seen) => seen.length >= total + 1, 5_000)).slice(1);
+        const prefix = `message,${channel},`;
+        const bad = events.find((event) => !event.startsWith(prefix));
+        checkThat('B.subscribe.message-events', bad === undefined, `item ${JSON.stringify(bad)}`, `${prefix}<message>`);
+        const payloads = events.map((event) => event.slice(prefix.length));
+        for (let publisher = 0; publisher < publishers; publisher++) {
+          const got = payloads.filter((payload) => payload.startsWith(`p${publisher},`));
+          const want = Array.from({ length: perPublisher }, (_, index) => message(publisher, index));
+          checkThat(
+            'B.subscribe.message-events',
+            JSON.stringify(got) === JSON.stringify(want),
+            `subscriber ${which}, publisher ${publisher}: ${got.length} messages, first ${JSON.stringify(got[0])}`,
+            `${want.length} messages in order, first ${JSON.stringify(want[0])}`,
+          );
+        }
+        checkThat(
+          'B.subscribe.message-events',
+          payloads.length === total,
+          `${payloads.length} messages`,
+          `${total} messages`,
+        );
+      }
+    },
+  },
+  {
+    id: 'kv.streams.publish-result',
+    rules: ['B.publish.result', 'B.subscribe.message-events'],
+    title: '/publish/{channel}/{message} answers the number of receivers',
+    expect: 'Publishing to a channel nobody listens to answers {"result":0}; with one subscriber {"result":1}.',
+    async run(ctx) {
+      const kv = createKvClient(ctx);
+      const channel = `${ctx.keyPrefix}lonely`;
+      checkResult(
+        'B.publish.result',
+        await kv.raw({ method: 'POST', path: publishPath(channel, 'hello') }),
+        0,
+        'no subscriber',
+      );
+      const stream = await openSubscription(ctx, kv, channel, 'B.subscribe.message-events');
+      checkResult(
+        'B.publish.result',
+        await kv.raw({ method: 'POST', path: publishPath(channel, 'hi') }),
+        1,
+        'one subscriber',
+      );
+      const event = await nextEvent(stream);
+      const want = `message,${channel},hi`;
+      checkThat('B.subscribe.message-events', event === want, JSON.stringify(event), want);
+    },
+  },
+]);

@@ -1,0 +1,195 @@
+/**
+ * Checks of key-value responses: small named functions that return what they verified or throw one
+ * CheckFailure(rule, received, expected). Each names the rule it enforces at the call site.
+ */
+import { isDeepStrictEqual } from 'node:util';
+import { CheckFailure, show } from '../../src/conformance/check-failure.ts';
+import { type HttpResponse, headerValue } from '../../src/http/http-client.ts';
+
+/** `status 400 {"error":"…"}`: how a response reads in a received text. */
+export function describe(res: HttpResponse): string {
+  const type = headerValue(res, 'content-type') ?? 'no content type';
+  return `status ${res.status} (${type.split(';')[0]}) ${show(res.body.toString('utf8'), 160)}`;
+}
+
+/** The body parsed as JSON, or undefined when it is not JSON. */
+export function parseJson(res: HttpResponse): unknown {
+  try {
+    return JSON.parse(res.body.toString('utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+export function checkStatus(rule: string, res: HttpResponse, expected: number | readonly number[], context?: string) {
+  const allowed = typeof expected === 'number' ? [expected] : expected;
+  if (!allowed.includes(res.status)) {
+    throw new CheckFailure(rule, describe(res), `status ${allowed.join(' or ')}`, context);
+  }
+}
+
+/** The media type of the Content-Type header, without parameters, lower case. */
+export function mediaType(res: HttpResponse): string | undefined {
+  return headerValue(res, 'content-type')?.split(';')[0]?.trim().toLowerCase();
+}
+
+export function checkContentType(rule: string, res: HttpResponse, expected: string, context?: string) {
+  const type = mediaType(res);
+  if (type !== expected)
+    throw new CheckFailure(rule, `content type ${show(type)}`, `content type ${expected}`, context);
+}
+
+/** A JSON object whose only field is `result`; returns the result. */
+export function checkResultBody(rule: string, res: HttpResponse, context?: string): unknown {
+  const body = parseJson(res);
+  if (!isRecord(body) || !('result' in body) || Object.keys(body).length !== 1) {
+    throw new CheckFailure(rule, describe(res), 'a JSON object with the single field result', context);
+  }
+  return body.result;
+}
+
+/** Status 200 and `{"result": expected}`; returns nothing (use resultOf to read a result). */
+export function checkResult(rule: string, res: HttpResponse, expected: unknown, context?: string) {
+  checkStatus(rule, res, 200, context);
+  const result = checkResultBody(rule, res, context);
+  if (!isDeepStrictEqual(result, expected)) {
+    throw new CheckFailure(rule, `result ${show(result)}`, `result ${show(expected)}`, context);
+  }
+}
+
+/** Status 200 and a result body; returns the result. */
+export function resultOf(rule: string, res: HttpResponse, context?: string): unknown {
+  checkStatus(rule, res, 200, context);
+  return checkResultBody(rule, res, context);
+}
+
+/** A JSON object whose only field is `error`, a string; returns the text. */
+export function checkErrorBody(rule: string, res: HttpResponse, context?: string): string {
+  const body = parseJson(res);
+  if (!isRecord(body) || typeof body.error !== 'string' || Object.keys(body).length !== 1) {
+    throw new CheckFailure(rule, describe(res), 'a JSON object with the single field error, a string', context);
+  }
+  return body.error;
+}
+
+const classToken = /^([A-Z][A-Z0-9_]*)(?: |$)/;
+
+/** The text starts with an error class token (ERR, WRONGTYPE, …), or with `token` when given. */
+export function checkClassToken(rule: string, text: string, token?: string, context?: string): string {
+  const found = classToken.exec(text)?.[1];
+  if (found === undefined || (token !== undefined && found !== token)) {
+    const wanted = token === undefined ? 'a text starting with an error class token (ERR, WRONGTYPE, …)' : token;
+    throw new CheckFailure(rule, `error ${show(text)}`, `${wanted}`, context);
+  }
+  return found;
+}
+
+/** Status (default 400), `{"error": …}` and a class token; returns the text. */
+export function checkError(
+  rule: string,
+  res: HttpResponse,
+  options: { readonly status?: number | readonly number[]; readonly token?: string; readonly context?: string } = {},
+): string {
+  checkStatus(rule, res, options.status ?? 400, options.context);
+  const text = checkErrorBody(rule, res, options.context);
+  checkClassToken(rule, text, options.token, options.context);
+  return text;
+}
+
+/** What the spec allows as a result: null, an integer, a string, or an array of strings and nulls. */
+export function checkResultShape(rule: string, value: unknown, context?: string) {
+  const scalar = value === null || typeof value === 'string' || (typeof value === 'number' && Number.isInteger(value));
+  const flatArray = Array.isArray(value) && value.every((item) => item === null || typeof item === 'string');
+  if (!scalar && !flatArray) {
+    throw new CheckFailure(
+      rule,
+      `result ${show(value)}`,
+      'null, an integer, a string, or an array of strings and nulls',
+      context,
+    );
+  }
+}
+
+/** True when the response is a success: status 200 with a result object. */
+export function isSuccess(res: HttpResponse): boolean {
+  if (res.status !== 200) return false;
+  const body = parseJson(res);
+  return isRecord(body) && 'result' in body;
+}
+
+/** Anything but a success (the spec does not show the status or text of some refusals). */
+export function checkNotSuccess(rule: string, res: HttpResponse, context?: string) {
+  if (isSuccess(res)) throw new CheckFailure(rule, describe(res), 'a refusal (not status 200 with a result)', context);
+}
+
+/** A pipeline or transaction answer: status 200 and a JSON array of result-or-error objects. */
+export function itemsOf(rule: string, res: HttpResponse, count: number, context?: string): ItemBody[] {
+  checkStatus(rule, res, 200, context);
+  const body = parseJson(res);
+  if (!Array.isArray(body) || body.length !== count) {
+    throw new CheckFailure(rule, describe(res), `a JSON array of ${count} result-or-error objects`, context);
+  }
+  return body.map((item, index) => {
+    if (isRecord(item) && Object.keys(item).length === 1 && 'result' in item) return { result: item.result };
+    if (isRecord(item) && Object.keys(item).length === 1 && typeof item.error === 'string')
+      return { error: item.error };
+    throw new CheckFailure(rule, `item ${index + 1} ${show(item)}`, 'a {result} or {error} object', context);
+  });
+}
+
+export type ItemBody = { readonly result: unknown } | { readonly error: string };
+
+/** What an item of a pipeline or transaction should be: a result value, or an error. */
+export type ItemExpectation = { readonly result: unknown } | { readonly error: true; readonly token?: string };
+
+/** Status 200 and one item per expectation, in order. */
+export function checkItems(rule: string, res: HttpResponse, expected: readonly ItemExpectation[], context?: string) {
+  const items = itemsOf(rule, res, expected.length, context);
+  expected.forEach((want, index) => {
+    const got = items[index];
+    const where = `item ${index + 1}`;
+    if ('result' in want) {
+      if (got === undefined || !('result' in got) || !isDeepStrictEqual(got.result, want.result)) {
+        throw new CheckFailure(rule, `${where} ${show(got)}`, `${where} {"result":${show(want.result)}}`, context);
+      }
+    } else if (got === undefined || !('error' in got)) {
+      throw new CheckFailure(rule, `${where} ${show(got)}`, `${where} an {error} object`, context);
+    } else {
+      checkClassToken(rule, got.error, want.token, context ? `${context}, ${where}` : where);
+    }
+  });
+}
+
+/** A discarded transaction: one `{error}` object (not an array); the status is recorded by the caller. */
+export function checkDiscarded(rule: string, res: HttpResponse, context?: string): string {
+  const body = parseJson(res);
+  if (Array.isArray(body)) {
+    throw new CheckFailure(rule, describe(res), 'the whole transaction discarded: a single {error} object', context);
+  }
+  const text = checkErrorBody(rule, res, context);
+  checkClassToken(rule, text, undefined, context);
+  return text;
+}
+
+/** The exact RESP2 bytes, status 200 and application/octet-stream. */
+export function checkResp2(rule: string, res: HttpResponse, expected: Buffer, context?: string) {
+  checkStatus(rule, res, 200, context);
+  checkContentType(rule, res, 'application/octet-stream', context);
+  if (!res.body.equals(expected)) {
+    throw new CheckFailure(rule, `body ${show(res.body)}`, `RESP2 bytes ${show(expected)}`, context);
+  }
+}
+
+/** Fails with `rule` when `actual` is not deep-equal to `expected`. */
+export function checkEqual(rule: string, actual: unknown, expected: unknown, context?: string) {
+  if (!isDeepStrictEqual(actual, expected)) throw new CheckFailure(rule, show(actual), show(expected), context);
+}
+
+/** Fails with `rule` unless `condition`; `received` and `expected` say what was seen and wanted. */
+export function checkThat(rule: string, condition: boolean, received: string, expected: string, context?: string) {
+  if (!condition) throw new CheckFailure(rule, received, expected, context);
+}

@@ -1,0 +1,70 @@
+/**
+ * The event streams of area B (/monitor, /subscribe/{channel}) opened for a case: closed in its
+ * cleanup, every wait bounded, and events collected until a predicate holds or time runs out.
+ */
+import type { CaseContext } from '../../src/conformance/conformance-case.ts';
+import { openSse, type SseStream } from '../../src/http/sse-client.ts';
+import { type Credentials, standard, wireCredentials } from './credentials.ts';
+import { encodeSegment, type KvClient } from './kv-client.ts';
+
+export interface OpenedStream extends SseStream {
+  /** Events taken so far by `collectUntil` and `first`. */
+  readonly seen: string[];
+}
+
+/** Opens `POST {kv}/{path}` as an event stream (Accept: text/event-stream); closed after the case. */
+export async function openKvStream(
+  ctx: CaseContext,
+  kv: KvClient,
+  path: string,
+  credentials?: Credentials,
+): Promise<OpenedStream> {
+  const chosen = credentials ?? standard;
+  const wire = wireCredentials(ctx, chosen);
+  const headers = kv.headers({ credentials: chosen });
+  const stream = await openSse({ url: kv.url(path, wire.query), method: 'POST', headers, openTimeoutMs: 5_000 });
+  ctx.onCleanup(() => stream.close());
+  ctx.signal?.addEventListener('abort', () => stream.close(), { once: true });
+  return Object.assign(stream, { seen: [] as string[] });
+}
+
+export function subscribePath(channel: string): string {
+  return `/subscribe/${encodeSegment(channel)}`;
+}
+
+export function publishPath(channel: string, message: string): string {
+  return `/publish/${encodeSegment(channel)}/${encodeSegment(message)}`;
+}
+
+/**
+ * Takes events until `done(seen)` holds; returns all events taken. Stops at `timeoutMs` overall
+ * (returning what arrived, so the caller's check reports what is missing), never hangs.
+ */
+export async function collectUntil(
+  stream: OpenedStream,
+  done: (seen: readonly string[]) => boolean,
+  timeoutMs = 5_000,
+): Promise<string[]> {
+  const deadline = Date.now() + timeoutMs;
+  while (!done(stream.seen)) {
+    const left = deadline - Date.now();
+    if (left <= 0) break;
+    try {
+      stream.seen.push(await stream.next(left));
+    } catch {
+      break;
+    }
+  }
+  return stream.seen;
+}
+
+/** The next event, or undefined when none arrives within `timeoutMs` (or the stream ended). */
+export async function nextEvent(stream: OpenedStream, timeoutMs = 5_000): Promise<string | undefined> {
+  try {
+    const event = await stream.next(timeoutMs);
+    stream.seen.push(event);
+    return event;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,166 @@
+/**
+ * Runs the cells of the combination matrix for one request form: one read command per cell (HMGET
+ * of a seeded hash, so the answer holds strings and a null), at most 8 requests in flight, each
+ * answer checked against the oracle; silent cells are recorded, grouped by what the target did.
+ */
+import { CheckFailure, isCheckFailure, show } from '../../src/conformance/check-failure.ts';
+import type { CaseContext } from '../../src/conformance/conformance-case.ts';
+import type { HttpResponse } from '../../src/http/http-client.ts';
+import { mapLimit } from './bounded.ts';
+import type { CredentialKind } from './credentials.ts';
+import { keySpace } from './key-space.ts';
+import {
+  checkContentType,
+  checkErrorBody,
+  checkResultBody,
+  checkStatus,
+  describe,
+  itemsOf,
+  mediaType,
+} from './kv-checks.ts';
+import { createKvClient, type KvCallOptions, type KvClient } from './kv-client.ts';
+import { type CellOracle, cellName, cellOracle, type MatrixCell, matrixCells, type RequestForm } from './kv-oracle.ts';
+import { step } from './kv-steps.ts';
+import { resp2 } from './resp2.ts';
+
+const concurrency = 8;
+const invalidFormat = 'xml';
+
+interface Probe {
+  send(kv: KvClient, options: KvCallOptions): Promise<HttpResponse>;
+  /** The reply's strings and nulls, in order. */
+  readonly reply: readonly (string | null)[];
+}
+
+const values = { f1: 'alpha', f2: 'beta', f3: 'gamma' } as const;
+
+/** The read each form sends: an HMGET whose fields say which arguments reached the command. */
+function probeFor(form: RequestForm, key: string): Probe {
+  switch (form) {
+    case 'get-path':
+    case 'head-path':
+    case 'post-path':
+    case 'put-path': {
+      const method =
+        form === 'get-path' ? 'GET' : form === 'head-path' ? 'HEAD' : form === 'post-path' ? 'POST' : 'PUT';
+      return { send: (kv, o) => kv.path(method, ['hmget', key, 'f1', 'nofield'], o), reply: [values.f1, null] };
+    }
+    case 'post-body':
+      // Body `f1` is the last path argument, then the query pair adds `f3 nofield`.
+      return {
+        send: (kv, o) => kv.postBody(['hmget', key], 'f1', [['f3', 'nofield']], o),
+        reply: [values.f1, values.f3, null],
+      };
+    case 'post-root':
+      return { send: (kv, o) => kv.root(['HMGET', key, 'f2', 'nofield'], o), reply: [values.f2, null] };
+    case 'pipeline':
+      return { send: (kv, o) => kv.pipeline([['HMGET', key, 'f3', 'nofield']], o), reply: [values.f3, null] };
+    case 'multi-exec':
+      return { send: (kv, o) => kv.multiExec([['HMGET', key, 'f3', 'nofield']], o), reply: [values.f3, null] };
+  }
+}
+
+function optionsFor(cell: MatrixCell): KvCallOptions {
+  return {
+    credentials: { kind: cell.credentials satisfies CredentialKind },
+    ...(cell.encoding === 'base64' && { encoding: 'base64' }),
+    ...(cell.format === 'json' && { format: 'json' }),
+    ...(cell.format === 'resp2' && { format: 'resp2' }),
+    ...(cell.format === 'invalid' && { format: invalidFormat }),
+  };
+}
+
+function checkCell(oracle: CellOracle, res: HttpResponse, probe: Probe): string | undefined {
+  const { expect } = oracle;
+  switch (expect.kind) {
+    case 'json-result': {
+      checkStatus(oracle.statusRule, res, 200);
+      checkContentType(oracle.contentTypeRule, res, 'application/json');
+      const reply = expect.base64
+        ? probe.reply.map((v) => (v === null ? v : Buffer.from(v).toString('base64')))
+        : probe.reply;
+      const result = expect.items ? resultOfItem(oracle.bodyRule, res) : checkResultBody(oracle.bodyRule, res);
+      if (JSON.stringify(result) !== JSON.stringify(reply)) {
+        throw new CheckFailure(oracle.bodyRule, `result ${show(result)}`, `result ${show(reply)}`);
+      }
+      return undefined;
+    }
+    case 'resp2': {
+      checkStatus(oracle.statusRule, res, 200);
+      checkContentType(oracle.contentTypeRule, res, 'application/octet-stream');
+      const bytes = resp2(probe.reply);
+      if (!res.body.equals(bytes)) throw new CheckFailure(oracle.bodyRule, `body ${show(res.body)}`, `${show(bytes)}`);
+      return undefined;
+    }
+    case 'head-ok':
+      checkStatus(oracle.statusRule, res, 200);
+      return undefined;
+    case 'refused':
+      checkStatus(oracle.statusRule, res, expect.statuses);
+      if (expect.jsonError) checkErrorBody(oracle.bodyRule, res);
+      return expect.statuses.length > 1 ? `401 or 400 not ordered by the spec: status ${res.status}` : undefined;
+    case 'observe':
+      return `${expect.why}: status ${res.status} ${mediaType(res) ?? 'no content type'} ${show(res.body, 60)}`;
+  }
+}
+
+function resultOfItem(rule: string, res: HttpResponse): unknown {
+  const [item] = itemsOf(rule, res, 1);
+  if (item === undefined || !('result' in item)) throw new CheckFailure(rule, show(item), 'a {result} item');
+  return item.result;
+}
+
+/** Runs every cell of `form`; throws the first failure, naming how many cells failed and which rules. */
+export async function runMatrixForm(ctx: CaseContext, form: RequestForm): Promise<void> {
+  const kv = createKvClient(ctx);
+  const key = keySpace(ctx, kv).key('hash');
+  await step(kv, ['HSET', key, 'f1', values.f1, 'f2', values.f2, 'f3', values.f3]);
+  const probe = probeFor(form, key);
+  const hasReadOnly = ctx.target.kv?.readOnlyToken !== undefined;
+  const cells = matrixCells().filter((cell) => cell.form === form && (hasReadOnly || cell.credentials !== 'read-only'));
+  if (!hasReadOnly) ctx.observe('read-only cells not run: the target has no read-only token');
+
+  const outcomes = await mapLimit(cells, concurrency, async (cell) => {
+    const oracle = cellOracle(cell);
+    const res = await probe.send(kv, optionsFor(cell));
+    try {
+      return { cell, note: checkCell(oracle, res, probe) };
+    } catch (error) {
+      if (!isCheckFailure(error)) throw error;
+      return { cell, failure: error, res };
+    }
+  });
+
+  const notes = new Map<string, string[]>();
+  for (const outcome of outcomes) {
+    if (outcome.note === undefined) continue;
+    const cells = notes.get(outcome.note) ?? [];
+    cells.push(cellName(outcome.cell).replace(`${form} `, ''));
+    notes.set(outcome.note, cells);
+  }
+  for (const [note, cellNames] of notes) {
+    ctx.observe(
+      `${form}: ${note} (${cellNames.length} cells: ${cellNames.slice(0, 3).join('; ')}${cellNames.length > 3 ? '; …' : ''})`,
+    );
+  }
+
+  const failures = outcomes.filter((outcome) => outcome.failure !== undefined);
+  const first = failures[0];
+  if (first?.failure) {
+    const rules = [...new Set(failures.map((outcome) => outcome.failure?.rule))].join(', ');
+    const context = `${failures.length}/${cells.length} cells failed (rules ${rules}); first: ${cellName(first.cell)}`;
+    throw new CheckFailure(
+      first.failure.rule,
+      `${first.failure.received} [${describe(first.res as HttpResponse)}]`,
+      first.failure.expected,
+      context,
+    );
+  }
+}
+
+/** The rules the cells of one form check, for the case's `rules`. */
+export function matrixFormRules(form: RequestForm): string[] {
+  const rules = new Set<string>();
+  for (const cell of matrixCells()) if (cell.form === form) for (const rule of cellOracle(cell).rules) rules.add(rule);
+  return [...rules].sort();
+}

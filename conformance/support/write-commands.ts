@@ -1,0 +1,100 @@
+/**
+ * The write commands a target reports through its own `COMMAND` (flag `write`), each turned into a
+ * minimal invocation from its arity and key positions, every key under the case prefix. Commands
+ * without a key argument (FLUSHALL, SWAPDB, FUNCTION …) and those that reach outside the database
+ * (MIGRATE, MOVE) are never sent: a run against a shared target must stay harmless.
+ */
+
+export interface WriteInvocation {
+  /** `SET`, or `XGROUP CREATE` for a subcommand. */
+  readonly name: string;
+  readonly blocking: boolean;
+  /** The invocation for a key namer: command name first, keys from `key(i)`, other arguments "1". */
+  build(key: (index: number) => string): string[];
+}
+
+export interface WriteCatalog {
+  readonly invocations: readonly WriteInvocation[];
+  /** Write commands not sent, with why. */
+  readonly skipped: readonly string[];
+}
+
+/** Key-bearing write commands that act outside the database or connection and are never sent. */
+const neverSent = new Set(['migrate', 'move', 'restore-asking']);
+
+interface Entry {
+  readonly name: string;
+  readonly arity: number;
+  readonly flags: readonly string[];
+  readonly firstKey: number;
+  readonly lastKey: number;
+  readonly step: number;
+  readonly subcommands: readonly Entry[];
+}
+
+function parseEntry(item: unknown): Entry | undefined {
+  if (!Array.isArray(item) || item.length < 6) return undefined;
+  const [name, arity, flags, firstKey, lastKey, step] = item as unknown[];
+  if (typeof name !== 'string' || typeof arity !== 'number' || !Array.isArray(flags)) return undefined;
+  const subcommands = Array.isArray(item[9]) ? item[9].map(parseEntry).filter((e): e is Entry => e !== undefined) : [];
+  return {
+    name: name.toLowerCase(),
+    arity,
+    flags: flags.map((flag) => String(flag).toLowerCase()),
+    firstKey: Number(firstKey),
+    lastKey: Number(lastKey),
+    step: Number(step),
+    subcommands,
+  };
+}
+
+function invocation(entry: Entry): WriteInvocation {
+  const words = entry.name.split('|').map((word) => word.toUpperCase());
+  const length = Math.abs(entry.arity);
+  return {
+    name: words.join(' '),
+    blocking: entry.flags.includes('blocking'),
+    build(key) {
+      const args = Array.from({ length }, (_, index) => words[index] ?? '1');
+      const last = entry.lastKey < 0 ? length + entry.lastKey : entry.lastKey;
+      let count = 0;
+      for (let at = entry.firstKey; at >= 1 && at <= last && at < length; at += Math.max(1, entry.step)) {
+        args[at] = key(count++);
+      }
+      return args;
+    },
+  };
+}
+
+/** The write commands of a `COMMAND` reply (a JSON array of command entries). */
+export function writeCatalog(reply: unknown): WriteCatalog {
+  const invocations: WriteInvocation[] = [];
+  const skipped: string[] = [];
+  const entries = Array.isArray(reply) ? reply.map(parseEntry).filter((e): e is Entry => e !== undefined) : [];
+  const consider = (entry: Entry) => {
+    if (!entry.flags.includes('write')) return;
+    if (neverSent.has(entry.name)) skipped.push(`${entry.name} (acts outside the database)`);
+    else if (entry.firstKey < 1) skipped.push(`${entry.name} (no key argument)`);
+    else invocations.push(invocation(entry));
+  };
+  for (const entry of entries) {
+    if (entry.subcommands.length > 0) entry.subcommands.forEach(consider);
+    else consider(entry);
+  }
+  return { invocations, skipped };
+}
+
+/** Used when the target does not answer `COMMAND`: writes of every data type, all with a key. */
+export const fallbackWrites: readonly string[][] = [
+  ['SET', '{k}', '1'],
+  ['DEL', '{k}'],
+  ['INCR', '{k}'],
+  ['APPEND', '{k}', '1'],
+  ['LPUSH', '{k}', '1'],
+  ['HSET', '{k}', '1', '1'],
+  ['SADD', '{k}', '1'],
+  ['ZADD', '{k}', '1', '1'],
+  ['SETBIT', '{k}', '1', '1'],
+  ['EXPIRE', '{k}', '100'],
+  ['XADD', '{k}', '*', '1', '1'],
+];

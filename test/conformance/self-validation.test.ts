@@ -1,0 +1,124 @@
+/**
+ * Self-validation of the key-value suite (issue 3): the reference without faults passes every MUST
+ * case, and for every area-B fault switch a run with that switch on reports a failing case linked to
+ * the rule the switch breaks. The share caught is the suite's mutation score; it must be 100%.
+ * Each run is the CLI as a user runs it, filtered to one rule, two at a time.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { mapLimit } from '../../conformance/support/bounded.ts';
+import type { FaultSwitch } from '../../src/reference/fault-registry.ts';
+import { allFaults } from '../../src/reference/faults.ts';
+
+const root = new URL('../../', import.meta.url).pathname;
+const bin = join(root, 'bin/svc-harness.js');
+const runTimeoutMs = 90_000;
+
+interface ReportCase {
+  readonly id: string;
+  readonly rules: readonly string[];
+  readonly verdict: { readonly kind: string; readonly reason?: string; readonly rule?: string };
+}
+
+interface RunResult {
+  readonly exitCode: number | null;
+  readonly output: string;
+  readonly cases: readonly ReportCase[];
+}
+
+/** Runs `svc-harness conformance --area kv …` against the embedded reference; reads report.json. */
+async function runConformance(dir: string, args: readonly string[]): Promise<RunResult> {
+  const reportDir = await mkdtemp(join(dir, 'run-'));
+  const child = spawn(process.execPath, [bin, 'conformance', '--area', 'kv', '--report-dir', reportDir, ...args], {
+    cwd: root,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    timeout: runTimeoutMs,
+  });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  child.stderr.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  const exitCode = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  let cases: ReportCase[] = [];
+  try {
+    const report = JSON.parse(await readFile(join(reportDir, 'report.json'), 'utf8')) as {
+      targets: { cases: ReportCase[] }[];
+    };
+    cases = report.targets.flatMap((target) => target.cases);
+  } catch {
+    // No report: the output says why, and the assertions below show it.
+  }
+  return { exitCode, output, cases };
+}
+
+/** A fault is caught when some case naming the fault's rule fails. */
+function caughtBy(run: RunResult, fault: FaultSwitch): ReportCase[] {
+  return run.cases.filter((item) => item.verdict.kind === 'fail' && item.rules.includes(fault.rule));
+}
+
+const kvFaults = allFaults.filter((fault) => fault.area === 'kv');
+const mustFailKinds = new Set(['fail', 'error', 'stale']);
+let dir = '';
+let clean: RunResult;
+let revokeAlone: RunResult;
+const faultRuns = new Map<string, RunResult>();
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'svc-self-validation-'));
+  clean = await runConformance(dir, []);
+  // The revocation case runs only when its rule is selected alone (it revokes the run's tokens).
+  revokeAlone = await runConformance(dir, ['--rules', 'B.auth.password-reset-revokes']);
+  const runs = await mapLimit(kvFaults, 2, (fault) =>
+    runConformance(dir, ['--fault', fault.name, '--rules', fault.rule]),
+  );
+  for (const [index, fault] of kvFaults.entries()) faultRuns.set(fault.name, runs[index] as RunResult);
+  const caught = kvFaults.filter((fault) => caughtBy(faultRuns.get(fault.name) as RunResult, fault).length > 0);
+  const lines = kvFaults.map((fault) => {
+    const cases = caughtBy(faultRuns.get(fault.name) as RunResult, fault).map((item) => item.id);
+    return `  ${cases.length > 0 ? 'caught' : 'MISSED'} ${fault.name} [${fault.rule}]${cases.length > 0 ? ` by ${cases.join(', ')}` : ''}`;
+  });
+  const percent = kvFaults.length === 0 ? 0 : Math.round((caught.length / kvFaults.length) * 1000) / 10;
+  process.stdout.write(
+    `${lines.join('\n')}\nmutation score: caught ${caught.length}/${kvFaults.length} fault switches (${percent}%)\n`,
+  );
+}, 600_000);
+
+afterAll(async () => {
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+describe('the key-value suite against the reference without faults', () => {
+  test('passes: exit code 0 and no MUST case fails', () => {
+    const failing = clean.cases.filter((item) => mustFailKinds.has(item.verdict.kind));
+    expect(failing.map((item) => `${item.id}: ${item.verdict.reason}`)).toEqual([]);
+    expect(clean.cases.length).toBeGreaterThan(50);
+    expect(clean.exitCode, clean.output.slice(-2000)).toBe(0);
+  });
+
+  test('runs the revocation case alone and passes it', () => {
+    const revoke = revokeAlone.cases.find((item) => item.id === 'kv.acl.password-reset-revokes');
+    expect(revoke?.verdict.kind, revokeAlone.output.slice(-1000)).toBe('pass');
+    expect(revokeAlone.exitCode).toBe(0);
+  });
+});
+
+describe('every area-B fault switch is caught (mutation score 100%)', () => {
+  test('there are area-B fault switches', () => {
+    expect(kvFaults.length).toBeGreaterThan(0);
+  });
+
+  test.each(kvFaults.map((fault) => [fault.name, fault] as const))('%s', (_name, fault) => {
+    const run = faultRuns.get(fault.name) as RunResult;
+    const failing = run.cases.filter((item) => item.verdict.kind === 'fail');
+    expect(
+      caughtBy(run, fault).map((item) => item.id),
+      `no failing case names ${fault.rule}; failing: ${failing.map((item) => item.id).join(', ') || 'none'}\n${run.output.slice(-1500)}`,
+    ).not.toEqual([]);
+  });
+});

@@ -1,0 +1,73 @@
+import { describe, expect, test } from 'vitest';
+import {
+  checkClassToken,
+  checkDiscarded,
+  checkError,
+  checkItems,
+  checkNotSuccess,
+  checkResult,
+  checkResultShape,
+} from '../../../conformance/support/kv-checks.ts';
+import { CheckFailure } from '../../../src/conformance/check-failure.ts';
+import type { HttpResponse } from '../../../src/http/http-client.ts';
+
+/** A response as the HTTP client returns it (data, not a stand-in for a server). */
+function response(status: number, body: unknown, type = 'application/json'): HttpResponse {
+  const text = typeof body === 'string' ? body : JSON.stringify(body);
+  return { status, headers: { 'content-type': type }, body: Buffer.from(text), elapsedMs: 1 };
+}
+
+function failureOf(fn: () => unknown): CheckFailure {
+  try {
+    fn();
+  } catch (error) {
+    if (error instanceof CheckFailure) return error;
+    throw error;
+  }
+  throw new Error('the check did not fail');
+}
+
+describe('key-value checks', () => {
+  test('checkResult wants status 200 and exactly {result}', () => {
+    checkResult('R', response(200, { result: ['a', null] }), ['a', null]);
+    expect(failureOf(() => checkResult('R', response(201, { result: 1 }), 1)).rule).toBe('R');
+    expect(failureOf(() => checkResult('R', response(200, { data: 1 }), 1)).expected).toContain('single field result');
+    expect(failureOf(() => checkResult('R', response(200, { result: 1, extra: 2 }), 1)).rule).toBe('R');
+    expect(failureOf(() => checkResult('R', response(200, { result: '1' }), 1)).received).toBe('result "1"');
+  });
+
+  test('checkError wants the status, exactly {error} and a class token', () => {
+    expect(checkError('E', response(400, { error: 'ERR wrong' }), { token: 'ERR' })).toBe('ERR wrong');
+    expect(failureOf(() => checkError('E', response(400, { error: 'wrong' }))).rule).toBe('E');
+    expect(failureOf(() => checkError('E', response(400, { error: 'WRONGTYPE x' }), { token: 'ERR' })).rule).toBe('E');
+    expect(failureOf(() => checkError('E', response(200, { error: 'ERR x' }))).expected).toBe('status 400');
+    expect(failureOf(() => checkError('E', response(400, { error: 'ERR x', code: 1 }))).rule).toBe('E');
+  });
+
+  test('class tokens are upper-case words at the start', () => {
+    expect(checkClassToken('C', 'NOPERM no')).toBe('NOPERM');
+    expect(checkClassToken('C', 'EXECABORT')).toBe('EXECABORT');
+    expect(() => checkClassToken('C', 'Command not available')).toThrow(CheckFailure);
+  });
+
+  test('result shapes: null, integer, string, flat array of strings and nulls', () => {
+    for (const value of [null, 1, 'x', ['a', null], []]) checkResultShape('S', value);
+    for (const value of [1.5, true, { a: 1 }, [1], [['a']]])
+      expect(() => checkResultShape('S', value)).toThrow(CheckFailure);
+  });
+
+  test('items, discards and refusals', () => {
+    checkItems('I', response(200, [{ result: 'OK' }, { error: 'ERR x' }]), [
+      { result: 'OK' },
+      { error: true, token: 'ERR' },
+    ]);
+    expect(
+      failureOf(() => checkItems('I', response(200, [{ result: 'OK' }]), [{ result: 'OK' }, { result: 1 }])).rule,
+    ).toBe('I');
+    checkDiscarded('D', response(400, { error: 'EXECABORT discarded' }));
+    expect(failureOf(() => checkDiscarded('D', response(200, [{ result: 'OK' }, { error: 'ERR x' }]))).rule).toBe('D');
+    checkNotSuccess('N', response(400, { error: 'NOPERM' }));
+    checkNotSuccess('N', response(200, { error: 'NOPERM' }));
+    expect(failureOf(() => checkNotSuccess('N', response(200, { result: 0 }))).rule).toBe('N');
+  });
+});
