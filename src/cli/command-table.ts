@@ -48,19 +48,31 @@ export const commandTable = {
   conformance: {
     summary: 'Run the conformance suites against targets (default: the embedded reference service)',
     options: {
-      target: { type: 'string', multiple: true, description: 'Target file (repeatable); default: start the reference' },
+      target: {
+        type: 'string',
+        multiple: true,
+        description: 'Target file; several give one report with a section each',
+        default: 'start the embedded reference',
+      },
       area: {
         type: 'string',
         description: 'Comma-separated areas to run: kv, messaging, management',
         default: 'every area the target has',
       },
-      rules: { type: 'string', description: 'Only cases of rules matching this glob, e.g. "B.multi-exec.*"' },
-      'report-dir': { type: 'string', description: 'Where reports go', default: 'reports/<timestamp>/' },
-      expectations: { type: 'string', description: 'Expectations file: known failures with reason and expiry' },
+      rules: { type: 'string', description: 'Only cases naming a rule that matches this glob, e.g. "B.multi-exec.*"' },
+      'report-dir': {
+        type: 'string',
+        description: 'Where report.json, junit.xml and summary.md go',
+        default: 'reports/<timestamp>/',
+      },
+      expectations: {
+        type: 'string',
+        description: 'Expectations file: known failures with reason and optional expiry',
+      },
       fault: {
         type: 'string',
         multiple: true,
-        description: 'With the embedded reference only: turn on a fault switch (to see the suite catch it)',
+        description: 'Turn on a fault switch of the embedded reference (not with --target), to see the suite catch it',
       },
     },
     load: () => import('./commands/conformance.ts'),
@@ -68,8 +80,8 @@ export const commandTable = {
   rules: {
     summary: 'List the rule catalog with each rule’s level, spec section and covering cases',
     options: {
-      area: { type: 'string', description: 'Only this area: kv, messaging, management' },
-      json: { type: 'boolean', description: 'Print JSON instead of a table' },
+      area: { type: 'string', description: 'Only these areas, comma-separated: kv, messaging, management' },
+      json: { type: 'boolean', description: 'Print JSON instead of text' },
     },
     load: () => import('./commands/rules.ts'),
   },

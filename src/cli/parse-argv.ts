@@ -42,7 +42,8 @@ export function parseArgv(argv: readonly string[]): ParsedArgv {
   try {
     parsed = parseArgs({ args: [...rest], options, allowPositionals: false, strict: true });
   } catch (error) {
-    throw harnessError('SVC_USAGE', `${first}: ${(error as Error).message.split('\n')[0]}`);
+    // node:util's messages may span lines ("ambiguous … use '--x=-1'"); the hint is worth keeping, on one line.
+    throw harnessError('SVC_USAGE', `${first}: ${(error as Error).message.replace(/\s*\n\s*/g, ' ')}`);
   }
   const values: Record<string, ParsedValue> = {};
   for (const [name, raw] of Object.entries(parsed.values)) {
@@ -65,4 +66,24 @@ function toNumber(command: string, name: string, raw: unknown): number | number[
     return value;
   };
   return Array.isArray(raw) ? raw.map(one) : one(raw);
+}
+
+/** `--area kv,messaging` → ['kv', 'messaging']; an unknown area is one usage line. */
+export function parseAreaList<const T extends string>(
+  command: string,
+  raw: string | undefined,
+  known: readonly T[],
+): T[] | undefined {
+  if (raw === undefined) return undefined;
+  const areas = raw
+    .split(',')
+    .map((part) => part.trim())
+    .filter((part) => part.length > 0);
+  if (areas.length === 0) throw harnessError('SVC_USAGE', `${command}: --area needs at least one area`);
+  for (const area of areas) {
+    if (!(known as readonly string[]).includes(area)) {
+      throw harnessError('SVC_USAGE', `${command}: unknown area "${area}" (areas: ${known.join(', ')})`);
+    }
+  }
+  return [...new Set(areas)] as T[];
 }

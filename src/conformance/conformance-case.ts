@@ -33,6 +33,11 @@ export interface CaseContext {
   skip(reason: string): never;
   /** Registers cleanup (keys to delete, streams to close); runs after the case, pass or fail. */
   onCleanup(fn: () => Promise<void> | void): void;
+  /**
+   * Aborted when the case runs out of time (its budget is a little under the vitest test timeout):
+   * pass it to long waits (event streams, polling) so a stalled case ends and its cleanup still runs.
+   */
+  readonly signal?: AbortSignal;
 }
 
 /** Identity function for types, after vitest's defineConfig. */

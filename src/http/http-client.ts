@@ -75,6 +75,8 @@ function errorCode(error: unknown): string | undefined {
   for (let depth = 0; depth < 4 && current instanceof Error; depth++) {
     const code = (current as NodeJS.ErrnoException).code;
     if (current.name === 'TimeoutError') return 'TimeoutError';
+    // undici's parser error may carry no code: its name is what says "this was not HTTP".
+    if (current.name === 'HTTPParserError') return (current as NodeJS.ErrnoException).code ?? 'HPE_INVALID_CONSTANT';
     if (typeof code === 'string' && code !== 'UND_ERR_ABORTED') return code;
     current = current.cause;
   }

@@ -1,4 +1,5 @@
 /** Reads a target from a file or from the SVC_* environment, and validates it before any run starts. */
+import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { Ajv } from 'ajv';
 import { harnessError } from '../errors.ts';
@@ -26,14 +27,34 @@ export async function loadTargetFile(path: string): Promise<Target> {
   try {
     text = await readFile(path, 'utf8');
   } catch (error) {
-    const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : 'cannot be read';
-    throw harnessError('SVC_CONFIG', `target file ${path}: ${reason}`);
+    throw unreadable(path, error);
   }
+  return parseTargetText(text, path);
+}
+
+/** The same, synchronously: a suite file resolves its target while vitest collects it. */
+export function loadTargetFileSync(path: string): Target {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw unreadable(path, error);
+  }
+  return parseTargetText(text, path);
+}
+
+function unreadable(path: string, error: unknown) {
+  const code = (error as NodeJS.ErrnoException).code;
+  const reason = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : 'cannot be read';
+  return harnessError('SVC_CONFIG', `target file ${path}: ${reason}`);
+}
+
+function parseTargetText(text: string, path: string): Target {
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch (error) {
-    throw harnessError('SVC_CONFIG', `target file ${path}: not JSON (${(error as Error).message})`);
+    throw harnessError('SVC_CONFIG', `target file ${path}: not JSON (${(error as Error).message.split('\n')[0]})`);
   }
   return parseTarget(parsed, `file ${path}`);
 }

@@ -2,7 +2,8 @@
  * The reference's admin endpoint, for what the spec shows no API for. A separate server on its own
  * port, behind its own Bearer token (`target.admin`); JSON in and out, errors as `{error}`:
  *
- *   POST /reset-password      → {token, readOnlyToken}: new REST tokens; the old two stop working
+ *   POST /reset-password      {token?, readOnlyToken?} → {token, readOnlyToken}: new REST tokens (random,
+ *                             or the ones given, so a suite can restore the originals); the old two stop working
  *   POST /acl-users           {username, password, rules?} → {username, rules}; ACL SETUSER … reset on
  *                             >password rules (default rules: every key, channel and command)
  *   GET  /limits              → {maxRequestBytes, dailyRequestLimit, dailyRequestsUsed}
@@ -44,7 +45,13 @@ export async function adminPlugin(app: FastifyInstance, options: AdminPluginOpti
   });
 
   // Resetting the database password revokes the Standard and Read Only tokens and issues new ones.
-  app.post('/reset-password', async () => tokens.resetPassword());
+  app.post('/reset-password', async (request) => {
+    const body = request.body === undefined ? {} : objectBody(request.body);
+    const token = body.token === undefined ? undefined : requiredString(body.token, 'token');
+    const readOnlyToken = body.readOnlyToken === undefined ? undefined : requiredString(body.readOnlyToken, 'readOnlyToken');
+    if (token !== undefined && token === readOnlyToken) throw new AdminInputError('token and readOnlyToken must differ');
+    return tokens.resetPassword({ ...(token && { token }), ...(readOnlyToken && { readOnlyToken }) });
+  });
 
   // Creates (or replaces) an ACL user in the backing Redis; `ACL RESTTOKEN` then gives its REST token.
   app.post('/acl-users', async (request) => {

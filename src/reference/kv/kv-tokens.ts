@@ -46,13 +46,16 @@ export class KvTokens {
     return this.#acl.get(token) ?? this.#retired.get(token);
   }
 
-  /** Spec "Authentication" 2: resetting the database password revokes both tokens. */
-  resetPassword(): DatabaseTokens {
+  /**
+   * Spec "Authentication" 2: resetting the database password revokes both tokens. `next` names the
+   * tokens to issue instead of random ones, so a suite can put a shared target's tokens back afterwards.
+   */
+  resetPassword(next: Partial<DatabaseTokens> = {}): DatabaseTokens {
     if (this.#keepRetired) {
       this.#retired.set(this.#current.token, { kind: 'standard' });
       this.#retired.set(this.#current.readOnlyToken, { kind: 'readonly' });
     }
-    this.#current = { token: newToken(), readOnlyToken: newToken() };
+    this.#current = { token: next.token ?? newToken(), readOnlyToken: next.readOnlyToken ?? newToken() };
     return this.#current;
   }
 

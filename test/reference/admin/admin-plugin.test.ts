@@ -39,6 +39,18 @@ describe('admin endpoint', () => {
     expect((await call(ref, '/ping', { token: issued.readOnlyToken })).status).toBe(200);
   });
 
+  it('resets to given tokens, so a suite can restore the originals', async () => {
+    const before = { ...ref.target.kv! };
+    await admin(ref, 'POST', '/reset-password');
+    const restored = await admin(ref, 'POST', '/reset-password', {
+      token: before.token,
+      readOnlyToken: before.readOnlyToken,
+    });
+    expect(restored.json).toEqual({ token: before.token, readOnlyToken: before.readOnlyToken });
+    expect((await call(ref, '/ping', { token: before.token })).status).toBe(200);
+    expect((await admin(ref, 'POST', '/reset-password', { token: 'same', readOnlyToken: 'same' })).status).toBe(400);
+  });
+
   it('creates an ACL user whose RESTTOKEN carries its rules', async () => {
     const username = uniqueKey('user').replace(':', '-');
     const created = await admin(ref, 'POST', '/acl-users', { username, password: 'pw-1', rules: ['~mine:*', '+get'] });

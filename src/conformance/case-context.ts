@@ -1,0 +1,84 @@
+/**
+ * The context one case runs with: its target, a key prefix unique per run and case, observations,
+ * skips and cleanups. Built by register-cases; tests and other runners may build one too.
+ */
+import { randomBytes } from 'node:crypto';
+import { getDialect } from '../target/dialects.ts';
+import type { Target } from '../target/target.ts';
+import { CaseSkipped } from './check-failure.ts';
+import type { Capability, CaseContext } from './conformance-case.ts';
+
+/** The run id from SVC_RUN_ID, else one random id per process. */
+export const runId: string = process.env.SVC_RUN_ID?.trim() || randomBytes(4).toString('hex');
+
+/** Every key a case writes starts with this: `svch:<runId>:<caseId>:`. */
+export function keyPrefixFor(caseId: string, run: string = runId): string {
+  return `svch:${run}:${caseId}:`;
+}
+
+/** The reason a target cannot serve a case's needs, or undefined when it can. */
+export function missingCapability(target: Target, needs: readonly Capability[] = []): string | undefined {
+  for (const need of needs) {
+    if (need === 'kv.readOnlyToken' && !target.kv?.readOnlyToken) {
+      return 'the target has no read-only token (kv.readOnlyToken).';
+    }
+    if (need === 'admin' && !target.admin) return 'the target has no admin hook (admin), so this cannot be arranged.';
+  }
+  return undefined;
+}
+
+export interface CaseRecorder {
+  readonly context: CaseContext;
+  readonly notes: string[];
+  /** Runs the cleanups, last registered first; returns a note per cleanup that failed. */
+  cleanup(timeoutMs: number): Promise<string[]>;
+}
+
+export function createCaseContext(options: {
+  readonly target: Target;
+  readonly caseId: string;
+  readonly signal?: AbortSignal;
+  readonly runId?: string;
+}): CaseRecorder {
+  const notes: string[] = [];
+  const cleanups: Array<() => Promise<void> | void> = [];
+  const context: CaseContext = {
+    target: options.target,
+    dialect: getDialect(options.target.dialect),
+    keyPrefix: keyPrefixFor(options.caseId, options.runId),
+    observe: (note) => {
+      notes.push(note);
+    },
+    skip: (reason) => {
+      throw new CaseSkipped(reason);
+    },
+    onCleanup: (fn) => {
+      cleanups.push(fn);
+    },
+    ...(options.signal && { signal: options.signal }),
+  };
+  return {
+    context,
+    notes,
+    async cleanup(timeoutMs) {
+      const failures: string[] = [];
+      for (const fn of cleanups.splice(0).reverse()) {
+        try {
+          await withTimeout(Promise.resolve().then(fn), timeoutMs, `cleanup did not end within ${timeoutMs} ms`);
+        } catch (error) {
+          failures.push(`cleanup failed: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
+        }
+      }
+      return failures;
+    },
+  };
+}
+
+/** Resolves or rejects with the promise, or rejects with `onTimeout` once `ms` pass. */
+export function withTimeout<T>(promise: Promise<T>, ms: number, message: string, onTimeout?: () => Error): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(onTimeout ? onTimeout() : new Error(message)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}

@@ -1,0 +1,100 @@
+import { describe, expect, test } from 'vitest';
+import { parseAreaList, parseArgv } from '../../src/cli/parse-argv.ts';
+import { isHarnessError } from '../../src/errors.ts';
+
+function usageError(run: () => unknown): string {
+  try {
+    run();
+  } catch (error) {
+    expect(isHarnessError(error) && error.code).toBe('SVC_USAGE');
+    return (error as Error).message;
+  }
+  throw new Error('expected a usage error');
+}
+
+describe('parseArgv', () => {
+  test('no arguments, help and --help give help', () => {
+    expect(parseArgv([])).toEqual({ kind: 'help' });
+    expect(parseArgv(['--help'])).toEqual({ kind: 'help' });
+    expect(parseArgv(['help', 'conformance'])).toEqual({ kind: 'help', command: 'conformance' });
+    expect(parseArgv(['rules', '--json', '-h'])).toEqual({ kind: 'help', command: 'rules' });
+  });
+
+  test('--version', () => {
+    expect(parseArgv(['--version'])).toEqual({ kind: 'version' });
+  });
+
+  test('conformance flags: repeatable --target and --fault, strings', () => {
+    const parsed = parseArgv([
+      'conformance',
+      '--target',
+      'a.json',
+      '--target=b.json',
+      '--area',
+      'kv',
+      '--rules',
+      'B.multi-exec.*',
+      '--report-dir',
+      'out',
+      '--expectations',
+      'e.json',
+    ]);
+    expect(parsed).toEqual({
+      kind: 'run',
+      command: 'conformance',
+      values: {
+        target: ['a.json', 'b.json'],
+        area: 'kv',
+        rules: 'B.multi-exec.*',
+        'report-dir': 'out',
+        expectations: 'e.json',
+      },
+    });
+    expect(parseArgv(['conformance', '--fault', 'x', '--fault', 'y'])).toMatchObject({ values: { fault: ['x', 'y'] } });
+  });
+
+  test('rules flags', () => {
+    expect(parseArgv(['rules', '--area', 'kv', '--json'])).toEqual({
+      kind: 'run',
+      command: 'rules',
+      values: { area: 'kv', json: true },
+    });
+  });
+
+  test('numbers are parsed and checked', () => {
+    expect(parseArgv(['serve', '--kv-port', '8080'])).toMatchObject({ values: { 'kv-port': 8080 } });
+    expect(usageError(() => parseArgv(['serve', '--kv-port', 'x']))).toBe(
+      'serve: --kv-port needs a non-negative number, got "x"',
+    );
+    expect(usageError(() => parseArgv(['serve', '--kv-port=-1']))).toContain('non-negative');
+    expect(usageError(() => parseArgv(['serve', '--kv-port', '-1']))).toContain("use '--kv-port=-XYZ'");
+  });
+
+  test('unknown commands, unknown flags, missing values and positionals are one usage line', () => {
+    expect(usageError(() => parseArgv(['nope']))).toBe('unknown command "nope" (commands: serve, conformance, rules)');
+    for (const argv of [
+      ['conformance', '--bogus'],
+      ['conformance', '--target'],
+      ['rules', 'extra'],
+      ['rules', '--json=1'],
+    ]) {
+      const message = usageError(() => parseArgv(argv));
+      expect(message).not.toContain('\n');
+      expect(message.startsWith(`${argv[0]}: `)).toBe(true);
+    }
+  });
+});
+
+describe('parseAreaList', () => {
+  const areas = ['kv', 'messaging', 'management'] as const;
+  test('splits on commas, trims, dedupes', () => {
+    expect(parseAreaList('c', 'kv, messaging,kv', areas)).toEqual(['kv', 'messaging']);
+    expect(parseAreaList('c', undefined, areas)).toBeUndefined();
+  });
+  test('an unknown or empty area is a usage error', () => {
+    expect(usageError(() => parseAreaList('conformance', 'kv,queues', areas))).toBe(
+      'conformance: unknown area "queues" (areas: kv, messaging, management)',
+    );
+    expect(usageError(() => parseAreaList('rules', ',', areas))).toBe('rules: --area needs at least one area');
+  });
+});

@@ -1,0 +1,67 @@
+import { createServer, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { openSse } from '../../src/http/sse-client.ts';
+import { refusedUrl } from '../conformance-engine/fixtures/bad-servers.ts';
+
+const streams = new Set<ServerResponse>();
+const server = createServer((req, res) => {
+  if (req.url === '/stall') return;
+  res.writeHead(200, { 'content-type': 'text/event-stream' });
+  streams.add(res);
+  res.on('close', () => streams.delete(res));
+  res.write('data: OK\n\n');
+  if (req.url === '/two') res.write('data: subscribe,ch,1\n\ndata: message,ch,hi\n\n');
+  if (req.url === '/end') res.end('data: last\n\n');
+});
+let url: string;
+
+beforeAll(async () => {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+});
+
+describe('openSse', () => {
+  test('delivers data items in order', async () => {
+    const stream = await openSse({ url: `${url}/two` });
+    expect(stream.status).toBe(200);
+    expect(await stream.next()).toBe('OK');
+    expect(await stream.next()).toBe('subscribe,ch,1');
+    expect(await stream.next()).toBe('message,ch,hi');
+    stream.close();
+  });
+
+  test('waiting for an event that never comes times out', async () => {
+    const stream = await openSse({ url: `${url}/one` });
+    expect(await stream.next()).toBe('OK');
+    await expect(stream.next(100)).rejects.toThrow('no event within 100 ms');
+    stream.close();
+  });
+
+  test('a stream that ends rejects the next wait', async () => {
+    const stream = await openSse({ url: `${url}/end` });
+    expect(await stream.next()).toBe('OK');
+    expect(await stream.next()).toBe('last');
+    await expect(stream.next(1_000)).rejects.toThrow('event stream ended');
+  });
+
+  test('opening a stalled or refused stream is one coded line', async () => {
+    await expect(openSse({ url: `${url}/stall`, openTimeoutMs: 200 })).rejects.toMatchObject({
+      code: 'SVC_TARGET_UNREACHABLE',
+    });
+    await expect(openSse({ url: await refusedUrl() })).rejects.toMatchObject({ code: 'SVC_TARGET_UNREACHABLE' });
+  });
+
+  test('close ends waiting and the server sees the stream go', async () => {
+    const stream = await openSse({ url: `${url}/one` });
+    expect(await stream.next()).toBe('OK');
+    stream.close();
+    await expect(stream.next(500)).rejects.toThrow();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(streams.size).toBe(0);
+  });
+});

@@ -1,0 +1,26 @@
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, test } from 'vitest';
+import { createRedactor } from '../../src/report/redact.ts';
+import { reportFiles, writeReports } from '../../src/report/write-reports.ts';
+import { sampleCatalog, sampleRun } from './sample-run.ts';
+
+describe('writeReports', () => {
+  const dirs: string[] = [];
+  afterAll(() => Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true }))));
+
+  test('creates the folder and writes the three files, redacted', async () => {
+    const base = await mkdtemp(join(tmpdir(), 'svc-reports-'));
+    dirs.push(base);
+    const dir = join(base, 'nested', 'run');
+    const secret = 'Unauthorized';
+    await writeReports(sampleRun, sampleCatalog, dir, createRedactor([secret]));
+    expect((await readdir(dir)).sort()).toEqual([...reportFiles].sort());
+    for (const name of reportFiles) {
+      const text = await readFile(join(dir, name), 'utf8');
+      expect(text).not.toContain(secret);
+      expect(text).toContain('[redacted]');
+    }
+  });
+});

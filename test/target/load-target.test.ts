@@ -1,0 +1,85 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { loadTargetFile, loadTargetFileSync, parseTarget, targetFromEnv } from '../../src/target/load-target.ts';
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'svc-target-'));
+});
+afterAll(() => rm(dir, { recursive: true, force: true }));
+
+describe('parseTarget', () => {
+  test('fills name and dialect defaults', () => {
+    expect(parseTarget({ kv: { url: 'http://127.0.0.1:1', token: 't' } }, 'x')).toEqual({
+      name: 'target',
+      dialect: 'svc',
+      kv: { url: 'http://127.0.0.1:1', token: 't' },
+    });
+  });
+
+  test.each([
+    [{}, 'target x: names no area (messaging, kv or management)'],
+    [{ kv: { url: 'http://a', token: '' } }, 'target x: kv.token must NOT have fewer than 1 characters'],
+    [{ kv: { url: 'localhost:1', token: 't' } }, 'target x: kv.url must match pattern'],
+    [
+      { dialect: 'other', kv: { url: 'http://a', token: 't' } },
+      'target x: dialect must be equal to one of the allowed values',
+    ],
+    [{ kv: { url: 'http://a', token: 't', extra: 1 } }, 'target x: kv must NOT have additional properties'],
+    [[], 'target x: top level must be object'],
+  ])('rejects %j with one SVC_CONFIG line', (value, message) => {
+    expect(() => parseTarget(value, 'x')).toThrow(message);
+  });
+});
+
+describe('target files', () => {
+  test('async and sync loaders agree', async () => {
+    const file = join(dir, 'ok.json');
+    await writeFile(
+      file,
+      JSON.stringify({ name: 'n', dialect: 'upstash', kv: { url: 'https://kv.example', token: 't' } }),
+    );
+    expect(await loadTargetFile(file)).toEqual(loadTargetFileSync(file));
+  });
+
+  test('missing, unreadable and non-JSON files are one line each', async () => {
+    await expect(loadTargetFile(join(dir, 'missing.json'))).rejects.toThrow(/missing\.json: no such file$/);
+    expect(() => loadTargetFileSync(dir)).toThrow(/: is a directory$/);
+    const file = join(dir, 'bad.json');
+    await writeFile(file, '{ nope');
+    await expect(loadTargetFile(file)).rejects.toThrow(/bad\.json: not JSON \(/);
+    expect(() => loadTargetFileSync(file)).toThrow(/bad\.json: not JSON \(/);
+  });
+});
+
+describe('targetFromEnv', () => {
+  test('undefined without any area URL', () => {
+    expect(targetFromEnv({ SVC_KV_TOKEN: 't' })).toBeUndefined();
+  });
+
+  test('reads every SVC_* variable', () => {
+    const target = targetFromEnv({
+      SVC_TARGET_NAME: 'env',
+      SVC_DIALECT: 'upstash',
+      SVC_KV_URL: 'http://127.0.0.1:1',
+      SVC_KV_TOKEN: 'a',
+      SVC_KV_READONLY_TOKEN: 'b',
+      SVC_ADMIN_URL: 'http://127.0.0.1:2',
+      SVC_ADMIN_TOKEN: 'c',
+    });
+    expect(target).toEqual({
+      name: 'env',
+      dialect: 'upstash',
+      kv: { url: 'http://127.0.0.1:1', token: 'a', readOnlyToken: 'b' },
+      admin: { url: 'http://127.0.0.1:2', token: 'c' },
+    });
+  });
+
+  test('a URL without its token is one SVC_CONFIG line', () => {
+    expect(() => targetFromEnv({ SVC_KV_URL: 'http://127.0.0.1:1' })).toThrow(
+      "target environment (SVC_*): kv must have required property 'token'",
+    );
+  });
+});

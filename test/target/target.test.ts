@@ -1,0 +1,40 @@
+import { describe, expect, test } from 'vitest';
+import { getDialect, isDialectName, vendorHeader } from '../../src/target/dialects.ts';
+import { describeTarget, type Target, targetSecrets } from '../../src/target/target.ts';
+
+const full: Target = {
+  name: 'full',
+  dialect: 'svc',
+  messaging: { url: 'http://m', token: 'mt', regions: { 'us-east-1': 'http://us' } },
+  kv: { url: 'http://kv', token: 'kt', readOnlyToken: 'ro' },
+  management: { url: 'http://mg', username: 'me@example.com', password: 'pw' },
+  admin: { url: 'http://ad', token: 'at' },
+};
+
+describe('target model', () => {
+  test('targetSecrets lists every secret', () => {
+    expect(targetSecrets(full).sort()).toEqual(['at', 'kt', 'mt', 'pw', 'ro']);
+    expect(targetSecrets({ name: 'x', dialect: 'svc', kv: { url: 'http://kv', token: 'k' } })).toEqual(['k']);
+  });
+
+  test('describeTarget holds no secret', () => {
+    const text = JSON.stringify(describeTarget(full));
+    for (const secret of targetSecrets(full)) expect(text).not.toContain(`"${secret}"`);
+    expect(describeTarget(full)).toMatchObject({ kv: { url: 'http://kv', readOnlyToken: true } });
+  });
+});
+
+describe('dialects', () => {
+  test('the same canonical name on the wire in each dialect', () => {
+    expect(vendorHeader(getDialect('svc'), 'Encoding')).toBe('Svc-Encoding');
+    expect(vendorHeader(getDialect('upstash'), 'Response-Format')).toBe('Upstash-Response-Format');
+    expect(getDialect('upstash').messagingTokenQuery).toBe('qstash_token');
+    expect(getDialect('upstash').accountPath).toBe('/v2/qstash/user');
+    expect(getDialect('svc').accountPath).toBe('/v2/svc/user');
+  });
+
+  test('isDialectName', () => {
+    expect(isDialectName('svc')).toBe(true);
+    expect(isDialectName('redis')).toBe(false);
+  });
+});
