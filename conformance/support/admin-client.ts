@@ -22,8 +22,14 @@ export interface AdminClient {
   }): Promise<KvLimitsView>;
   /** Creates or replaces an ACL user with these ACL rules (e.g. `~prefix*`, `+get`). */
   createAclUser(username: string, password: string, rules: readonly string[]): Promise<void>;
-  /** Resets the database password; returns the new tokens (secrets: never log them). */
-  resetPassword(): Promise<{ readonly token: string; readonly readOnlyToken: string }>;
+  /**
+   * Resets the database password; returns the new tokens (secrets: never log them). With `next`, the
+   * hook issues those tokens instead of random ones: a case restores a target's original tokens so.
+   */
+  resetPassword(next?: {
+    readonly token: string;
+    readonly readOnlyToken?: string;
+  }): Promise<{ readonly token: string; readonly readOnlyToken: string }>;
 }
 
 export function adminClient(ctx: CaseContext): AdminClient {
@@ -53,7 +59,8 @@ export function adminClient(ctx: CaseContext): AdminClient {
     createAclUser: async (username, password, rules) => {
       await call('POST', '/acl-users', { username, password, rules });
     },
-    resetPassword: async () => (await call('POST', '/reset-password')) as { token: string; readOnlyToken: string },
+    resetPassword: async (next) =>
+      (await call('POST', '/reset-password', next)) as { token: string; readOnlyToken: string },
   };
 }
 

@@ -37,7 +37,7 @@ export const commandTable = {
         type: 'string',
         description: 'Redis to back the service (else REDIS_URL, else redis-server on PATH, else a container)',
       },
-      fault: { type: 'string', multiple: true, description: 'Turn on a fault switch (repeatable; see --list-faults)' },
+      fault: { type: 'string', multiple: true, description: 'Turn on a fault switch by name; see --list-faults' },
       'list-faults': { type: 'boolean', description: 'Print every fault switch with the rule it breaks, and exit' },
       'write-target': { type: 'string', description: 'Write a target file for the running service' },
       'max-request-bytes': { type: 'number', description: 'Maximum request size, bytes', default: '10485760' },

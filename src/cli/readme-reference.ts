@@ -9,8 +9,18 @@ export const referenceEndMarker = '<!-- cli-reference:end -->';
 
 export function renderCliReference(): string {
   const sections = Object.entries(commandTable).map(([name, spec]) => {
-    const rows = Object.entries(spec.options).map(([flag, option]) => `| \`--${flag}\`${valueHint(option)} | ${cell(option)} |`);
-    return [`### \`svc-harness ${name}\``, '', spec.summary + '.', '', '| option | meaning |', '| --- | --- |', ...rows].join('\n');
+    const rows = Object.entries(spec.options).map(
+      ([flag, option]) => `| \`--${flag}\`${valueHint(option)} | ${cell(option)} |`,
+    );
+    return [
+      `### \`svc-harness ${name}\``,
+      '',
+      `${spec.summary}.`,
+      '',
+      '| option | meaning |',
+      '| --- | --- |',
+      ...rows,
+    ].join('\n');
   });
   return [referenceStartMarker, ...sections.flatMap((section) => ['', section]), '', referenceEndMarker].join('\n');
 }
@@ -21,7 +31,9 @@ function valueHint(option: OptionSpec): string {
 }
 
 function cell(option: OptionSpec): string {
-  const extras = [option.multiple ? 'repeatable' : '', option.default ? `default: ${option.default}` : ''].filter(Boolean);
+  const extras = [option.multiple ? 'repeatable' : '', option.default ? `default: ${option.default}` : ''].filter(
+    Boolean,
+  );
   const text = extras.length > 0 ? `${option.description} (${extras.join('; ')})` : option.description;
   return text.replaceAll('|', '\\|');
 }

@@ -5,7 +5,7 @@ import { renderCliReference } from '../../src/cli/readme-reference.ts';
 const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
 
 describe('README command reference', () => {
-  it('matches the command table (run `node scripts/update-readme.ts` after changing a flag)', () => {
+  it('matches the command table (run `npm run readme` after changing a flag)', () => {
     expect(readme).toContain(renderCliReference());
   });
 

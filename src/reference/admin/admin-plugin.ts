@@ -48,8 +48,10 @@ export async function adminPlugin(app: FastifyInstance, options: AdminPluginOpti
   app.post('/reset-password', async (request) => {
     const body = request.body === undefined ? {} : objectBody(request.body);
     const token = body.token === undefined ? undefined : requiredString(body.token, 'token');
-    const readOnlyToken = body.readOnlyToken === undefined ? undefined : requiredString(body.readOnlyToken, 'readOnlyToken');
-    if (token !== undefined && token === readOnlyToken) throw new AdminInputError('token and readOnlyToken must differ');
+    const readOnlyToken =
+      body.readOnlyToken === undefined ? undefined : requiredString(body.readOnlyToken, 'readOnlyToken');
+    if (token !== undefined && token === readOnlyToken)
+      throw new AdminInputError('token and readOnlyToken must differ');
     return tokens.resetPassword({ ...(token && { token }), ...(readOnlyToken && { readOnlyToken }) });
   });
 
