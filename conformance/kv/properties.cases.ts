@@ -38,7 +38,7 @@ export const cases = defineCases([
       await checkBodyIsLast(kv, keys);
       let run = 0;
       const note = await checkProperty(
-        fc.asyncProperty(byteValues, async (bytes) => {
+        fc.asyncProperty(byteValues(), async (bytes) => {
           const key = keys.key(`bin:${run++}`);
           checkResult(
             'B.post.body-last-arg',
@@ -77,7 +77,7 @@ export const cases = defineCases([
       const kv = createKvClient(ctx);
       const keys = keySpace(ctx, kv);
       const note = await checkProperty(
-        fc.asyncProperty(unicodeText, unicodeText, async (name, value) => {
+        fc.asyncProperty(unicodeText(), unicodeText(), async (name, value) => {
           const key = keys.key(`u:${name}`);
           checkResult('B.path.percent-decoding', await kv.path('POST', ['set', key, value]), 'OK', 'SET by path');
           checkResult('B.path.percent-decoding', await kv.root(['GET', key]), value, 'GET by POST /');

@@ -42,23 +42,28 @@ export async function checkProperty<Ts>(property: fc.IAsyncProperty<Ts>, options
   throw new CheckFailure(options.rule, text ?? 'an error', 'the property to hold', replay);
 }
 
-/** Byte strings biased towards invalid UTF-8: raw bytes, high bytes only, and valid text with a bad byte. */
-export const byteValues: fc.Arbitrary<Uint8Array> = fc.oneof(
-  fc.uint8Array({ minLength: 1, maxLength: 200 }),
-  fc
-    .array(fc.integer({ min: 0x80, max: 0xff }), { minLength: 1, maxLength: 40 })
-    .map((bytes) => Uint8Array.from(bytes)),
-  fc
-    .tuple(
-      fc.string({ unit: 'binary', maxLength: 30 }),
-      fc.integer({ min: 0x80, max: 0xff }),
-      fc.string({ maxLength: 10 }),
-    )
-    .map(([a, bad, b]) => Uint8Array.from([...Buffer.from(a), bad, ...Buffer.from(b)])),
-);
+/**
+ * Byte strings biased towards invalid UTF-8: raw bytes, high bytes only, and valid text with a bad byte.
+ * Arbitraries are built on call, not at import: every run imports the case files, few run properties.
+ */
+export const byteValues = (): fc.Arbitrary<Uint8Array> =>
+  fc.oneof(
+    fc.uint8Array({ minLength: 1, maxLength: 200 }),
+    fc
+      .array(fc.integer({ min: 0x80, max: 0xff }), { minLength: 1, maxLength: 40 })
+      .map((bytes) => Uint8Array.from(bytes)),
+    fc
+      .tuple(
+        fc.string({ unit: 'binary', maxLength: 30 }),
+        fc.integer({ min: 0x80, max: 0xff }),
+        fc.string({ maxLength: 10 }),
+      )
+      .map(([a, bad, b]) => Uint8Array.from([...Buffer.from(a), bad, ...Buffer.from(b)])),
+  );
 
 /** Unicode text: graphemes (combining marks, emoji) and any code point but lone surrogates. */
-export const unicodeText: fc.Arbitrary<string> = fc.oneof(
-  fc.string({ unit: 'grapheme', minLength: 1, maxLength: 20 }),
-  fc.string({ unit: 'binary', minLength: 1, maxLength: 20 }),
-);
+export const unicodeText = (): fc.Arbitrary<string> =>
+  fc.oneof(
+    fc.string({ unit: 'grapheme', minLength: 1, maxLength: 20 }),
+    fc.string({ unit: 'binary', minLength: 1, maxLength: 20 }),
+  );

@@ -29,6 +29,11 @@ const refusedGroups: readonly {
   { names: ['SYNC', 'PSYNC', 'REPLCONF', 'WAIT', 'WAITAOF'] },
 ];
 
+/** Each refused name → its group: looked up for every command, pipelines included. */
+const refusedGroupOf: ReadonlyMap<string, (typeof refusedGroups)[number]> = new Map(
+  refusedGroups.flatMap((group) => group.names.map((name) => [name, group] as const)),
+);
+
 export const transactionCommands: ReadonlySet<string> = new Set(['MULTI', 'EXEC', 'DISCARD', 'WATCH', 'UNWATCH']);
 
 /** Flags of one command or subcommand, as `COMMAND` reports them (lower-case names). */
@@ -49,17 +54,18 @@ export class CommandPolicy {
     this.#fault = fault;
   }
 
-  /** Whether the command exists and area B supports it (name upper-case). */
-  refusal(args: readonly Buffer[]): string | undefined {
-    const name = commandName(args);
+  /**
+   * Why area B refuses the command, or undefined when it exists and is supported. `name` is
+   * `commandName(args)`, passed by callers that have it already (the engine decodes it once).
+   */
+  refusal(args: readonly Buffer[], name = commandName(args)): string | undefined {
     const notAvailable = `ERR Command is not available: '${name}'`;
     if (this.#isJson(name)) return this.#fault('json-commands-refused') ? notAvailable : undefined;
     // Spec rule 5: an unknown command is an invalid command (400).
     if (!this.#commands.has(name.toLowerCase())) return notAvailable;
     if (this.#fault('stream-commands-refused') && /^X[A-Z]+$/.test(name)) return notAvailable;
-    for (const group of refusedGroups) {
-      if (group.names.includes(name) && !(group.allowedBy && this.#fault(group.allowedBy))) return notAvailable;
-    }
+    const group = refusedGroupOf.get(name);
+    if (group && !(group.allowedBy && this.#fault(group.allowedBy))) return notAvailable;
     // Spec rule 5: streams are supported except blocking XREAD and XREADGROUP.
     if ((name === 'XREAD' || name === 'XREADGROUP') && hasBlockOption(args) && !this.#fault('xread-block-allowed')) {
       return notAvailable;
@@ -69,10 +75,9 @@ export class CommandPolicy {
 
   /**
    * Whether the Read Only token may run the command (spec "Authentication" 1): Redis's `readonly`
-   * flag, minus KEYS and SCAN, plus PING and ECHO (notes, area B).
+   * flag, minus KEYS and SCAN, plus PING and ECHO (notes, area B). `name` as for `refusal`.
    */
-  allowsReadOnly(args: readonly Buffer[]): boolean {
-    const name = commandName(args);
+  allowsReadOnly(args: readonly Buffer[], name = commandName(args)): boolean {
     if (name === 'PING' || name === 'ECHO') return true;
     if (this.#fault('readonly-refuses-reads')) return false;
     if (name === 'KEYS' || name === 'SCAN') return this.#fault('readonly-runs-keys');

@@ -11,6 +11,8 @@ import { dailyLimitError, type KvLimits, maxRequestSizeError } from './kv-limits
 import type { KvTokens, Principal, RedisUser } from './kv-tokens.ts';
 import { exactTypes, type RedisClient, type RedisConnections } from './redis-connections.ts';
 import type { RedisReply } from './reply-format.ts';
+import { toWireArgs, type WireArg } from './wire-args.ts';
+import { missedWriteDeadline, type WriteDeadline, withWriteDeadline } from './write-deadline.ts';
 
 /** What one command produced: a reply, or an error from Redis or from the service's own checks. */
 export type Outcome =
@@ -35,6 +37,10 @@ export const backingStoreUnavailable = 'ERR backing store unavailable';
 
 const serviceError = (error: string): Outcome => ({ kind: 'error', error, source: 'service' });
 
+/** How every area B command is sent: exact reply types, and the write deadline of its request. */
+type SendOptions = WriteDeadline & { readonly typeMapping: typeof exactTypes };
+const sendOptions = (deadline: WriteDeadline): SendOptions => ({ ...deadline, typeMapping: exactTypes });
+
 export class KvEngine {
   readonly #parts: KvEngineParts;
 
@@ -47,12 +53,14 @@ export class KvEngine {
     const { limits, policy, fault } = this.#parts;
     // Spec "Limits": the maximum request size applies per command.
     if (limits.exceedsSize(args) && !fault('size-limit-ignored')) return maxRequestSizeError;
-    if (isAclResttoken(args)) return principal.kind === 'readonly' ? noPermission(args) : undefined;
+    // Decoded once and handed on: every command of a pipeline passes here.
+    const name = commandName(args);
+    if (isAclResttoken(args, name)) return principal.kind === 'readonly' ? noPermission(args) : undefined;
     // Spec "Endpoints > Area B" rule 5: unsupported and refused commands.
-    const refusal = policy.refusal(args);
+    const refusal = policy.refusal(args, name);
     if (refusal !== undefined) return refusal;
     // Spec "Authentication" 1: the Read Only token runs read commands only (SCAN and KEYS refused).
-    if (principal.kind === 'readonly' && !policy.allowsReadOnly(args)) return noPermission(args);
+    if (principal.kind === 'readonly' && !policy.allowsReadOnly(args, name)) return noPermission(args);
     return undefined;
   }
 
@@ -66,7 +74,7 @@ export class KvEngine {
     const refusal = this.check(args, principal) ?? this.#countOne();
     if (refusal !== undefined) return serviceError(refusal);
     const { client } = await this.#link(principal);
-    return this.#execute(client, args);
+    return this.#executeAlone(client, args);
   }
 
   /** Spec "Endpoints > Area B" (/pipeline): in order, not atomic, one failure does not stop the rest. */
@@ -76,19 +84,23 @@ export class KvEngine {
       const outcomes: Outcome[] = [];
       for (const args of commands) {
         const refusal = this.check(args, principal) ?? this.#countOne();
-        const outcome = refusal !== undefined ? serviceError(refusal) : await this.#execute(client, args);
+        const outcome = refusal !== undefined ? serviceError(refusal) : await this.#executeAlone(client, args);
         outcomes.push(outcome);
         if (outcome.kind === 'error') break;
       }
       return outcomes;
     }
-    // Sent together, so the client writes them as one pipeline on the shared connection.
-    const outcomes = await Promise.all(
-      commands.map((args) => {
-        const refusal = this.check(args, principal) ?? this.#countOne();
-        return refusal !== undefined ? serviceError(refusal) : this.#execute(client, args);
-      }),
-    );
+    // Sent together, so the client writes them as one pipeline on the shared connection; being
+    // queued at the same moment, they share one write deadline.
+    const outcomes = await withWriteDeadline((deadline) => {
+      const options = sendOptions(deadline);
+      return Promise.all(
+        commands.map((args) => {
+          const refusal = this.check(args, principal) ?? this.#countOne();
+          return refusal !== undefined ? serviceError(refusal) : this.#execute(client, args, options);
+        }),
+      );
+    });
     return this.#parts.fault('pipeline-reversed-order') ? outcomes.reverse() : outcomes;
   }
 
@@ -155,7 +167,7 @@ export class KvEngine {
     if (fault('transaction-not-atomic')) {
       const results: Outcome[] = [];
       for (const { args } of toRun) {
-        results.push(await this.#execute(link.client, args));
+        results.push(await this.#executeAlone(link.client, args));
         await sleep(20);
       }
       return { kind: 'results', results };
@@ -188,21 +200,27 @@ export class KvEngine {
   }
 
   /** The arguments sent to Redis: emulated JSON commands become their script form. */
-  #wireArgs(args: readonly Buffer[]): Buffer[] {
+  #wireArgs(args: readonly Buffer[], name = commandName(args)): WireArg[] {
     const { json } = this.#parts;
-    if (json.mode === 'emulated' && commandName(args).startsWith('JSON.')) return json.translate(args) ?? [...args];
-    return [...args];
+    if (json.mode === 'emulated' && name.startsWith('JSON.')) return toWireArgs(json.translate(args) ?? args);
+    return toWireArgs(args);
   }
 
-  async #execute(client: RedisClient, args: readonly Buffer[]): Promise<Outcome> {
-    if (isAclResttoken(args)) return this.#aclResttoken(args);
+  /** One command on its own, with a write deadline of its own. */
+  #executeAlone(client: RedisClient, args: readonly Buffer[]): Promise<Outcome> {
+    return withWriteDeadline((deadline) => this.#execute(client, args, sendOptions(deadline)));
+  }
+
+  async #execute(client: RedisClient, args: readonly Buffer[], options: SendOptions): Promise<Outcome> {
     const name = commandName(args);
+    if (isAclResttoken(args, name)) return this.#aclResttoken(args);
     let reply: RedisReply;
     try {
-      reply = (await client.sendCommand(this.#wireArgs(args), { typeMapping: exactTypes })) as RedisReply;
+      reply = (await client.sendCommand(this.#wireArgs(args, name), options)) as RedisReply;
     } catch (error) {
       if (error instanceof ErrorReply) return { kind: 'error', error: error.message, source: 'redis' };
-      return serviceError(`${backingStoreUnavailable}: ${(error as Error).message.split('\n')[0]}`);
+      const detail = missedWriteDeadline(error) ?? (error as Error).message.split('\n')[0];
+      return serviceError(`${backingStoreUnavailable}: ${detail}`);
     }
     if (name === 'PUBLISH' && this.#parts.fault('publish-answers-ok')) return { kind: 'reply', reply: 'OK' };
     if (name === 'INFO' && Buffer.isBuffer(reply) && wantsSvcSection(args)) {
@@ -238,7 +256,7 @@ type MultiExecResult =
  */
 async function multiExec(
   client: RedisClient,
-  commands: readonly Buffer[][],
+  commands: readonly WireArg[][],
   confirmMulti: boolean,
 ): Promise<MultiExecResult> {
   const multi = client.sendCommand(['MULTI']);
@@ -273,8 +291,8 @@ function errorText(reason: unknown): string {
   return `${backingStoreUnavailable}: ${text.split('\n')[0]}`;
 }
 
-function isAclResttoken(args: readonly Buffer[]): boolean {
-  return commandName(args) === 'ACL' && args[1]?.toString('utf8').toUpperCase() === 'RESTTOKEN';
+function isAclResttoken(args: readonly Buffer[], name = commandName(args)): boolean {
+  return name === 'ACL' && args[1]?.toString('utf8').toUpperCase() === 'RESTTOKEN';
 }
 
 function noPermission(args: readonly Buffer[]): string {

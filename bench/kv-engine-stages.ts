@@ -1,0 +1,128 @@
+/**
+ * Area B's engine without HTTP: /pipeline bodies of SETs parsed, run and rendered by the reference's own
+ * modules, from 50 concurrent loops for a few seconds per depth. It separates the engine's cost from
+ * fastify's and autocannon's, and counts what each command costs on the Redis side: socket writes and
+ * the client's per-command timers. Loopback only, about 10 s (hard stop at 60 s).
+ *
+ *   node bench/kv-engine-stages.ts          (Node 24: `export PATH=$PWD/node_modules/.bin:$PATH`)
+ *   node --cpu-prof --cpu-prof-dir=/tmp/prof bench/kv-engine-stages.ts 100     (one depth, profiled)
+ */
+import { Socket } from 'node:net';
+import { formatErrorLine } from '../src/errors.ts';
+import { FaultSet } from '../src/reference/fault-registry.ts';
+import { allFaults } from '../src/reference/faults.ts';
+import { CommandPolicy } from '../src/reference/kv/command-policy.ts';
+import { detectJsonSupport } from '../src/reference/kv/json/json-emulation.ts';
+import { KvAnswers } from '../src/reference/kv/kv-answer.ts';
+import { KvEngine } from '../src/reference/kv/kv-engine.ts';
+import { kvFaultCheck } from '../src/reference/kv/kv-fault-check.ts';
+import { KvLimits } from '../src/reference/kv/kv-limits.ts';
+import { KvTokens } from '../src/reference/kv/kv-tokens.ts';
+import { RedisConnections } from '../src/reference/kv/redis-connections.ts';
+import { jsonCommandList } from '../src/reference/kv/request-args.ts';
+import { acquireRedis } from '../src/reference/redis/acquire-redis.ts';
+
+const concurrency = 50;
+const secondsPerDepth = 3;
+const depths = process.argv[2] === undefined ? [1, 10, 100] : [Number(process.argv[2])];
+
+/** Calls counted while a depth runs: only the engine writes to sockets in this process. */
+const counted = { socketWrites: 0, timeoutSignals: 0 };
+const socketWrite = Socket.prototype.write;
+Socket.prototype.write = function (this: Socket, ...args: Parameters<Socket['write']>) {
+  counted.socketWrites++;
+  return socketWrite.apply(this, args);
+} as Socket['write'];
+const timeoutSignal = AbortSignal.timeout;
+AbortSignal.timeout = (ms: number) => {
+  counted.timeoutSignals++;
+  return timeoutSignal.call(AbortSignal, ms);
+};
+
+async function main(): Promise<void> {
+  if (depths.some((depth) => !Number.isInteger(depth) || depth < 1 || depth > 1000)) {
+    throw new Error('the depth must be a whole number from 1 to 1000');
+  }
+  const hardStop = setTimeout(() => {
+    console.error('svc-harness bench: stopped after 60 s (a case hung)');
+    process.exit(2);
+  }, 60_000);
+  hardStop.unref();
+  const redis = await acquireRedis({});
+  const connections = await RedisConnections.open(redis.url).catch(async (error: unknown) => {
+    await redis.stop();
+    throw error;
+  });
+  try {
+    // The parts reference-service.ts gives the kv plugin, with no fault switched on.
+    const fault = kvFaultCheck(new FaultSet([], allFaults));
+    const { client } = await connections.user(undefined);
+    const json = await detectJsonSupport(client);
+    const policy = new CommandPolicy(await client.sendCommand(['COMMAND']), json, fault);
+    const limits = new KvLimits(10 * 1024 * 1024, null);
+    const engine = new KvEngine({ connections, policy, json, tokens: new KvTokens(false), limits, fault });
+    const answers = new KvAnswers(fault);
+    console.log(`kv engine stages: pipelines of SET, ${concurrency} concurrent, ${secondsPerDepth} s per depth`);
+    console.log('depth    ops/s  parse ms  run ms  render ms  p50 ms  p99 ms  socket writes/cmd  timers/cmd');
+    for (const depth of depths) console.log(await runDepth(engine, answers, depth));
+  } finally {
+    await connections.close();
+    await redis.stop();
+  }
+}
+
+async function runDepth(engine: KvEngine, answers: KvAnswers, depth: number): Promise<string> {
+  const body = Buffer.from(JSON.stringify(Array.from({ length: depth }, () => ['SET', 'key:__rand_int__', 'xxx'])));
+  const principal = { kind: 'standard' } as const;
+  const format = { format: 'json', base64: false } as const;
+  const spent = { parse: 0, run: 0, render: 0 };
+  const latencies: number[] = [];
+  counted.socketWrites = 0;
+  counted.timeoutSignals = 0;
+  const until = performance.now() + secondsPerDepth * 1000;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (performance.now() < until) {
+        const start = performance.now();
+        const commands = jsonCommandList(body);
+        const parsed = performance.now();
+        const outcomes = await engine.runPipeline(commands, principal);
+        const ran = performance.now();
+        answers.list(outcomes, format);
+        const rendered = performance.now();
+        spent.parse += parsed - start;
+        spent.run += ran - parsed;
+        spent.render += rendered - ran;
+        latencies.push(rendered - start);
+      }
+    }),
+  );
+  latencies.sort((a, b) => a - b);
+  const requests = latencies.length;
+  const commands = requests * depth;
+  const cells = [
+    String(depth).padStart(5),
+    Math.round(commands / secondsPerDepth)
+      .toLocaleString('en-US')
+      .padStart(8),
+    (spent.parse / requests).toFixed(3).padStart(8),
+    (spent.run / requests).toFixed(2).padStart(6),
+    (spent.render / requests).toFixed(3).padStart(9),
+    (latencies[Math.floor(requests * 0.5)] ?? 0).toFixed(1).padStart(6),
+    (latencies[Math.floor(requests * 0.99)] ?? 0).toFixed(1).padStart(6),
+    (counted.socketWrites / commands).toFixed(1).padStart(17),
+    (counted.timeoutSignals / commands).toFixed(1).padStart(10),
+  ];
+  return cells.join('  ');
+}
+
+try {
+  await main();
+} catch (error) {
+  console.error(
+    error instanceof Error && error.name !== 'HarnessError'
+      ? `svc-harness bench: ${error.message.split('\n')[0]}`
+      : formatErrorLine(error),
+  );
+  process.exitCode = 2;
+}
