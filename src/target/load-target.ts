@@ -13,7 +13,9 @@ export function parseTarget(value: unknown, origin: string): Target {
   if (!validate(value)) {
     const first = validate.errors?.[0];
     const where = first?.instancePath ? first.instancePath.slice(1).replaceAll('/', '.') : 'top level';
-    throw harnessError('SVC_CONFIG', `target ${origin}: ${where} ${first?.message ?? 'is invalid'}`);
+    // The URL pattern's own text (a regular expression) would not help a reader.
+    const message = first?.keyword === 'pattern' ? 'must be an http:// or https:// URL' : first?.message;
+    throw harnessError('SVC_CONFIG', `target ${origin}: ${where} ${message ?? 'is invalid'}`);
   }
   const raw = value as Partial<Target>;
   if (!raw.messaging && !raw.kv && !raw.management) {

@@ -22,7 +22,7 @@ describe('parseTarget', () => {
   test.each([
     [{}, 'target x: names no area (messaging, kv or management)'],
     [{ kv: { url: 'http://a', token: '' } }, 'target x: kv.token must NOT have fewer than 1 characters'],
-    [{ kv: { url: 'localhost:1', token: 't' } }, 'target x: kv.url must match pattern'],
+    [{ kv: { url: 'localhost:1', token: 't' } }, 'target x: kv.url must be an http:// or https:// URL'],
     [
       { dialect: 'other', kv: { url: 'http://a', token: 't' } },
       'target x: dialect must be equal to one of the allowed values',

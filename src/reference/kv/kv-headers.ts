@@ -19,7 +19,8 @@ export function responseOptions(
   fault: KvFaultCheck,
 ): { readonly ok: true; readonly options: ResponseOptions } | { readonly ok: false; readonly error: string } {
   const base64 = single(encoding)?.trim().toLowerCase() === 'base64' && !fault('no-base64');
-  const asked = single(format)?.trim().toLowerCase();
+  // Rule 2 names the values exactly: `JSON` or `Resp2` are "other values" and answer 400.
+  const asked = single(format)?.trim();
   let chosen: 'json' | 'resp2' = 'json';
   if (asked === 'resp2') chosen = fault('ignore-response-format') ? 'json' : 'resp2';
   else if (asked !== undefined && asked !== 'json' && !fault('accept-invalid-format')) {

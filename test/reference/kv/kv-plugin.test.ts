@@ -176,9 +176,11 @@ describe('Svc-Encoding and Svc-Response-Format', () => {
   });
 
   it('answers 400 for an unknown format and for base64 with resp2', async () => {
-    const unknown = await call(ref, '/ping', { headers: { 'Svc-Response-Format': 'xml' } });
-    expect(unknown.status).toBe(400);
-    expect(unknown.json).toEqual({ error: expect.stringMatching(/^ERR /) });
+    for (const format of ['xml', 'JSON', 'RESP2', '']) {
+      const unknown = await call(ref, '/ping', { headers: { 'Svc-Response-Format': format } });
+      expect(unknown.status, format).toBe(400);
+      expect(unknown.json).toEqual({ error: expect.stringMatching(/^ERR /) });
+    }
     const both = await call(ref, '/ping', { headers: { ...base64, ...resp2 } });
     expect(both.status).toBe(400);
     expect(both.json).toEqual({ error: expect.stringMatching(/^ERR /) });
