@@ -3,6 +3,7 @@
  * (port 0, loopback), and a small HTTP caller for area B and the admin endpoint.
  */
 import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll } from 'vitest';
 import { type HttpMethod, type HttpResponse, httpRequest } from '../../src/http/http-client.ts';
 import { openSse, type SseStream } from '../../src/http/sse-client.ts';
 import { acquireRedis, type RedisBacking } from '../../src/reference/redis/acquire-redis.ts';
@@ -15,6 +16,41 @@ export function startTestRedis(): Promise<RedisBacking> {
 
 export function startTestReference(redis: RedisBacking, options: ReferenceOptions = {}): Promise<RunningReference> {
   return startReference({ redisUrl: redis.url, ...options });
+}
+
+/** The Redis and reference of a test file, set up by `useTestReference`. */
+export interface TestReference {
+  readonly redis: RedisBacking;
+  readonly ref: RunningReference;
+}
+
+/**
+ * Registers the file's hooks: `beforeAll` starts a test Redis and a reference on it, `afterAll` stops
+ * both (whatever did start). Read `env.ref` and `env.redis` inside tests, once the hooks have run.
+ */
+export function useTestReference(options: ReferenceOptions = {}): TestReference {
+  let redis: RedisBacking | undefined;
+  let ref: RunningReference | undefined;
+  beforeAll(async () => {
+    redis = await startTestRedis();
+    ref = await startTestReference(redis, options);
+  });
+  afterAll(async () => {
+    await ref?.stop();
+    await redis?.stop();
+  });
+  const started = <T>(value: T | undefined, name: string): T => {
+    if (value === undefined) throw new Error(`useTestReference: ${name} is read before beforeAll started it`);
+    return value;
+  };
+  return {
+    get redis() {
+      return started(redis, 'redis');
+    },
+    get ref() {
+      return started(ref, 'ref');
+    },
+  };
 }
 
 /** A key no other test uses. */

@@ -3,7 +3,7 @@
  * limit), then single commands, pipelines and MULTI/EXEC transactions on the backing Redis.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ErrorReply } from '@redis/client';
+import { AbortError, ErrorReply } from '@redis/client';
 import { type CommandPolicy, commandName, transactionCommands } from './command-policy.ts';
 import type { JsonSupport } from './json/json-emulation.ts';
 import type { KvFaultCheck } from './kv-fault-check.ts';
@@ -12,7 +12,12 @@ import type { KvTokens, Principal, RedisUser } from './kv-tokens.ts';
 import { exactTypes, type RedisClient, type RedisConnections } from './redis-connections.ts';
 import type { RedisReply } from './reply-format.ts';
 import { toWireArgs, type WireArg } from './wire-args.ts';
-import { missedWriteDeadline, type WriteDeadline, withWriteDeadline } from './write-deadline.ts';
+import {
+  defaultWriteDeadlineMs,
+  missedWriteDeadline,
+  type WriteDeadline,
+  withWriteDeadline,
+} from './write-deadline.ts';
 
 /** What one command produced: a reply, or an error from Redis or from the service's own checks. */
 export type Outcome =
@@ -30,6 +35,8 @@ export interface KvEngineParts {
   readonly tokens: KvTokens;
   readonly limits: KvLimits;
   readonly fault: KvFaultCheck;
+  /** How long the commands of one request may wait to be written to Redis. @default 5000 */
+  readonly writeDeadlineMs?: number;
 }
 
 /** The text of a failure to reach Redis: a server error (500), not the client's (notes: none shown). */
@@ -43,9 +50,12 @@ const sendOptions = (deadline: WriteDeadline): SendOptions => ({ ...deadline, ty
 
 export class KvEngine {
   readonly #parts: KvEngineParts;
+  readonly #deadlineMs: number;
 
   constructor(parts: KvEngineParts) {
     this.#parts = parts;
+    this.#deadlineMs = parts.writeDeadlineMs ?? defaultWriteDeadlineMs;
+    if (!(this.#deadlineMs > 0)) throw new RangeError(`writeDeadlineMs must be above 0, not ${this.#deadlineMs}`);
   }
 
   /** The checks of one command that do not count it: size, support, read-only policy. */
@@ -92,7 +102,7 @@ export class KvEngine {
     }
     // Sent together, so the client writes them as one pipeline on the shared connection; being
     // queued at the same moment, they share one write deadline.
-    const outcomes = await withWriteDeadline((deadline) => {
+    const outcomes = await withWriteDeadline(this.#deadlineMs, (deadline) => {
       const options = sendOptions(deadline);
       return Promise.all(
         commands.map((args) => {
@@ -174,12 +184,14 @@ export class KvEngine {
     }
     const wire = toRun.map(({ args }) => this.#wireArgs(args));
     const confirmMulti = principal.kind === 'acl';
-    const attempt = await link.pool.execute((client) => multiExec(client, wire, confirmMulti));
+    const send = (client: RedisClient, commands: readonly WireArg[][]) =>
+      multiExec(client, commands, confirmMulti, this.#deadlineMs);
+    const attempt = await link.pool.execute((client) => send(client, wire));
     if (attempt.kind === 'results') return { kind: 'results', results: attempt.results.map(fromReply) };
     // Spec "Endpoints > Area B": a syntax error discards the transaction (Redis answered EXECABORT).
     if (!fault('transaction-runs-syntax-errors')) return { kind: 'discarded', error: attempt.error };
     const valid = wire.filter((_, position) => !attempt.queueErrors.has(position));
-    const rerun = await link.pool.execute((client) => multiExec(client, valid, confirmMulti));
+    const rerun = await link.pool.execute((client) => send(client, valid));
     const rerunResults = rerun.kind === 'results' ? rerun.results.map(fromReply) : [];
     let next = 0;
     return {
@@ -208,7 +220,7 @@ export class KvEngine {
 
   /** One command on its own, with a write deadline of its own. */
   #executeAlone(client: RedisClient, args: readonly Buffer[]): Promise<Outcome> {
-    return withWriteDeadline((deadline) => this.#execute(client, args, sendOptions(deadline)));
+    return withWriteDeadline(this.#deadlineMs, (deadline) => this.#execute(client, args, sendOptions(deadline)));
   }
 
   async #execute(client: RedisClient, args: readonly Buffer[], options: SendOptions): Promise<Outcome> {
@@ -219,7 +231,7 @@ export class KvEngine {
       reply = (await client.sendCommand(this.#wireArgs(args, name), options)) as RedisReply;
     } catch (error) {
       if (error instanceof ErrorReply) return { kind: 'error', error: error.message, source: 'redis' };
-      const detail = missedWriteDeadline(error) ?? (error as Error).message.split('\n')[0];
+      const detail = missedWriteDeadline(error, this.#deadlineMs) ?? (error as Error).message.split('\n')[0];
       return serviceError(`${backingStoreUnavailable}: ${detail}`);
     }
     if (name === 'PUBLISH' && this.#parts.fault('publish-answers-ok')) return { kind: 'reply', reply: 'OK' };
@@ -251,44 +263,55 @@ type MultiExecResult =
   | { kind: 'discarded'; error: string; queueErrors: Map<number, string> };
 
 /**
- * MULTI, the commands, EXEC on one dedicated connection, written together. An ACL user may lack
- * MULTI itself: then its reply is awaited first, so no command runs outside the transaction.
+ * MULTI, the commands, EXEC on one dedicated connection, written together under one write deadline.
+ * An ACL user may lack MULTI itself: then its reply is awaited first (under a deadline of its own, so
+ * the commands' deadline starts when they are queued), and no command runs outside the transaction.
  */
 async function multiExec(
   client: RedisClient,
   commands: readonly WireArg[][],
   confirmMulti: boolean,
+  deadlineMs: number,
 ): Promise<MultiExecResult> {
-  const multi = client.sendCommand(['MULTI']);
+  const errorText = (reason: unknown) => redisErrorText(reason, deadlineMs);
+  let confirmed: unknown;
   if (confirmMulti) {
     try {
-      await multi;
+      confirmed = await withWriteDeadline(deadlineMs, (deadline) => client.sendCommand(['MULTI'], deadline));
     } catch (error) {
       return { kind: 'discarded', error: errorText(error), queueErrors: new Map() };
     }
   }
-  const sent = [
-    multi,
-    ...commands.map((args) => client.sendCommand(args, { typeMapping: exactTypes })),
-    client.sendCommand(['EXEC'], { typeMapping: exactTypes }),
-  ];
-  const settled = await Promise.allSettled(sent);
+  const settled = await withWriteDeadline(deadlineMs, (deadline) => {
+    const options = sendOptions(deadline);
+    return Promise.allSettled([
+      confirmMulti ? confirmed : client.sendCommand(['MULTI'], deadline),
+      ...commands.map((args) => client.sendCommand(args, options)),
+      client.sendCommand(['EXEC'], options),
+    ]);
+  });
   const queueErrors = new Map<number, string>();
   for (const [position, result] of settled.slice(1, -1).entries()) {
     if (result.status === 'rejected') queueErrors.set(position, errorText(result.reason));
   }
   const exec = settled.at(-1)!;
   if (exec.status === 'fulfilled' && Array.isArray(exec.value)) return { kind: 'results', results: exec.value };
+  // EXEC missed the deadline after MULTI went out: close the transaction left open. Otherwise the
+  // next transaction on this pooled connection has its MULTI refused as nested, and its EXEC runs the
+  // commands queued here too and answers their replies as its own.
+  if (exec.status === 'rejected' && exec.reason instanceof AbortError && settled[0]!.status === 'fulfilled') {
+    await client.sendCommand(['DISCARD']).catch(() => {});
+  }
   const first = queueErrors.values().next().value;
   const error = first ?? (exec.status === 'rejected' ? errorText(exec.reason) : 'ERR transaction discarded');
   return { kind: 'discarded', error, queueErrors };
 }
 
 /** Redis's own error text, or the backing-store failure (a lost connection is no command error). */
-function errorText(reason: unknown): string {
+function redisErrorText(reason: unknown, deadlineMs: number): string {
   if (reason instanceof ErrorReply) return reason.message;
   const text = reason instanceof Error ? reason.message : String(reason);
-  return `${backingStoreUnavailable}: ${text.split('\n')[0]}`;
+  return `${backingStoreUnavailable}: ${missedWriteDeadline(reason, deadlineMs) ?? text.split('\n')[0]}`;
 }
 
 function isAclResttoken(args: readonly Buffer[], name = commandName(args)): boolean {

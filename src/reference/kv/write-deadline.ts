@@ -7,12 +7,13 @@
  * that kept ~500k of them alive: the live heap passed 100 MB within 3 s, GC took 25-30% of the CPU,
  * and pipelines of 100 ran slower than pipelines of 10 with a p99 near 1 s (bench/kv-engine-stages.ts).
  * Commands sent together share one plain timer here instead, cleared as soon as they settle; the
- * client still drops any command not written in time, as its own timeout did.
+ * client still drops any command not written in time, as its own timeout did. One abort drops every
+ * command still unwritten at once, so what is dropped is always the tail of what was sent together.
  */
 import { AbortError } from '@redis/client';
 
-/** The client's default command timeout, kept as the write deadline. */
-export const writeDeadlineMs = 5_000;
+/** The client's default command timeout, kept as the default write deadline. */
+export const defaultWriteDeadlineMs = 5_000;
 
 /**
  * Command options that hand the deadline to the client: `timeout: 0` turns off its own timer, and a
@@ -23,10 +24,13 @@ export interface WriteDeadline {
   readonly abortSignal: AbortSignal;
 }
 
-/** Runs `send` with a deadline that passes after `writeDeadlineMs`; its timer ends when `send` settles. */
-export async function withWriteDeadline<T>(send: (deadline: WriteDeadline) => Promise<T>): Promise<T> {
+/** Runs `send` with a deadline that passes after `deadlineMs`; its timer ends when `send` settles. */
+export async function withWriteDeadline<T>(
+  deadlineMs: number,
+  send: (deadline: WriteDeadline) => Promise<T>,
+): Promise<T> {
   const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(), writeDeadlineMs);
+  const timer = setTimeout(() => controller.abort(), deadlineMs);
   // Like the client's own timers: a pending deadline never keeps the process alive.
   timer.unref();
   try {
@@ -37,6 +41,6 @@ export async function withWriteDeadline<T>(send: (deadline: WriteDeadline) => Pr
 }
 
 /** The detail of a command dropped at the deadline (the client's own timeout error had none). */
-export function missedWriteDeadline(error: unknown): string | undefined {
-  return error instanceof AbortError ? `not written to Redis within ${writeDeadlineMs} ms` : undefined;
+export function missedWriteDeadline(error: unknown, deadlineMs: number): string | undefined {
+  return error instanceof AbortError ? `not written to Redis within ${deadlineMs} ms` : undefined;
 }

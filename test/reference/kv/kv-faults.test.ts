@@ -2,10 +2,9 @@
  * Every area B fault switch visibly changes behaviour: the same probe, run against a reference with
  * the switch on and one without, gives different observations. Every switch names a real rule.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { kvRuleCatalog } from '../../../conformance/rules/kv-rules.ts';
 import { type KvFaultName, kvFaults } from '../../../src/reference/kv/kv-faults.ts';
-import type { RedisBacking } from '../../../src/reference/redis/acquire-redis.ts';
 import type { ReferenceOptions, RunningReference } from '../../../src/reference/reference-service.ts';
 import {
   admin,
@@ -13,9 +12,9 @@ import {
   call,
   nextMatching,
   openStream,
-  startTestRedis,
   startTestReference,
   uniqueKey,
+  useTestReference,
 } from '../../support/reference-fixture.ts';
 
 type Probe = (ref: RunningReference) => Promise<unknown>;
@@ -290,17 +289,7 @@ const probes: Record<KvFaultName, { probe: Probe; options?: ReferenceOptions }> 
   },
 };
 
-let redis: RedisBacking;
-let clean: RunningReference;
-
-beforeAll(async () => {
-  redis = await startTestRedis();
-  clean = await startTestReference(redis);
-});
-afterAll(async () => {
-  await clean?.stop();
-  await redis?.stop();
-});
+const env = useTestReference();
 
 describe('kv fault switches', () => {
   it('have unique names, each naming a rule of the area B catalog', () => {
@@ -312,15 +301,15 @@ describe('kv fault switches', () => {
 
   it.each(kvFaults.map((fault) => fault.name))('%s changes what the service does', async (name) => {
     const { probe, options } = probes[name];
-    const faulty = await startTestReference(redis, { ...options, faults: [name] });
-    const baseline = options ? await startTestReference(redis, options) : clean;
+    const faulty = await startTestReference(env.redis, { ...options, faults: [name] });
+    const baseline = options ? await startTestReference(env.redis, options) : env.ref;
     try {
       const correct = await probe(baseline);
       const broken = await probe(faulty);
       expect(broken).not.toEqual(correct);
     } finally {
       await faulty.stop();
-      if (baseline !== clean) await baseline.stop();
+      if (baseline !== env.ref) await baseline.stop();
     }
   });
 });
