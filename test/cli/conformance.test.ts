@@ -74,7 +74,10 @@ describe('conformance: bad input gives one line and exit code 2', () => {
 
   test('a wrong URL', async () => {
     const run = await runCli(['conformance', '--target', await targetFile('url.json', kvTarget('ftp://example'))]);
-    expectOneLine(run, /^svc-harness: target file .*url\.json: kv\.url must be an http:\/\/ or https:\/\/ URL \[SVC_CONFIG\]$/);
+    expectOneLine(
+      run,
+      /^svc-harness: target file .*url\.json: kv\.url must be an http:\/\/ or https:\/\/ URL \[SVC_CONFIG\]$/,
+    );
   });
 
   test('a refused connection: one line, per-case errors in the report', async () => {
