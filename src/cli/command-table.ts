@@ -42,6 +42,12 @@ export const commandTable = {
       'write-target': { type: 'string', description: 'Write a target file for the running service' },
       'max-request-bytes': { type: 'number', description: 'Maximum request size, bytes', default: '10485760' },
       'daily-request-limit': { type: 'number', description: 'Daily request limit (commands per day)', default: 'off' },
+      dialect: {
+        type: 'string',
+        description: 'Vendor names to answer to: svc (Svc-Encoding, …) or upstash (Upstash-Encoding, …)',
+        default: 'svc',
+        choices: ['svc', 'upstash'],
+      },
     },
     load: () => import('./commands/serve.ts'),
   },

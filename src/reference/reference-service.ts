@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import { harnessError, isHarnessError } from '../errors.ts';
+import { type DialectName, getDialect } from '../target/dialects.ts';
 import type { Target } from '../target/target.ts';
 import { adminPlugin } from './admin/admin-plugin.ts';
 import { FaultSet } from './fault-registry.ts';
@@ -36,6 +37,11 @@ export interface ReferenceOptions {
   maxRequestBytes?: number;
   /** Commands per UTC day. @default null (off) */
   dailyRequestLimit?: number | null;
+  /**
+   * Which vendor names the service answers to (`Svc-Encoding` or `Upstash-Encoding`, …), so the
+   * suites' dialect handling can be proven against a real server. @default 'svc'
+   */
+  dialect?: DialectName;
 }
 
 export interface RunningReference {
@@ -52,6 +58,7 @@ export async function startReference(options: ReferenceOptions = {}): Promise<Ru
   const fault = kvFaultCheck(faults);
   const host = options.host ?? '127.0.0.1';
   const maxRequestBytes = options.maxRequestBytes ?? defaultMaxRequestBytes;
+  const dialect = options.dialect ?? 'svc';
   const redis = await acquireRedis(options.redisUrl === undefined ? {} : { redisUrl: options.redisUrl });
   const cleanup: (() => Promise<void>)[] = [() => redis.stop()];
   const stop = async () => {
@@ -78,6 +85,7 @@ export async function startReference(options: ReferenceOptions = {}): Promise<Ru
       streams,
       fault,
       policyAllowsReadOnly: (args) => policy.allowsReadOnly(args),
+      dialect: getDialect(dialect),
     });
     const kvUrl = urlOf(host, await listen(kvApp, host, options.kvPort ?? 0));
 
@@ -89,7 +97,7 @@ export async function startReference(options: ReferenceOptions = {}): Promise<Ru
 
     const target: Target = {
       name: 'reference',
-      dialect: 'svc',
+      dialect,
       get kv() {
         const current = tokens.database;
         return { url: kvUrl, token: current.token, readOnlyToken: current.readOnlyToken };

@@ -8,6 +8,7 @@ import { harnessError } from '../../errors.ts';
 import { allFaults } from '../../reference/faults.ts';
 import { redactRedisUrl } from '../../reference/redis/redis-url.ts';
 import { type RunningReference, startReference } from '../../reference/reference-service.ts';
+import { getDialect } from '../../target/dialects.ts';
 import type { ParsedValues } from '../command-table.ts';
 
 export async function run(values: ParsedValues): Promise<number> {
@@ -36,6 +37,7 @@ export async function run(values: ParsedValues): Promise<number> {
     faults,
     ...(maxRequestBytes !== undefined && { maxRequestBytes }),
     dailyRequestLimit: dailyRequestLimit ?? null,
+    dialect: values.dialect === 'upstash' ? 'upstash' : 'svc',
   });
   const stopped = waitForSignal(reference);
   const targetFile = values['write-target'] as string | undefined;
@@ -105,6 +107,7 @@ function renderBlock(reference: RunningReference, details: BlockDetails): string
     ['max request size', `${details.maxRequestBytes ?? 10 * 1024 * 1024} bytes`],
     ['daily request limit', details.dailyRequestLimit === undefined ? 'off' : String(details.dailyRequestLimit)],
     ['fault switches', details.faults.length === 0 ? 'none' : details.faults.join(', ')],
+    ['dialect', `${reference.target.dialect} (vendor headers ${getDialect(reference.target.dialect).headerPrefix}…)`],
     ...(details.targetFile === undefined ? [] : [['target file', details.targetFile] as [string, string]]),
   ];
   const width = Math.max(...rows.map(([label]) => label.length));

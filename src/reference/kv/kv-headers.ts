@@ -25,11 +25,11 @@ export function responseOptions(
   if (asked === 'resp2') chosen = fault('ignore-response-format') ? 'json' : 'resp2';
   else if (asked !== undefined && asked !== 'json' && !fault('accept-invalid-format')) {
     // Spec rule 2: any Svc-Response-Format other than json or resp2 gives 400.
-    return { ok: false, error: `ERR invalid Svc-Response-Format ${JSON.stringify(single(format))}: use json or resp2` };
+    return { ok: false, error: `ERR invalid response format ${JSON.stringify(single(format))}: use json or resp2` };
   }
   if (base64 && chosen === 'resp2' && !fault('allow-base64-with-resp2')) {
     // Spec rule 3: Svc-Encoding base64 together with Svc-Response-Format resp2 gives 400.
-    return { ok: false, error: 'ERR Svc-Encoding base64 cannot be combined with Svc-Response-Format resp2' };
+    return { ok: false, error: 'ERR base64 encoding cannot be combined with the resp2 response format' };
   }
   return { ok: true, options: { format: chosen, base64: base64 && chosen === 'json' } };
 }

@@ -3,6 +3,7 @@
  * form to the engine and renders its answer. Registered by reference-service.ts on its own server.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { type Dialect, getDialect, vendorHeader } from '../../target/dialects.ts';
 import type { Answer, KvAnswers } from './kv-answer.ts';
 import { authenticate, unauthorizedError } from './kv-auth.ts';
 import { backingStoreUnavailable, type KvEngine } from './kv-engine.ts';
@@ -29,10 +30,15 @@ export interface KvPluginOptions {
   readonly streams: KvStreams;
   readonly fault: KvFaultCheck;
   readonly policyAllowsReadOnly: (args: readonly Buffer[]) => boolean;
+  /** The vendor header names the service answers to. @default the spec's (`Svc-`) */
+  readonly dialect?: Dialect;
 }
 
 export async function kvPlugin(app: FastifyInstance, options: KvPluginOptions): Promise<void> {
   const { engine, answers, tokens, streams, fault } = options;
+  const dialect = options.dialect ?? getDialect('svc');
+  const encodingHeader = vendorHeader(dialect, 'Encoding').toLowerCase();
+  const formatHeader = vendorHeader(dialect, 'Response-Format').toLowerCase();
   const send = (reply: FastifyReply, answer: Answer) =>
     reply.code(answer.status).header('content-type', answer.contentType).send(answer.body);
 
@@ -76,7 +82,7 @@ export async function kvPlugin(app: FastifyInstance, options: KvPluginOptions): 
     const principal = authenticate(request.headers.authorization, url.token, tokens, fault);
     // Spec "Authentication": a missing or invalid token gives 401.
     if (!principal) return void send(reply, answers.error(401, unauthorizedError));
-    const headers = responseOptions(request.headers['svc-encoding'], request.headers['svc-response-format'], fault);
+    const headers = responseOptions(request.headers[encodingHeader], request.headers[formatHeader], fault);
     if (!headers.ok) return void send(reply, answers.error(400, headers.error));
     const format = headers.options;
     const body = Buffer.isBuffer(request.body) ? request.body : undefined;
