@@ -8,7 +8,6 @@
  *   node --cpu-prof --cpu-prof-dir=/tmp/prof bench/kv-engine-stages.ts 100     (one depth, profiled)
  */
 import { Socket } from 'node:net';
-import { formatErrorLine } from '../src/errors.ts';
 import { FaultSet } from '../src/reference/fault-registry.ts';
 import { allFaults } from '../src/reference/faults.ts';
 import { CommandPolicy } from '../src/reference/kv/command-policy.ts';
@@ -21,6 +20,7 @@ import { KvTokens } from '../src/reference/kv/kv-tokens.ts';
 import { RedisConnections } from '../src/reference/kv/redis-connections.ts';
 import { jsonCommandList } from '../src/reference/kv/request-args.ts';
 import { acquireRedis } from '../src/reference/redis/acquire-redis.ts';
+import { runBench } from './run-bench.ts';
 
 const concurrency = 50;
 const secondsPerDepth = 3;
@@ -116,13 +116,4 @@ async function runDepth(engine: KvEngine, answers: KvAnswers, depth: number): Pr
   return cells.join('  ');
 }
 
-try {
-  await main();
-} catch (error) {
-  console.error(
-    error instanceof Error && error.name !== 'HarnessError'
-      ? `svc-harness bench: ${error.message.split('\n')[0]}`
-      : formatErrorLine(error),
-  );
-  process.exitCode = 2;
-}
+await runBench(main);

@@ -10,12 +10,12 @@
 import { createRequire } from 'node:module';
 import { cpus } from 'node:os';
 import { createClient } from '@redis/client';
-import { formatErrorLine } from '../src/errors.ts';
 import { acquireRedis, type RedisBacking } from '../src/reference/redis/acquire-redis.ts';
 import { redactRedisUrl } from '../src/reference/redis/redis-url.ts';
 import { checkCase, type HttpCase, runHttpCase } from './http-load.ts';
 import { redisBenchmarkVersion, runRedisBenchmark } from './redis-benchmark-run.ts';
 import { startReferenceThread } from './reference-thread.ts';
+import { runBench } from './run-bench.ts';
 import { renderThroughputTable, type ThroughputRow } from './throughput-table.ts';
 
 const connections = 50;
@@ -119,13 +119,4 @@ async function redisVersion(url: string): Promise<string> {
   }
 }
 
-try {
-  await main();
-} catch (error) {
-  console.error(
-    error instanceof Error && error.name !== 'HarnessError'
-      ? `svc-harness bench: ${error.message.split('\n')[0]}`
-      : formatErrorLine(error),
-  );
-  process.exitCode = 2;
-}
+await runBench(main);

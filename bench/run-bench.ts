@@ -1,0 +1,15 @@
+/** Runs a benchmark's main function; any failure is one line on stderr and exit code 2, never a stack trace. */
+import { formatErrorLine } from '../src/errors.ts';
+
+export async function runBench(main: () => Promise<void>): Promise<void> {
+  try {
+    await main();
+  } catch (error) {
+    console.error(
+      error instanceof Error && error.name !== 'HarnessError'
+        ? `svc-harness bench: ${error.message.split('\n')[0]}`
+        : formatErrorLine(error),
+    );
+    process.exitCode = 2;
+  }
+}
