@@ -34,7 +34,9 @@ async function createAclUser(ctx: CaseContext, kv: KvClient, pattern: string): P
   const password = randomBytes(12).toString('hex');
   const rules = [`~${pattern}`, '+get', '+set', '+ping'];
   ctx.onCleanup(async () => {
-    await kv.root(['ACL', 'DELUSER', username]);
+    // A user left behind on a shared target is a leak: say so (a cleanup note) when it is not deleted.
+    const res = await kv.root(['ACL', 'DELUSER', username]);
+    if (!isSuccess(res)) throw new Error(`ACL DELUSER of the case's user answered status ${res.status}`);
   });
   if (ctx.target.admin) {
     await adminClient(ctx).createAclUser(username, password, rules);

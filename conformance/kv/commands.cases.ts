@@ -2,6 +2,7 @@
  * Spec "Endpoints > Area B" rule 5, command support: one case per supported group (a family from a
  * table), the JSON group, and one case per kind of refused command the spec names.
  */
+import { isDeepStrictEqual } from 'node:util';
 import { type ConformanceCase, defineCases } from '../../src/conformance/conformance-case.ts';
 import { keySpace } from '../support/key-space.ts';
 import { checkDiscarded, checkError, checkResult, checkThat, resultOf } from '../support/kv-checks.ts';
@@ -232,12 +233,15 @@ export const cases = defineCases([
       } catch {
         parsed = undefined;
       }
-      const expected = [{ name: 'svc', n: 3, tags: ['a'] }];
+      // `$` answers a one-item array in current JSON modules and the document itself in older ones;
+      // key order inside a JSON document is not part of its value.
+      const expected = { name: 'svc', n: 3, tags: ['a'] };
+      const documentOf = Array.isArray(parsed) && parsed.length === 1 ? parsed[0] : parsed;
       checkThat(
         rule,
-        JSON.stringify(parsed) === JSON.stringify(expected),
+        isDeepStrictEqual(documentOf, expected),
         `JSON.GET ${String(doc)}`,
-        JSON.stringify(expected),
+        `${JSON.stringify([expected])} (or the document alone)`,
       );
       const type = resultOf(rule, await kv.root(['JSON.TYPE', key, '$.tags']), 'JSON.TYPE');
       checkThat(

@@ -8,7 +8,7 @@ import { CheckFailure, show } from '../../src/conformance/check-failure.ts';
 import { defineCases } from '../../src/conformance/conformance-case.ts';
 import { adminClient } from '../support/admin-client.ts';
 import { type KeySpace, keySpace } from '../support/key-space.ts';
-import { checkResp2, checkResult, checkThat, describe, resultOf } from '../support/kv-checks.ts';
+import { checkResp2, checkResult, checkThat, checkUtf8Body, describe, resultOf } from '../support/kv-checks.ts';
 import { createKvClient, type KvClient } from '../support/kv-client.ts';
 import { byteValues, checkProperty, unicodeText } from '../support/properties.ts';
 import { resp2 } from '../support/resp2.ts';
@@ -54,7 +54,9 @@ export const cases = defineCases([
             'GET, base64',
           );
           checkResp2('B.format.resp2', await kv.root(['GET', key], { format: 'resp2' }), resp2(bytes), 'GET, resp2');
-          const json = resultOf('B.utf8.replacement', await kv.root(['GET', key]), 'GET, JSON');
+          const jsonRes = await kv.root(['GET', key]);
+          checkUtf8Body('B.utf8.replacement', jsonRes, 'GET, JSON');
+          const json = resultOf('B.utf8.replacement', jsonRes, 'GET, JSON');
           const match = typeof json === 'string' ? matchReplacement(json, bytes) : 'no';
           checkThat(
             'B.utf8.replacement',

@@ -6,7 +6,15 @@
 import { defineCases } from '../../src/conformance/conformance-case.ts';
 import type { HttpMethod } from '../../src/http/http-client.ts';
 import { keySpace } from '../support/key-space.ts';
-import { checkErrorBody, checkResult, checkStatus, checkThat, describe, resultOf } from '../support/kv-checks.ts';
+import {
+  checkErrorBody,
+  checkResult,
+  checkStatus,
+  checkThat,
+  describe,
+  parseJson,
+  resultOf,
+} from '../support/kv-checks.ts';
 import { createKvClient } from '../support/kv-client.ts';
 import { step } from '../support/kv-steps.ts';
 
@@ -18,7 +26,8 @@ export const cases = defineCases([
     id: 'kv.request-forms.methods-allowed',
     rules: ['B.methods.allowed', 'B.path.command-args'],
     title: 'GET, HEAD, POST and PUT run a command given as path segments',
-    expect: 'PUT and POST write through the path form, GET reads it back, HEAD answers 200.',
+    expect:
+      'PUT and POST write through the path form, GET reads it back, HEAD answers 200 (400 for an unknown command).',
     async run(ctx) {
       const kv = createKvClient(ctx);
       const keys = keySpace(ctx, kv);
@@ -28,13 +37,20 @@ export const cases = defineCases([
       checkResult('B.methods.allowed', await kv.path('GET', ['get', a]), 'by-put', 'GET /get');
       checkResult('B.methods.allowed', await kv.path('GET', ['get', b]), 'by-post', 'GET /get');
       checkStatus('B.methods.allowed', await kv.path('HEAD', ['get', a]), 200, 'HEAD /get');
+      // HEAD runs the command like GET (a 200 for any HEAD would pass the line above): an unknown one is a 400.
+      checkStatus('B.methods.allowed', await kv.path('HEAD', ['nosuchcommand', a]), 400, 'HEAD /nosuchcommand');
+      const counter = keys.key('head-incr');
+      const head = await kv.path('HEAD', ['incr', counter]);
+      const after = parseJson(await kv.root(['GET', counter])) as { result?: unknown } | undefined;
+      ctx.observe(`HEAD /incr: status ${head.status}, the counter is then ${JSON.stringify(after?.result)}`);
     },
   },
   {
     id: 'kv.request-forms.other-methods-405',
     rules: ['B.methods.other-405'],
     title: 'DELETE, PATCH and OPTIONS on a command path answer 405',
-    expect: 'Each method other than HEAD, GET, POST and PUT answers 405 and runs nothing.',
+    expect:
+      'Each method other than HEAD, GET, POST and PUT answers 405 and runs nothing, on command paths and on /, /pipeline, /multi-exec.',
     async run(ctx) {
       const kv = createKvClient(ctx);
       const key = keySpace(ctx, kv).key('kept');
@@ -49,6 +65,10 @@ export const cases = defineCases([
         }
       }
       checkResult('B.methods.other-405', await kv.root(['GET', key]), 'kept', 'the key after the refused DELETE');
+      // The 405 row of "Errors" is not limited to command paths.
+      for (const path of ['/', '/pipeline', '/multi-exec']) {
+        checkStatus('B.methods.other-405', await kv.raw({ method: 'DELETE', path }), 405, `DELETE ${path}`);
+      }
     },
   },
   {

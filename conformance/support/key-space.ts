@@ -6,7 +6,7 @@
 import type { CaseContext } from '../../src/conformance/conformance-case.ts';
 import type { HttpResponse } from '../../src/http/http-client.ts';
 import type { Credentials } from './credentials.ts';
-import { createKvClient, type KvClient } from './kv-client.ts';
+import { createKvClient, encodeSegment, type KvClient } from './kv-client.ts';
 
 export interface KeySpace {
   /** A key under the case prefix, deleted after the case. */
@@ -25,6 +25,10 @@ export function keySpace(ctx: CaseContext, kv: KvClient = createKvClient(ctx)): 
   let sweep = false;
   ctx.onCleanup(async () => {
     if (sweep) for (const key of await scanPrefix(kv, ctx.keyPrefix)) names.add(key);
+    // A target that does not percent-decode path segments writes the encoded name (`svch%3A…`),
+    // outside the prefix: delete that form too, so a broken target is left clean as well.
+    for (const key of [...names]) names.add(encodeSegment(key));
+    if (sweep) for (const key of await scanPrefix(kv, encodeSegment(ctx.keyPrefix))) names.add(key);
     const all = [...names];
     for (let at = 0; at < all.length; at += deleteChunk) await deleteKeys(kv, all.slice(at, at + deleteChunk));
   });

@@ -5,6 +5,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { CheckFailure, show } from '../../src/conformance/check-failure.ts';
 import { type HttpResponse, headerValue } from '../../src/http/http-client.ts';
+import { isInvalidUtf8 } from './utf8.ts';
 
 /** `status 400 {"error":"…"}`: how a response reads in a received text. */
 export function describe(res: HttpResponse): string {
@@ -192,4 +193,20 @@ export function checkEqual(rule: string, actual: unknown, expected: unknown, con
 /** Fails with `rule` unless `condition`; `received` and `expected` say what was seen and wanted. */
 export function checkThat(rule: string, condition: boolean, received: string, expected: string, context?: string) {
   if (!condition) throw new CheckFailure(rule, received, expected, context);
+}
+
+/**
+ * The body's bytes are valid UTF-8 (rule 1: invalid sequences become U+FFFD). Decoding a body for
+ * JSON.parse already replaces invalid bytes, so a target sending them raw passes every later check
+ * unless the bytes themselves are looked at.
+ */
+export function checkUtf8Body(rule: string, res: HttpResponse, context?: string) {
+  if (isInvalidUtf8(res.body)) {
+    throw new CheckFailure(
+      rule,
+      `body bytes ${show(res.body, 120)} (invalid UTF-8)`,
+      'valid UTF-8 with U+FFFD',
+      context,
+    );
+  }
 }

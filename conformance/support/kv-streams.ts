@@ -22,7 +22,8 @@ export async function openKvStream(
   const chosen = credentials ?? standard;
   const wire = wireCredentials(ctx, chosen);
   const headers = kv.headers({ credentials: chosen });
-  const stream = await openSse({ url: kv.url(path, wire.query), method: 'POST', headers, openTimeoutMs: 5_000 });
+  // Generous for a slow or remote target; a stream that never opens still ends the case in time.
+  const stream = await openSse({ url: kv.url(path, wire.query), method: 'POST', headers, openTimeoutMs: 10_000 });
   ctx.onCleanup(() => stream.close());
   ctx.signal?.addEventListener('abort', () => stream.close(), { once: true });
   return Object.assign(stream, { seen: [] as string[] });

@@ -74,6 +74,9 @@ export function writeCatalog(reply: unknown): WriteCatalog {
   const consider = (entry: Entry) => {
     if (!entry.flags.includes('write')) return;
     if (neverSent.has(entry.name)) skipped.push(`${entry.name} (acts outside the database)`);
+    // Search modules report index and dictionary names as keys: those objects are not keys, and DEL
+    // after the case would not remove them from a shared target.
+    else if (entry.name.startsWith('ft.')) skipped.push(`${entry.name} (names a search index, not a key)`);
     else if (entry.firstKey < 1) skipped.push(`${entry.name} (no key argument)`);
     else invocations.push(invocation(entry));
   };

@@ -7,6 +7,7 @@ import {
   checkNotSuccess,
   checkResult,
   checkResultShape,
+  checkUtf8Body,
 } from '../../../conformance/support/kv-checks.ts';
 import { CheckFailure } from '../../../src/conformance/check-failure.ts';
 import type { HttpResponse } from '../../../src/http/http-client.ts';
@@ -69,5 +70,17 @@ describe('key-value checks', () => {
     checkNotSuccess('N', response(400, { error: 'NOPERM' }));
     checkNotSuccess('N', response(200, { error: 'NOPERM' }));
     expect(failureOf(() => checkNotSuccess('N', response(200, { result: 0 }))).rule).toBe('N');
+  });
+
+  test('checkUtf8Body looks at the bytes, which JSON.parse of the decoded text would hide', () => {
+    checkUtf8Body('U', response(200, { result: 'a\uFFFDb' }));
+    const raw: HttpResponse = {
+      status: 200,
+      headers: { 'content-type': 'application/json' },
+      body: Buffer.concat([Buffer.from('{"result":"a'), Buffer.from([0xff]), Buffer.from('b"}')]),
+      elapsedMs: 1,
+    };
+    expect(JSON.parse(raw.body.toString('utf8')).result).toBe('a\uFFFDb');
+    expect(failureOf(() => checkUtf8Body('U', raw)).rule).toBe('U');
   });
 });

@@ -48,6 +48,13 @@ describe('the write commands of a real COMMAND reply', () => {
     }
   });
 
+  test('search-module writes (FT.*) are never sent: their "keys" are index names, not keys', () => {
+    const ftCreate = ['FT.CREATE', -2, ['write', 'denyoom'], 1, 1, 1, [], [], [], []];
+    const { invocations, skipped } = writeCatalog([ftCreate]);
+    expect(invocations).toEqual([]);
+    expect(skipped).toEqual(['ft.create (names a search index, not a key)']);
+  });
+
   test('a reply that is not a command list gives nothing, and the fallback list has keys', () => {
     expect(writeCatalog({ error: 'no' }).invocations).toEqual([]);
     expect(fallbackWrites.every((command) => command.includes('{k}'))).toBe(true);
