@@ -37,6 +37,10 @@ export interface ReferenceOptions {
   maxRequestBytes?: number;
   /** Commands per UTC day. @default null (off) */
   dailyRequestLimit?: number | null;
+  /** How long a request waits for Redis's replies before answering 500. @default 8000 */
+  replyDeadlineMs?: number;
+  /** Bytes an event stream may hold unsent before its slow client is dropped. @default 32 MiB */
+  streamBufferBytes?: number;
   /**
    * Which vendor names the service answers to (`Svc-Encoding` or `Upstash-Encoding`, …), so the
    * suites' dialect handling can be proven against a real server. @default 'svc'
@@ -72,8 +76,9 @@ export async function startReference(options: ReferenceOptions = {}): Promise<Ru
     const policy = new CommandPolicy(await client.sendCommand(['COMMAND']), json, fault);
     const tokens = new KvTokens(fault('reset-keeps-tokens'));
     const limits = new KvLimits(maxRequestBytes, options.dailyRequestLimit ?? null);
-    const engine = new KvEngine({ connections, policy, json, tokens, limits, fault });
-    const streams = new KvStreams(connections, fault);
+    const replyDeadlineMs = options.replyDeadlineMs;
+    const engine = new KvEngine({ connections, policy, json, tokens, limits, fault, replyDeadlineMs });
+    const streams = new KvStreams(connections, fault, options.streamBufferBytes);
     cleanup.push(async () => streams.closeAll());
 
     const kvApp = server(maxRequestBytes, true);

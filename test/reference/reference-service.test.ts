@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isHarnessError } from '../../src/errors.ts';
 import { allFaults } from '../../src/reference/faults.ts';
 import type { RedisBacking } from '../../src/reference/redis/acquire-redis.ts';
-import { startReference } from '../../src/reference/reference-service.ts';
+import { type RunningReference, startReference } from '../../src/reference/reference-service.ts';
 import { parseTarget } from '../../src/target/load-target.ts';
 import { call, startTestRedis, startTestReference } from '../support/reference-fixture.ts';
 
@@ -78,11 +78,59 @@ describe('startReference', () => {
       const tx = await call(ref, '/multi-exec', { body: [['ping']] });
       expect(tx.status).toBe(500);
       expect(tx.json).toEqual({ error: expect.stringMatching(/^ERR backing store unavailable/) });
+      // One failing command of a pipeline does not fail the rest: ACL RESTTOKEN asks Redis too.
+      const pipeline = await call(ref, '/pipeline', { body: [['ping'], ['acl', 'resttoken', 'someone', 'pw']] });
+      expect(pipeline.status).toBe(200);
+      expect(pipeline.json).toEqual([
+        { error: expect.stringMatching(/^ERR backing store unavailable/) },
+        { error: expect.stringMatching(/^ERR backing store unavailable/) },
+      ]);
       expect(Date.now() - started).toBeLessThan(3_000);
     } finally {
       await ref.stop();
     }
   });
+
+  it('answers 500 within its reply deadline while its Redis stops answering, and recovers', async () => {
+    const own = await startTestRedis();
+    const ref = await startTestReference(own, { replyDeadlineMs: 300 });
+    try {
+      await answersWhilePaused(ref);
+      expect((await call(ref, '/ping')).json).toEqual({ result: 'PONG' });
+      // The transaction was written before the pause, so Redis ran it once it resumed.
+      expect((await call(ref, '/multi-exec', { body: [['get', 'k']] })).json).toEqual([{ result: 'v' }]);
+    } finally {
+      await ref.stop();
+      await own.stop();
+    }
+  });
+
+  async function answersWhilePaused(ref: RunningReference): Promise<void> {
+    const info = (await call(ref, '/info/server')).json as { result: string };
+    const pid = Number(/process_id:(\d+)/.exec(info.result)?.[1]);
+    expect(pid).toBeGreaterThan(0);
+    // A paused Redis keeps its connections open: commands are written, their replies never come.
+    process.kill(pid, 'SIGSTOP');
+    try {
+      const noReply = { error: expect.stringMatching(/^ERR backing store unavailable: no reply/) };
+      const single = await call(ref, '/get/k');
+      expect(single.status).toBe(500);
+      expect(single.json).toEqual(noReply);
+      const pipeline = await call(ref, '/pipeline', { body: [['get', 'k'], ['ping']] });
+      expect(pipeline.status).toBe(200);
+      expect(pipeline.json).toEqual([noReply, noReply]);
+      const tx = await call(ref, '/multi-exec', {
+        body: [
+          ['set', 'k', 'v'],
+          ['get', 'k'],
+        ],
+      });
+      expect(tx.status).toBe(500);
+      expect(tx.json).toEqual(noReply);
+    } finally {
+      process.kill(pid, 'SIGCONT');
+    }
+  }
 
   it('refuses an unknown fault with a usage error naming --list-faults', async () => {
     const error = await startTestReference(redis, { faults: ['no-such-fault'] }).catch((e: unknown) => e);

@@ -10,6 +10,7 @@ import type { KvFaultCheck } from './kv-fault-check.ts';
 import { dailyLimitError, type KvLimits, maxRequestSizeError } from './kv-limits.ts';
 import type { KvTokens, Principal, RedisUser } from './kv-tokens.ts';
 import { exactTypes, type RedisClient, type RedisConnections } from './redis-connections.ts';
+import { withReplyDeadline } from './reply-deadline.ts';
 import type { RedisReply } from './reply-format.ts';
 import { toWireArgs, type WireArg } from './wire-args.ts';
 import {
@@ -37,7 +38,16 @@ export interface KvEngineParts {
   readonly fault: KvFaultCheck;
   /** How long the commands of one request may wait to be written to Redis. @default 5000 */
   readonly writeDeadlineMs?: number;
+  /**
+   * How long one request may wait for Redis's replies once written: a Redis that stops answering
+   * (paused, swapped out, a network partition) must not hold the request open forever. Below the
+   * harness's own 10 s request budget, so a client sees the service's 500, not its own timeout.
+   * @default 8000
+   */
+  readonly replyDeadlineMs?: number;
 }
+
+export const defaultReplyDeadlineMs = 8_000;
 
 /** The text of a failure to reach Redis: a server error (500), not the client's (notes: none shown). */
 export const backingStoreUnavailable = 'ERR backing store unavailable';
@@ -51,11 +61,21 @@ const sendOptions = (deadline: WriteDeadline): SendOptions => ({ ...deadline, ty
 export class KvEngine {
   readonly #parts: KvEngineParts;
   readonly #deadlineMs: number;
+  readonly #replyDeadlineMs: number;
 
   constructor(parts: KvEngineParts) {
     this.#parts = parts;
     this.#deadlineMs = parts.writeDeadlineMs ?? defaultWriteDeadlineMs;
     if (!(this.#deadlineMs > 0)) throw new RangeError(`writeDeadlineMs must be above 0, not ${this.#deadlineMs}`);
+    this.#replyDeadlineMs = parts.replyDeadlineMs ?? defaultReplyDeadlineMs;
+    if (!(this.#replyDeadlineMs > 0)) {
+      throw new RangeError(`replyDeadlineMs must be above 0, not ${this.#replyDeadlineMs}`);
+    }
+  }
+
+  /** The text of a request whose replies did not come within the reply deadline (answered 500). */
+  get #noReply(): string {
+    return `${backingStoreUnavailable}: no reply from Redis within ${this.#replyDeadlineMs} ms`;
   }
 
   /** The checks of one command that do not count it: size, support, read-only policy. */
@@ -83,12 +103,23 @@ export class KvEngine {
   async runOne(args: readonly Buffer[], principal: Principal): Promise<Outcome> {
     const refusal = this.check(args, principal) ?? this.#countOne();
     if (refusal !== undefined) return serviceError(refusal);
-    const { client } = await this.#link(principal);
-    return this.#executeAlone(client, args);
+    return withReplyDeadline(
+      this.#replyDeadlineMs,
+      async () => this.#executeAlone((await this.#link(principal)).client, args),
+      () => serviceError(this.#noReply),
+    );
   }
 
   /** Spec "Endpoints > Area B" (/pipeline): in order, not atomic, one failure does not stop the rest. */
-  async runPipeline(commands: readonly (readonly Buffer[])[], principal: Principal): Promise<Outcome[]> {
+  runPipeline(commands: readonly (readonly Buffer[])[], principal: Principal): Promise<Outcome[]> {
+    return withReplyDeadline(
+      this.#replyDeadlineMs,
+      () => this.#pipeline(commands, principal),
+      () => commands.map(() => serviceError(this.#noReply)),
+    );
+  }
+
+  async #pipeline(commands: readonly (readonly Buffer[])[], principal: Principal): Promise<Outcome[]> {
     const { client } = await this.#link(principal);
     if (this.#parts.fault('pipeline-stops-at-error')) {
       const outcomes: Outcome[] = [];
@@ -141,7 +172,11 @@ export class KvEngine {
     if (counted === undefined) return { kind: 'discarded', error: dailyLimitError };
     for (const dropped of toRun.splice(counted)) inPlace.set(dropped.index, dailyLimitError);
 
-    const replies = await this.#runAtomically(toRun, principal);
+    const replies = await withReplyDeadline(
+      this.#replyDeadlineMs,
+      () => this.#runAtomically(toRun, principal),
+      () => ({ kind: 'discarded', error: this.#noReply }) as const,
+    );
     if (replies.kind === 'discarded') return replies;
     const byIndex = new Map(toRun.map((item, position) => [item.index, replies.results[position] as Outcome]));
     const results = commands.map((_, index): Outcome => {
@@ -245,7 +280,13 @@ export class KvEngine {
   async #aclResttoken(args: readonly Buffer[]): Promise<Outcome> {
     if (args.length !== 4) return serviceError("ERR wrong number of arguments for 'acl|resttoken' command");
     const user = { username: args[2]!.toString('utf8'), password: args[3]!.toString('utf8') };
-    const known = this.#parts.fault('resttoken-ignores-password') || (await this.#parts.connections.verify(user));
+    let known: boolean;
+    try {
+      known = this.#parts.fault('resttoken-ignores-password') || (await this.#parts.connections.verify(user));
+    } catch (error) {
+      // Redis could not be asked: a server failure of this command alone, never of its whole pipeline.
+      return serviceError(`${backingStoreUnavailable}: ${(error as Error).message.split('\n')[0]}`);
+    }
     if (!known)
       return { kind: 'error', error: `ERR Wrong password or user "${user.username}" does not exist`, source: 'redis' };
     return { kind: 'reply', reply: Buffer.from(this.#parts.tokens.aclToken(user), 'utf8') };

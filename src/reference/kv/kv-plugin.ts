@@ -2,6 +2,7 @@
  * The fastify plugin of area B (spec "Endpoints > Area B, key-value REST"): routes every request
  * form to the engine and renders its answer. Registered by reference-service.ts on its own server.
  */
+import { ErrorReply } from '@redis/client';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { type Dialect, getDialect, vendorHeader } from '../../target/dialects.ts';
 import type { Answer, KvAnswers } from './kv-answer.ts';
@@ -136,7 +137,7 @@ export async function kvPlugin(app: FastifyInstance, options: KvPluginOptions): 
     principal: Principal,
     reply: FastifyReply,
   ): Promise<void> {
-    const name = segment === undefined ? '' : percentDecode(segment).toString('utf8');
+    const name = segment === undefined ? Buffer.alloc(0) : percentDecode(segment);
     const command = kind === 'monitor' ? 'MONITOR' : kind.toUpperCase();
     if (principal.kind === 'readonly' && !options.policyAllowsReadOnly([Buffer.from(command)])) {
       return void send(reply, answers.error(400, `NOPERM this user has no permissions to run the '${kind}' command`));
@@ -146,11 +147,13 @@ export async function kvPlugin(app: FastifyInstance, options: KvPluginOptions): 
     try {
       await streams.open(kind, name, user, reply.raw);
     } catch (error) {
-      const text = error instanceof Error ? error.message : String(error);
-      const answer =
-        error instanceof UserRejectedError
-          ? answers.error(401, unauthorizedError)
-          : answers.error(400, /^[A-Z]+ /.test(text) ? text : `ERR ${text}`);
+      const text = (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? '';
+      let answer: Answer;
+      if (error instanceof UserRejectedError) answer = answers.error(401, unauthorizedError);
+      // Redis refused the command itself (e.g. NOPERM for an ACL user's channel): a command failure, 400.
+      else if (error instanceof ErrorReply) answer = answers.error(400, text);
+      // Redis could not be reached: no fault of the request, so a server error like every other path's.
+      else answer = answers.error(500, `${backingStoreUnavailable}: ${text}`);
       reply.raw.writeHead(answer.status, { 'content-type': answer.contentType }).end(answer.body);
     }
   }

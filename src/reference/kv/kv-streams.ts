@@ -2,12 +2,21 @@
  * Area B's server-sent event streams: /monitor (Redis MONITOR on a dedicated connection) and
  * /subscribe/{channel} (and /psubscribe/{pattern}, which the official SDK uses), in the spec's formats.
  */
+import { isUtf8 } from 'node:buffer';
 import type { ServerResponse } from 'node:http';
+import { ErrorReply } from '@redis/client';
 import type { KvFaultCheck } from './kv-fault-check.ts';
 import type { RedisUser } from './kv-tokens.ts';
 import type { RedisClient, RedisConnections } from './redis-connections.ts';
 
 const heartbeatMs = 15_000;
+
+/**
+ * What one stream may hold unsent for a client that reads slower than events arrive, like Redis's
+ * own hard output-buffer limit for pub/sub clients; past it the client is dropped, so a stalled
+ * reader cannot grow the service's memory without bound.
+ */
+export const defaultStreamBufferBytes = 32 * 1024 * 1024;
 const utf8 = new TextDecoder('utf-8', { fatal: false });
 
 export type StreamKind = 'monitor' | 'subscribe' | 'psubscribe';
@@ -17,22 +26,39 @@ export class KvStreams {
   readonly #connections: RedisConnections;
   readonly #fault: KvFaultCheck;
   readonly #open = new Set<() => void>();
+  readonly #bufferBytes: number;
 
-  constructor(connections: RedisConnections, fault: KvFaultCheck) {
+  constructor(connections: RedisConnections, fault: KvFaultCheck, bufferBytes = defaultStreamBufferBytes) {
     this.#connections = connections;
     this.#fault = fault;
+    this.#bufferBytes = bufferBytes;
   }
 
   /**
    * Starts the stream on `res` once Redis has accepted it; a Redis refusal (e.g. an ACL user without
    * the channel) rejects before anything is written, so the caller can still answer an {error}.
    */
-  async open(kind: StreamKind, name: string, user: RedisUser | undefined, res: ServerResponse): Promise<void> {
-    const client = await this.#connections.dedicated(user);
+  async open(kind: StreamKind, name: Buffer, user: RedisUser | undefined, res: ServerResponse): Promise<void> {
+    // A client may leave while Redis is still being asked: its 'close' has then passed by the time
+    // the stream would start listening for it, so it is noted from the first moment.
+    let left = false;
+    const leave = () => {
+      left = true;
+    };
+    res.once('close', leave);
+    // Spec "Events" 4: the stream carries what its Redis connection sends; a lost connection ends it.
+    let end: () => void = () => {};
+    let client: RedisClient;
+    try {
+      client = await this.#connections.dedicated(user, () => end());
+    } catch (error) {
+      res.off('close', leave);
+      throw error;
+    }
     const pending: string[] = [];
     let started = false;
     let ended = false;
-    const end = () => {
+    end = () => {
       if (ended) return;
       ended = true;
       clearInterval(heartbeat);
@@ -41,15 +67,21 @@ export class KvStreams {
       // Before the stream started the caller still answers an {error} on `res`.
       if (started && !res.writableEnded) res.end();
     };
-    const heartbeat = setInterval(() => send(res, undefined), heartbeatMs);
+    const heartbeat = setInterval(() => send(res, undefined, this.#bufferBytes), heartbeatMs);
     heartbeat.unref();
-    const emit = (data: string) => (started ? send(res, data) : pending.push(data));
+    const emit = (data: string) => (started ? send(res, data, this.#bufferBytes) : pending.push(data));
     try {
-      await this.#start(kind, name, client, emit);
+      if (!left) await this.#start(kind, name, client, emit);
+      // Lost while starting: no stream to open, and the caller answers the failure.
+      if (ended) throw new Error('the Redis connection closed');
     } catch (error) {
       end();
       throw error;
+    } finally {
+      res.off('close', leave);
     }
+    // Gone while Redis accepted the stream: nobody is left to send it to.
+    if (left || res.destroyed) return end();
     this.#open.add(end);
     res.on('close', end);
     res.writeHead(200, {
@@ -60,14 +92,14 @@ export class KvStreams {
     // Headers go out now: a stream may have nothing to say for a while.
     res.flushHeaders();
     started = true;
-    for (const data of pending.splice(0)) send(res, data);
+    for (const data of pending.splice(0)) send(res, data, this.#bufferBytes);
   }
 
   closeAll(): void {
     for (const end of [...this.#open]) end();
   }
 
-  async #start(kind: StreamKind, name: string, client: RedisClient, emit: (data: string) => void): Promise<void> {
+  async #start(kind: StreamKind, name: Buffer, client: RedisClient, emit: (data: string) => void): Promise<void> {
     if (kind === 'monitor') {
       // Spec "Endpoints > Area B" (/monitor): the first data item is OK (notes: `"OK"`).
       if (!this.#fault('monitor-drops-ok')) emit('"OK"');
@@ -76,17 +108,31 @@ export class KvStreams {
     }
     // Spec "Endpoints > Area B" (/subscribe): subscribe,<channel>,<count> then message,<channel>,<message>.
     const count = this.#fault('subscribe-wrong-count') ? 0 : 1;
+    const shown = utf8.decode(name);
     if (kind === 'subscribe') {
-      await client.subscribe(name, (message: Buffer) => emit(`message,${name},${this.#payload(message)}`), true);
-      emit(`subscribe,${name},${count}`);
+      const deliver = (message: Buffer) => emit(`message,${shown},${this.#payload(message)}`);
+      if (isUtf8(name)) await client.subscribe(shown, deliver, true);
+      else {
+        // Spec "Endpoints > Area B": any byte may be percent-escaped. The client writes and dispatches
+        // channels as UTF-8 text, so a channel that is not UTF-8 is reached by an ASCII pattern
+        // matching it, with the channels the pattern also matches filtered out here.
+        await client.pSubscribe(
+          patternOf(name),
+          (message: Buffer, channel: Buffer) => (channel.equals(name) ? deliver(message) : undefined),
+          true,
+        );
+      }
+      emit(`subscribe,${shown},${count}`);
       return;
     }
+    // The SDK's /psubscribe: a pattern is matched by Redis, so only its exact bytes will do.
+    if (!isUtf8(name)) throw new ErrorReply('ERR a /psubscribe pattern must be valid UTF-8');
     await client.pSubscribe(
-      name,
-      (message: Buffer, channel: Buffer) => emit(`pmessage,${name},${utf8.decode(channel)},${this.#payload(message)}`),
+      shown,
+      (message: Buffer, channel: Buffer) => emit(`pmessage,${shown},${utf8.decode(channel)},${this.#payload(message)}`),
       true,
     );
-    emit(`psubscribe,${name},${count}`);
+    emit(`psubscribe,${shown},${count}`);
   }
 
   #payload(message: Buffer): string {
@@ -102,17 +148,30 @@ export class KvStreams {
   }
 }
 
-/** One SSE event (or a heartbeat comment when `data` is undefined); newlines split into data lines. */
-function send(res: ServerResponse, data: string | undefined): void {
-  if (res.writableEnded || res.destroyed) return;
-  if (data === undefined) {
-    res.write(': keep-alive\n\n');
-    return;
+/** A glob pattern of ASCII only that matches `channel`: each byte above 0x7F becomes `?`. */
+function patternOf(channel: Buffer): string {
+  let pattern = '';
+  for (const byte of channel) {
+    if (byte > 0x7f) pattern += '?';
+    else {
+      const char = String.fromCharCode(byte);
+      pattern += '*?[]\\'.includes(char) ? `\\${char}` : char;
+    }
   }
-  res.write(
-    `${data
-      .split(/\r\n|\r|\n/)
-      .map((line) => `data: ${line}`)
-      .join('\n')}\n\n`,
-  );
+  return pattern;
+}
+
+/** One SSE event (or a heartbeat comment when `data` is undefined); newlines split into data lines. */
+function send(res: ServerResponse, data: string | undefined, bufferBytes: number): void {
+  if (res.writableEnded || res.destroyed) return;
+  const event =
+    data === undefined
+      ? ': keep-alive\n\n'
+      : `${data
+          .split(/\r\n|\r|\n/)
+          .map((line) => `data: ${line}`)
+          .join('\n')}\n\n`;
+  res.write(event);
+  // A client this far behind is dropped; 'close' then ends the stream and frees its Redis connection.
+  if (res.writableLength > bufferBytes) res.destroy();
 }

@@ -27,8 +27,12 @@ const newPool = (options: ConnectionOptions) =>
 export type RedisClient = ReturnType<typeof newClient>;
 export type RedisPool = ReturnType<typeof newPool>;
 
-/** Simple strings stay JS strings, bulk strings arrive as Buffers: RESP2 types stay exact. */
-export const exactTypes = { [RESP_TYPES.BLOB_STRING]: Buffer } as const;
+/**
+ * Simple strings stay JS strings, bulk strings arrive as Buffers: RESP2 types stay exact. Integers
+ * arrive as their digits (JS strings too), since a JS number rounds a 64-bit reply past 2^53;
+ * reply-format.ts tells them from simple strings by their form.
+ */
+export const exactTypes = { [RESP_TYPES.BLOB_STRING]: Buffer, [RESP_TYPES.NUMBER]: String } as const;
 
 export interface UserLink {
   readonly client: RedisClient;
@@ -106,10 +110,17 @@ export class RedisConnections {
     return link;
   }
 
-  /** A fresh connection for /monitor or /subscribe; give it back with `release`. */
-  async dedicated(user: RedisUser | undefined): Promise<RedisClient> {
-    const client = newClient(this.#options(user));
-    client.on('error', ignore);
+  /**
+   * A fresh connection for /monitor or /subscribe; give it back with `release`. It never reconnects:
+   * a stream that silently resumed after Redis came back would hide the commands and messages it
+   * missed, so a lost connection ends its stream instead (`onLost`), and an unreachable Redis fails
+   * at once rather than after the connect deadline.
+   */
+  async dedicated(user: RedisUser | undefined, onLost: () => void = ignore): Promise<RedisClient> {
+    const options = this.#options(user);
+    const client = newClient({ ...options, socket: { ...options.socket, reconnectStrategy: false } });
+    client.on('error', onLost);
+    client.on('end', onLost);
     this.#dedicated.add(client);
     await connectWithin(
       () => client.connect(),

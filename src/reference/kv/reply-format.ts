@@ -1,14 +1,33 @@
 /**
  * Redis replies as area B answers them: JSON (with optional base64 and UTF-8 replacement) or raw RESP2.
  * Replies arrive from @redis/client with simple strings as JS strings and bulk strings as Buffers,
- * so the two stay distinct (the OK rule of base64 and the RESP2 bytes both depend on it).
+ * so the two stay distinct (the OK rule of base64 and the RESP2 bytes both depend on it). Integers
+ * arrive as their digits, also JS strings (redis-connections.ts `exactTypes`), so every 64-bit value
+ * stays exact; a simple string of digits alone is read as an integer, as no Redis command answers one
+ * (only a script's `status_reply` could).
  */
 import { ErrorReply } from '@redis/client';
 
-/** A RESP2 reply: simple string, bulk string, integer, nil, error, or array of those. */
+/** A RESP2 reply: simple string or integer digits, bulk string, integer, nil, error, or array of those. */
 export type RedisReply = string | Buffer | number | null | ErrorReply | readonly RedisReply[];
 
-export type JsonReply = string | number | null | JsonReply[] | { readonly error: string };
+/** An integer past 2^53 in JSON: its digits written as they are (`JSON.rawJSON`). */
+export interface RawJsonInteger {
+  readonly rawJSON: string;
+}
+
+export type JsonReply = string | number | null | RawJsonInteger | JsonReply[] | { readonly error: string };
+
+const integerDigits = /^-?[0-9]+$/;
+
+// ES2026, in Node since 21; not yet in the es2023 lib this project types against.
+const rawJson = (JSON as unknown as { rawJSON(text: string): RawJsonInteger }).rawJSON;
+
+/** An integer reply as a JSON value: a number while that is exact, else its digits verbatim. */
+function jsonInteger(digits: string): number | RawJsonInteger {
+  const value = Number(digits);
+  return Number.isSafeInteger(value) ? value : rawJson(digits);
+}
 
 export interface JsonReplyOptions {
   readonly base64: boolean;
@@ -29,6 +48,7 @@ function text(bytes: Buffer, options: JsonReplyOptions): string {
 export function toJsonReply(reply: RedisReply, options: JsonReplyOptions): JsonReply {
   if (reply === null || typeof reply === 'number') return reply;
   if (typeof reply === 'string') {
+    if (integerDigits.test(reply)) return jsonInteger(reply);
     // Spec "Endpoints > Area B" (Svc-Encoding): every string is base64 except the OK response.
     if (!options.base64 || (reply === 'OK' && !options.base64Ok)) return reply;
     return Buffer.from(reply, 'utf8').toString('base64');
@@ -48,8 +68,9 @@ export function toResp2(reply: RedisReply): Buffer {
 function writeResp2(reply: RedisReply, out: Buffer[]): void {
   if (reply === null) out.push(Buffer.from('$-1\r\n'));
   else if (typeof reply === 'number') out.push(Buffer.from(`:${reply}\r\n`));
-  else if (typeof reply === 'string') out.push(Buffer.from(`+${reply}\r\n`, 'utf8'));
-  else if (Buffer.isBuffer(reply)) out.push(Buffer.from(`$${reply.length}\r\n`), reply, Buffer.from('\r\n'));
+  else if (typeof reply === 'string') {
+    out.push(Buffer.from(`${integerDigits.test(reply) ? ':' : '+'}${reply}\r\n`, 'utf8'));
+  } else if (Buffer.isBuffer(reply)) out.push(Buffer.from(`$${reply.length}\r\n`), reply, Buffer.from('\r\n'));
   else if (reply instanceof ErrorReply) out.push(Buffer.from(`-${reply.message}\r\n`, 'utf8'));
   else {
     const items = reply as readonly RedisReply[];

@@ -11,8 +11,8 @@ export class RequestFormError extends Error {
 export interface RawUrl {
   /** Path segments after the leading "/", not yet decoded. */
   readonly segments: readonly string[];
-  /** Query pairs in order, without `_token`; `value` undefined for a bare NAME. */
-  readonly query: readonly { readonly name: string; readonly value: string | undefined }[];
+  /** Query pairs in order, decoded to bytes, without `_token`; `value` undefined for a bare NAME. */
+  readonly query: readonly { readonly name: Buffer; readonly value: Buffer | undefined }[];
   /** The `_token` query parameter, when present. */
   readonly token: string | undefined;
 }
@@ -25,7 +25,7 @@ export function splitRawUrl(rawUrl: string): RawUrl {
   // Spec "Endpoints > Area B": each path segment is one argument (an empty trailing segment is not).
   const segments = path.replace(/^\/+/, '').split('/');
   if (segments.length > 0 && segments.at(-1) === '') segments.pop();
-  const query: { name: string; value: string | undefined }[] = [];
+  const query: { name: Buffer; value: Buffer | undefined }[] = [];
   let token: string | undefined;
   for (const part of queryText.split('&')) {
     if (part === '') continue;
@@ -33,7 +33,7 @@ export function splitRawUrl(rawUrl: string): RawUrl {
     const name = decodeQueryText(equals === -1 ? part : part.slice(0, equals));
     const value = equals === -1 ? undefined : decodeQueryText(part.slice(equals + 1));
     // Spec "Authentication": `_token` in the query authenticates and is never an argument.
-    if (name === '_token') token = value ?? '';
+    if (name.equals(tokenName)) token = value?.toString('utf8') ?? '';
     else query.push({ name, value });
   }
   return { segments, query, token };
@@ -58,9 +58,12 @@ export function percentDecode(segment: string): Buffer {
   return Buffer.from(bytes);
 }
 
-function decodeQueryText(text: string): string {
+const tokenName = Buffer.from('_token');
+
+/** A query name or value as bytes: like a path segment, any byte may be percent-escaped. */
+function decodeQueryText(text: string): Buffer {
   // Query strings follow the form encoding clients produce with URLSearchParams: "+" is a space.
-  return percentDecode(text.replaceAll('+', ' ')).toString('utf8');
+  return percentDecode(text.replaceAll('+', ' '));
 }
 
 export interface ArgsOptions {
@@ -83,8 +86,8 @@ export function commandArgs(url: RawUrl, body: Buffer | undefined, options: Args
   if (options.queryArgs) {
     // Spec "Endpoints > Area B": further arguments go in the query string as NAME=value.
     for (const pair of url.query) {
-      args.push(Buffer.from(pair.name, 'utf8'));
-      if (pair.value !== undefined) args.push(Buffer.from(pair.value, 'utf8'));
+      args.push(pair.name);
+      if (pair.value !== undefined) args.push(pair.value);
     }
   }
   return args;
@@ -99,16 +102,38 @@ export function jsonCommand(value: unknown, where: string): Buffer[] {
     if (typeof item === 'string') return Buffer.from(item, 'utf8');
     // Numbers are allowed as arguments and sent in their decimal form (notes, area B).
     if (typeof item === 'number' && Number.isFinite(item)) return Buffer.from(String(item), 'utf8');
+    if (item instanceof IntegerText) return Buffer.from(item.digits, 'latin1');
     // Objects, arrays, booleans and null are a syntax error (notes, area B).
     throw new RequestFormError(`ERR ${where} may hold only strings and numbers`);
   });
 }
 
+/** An integer literal of a JSON body too large for a JS number: its digits, as written. */
+class IntegerText {
+  readonly digits: string;
+  constructor(digits: string) {
+    this.digits = digits;
+  }
+}
+
+/**
+ * Keeps integers past 2^53 as their digits: a JS number would round them, and `["SET","k",
+ * 12345678901234567890]` must store 12345678901234567890, not 12345678901234567000.
+ */
+function exactIntegers(_key: string, value: unknown, context?: { readonly source?: string }): unknown {
+  if (typeof value !== 'number' || Number.isSafeInteger(value) || context?.source === undefined) return value;
+  return /^-?[1-9][0-9]*$/.test(context.source) ? new IntegerText(context.source) : value;
+}
+
+type Reviver = Parameters<typeof JSON.parse>[1];
+
 /** Parses a JSON request body; malformed JSON is a syntax error (spec "Errors": 400). */
 export function parseJsonBody(body: Buffer | undefined): unknown {
   if (body === undefined || body.length === 0) throw new RequestFormError('ERR the request body must be JSON');
   try {
-    return JSON.parse(body.toString('utf8'));
+    const text = body.toString('utf8');
+    // A reviver slows every parse; only a run of 16 digits can be an integer past 2^53.
+    return /[0-9]{16}/.test(text) ? JSON.parse(text, exactIntegers as Reviver) : JSON.parse(text);
   } catch {
     throw new RequestFormError('ERR the request body is not valid JSON');
   }

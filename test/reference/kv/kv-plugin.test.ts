@@ -72,6 +72,9 @@ describe('methods and request forms', () => {
     const key = uniqueKey();
     expect((await call(env.ref, '/', { body: ['INCRBY', key, 5] })).json).toEqual({ result: 5 });
     expect((await call(env.ref, '/', { body: ['get', key] })).json).toEqual({ result: '5' });
+    // Digits as written: a JS number would store 12345678901234567000.
+    await call(env.ref, '/', { body: `["set","${key}",12345678901234567890]` });
+    expect((await call(env.ref, '/', { body: ['get', key] })).json).toEqual({ result: '12345678901234567890' });
   });
 
   it('answers 400 {error} for objects, empty arrays and malformed JSON on POST /', async () => {
@@ -160,6 +163,13 @@ describe('Svc-Encoding and Svc-Response-Format', () => {
     expect((await call(env.ref, `/mget/${key}/${uniqueKey()}`, { headers: resp2 })).body.toString()).toBe(
       '*2\r\n$3\r\nbar\r\n$-1\r\n',
     );
+    // 64-bit integers stay exact: a JS number would answer :9223372036854776000.
+    const counter = uniqueKey();
+    await call(env.ref, `/set/${counter}/9223372036854775806`);
+    expect((await call(env.ref, `/incr/${counter}`, { headers: resp2 })).body.toString()).toBe(
+      ':9223372036854775807\r\n',
+    );
+    expect((await call(env.ref, `/decr/${counter}`)).body.toString()).toBe('{"result":9223372036854775806}');
     const failed = await call(env.ref, `/incr/${key}`, { headers: resp2 });
     expect(failed.status).toBe(400);
     expect(failed.body.toString()).toBe('-ERR value is not an integer or out of range\r\n');

@@ -1,9 +1,12 @@
 /** /monitor, /subscribe, /psubscribe and /publish, as server-sent events over real HTTP. */
+import { createConnection } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import {
   call,
   nextMatching,
   openStream as open,
+  startTestRedis,
   startTestReference,
   uniqueKey,
   useTestReference,
@@ -71,6 +74,23 @@ describe('/subscribe and /publish', () => {
     }
   });
 
+  it('subscribes to the exact bytes of a channel that is not UTF-8', async () => {
+    const channel = `%FF*${uniqueKey('ch')}`;
+    const stream = await open(env.ref, `/subscribe/${channel}`);
+    try {
+      expect(await stream.next()).toMatch(/^subscribe,\uFFFD\*ch:.+,1$/);
+      // Another byte in the same place: not this channel, so nothing arrives for it.
+      await call(env.ref, `/publish/%FE*${channel.slice(4)}`, { body: 'not for you' });
+      await call(env.ref, `/publish/${channel}`, { body: 'hi' });
+      expect(await stream.next()).toMatch(/^message,\uFFFD\*ch:.+,hi$/);
+    } finally {
+      stream.close();
+    }
+    const pattern = await call(env.ref, '/psubscribe/%FF*', { method: 'POST' });
+    expect(pattern.status).toBe(400);
+    expect(pattern.json).toEqual({ error: expect.stringMatching(/^ERR /) });
+  });
+
   it('sends psubscribe,<pattern>,1 then pmessage,<pattern>,<channel>,<message>', async () => {
     const prefix = uniqueKey('p');
     const stream = await open(env.ref, `/psubscribe/${encodeURIComponent(`${prefix}.*`)}`);
@@ -96,6 +116,90 @@ describe('/subscribe and /publish', () => {
     const denied = await call(env.ref, '/subscribe/secret', { method: 'POST', token });
     expect(denied.status).toBe(400);
     expect(denied.json).toEqual({ error: expect.stringMatching(/^NOPERM /) });
+  });
+
+  it('ends open streams when Redis goes away, and answers 500 at once for new ones', async () => {
+    const ownRedis = await startTestRedis();
+    const own = await startTestReference(ownRedis);
+    try {
+      const subscribed = await open(own, `/subscribe/${uniqueKey('ch')}`);
+      await subscribed.next();
+      const monitor = await open(own, '/monitor');
+      await monitor.next();
+      await ownRedis.stop();
+      // A stream that outlived its Redis connection would stay open with nothing to say.
+      await expect(subscribed.next(3_000)).rejects.toThrow(/ended|closed/);
+      await expect(monitor.next(3_000)).rejects.toThrow(/ended|closed/);
+      const started = Date.now();
+      for (const path of ['/subscribe/x', '/monitor']) {
+        const res = await call(own, path, { method: 'POST' });
+        expect(res.status, path).toBe(500);
+        expect(res.json).toEqual({ error: expect.stringMatching(/^ERR backing store unavailable/) });
+      }
+      expect(Date.now() - started).toBeLessThan(3_000);
+    } finally {
+      await own.stop();
+      await ownRedis.stop();
+    }
+  });
+
+  it('drops a client that stops reading once its unsent events pass the buffer limit', async () => {
+    const own = await startTestReference(env.redis, { streamBufferBytes: 1024 * 1024 });
+    const channel = uniqueKey('ch');
+    const { hostname, port } = new URL(own.target.kv!.url);
+    const stalled = createConnection({ host: hostname, port: Number(port) });
+    try {
+      await new Promise<void>((resolve, reject) => stalled.once('connect', resolve).once('error', reject));
+      stalled.write(
+        `POST /subscribe/${channel} HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${own.target.kv!.token}\r\n` +
+          'accept: text/event-stream\r\ncontent-length: 0\r\n\r\n',
+      );
+      // The client never reads: what the socket buffers cannot take stays in the service's memory.
+      stalled.pause();
+      const numsub = async () =>
+        ((await call(own, `/pubsub/numsub/${channel}`)).json as { result: [string, number] }).result[1];
+      for (let i = 0; i < 50 && (await numsub()) === 0; i++) await sleep(20);
+      expect(await numsub()).toBe(1);
+      const message = 'x'.repeat(1024 * 1024);
+      for (let i = 0; i < 32 && (await numsub()) > 0; i++) await call(own, `/publish/${channel}`, { body: message });
+      expect(await numsub()).toBe(0);
+    } finally {
+      stalled.destroy();
+      await own.stop();
+    }
+  });
+
+  it('frees the Redis connection of a client that leaves before its stream starts', async () => {
+    const ownRedis = await startTestRedis();
+    const own = await startTestReference(ownRedis);
+    const channel = uniqueKey('ch');
+    const { hostname, port } = new URL(own.target.kv!.url);
+    const pid = Number(
+      /process_id:(\d+)/.exec(((await call(own, '/info/server')).json as { result: string }).result)?.[1],
+    );
+    try {
+      // A paused Redis holds the stream in its start-up, while the client gives up.
+      process.kill(pid, 'SIGSTOP');
+      try {
+        const leaving = createConnection({ host: hostname, port: Number(port) });
+        await new Promise<void>((resolve, reject) => leaving.once('connect', resolve).once('error', reject));
+        leaving.write(
+          `POST /subscribe/${channel} HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${own.target.kv!.token}\r\n` +
+            'content-length: 0\r\n\r\n',
+        );
+        await sleep(300);
+        leaving.destroy();
+        await sleep(100);
+      } finally {
+        process.kill(pid, 'SIGCONT');
+      }
+      await sleep(500);
+      const numsub = (await call(own, `/pubsub/numsub/${channel}`)).json as { result: [string, number] };
+      expect(numsub.result[1]).toBe(0);
+    } finally {
+      await own.stop();
+      await ownRedis.stop();
+    }
   });
 
   it('ends open streams when the service stops', async () => {

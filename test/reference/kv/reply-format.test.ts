@@ -24,6 +24,12 @@ describe('toJsonReply', () => {
     expect(toJsonReply([Buffer.from('v'), 1, null], base64)).toEqual(['dg==', 1, null]);
   });
 
+  it('answers integer digits as exact JSON integers, past 2^53 too, never base64', () => {
+    const reply = ['9223372036854775807', '-9223372036854775808', '42', 'OK'];
+    expect(JSON.stringify(toJsonReply(reply, plain))).toBe('[9223372036854775807,-9223372036854775808,42,"OK"]');
+    expect(JSON.stringify(toJsonReply(reply, base64))).toBe('[9223372036854775807,-9223372036854775808,42,"OK"]');
+  });
+
   it('replaces each invalid UTF-8 sequence by one U+FFFD', () => {
     expect(toJsonReply(Buffer.from([0x61, 0xff, 0xc3, 0x62, 0xe2, 0x82]), plain)).toBe('a\uFFFD\uFFFDb\uFFFD');
   });
@@ -43,6 +49,11 @@ describe('toResp2', () => {
     expect(toResp2([Buffer.from('a'), [1]]).toString()).toBe('*2\r\n$1\r\na\r\n*1\r\n:1\r\n');
     expect(toResp2(new SimpleError('ERR x')).toString()).toBe('-ERR x\r\n');
     expect(errorResp2('ERR a\nb')).toEqual(Buffer.from('-ERR a b\r\n'));
+  });
+
+  it('writes integer digits as exact RESP2 integers', () => {
+    expect(toResp2('9223372036854775807').toString()).toBe(':9223372036854775807\r\n');
+    expect(toResp2(['-9223372036854775808', 'QUEUED']).toString()).toBe('*2\r\n:-9223372036854775808\r\n+QUEUED\r\n');
   });
 
   it('keeps binary bulk strings byte for byte', () => {

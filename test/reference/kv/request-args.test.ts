@@ -25,6 +25,13 @@ describe('splitRawUrl and commandArgs', () => {
     expect(text(commandArgs(url, Buffer.alloc(0), all))).toEqual(['set', 'k', 'EX', '100', 'NX']);
   });
 
+  it('decodes query names and values to bytes, "+" as a space there but not in the path', () => {
+    const url = splitRawUrl('/set/a+b?GET&X%FF=%00%FE+1');
+    expect(commandArgs(url, undefined, all)).toEqual(
+      ['set', 'a+b', 'GET', 'X\xff', '\x00\xfe 1'].map((arg) => Buffer.from(arg, 'latin1')),
+    );
+  });
+
   it('keeps empty inner segments as empty arguments and drops a trailing slash', () => {
     expect(text(commandArgs(splitRawUrl('/set/k//'), undefined, all))).toEqual(['set', 'k', '']);
   });
@@ -54,6 +61,15 @@ describe('JSON commands', () => {
     for (const bad of [[], ['set', { a: 1 }], ['set', true], ['set', null], 'set', ['set', ['nested']]]) {
       expect(() => jsonCommand(bad, 'x')).toThrow(RequestFormError);
     }
+  });
+
+  it('keeps the digits of integers too large for a JS number', () => {
+    const body = Buffer.from('[["set","k",12345678901234567890],["incrby","k",-9007199254740993,2.5e3]]');
+    expect(jsonCommandList(body).map(text)).toEqual([
+      ['set', 'k', '12345678901234567890'],
+      ['incrby', 'k', '-9007199254740993', '2500'],
+    ]);
+    expect(() => jsonCommandList(Buffer.from('[["set",{"n":12345678901234567890}]]'))).toThrow(RequestFormError);
   });
 
   it('parses a pipeline body and refuses malformed ones', () => {
