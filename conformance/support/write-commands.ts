@@ -4,6 +4,7 @@
  * without a key argument (FLUSHALL, SWAPDB, FUNCTION …) and those that reach outside the database
  * (MIGRATE, MOVE) are never sent: a run against a shared target must stay harmless.
  */
+import { type CommandInfo, parseCommandReply } from '../../src/kv-protocol/command-reply.ts';
 
 export interface WriteInvocation {
   /** `SET`, or `XGROUP CREATE` for a subcommand. */
@@ -22,38 +23,12 @@ export interface WriteCatalog {
 /** Key-bearing write commands that act outside the database or connection and are never sent. */
 const neverSent = new Set(['migrate', 'move', 'restore-asking']);
 
-interface Entry {
-  readonly name: string;
-  readonly arity: number;
-  readonly flags: readonly string[];
-  readonly firstKey: number;
-  readonly lastKey: number;
-  readonly step: number;
-  readonly subcommands: readonly Entry[];
-}
-
-function parseEntry(item: unknown): Entry | undefined {
-  if (!Array.isArray(item) || item.length < 6) return undefined;
-  const [name, arity, flags, firstKey, lastKey, step] = item as unknown[];
-  if (typeof name !== 'string' || typeof arity !== 'number' || !Array.isArray(flags)) return undefined;
-  const subcommands = Array.isArray(item[9]) ? item[9].map(parseEntry).filter((e): e is Entry => e !== undefined) : [];
-  return {
-    name: name.toLowerCase(),
-    arity,
-    flags: flags.map((flag) => String(flag).toLowerCase()),
-    firstKey: Number(firstKey),
-    lastKey: Number(lastKey),
-    step: Number(step),
-    subcommands,
-  };
-}
-
-function invocation(entry: Entry): WriteInvocation {
+function invocation(entry: CommandInfo): WriteInvocation {
   const words = entry.name.split('|').map((word) => word.toUpperCase());
   const length = Math.abs(entry.arity);
   return {
     name: words.join(' '),
-    blocking: entry.flags.includes('blocking'),
+    blocking: entry.flags.has('blocking'),
     build(key) {
       const args = Array.from({ length }, (_, index) => words[index] ?? '1');
       const last = entry.lastKey < 0 ? length + entry.lastKey : entry.lastKey;
@@ -70,9 +45,8 @@ function invocation(entry: Entry): WriteInvocation {
 export function writeCatalog(reply: unknown): WriteCatalog {
   const invocations: WriteInvocation[] = [];
   const skipped: string[] = [];
-  const entries = Array.isArray(reply) ? reply.map(parseEntry).filter((e): e is Entry => e !== undefined) : [];
-  const consider = (entry: Entry) => {
-    if (!entry.flags.includes('write')) return;
+  const consider = (entry: CommandInfo) => {
+    if (!entry.flags.has('write')) return;
     if (neverSent.has(entry.name)) skipped.push(`${entry.name} (acts outside the database)`);
     // Search modules report index and dictionary names as keys: those objects are not keys, and DEL
     // after the case would not remove them from a shared target.
@@ -80,7 +54,7 @@ export function writeCatalog(reply: unknown): WriteCatalog {
     else if (entry.firstKey < 1) skipped.push(`${entry.name} (no key argument)`);
     else invocations.push(invocation(entry));
   };
-  for (const entry of entries) {
+  for (const entry of parseCommandReply(reply)) {
     if (entry.subcommands.length > 0) entry.subcommands.forEach(consider);
     else consider(entry);
   }

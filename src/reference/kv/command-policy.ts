@@ -2,6 +2,7 @@
  * Which commands area B runs, refuses, and lets the Read Only token run. The read-only policy is
  * derived from the backing Redis's own `COMMAND` metadata, never from a hand-written list.
  */
+import { type CommandInfo, parseCommandReply } from '../../kv-protocol/command-reply.ts';
 import type { JsonSupport } from './json/json-emulation.ts';
 import type { KvFaultCheck } from './kv-fault-check.ts';
 
@@ -49,7 +50,7 @@ export class CommandPolicy {
   readonly #fault: KvFaultCheck;
 
   constructor(commandReply: unknown, json: JsonSupport, fault: KvFaultCheck) {
-    this.#commands = parseCommandReply(commandReply);
+    this.#commands = commandTable(commandReply);
     this.#json = json;
     this.#fault = fault;
   }
@@ -111,27 +112,11 @@ function hasBlockOption(args: readonly Buffer[]): boolean {
   return false;
 }
 
-/** Parses the `COMMAND` reply: [name, arity, flags, first, last, step, categories, tips, keyspecs, subcommands]. */
-function parseCommandReply(reply: unknown): Map<string, CommandEntry> {
-  const commands = new Map<string, CommandEntry>();
-  if (!Array.isArray(reply)) return commands;
-  for (const item of reply) {
-    const parsed = parseEntry(item);
-    if (parsed) commands.set(parsed.name, parsed.entry);
-  }
-  return commands;
-}
-
-function parseEntry(item: unknown): { name: string; entry: CommandEntry } | undefined {
-  if (!Array.isArray(item) || item.length < 3) return undefined;
-  const name = String(item[0]).toLowerCase();
-  const flags = new Set(Array.isArray(item[2]) ? item[2].map((flag) => String(flag).toLowerCase()) : []);
-  const subcommands = new Map<string, CommandEntry>();
-  if (Array.isArray(item[9])) {
-    for (const sub of item[9]) {
-      const parsed = parseEntry(sub);
-      if (parsed) subcommands.set(parsed.name.slice(parsed.name.indexOf('|') + 1), parsed.entry);
-    }
-  }
-  return { name, entry: { flags, subcommands } };
+/** Name → flags and subcommands, for the policy's lookups on every command. */
+function commandTable(reply: unknown): Map<string, CommandEntry> {
+  const entry = (info: CommandInfo): CommandEntry => ({
+    flags: info.flags,
+    subcommands: new Map(info.subcommands.map((sub) => [sub.name.slice(sub.name.indexOf('|') + 1), entry(sub)])),
+  });
+  return new Map(parseCommandReply(reply).map((info) => [info.name, entry(info)]));
 }
