@@ -1,5 +1,5 @@
 /** Runs a benchmark's main function; any failure is one line on stderr and exit code 2, never a stack trace. */
-import { formatErrorLine } from '../src/errors.ts';
+import { formatErrorLine, oneLine } from '../src/errors.ts';
 
 export async function runBench(main: () => Promise<void>): Promise<void> {
   try {
@@ -7,7 +7,7 @@ export async function runBench(main: () => Promise<void>): Promise<void> {
   } catch (error) {
     console.error(
       error instanceof Error && error.name !== 'HarnessError'
-        ? `svc-harness bench: ${error.message.split('\n')[0]}`
+        ? `svc-harness bench: ${oneLine(error)}`
         : formatErrorLine(error),
     );
     process.exitCode = 2;

@@ -62,11 +62,16 @@ export function isHarnessError(value: unknown): value is HarnessError {
   return value instanceof HarnessError;
 }
 
+/** The first line of an error's message (its name when the message is empty): for one-line reports. */
+export function oneLine(error: unknown): string {
+  const text = error instanceof Error ? error.message || error.name : String(error);
+  return text.split('\n')[0] ?? text;
+}
+
 /** One line for the console: `svc-harness: <message> [CODE]`; never a stack trace. */
 export function formatErrorLine(error: unknown): string {
   if (isHarnessError(error)) return `svc-harness: ${error.message} [${error.code}]`;
-  const text = error instanceof Error ? error.message : String(error);
-  return `svc-harness: unexpected error: ${text.split('\n')[0]} [SVC_INTERNAL]`;
+  return `svc-harness: unexpected error: ${oneLine(error)} [SVC_INTERNAL]`;
 }
 
 export function exitCodeOf(error: unknown): ExitCode {

@@ -5,6 +5,7 @@
  */
 import fc from 'fast-check';
 import { CheckFailure, isCheckFailure } from '../../src/conformance/check-failure.ts';
+import { oneLine } from '../../src/errors.ts';
 
 /** The seed of every property case: SVC_FC_SEED, else a fixed value, so runs are reproducible. */
 export const propertySeed: number = Number.parseInt(process.env.SVC_FC_SEED ?? '', 10) || 20_261_121;
@@ -38,8 +39,7 @@ export async function checkProperty<Ts>(property: fc.IAsyncProperty<Ts>, options
   const replay = `fast-check seed ${details.seed}, path ${details.counterexamplePath}, counterexample ${example.length > 120 ? `${example.slice(0, 120)}…` : example}`;
   const error = details.errorInstance;
   if (isCheckFailure(error)) throw new CheckFailure(error.rule, error.received, error.expected, replay);
-  const text = error instanceof Error ? error.message.split('\n')[0] : String(error);
-  throw new CheckFailure(options.rule, text ?? 'an error', 'the property to hold', replay);
+  throw new CheckFailure(options.rule, oneLine(error) || 'an error', 'the property to hold', replay);
 }
 
 /**

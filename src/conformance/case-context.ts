@@ -3,6 +3,7 @@
  * skips and cleanups. Built by register-cases; tests and other runners may build one too.
  */
 import { randomBytes } from 'node:crypto';
+import { oneLine } from '../errors.ts';
 import { getDialect } from '../target/dialects.ts';
 import type { Target } from '../target/target.ts';
 import { CaseSkipped } from './check-failure.ts';
@@ -66,7 +67,7 @@ export function createCaseContext(options: {
         try {
           await withTimeout(Promise.resolve().then(fn), timeoutMs, `cleanup did not end within ${timeoutMs} ms`);
         } catch (error) {
-          failures.push(`cleanup failed: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
+          failures.push(`cleanup failed: ${oneLine(error)}`);
         }
       }
       return failures;

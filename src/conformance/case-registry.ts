@@ -5,7 +5,7 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { harnessError } from '../errors.ts';
+import { harnessError, oneLine } from '../errors.ts';
 import type { TargetArea } from '../target/target.ts';
 import type { ConformanceCase } from './conformance-case.ts';
 import { repoRoot } from './repo-paths.ts';
@@ -50,8 +50,7 @@ export async function loadCaseFiles(
       try {
         module = (await import(pathToFileURL(join(root, 'conformance', area, name)).href)) as Record<string, unknown>;
       } catch (error) {
-        const reason = error instanceof Error ? error.message.split('\n')[0] : String(error);
-        throw harnessError('SVC_INTERNAL', `suite file ${file} cannot be loaded: ${reason}`, error);
+        throw harnessError('SVC_INTERNAL', `suite file ${file} cannot be loaded: ${oneLine(error)}`, error);
       }
       const cases = module.cases;
       if (!Array.isArray(cases) || !cases.every(isCase)) {

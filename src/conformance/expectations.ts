@@ -6,7 +6,7 @@
 import { readFile } from 'node:fs/promises';
 import { Ajv } from 'ajv';
 import schema from '../../schemas/expectations.schema.json' with { type: 'json' };
-import { harnessError } from '../errors.ts';
+import { harnessError, oneLine } from '../errors.ts';
 import type { CaseResult } from './conformance-run.ts';
 import type { Verdict } from './verdict.ts';
 
@@ -63,10 +63,7 @@ export async function loadExpectationsFile(
   try {
     parsed = JSON.parse(text);
   } catch (error) {
-    throw harnessError(
-      'SVC_CONFIG',
-      `expectations file ${path}: not JSON (${(error as Error).message.split('\n')[0]})`,
-    );
+    throw harnessError('SVC_CONFIG', `expectations file ${path}: not JSON (${oneLine(error)})`);
   }
   return parseExpectations(parsed, path, known);
 }

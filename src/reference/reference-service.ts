@@ -4,7 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
-import { harnessError, isHarnessError } from '../errors.ts';
+import { harnessError, isHarnessError, oneLine } from '../errors.ts';
 import { type DialectName, getDialect } from '../target/dialects.ts';
 import type { Target } from '../target/target.ts';
 import { adminPlugin } from './admin/admin-plugin.ts';
@@ -113,8 +113,7 @@ export async function startReference(options: ReferenceOptions = {}): Promise<Ru
   } catch (error) {
     await stop();
     if (isHarnessError(error)) throw error;
-    const text = error instanceof Error ? error.message.split('\n')[0] : String(error);
-    throw harnessError('SVC_REFERENCE_START', `the reference service could not start: ${text}`, error);
+    throw harnessError('SVC_REFERENCE_START', `the reference service could not start: ${oneLine(error)}`, error);
   }
 }
 

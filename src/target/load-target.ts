@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { Ajv } from 'ajv';
-import { harnessError } from '../errors.ts';
+import { harnessError, oneLine } from '../errors.ts';
 import type { Target } from './target.ts';
 import { targetSchema } from './target-schema.ts';
 
@@ -56,7 +56,7 @@ function parseTargetText(text: string, path: string): Target {
   try {
     parsed = JSON.parse(text);
   } catch (error) {
-    throw harnessError('SVC_CONFIG', `target file ${path}: not JSON (${(error as Error).message.split('\n')[0]})`);
+    throw harnessError('SVC_CONFIG', `target file ${path}: not JSON (${oneLine(error)})`);
   }
   return parseTarget(parsed, `file ${path}`);
 }

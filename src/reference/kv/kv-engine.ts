@@ -4,6 +4,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AbortError, ErrorReply } from '@redis/client';
+import { oneLine } from '../../errors.ts';
 import { type CommandPolicy, commandName, transactionCommands } from './command-policy.ts';
 import type { JsonSupport } from './json/json-emulation.ts';
 import type { KvFaultCheck } from './kv-fault-check.ts';
@@ -266,7 +267,7 @@ export class KvEngine {
       reply = (await client.sendCommand(this.#wireArgs(args, name), options)) as RedisReply;
     } catch (error) {
       if (error instanceof ErrorReply) return { kind: 'error', error: error.message, source: 'redis' };
-      const detail = missedWriteDeadline(error, this.#deadlineMs) ?? (error as Error).message.split('\n')[0];
+      const detail = missedWriteDeadline(error, this.#deadlineMs) ?? oneLine(error);
       return serviceError(`${backingStoreUnavailable}: ${detail}`);
     }
     if (name === 'PUBLISH' && this.#parts.fault('publish-answers-ok')) return { kind: 'reply', reply: 'OK' };
@@ -285,7 +286,7 @@ export class KvEngine {
       known = this.#parts.fault('resttoken-ignores-password') || (await this.#parts.connections.verify(user));
     } catch (error) {
       // Redis could not be asked: a server failure of this command alone, never of its whole pipeline.
-      return serviceError(`${backingStoreUnavailable}: ${(error as Error).message.split('\n')[0]}`);
+      return serviceError(`${backingStoreUnavailable}: ${oneLine(error)}`);
     }
     if (!known)
       return { kind: 'error', error: `ERR Wrong password or user "${user.username}" does not exist`, source: 'redis' };
@@ -351,8 +352,7 @@ async function multiExec(
 /** Redis's own error text, or the backing-store failure (a lost connection is no command error). */
 function redisErrorText(reason: unknown, deadlineMs: number): string {
   if (reason instanceof ErrorReply) return reason.message;
-  const text = reason instanceof Error ? reason.message : String(reason);
-  return `${backingStoreUnavailable}: ${missedWriteDeadline(reason, deadlineMs) ?? text.split('\n')[0]}`;
+  return `${backingStoreUnavailable}: ${missedWriteDeadline(reason, deadlineMs) ?? oneLine(reason)}`;
 }
 
 function isAclResttoken(args: readonly Buffer[], name = commandName(args)): boolean {

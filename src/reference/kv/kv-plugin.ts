@@ -4,6 +4,7 @@
  */
 import { ErrorReply } from '@redis/client';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { oneLine } from '../../errors.ts';
 import { type Dialect, getDialect, vendorHeader } from '../../target/dialects.ts';
 import type { Answer, KvAnswers } from './kv-answer.ts';
 import { authenticate, unauthorizedError } from './kv-auth.ts';
@@ -147,7 +148,7 @@ export async function kvPlugin(app: FastifyInstance, options: KvPluginOptions): 
     try {
       await streams.open(kind, name, user, reply.raw);
     } catch (error) {
-      const text = (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? '';
+      const text = oneLine(error);
       let answer: Answer;
       if (error instanceof UserRejectedError) answer = answers.error(401, unauthorizedError);
       // Redis refused the command itself (e.g. NOPERM for an ACL user's channel): a command failure, 400.

@@ -3,10 +3,10 @@
  * (1) `--redis-url` / `REDIS_URL`; (2) a `redis-server` on PATH; (3) a container through a
  * Docker-compatible engine (testcontainers); (4) a one-line error naming these three ways.
  */
-import { harnessError } from '../../errors.ts';
+import { harnessError, oneLine } from '../../errors.ts';
 import { startRedisContainer } from './redis-container.ts';
 import { findRedisServer, startRedisServer } from './redis-server-process.ts';
-import { oneLine, pingRedis, redactRedisUrl } from './redis-url.ts';
+import { pingRedis, redactRedisUrl } from './redis-url.ts';
 
 export interface RedisBacking {
   /** `redis://127.0.0.1:<port>` (or the URL given); may carry credentials, so never print it raw. */

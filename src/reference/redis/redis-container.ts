@@ -16,9 +16,10 @@ import {
   type StartedTestContainer,
   Wait,
 } from 'testcontainers';
+import { oneLine } from '../../errors.ts';
 import type { RedisBacking } from './acquire-redis.ts';
 import { containerEngineGate } from './container-engine-gate.ts';
-import { oneLine, waitForRedis } from './redis-url.ts';
+import { waitForRedis } from './redis-url.ts';
 
 /** Built by `container-engine.sh redis-image` from this machine's redis-server. */
 export const defaultRedisImage = 'localhost/svc-redis:local';

@@ -2,6 +2,7 @@
  * Checking that a Redis URL answers, and naming it in messages without its password.
  */
 import { createClient } from '@redis/client';
+import { oneLine } from '../../errors.ts';
 
 /** `redis://user:secret@host:6379/0` → `redis://user:***@host:6379/0`; unparseable text is not echoed back. */
 export function redactRedisUrl(url: string): string {
@@ -61,9 +62,4 @@ export async function waitForRedis(url: string, totalMs: number, isAlive: () => 
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   throw new Error(`no PING answer within ${totalMs} ms (${lastReason})`);
-}
-
-export function oneLine(error: unknown): string {
-  const text = error instanceof Error ? error.message || error.name : String(error);
-  return text.split('\n')[0] ?? text;
 }
