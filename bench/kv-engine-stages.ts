@@ -8,16 +8,7 @@
  *   node --cpu-prof --cpu-prof-dir=/tmp/prof bench/kv-engine-stages.ts 100     (one depth, profiled)
  */
 import { Socket } from 'node:net';
-import { FaultSet } from '../src/reference/fault-registry.ts';
-import { allFaults } from '../src/reference/faults.ts';
-import { CommandPolicy } from '../src/reference/kv/command-policy.ts';
-import { detectJsonSupport } from '../src/reference/kv/json/json-emulation.ts';
-import { KvAnswers } from '../src/reference/kv/kv-answer.ts';
-import { KvEngine } from '../src/reference/kv/kv-engine.ts';
-import { kvFaultCheck } from '../src/reference/kv/kv-fault-check.ts';
-import { KvLimits } from '../src/reference/kv/kv-limits.ts';
-import { KvTokens } from '../src/reference/kv/kv-tokens.ts';
-import { RedisConnections } from '../src/reference/kv/redis-connections.ts';
+import { type KvArea, startKvArea } from '../src/reference/kv/kv-area.ts';
 import { jsonCommandList } from '../src/reference/kv/request-args.ts';
 import { acquireRedis } from '../src/reference/redis/acquire-redis.ts';
 import { runBench } from './run-bench.ts';
@@ -49,29 +40,24 @@ async function main(): Promise<void> {
   }, 60_000);
   hardStop.unref();
   const redis = await acquireRedis({});
-  const connections = await RedisConnections.open(redis.url).catch(async (error: unknown) => {
-    await redis.stop();
-    throw error;
-  });
+  // Area B as the reference service assembles it, with no fault switched on.
+  const kv = await startKvArea({ redisUrl: redis.url, maxRequestBytes: 10 * 1024 * 1024 }).catch(
+    async (error: unknown) => {
+      await redis.stop();
+      throw error;
+    },
+  );
   try {
-    // The parts reference-service.ts gives the kv plugin, with no fault switched on.
-    const fault = kvFaultCheck(new FaultSet([], allFaults));
-    const { client } = await connections.user(undefined);
-    const json = await detectJsonSupport(client);
-    const policy = new CommandPolicy(await client.sendCommand(['COMMAND']), json, fault);
-    const limits = new KvLimits(10 * 1024 * 1024, null);
-    const engine = new KvEngine({ connections, policy, json, tokens: new KvTokens(false), limits, fault });
-    const answers = new KvAnswers(fault);
     console.log(`kv engine stages: pipelines of SET, ${concurrency} concurrent, ${secondsPerDepth} s per depth`);
     console.log('depth    ops/s  parse ms  run ms  render ms  p50 ms  p99 ms  socket writes/cmd  timers/cmd');
-    for (const depth of depths) console.log(await runDepth(engine, answers, depth));
+    for (const depth of depths) console.log(await runDepth(kv, depth));
   } finally {
-    await connections.close();
+    await kv.close();
     await redis.stop();
   }
 }
 
-async function runDepth(engine: KvEngine, answers: KvAnswers, depth: number): Promise<string> {
+async function runDepth({ engine, plugin: { answers } }: KvArea, depth: number): Promise<string> {
   const body = Buffer.from(JSON.stringify(Array.from({ length: depth }, () => ['SET', 'key:__rand_int__', 'xxx'])));
   const principal = { kind: 'standard' } as const;
   const format = { format: 'json', base64: false } as const;

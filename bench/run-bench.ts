@@ -1,12 +1,12 @@
 /** Runs a benchmark's main function; any failure is one line on stderr and exit code 2, never a stack trace. */
-import { formatErrorLine, oneLine } from '../src/errors.ts';
+import { formatErrorLine, isHarnessError, oneLine } from '../src/errors.ts';
 
 export async function runBench(main: () => Promise<void>): Promise<void> {
   try {
     await main();
   } catch (error) {
     console.error(
-      error instanceof Error && error.name !== 'HarnessError'
+      error instanceof Error && !isHarnessError(error)
         ? `svc-harness bench: ${oneLine(error)}`
         : formatErrorLine(error),
     );

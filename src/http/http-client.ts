@@ -53,6 +53,9 @@ export async function httpRequest(req: HttpRequest): Promise<HttpResponse> {
   }
 }
 
+/** undici's parser error may carry no code: its name is what says "this was not HTTP". */
+const httpParserError = 'HTTPParserError';
+
 /** Maps undici and socket failures to one readable line. */
 export function transportError(url: string, error: unknown, timeoutMs: number) {
   const code = errorCode(error);
@@ -62,7 +65,9 @@ export function transportError(url: string, error: unknown, timeoutMs: number) {
     return harnessError('SVC_TARGET_UNREACHABLE', `${origin}: host not found`, error);
   if (code === 'TimeoutError' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT')
     return harnessError('SVC_TARGET_UNREACHABLE', `${origin} did not answer within ${timeoutMs} ms`, error);
-  if (code === 'HPE_INVALID_CONSTANT' || code === 'UND_ERR_SOCKET' || code === 'HPE_INVALID_STATUS')
+  // llhttp names every way a response can break HTTP with an HPE_ code (a bad status line, header
+  // token, missing CR…): all of them mean the target did not speak HTTP.
+  if (code?.startsWith('HPE_') || code === httpParserError || code === 'UND_ERR_SOCKET')
     return harnessError('SVC_TARGET_GARBAGE', `${origin} did not answer with HTTP (${code})`, error);
   if (code === 'ERR_INVALID_URL' || code === 'UND_ERR_INVALID_ARG')
     return harnessError('SVC_CONFIG', `invalid URL ${JSON.stringify(url)}`, error);
@@ -75,8 +80,7 @@ function errorCode(error: unknown): string | undefined {
   for (let depth = 0; depth < 4 && current instanceof Error; depth++) {
     const code = (current as NodeJS.ErrnoException).code;
     if (current.name === 'TimeoutError') return 'TimeoutError';
-    // undici's parser error may carry no code: its name is what says "this was not HTTP".
-    if (current.name === 'HTTPParserError') return (current as NodeJS.ErrnoException).code ?? 'HPE_INVALID_CONSTANT';
+    if (current.name === httpParserError) return code ?? httpParserError;
     if (typeof code === 'string' && code !== 'UND_ERR_ABORTED') return code;
     current = current.cause;
   }

@@ -10,16 +10,9 @@ import type { Target } from '../target/target.ts';
 import { adminPlugin } from './admin/admin-plugin.ts';
 import { FaultSet } from './fault-registry.ts';
 import { allFaults } from './faults.ts';
-import { CommandPolicy } from './kv/command-policy.ts';
-import { detectJsonSupport } from './kv/json/json-emulation.ts';
-import { KvAnswers } from './kv/kv-answer.ts';
-import { KvEngine } from './kv/kv-engine.ts';
+import { startKvArea } from './kv/kv-area.ts';
 import { kvFaultCheck } from './kv/kv-fault-check.ts';
-import { KvLimits } from './kv/kv-limits.ts';
 import { kvPlugin } from './kv/kv-plugin.ts';
-import { KvStreams } from './kv/kv-streams.ts';
-import { KvTokens } from './kv/kv-tokens.ts';
-import { RedisConnections } from './kv/redis-connections.ts';
 import { acquireRedis } from './redis/acquire-redis.ts';
 
 export interface ReferenceOptions {
@@ -37,6 +30,8 @@ export interface ReferenceOptions {
   maxRequestBytes?: number;
   /** Commands per UTC day. @default null (off) */
   dailyRequestLimit?: number | null;
+  /** How long the commands of one request may wait to be written to Redis. @default 5000 */
+  writeDeadlineMs?: number;
   /** How long a request waits for Redis's replies before answering 500. @default 8000 */
   replyDeadlineMs?: number;
   /** Bytes an event stream may hold unsent before its slow client is dropped. @default 32 MiB */
@@ -69,29 +64,22 @@ export async function startReference(options: ReferenceOptions = {}): Promise<Ru
     for (const step of cleanup.splice(0).reverse()) await step().catch(() => {});
   };
   try {
-    const connections = await RedisConnections.open(redis.url);
-    cleanup.push(() => connections.close());
-    const { client } = await connections.user(undefined);
-    const json = await detectJsonSupport(client);
-    const policy = new CommandPolicy(await client.sendCommand(['COMMAND']), json, fault);
-    const tokens = new KvTokens(fault('reset-keeps-tokens'));
-    const limits = new KvLimits(maxRequestBytes, options.dailyRequestLimit ?? null);
-    const replyDeadlineMs = options.replyDeadlineMs;
-    const engine = new KvEngine({ connections, policy, json, tokens, limits, fault, replyDeadlineMs });
-    const streams = new KvStreams(connections, fault, options.streamBufferBytes);
-    cleanup.push(async () => streams.closeAll());
+    const kv = await startKvArea({
+      redisUrl: redis.url,
+      fault,
+      maxRequestBytes,
+      dailyRequestLimit: options.dailyRequestLimit ?? null,
+      writeDeadlineMs: options.writeDeadlineMs,
+      replyDeadlineMs: options.replyDeadlineMs,
+      streamBufferBytes: options.streamBufferBytes,
+      dialect: getDialect(dialect),
+    });
+    cleanup.push(() => kv.close());
+    const { tokens, limits, connections } = kv;
 
     const kvApp = server(maxRequestBytes, true);
     cleanup.push(() => kvApp.close());
-    await kvApp.register(kvPlugin, {
-      engine,
-      answers: new KvAnswers(fault),
-      tokens,
-      streams,
-      fault,
-      policyAllowsReadOnly: (args) => policy.allowsReadOnly(args),
-      dialect: getDialect(dialect),
-    });
+    await kvApp.register(kvPlugin, kv.plugin);
     const kvUrl = urlOf(host, await listen(kvApp, host, options.kvPort ?? 0));
 
     const adminToken = randomBytes(32).toString('base64url');

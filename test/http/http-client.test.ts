@@ -1,5 +1,5 @@
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, createServer as createTcpServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { headerValue, httpRequest, jsonBody, safeOrigin } from '../../src/http/http-client.ts';
 import {
@@ -67,6 +67,24 @@ describe('httpRequest', () => {
       message: `${stalling.url} did not answer within 200 ms`,
     });
     await expect(httpRequest({ url: 'not a url' })).rejects.toMatchObject({ code: 'SVC_CONFIG' });
+  });
+
+  test('a response broken past its status line (a header with a space in its name) is garbage too', async () => {
+    // undici 7's parser error carries no HPE_ code (its name says it); either way it is not HTTP.
+    const badHeader = createTcpServer((socket) => {
+      socket.on('error', () => {});
+      socket.once('data', () => socket.end('HTTP/1.1 200 OK\r\nBad Header: x\r\nContent-Length: 0\r\n\r\n'));
+    });
+    await new Promise<void>((resolve) => badHeader.listen(0, '127.0.0.1', resolve));
+    const badUrl = `http://127.0.0.1:${(badHeader.address() as AddressInfo).port}`;
+    try {
+      await expect(httpRequest({ url: badUrl, timeoutMs: 2_000 })).rejects.toMatchObject({
+        code: 'SVC_TARGET_GARBAGE',
+        message: expect.stringMatching(/ did not answer with HTTP \((HTTPParserError|HPE_[A-Z_]+)\)$/),
+      });
+    } finally {
+      await new Promise<void>((resolve) => badHeader.close(() => resolve()));
+    }
   });
 
   test('error lines never hold the query string (tokens travel there)', async () => {

@@ -2,9 +2,12 @@
  * Which commands area B runs, refuses, and lets the Read Only token run. The read-only policy is
  * derived from the backing Redis's own `COMMAND` metadata, never from a hand-written list.
  */
-import { type CommandInfo, parseCommandReply } from '../../kv-protocol/command-reply.ts';
+import type { CommandInfo } from '../../kv-protocol/command-reply.ts';
 import type { JsonSupport } from './json/json-emulation.ts';
 import type { KvFaultCheck } from './kv-fault-check.ts';
+
+/** The transaction commands: refused as commands; only a fault lets /multi-exec take them in place. */
+export const transactionCommands: ReadonlySet<string> = new Set(['MULTI', 'EXEC', 'DISCARD', 'WATCH', 'UNWATCH']);
 
 /** Commands refused on every path; `allowedBy` names the fault switch that lets them through. */
 const refusedGroups: readonly {
@@ -22,7 +25,7 @@ const refusedGroups: readonly {
   { names: ['CLUSTER', 'READONLY', 'READWRITE', 'ASKING'] },
   // Spec rule 5: WATCH, UNWATCH, DISCARD are not supported in transactions; /multi-exec is the
   // transaction form, so MULTI and EXEC are refused as commands too (they would break a shared connection).
-  { names: ['MULTI', 'EXEC', 'DISCARD', 'WATCH', 'UNWATCH'] },
+  { names: [...transactionCommands] },
   // Commands that take over a connection: served by /subscribe and /monitor, refused as commands.
   {
     names: ['SUBSCRIBE', 'PSUBSCRIBE', 'SSUBSCRIBE', 'UNSUBSCRIBE', 'PUNSUBSCRIBE', 'SUNSUBSCRIBE', 'MONITOR'],
@@ -34,8 +37,6 @@ const refusedGroups: readonly {
 const refusedGroupOf: ReadonlyMap<string, (typeof refusedGroups)[number]> = new Map(
   refusedGroups.flatMap((group) => group.names.map((name) => [name, group] as const)),
 );
-
-export const transactionCommands: ReadonlySet<string> = new Set(['MULTI', 'EXEC', 'DISCARD', 'WATCH', 'UNWATCH']);
 
 /** Flags of one command or subcommand, as `COMMAND` reports them (lower-case names). */
 interface CommandEntry {
@@ -49,8 +50,9 @@ export class CommandPolicy {
   readonly #json: JsonSupport;
   readonly #fault: KvFaultCheck;
 
-  constructor(commandReply: unknown, json: JsonSupport, fault: KvFaultCheck) {
-    this.#commands = commandTable(commandReply);
+  /** `commands`: the backing Redis's `COMMAND` reply, parsed (`parseCommandReply`). */
+  constructor(commands: readonly CommandInfo[], json: JsonSupport, fault: KvFaultCheck) {
+    this.#commands = commandTable(commands);
     this.#json = json;
     this.#fault = fault;
   }
@@ -113,10 +115,10 @@ function hasBlockOption(args: readonly Buffer[]): boolean {
 }
 
 /** Name → flags and subcommands, for the policy's lookups on every command. */
-function commandTable(reply: unknown): Map<string, CommandEntry> {
+function commandTable(commands: readonly CommandInfo[]): Map<string, CommandEntry> {
   const entry = (info: CommandInfo): CommandEntry => ({
     flags: info.flags,
     subcommands: new Map(info.subcommands.map((sub) => [sub.name.slice(sub.name.indexOf('|') + 1), entry(sub)])),
   });
-  return new Map(parseCommandReply(reply).map((info) => [info.name, entry(info)]));
+  return new Map(commands.map((info) => [info.name, entry(info)]));
 }

@@ -35,7 +35,7 @@ export class KvAnswers {
       return { status, contentType: 'application/octet-stream', body };
     }
     if (outcome.kind === 'error') return this.error(status, outcome.error);
-    return this.#json(status, this.#item(outcome, options));
+    return this.#json(status, this.#itemRenderer(options)(outcome));
   }
 
   /** Pipelines and transactions: 200 with one result-or-error object per command, in order. */
@@ -49,10 +49,7 @@ export class KvAnswers {
       );
       return { status: 200, contentType: 'application/octet-stream', body };
     }
-    return this.#json(
-      200,
-      outcomes.map((outcome) => this.#item(outcome, options)),
-    );
+    return this.#json(200, outcomes.map(this.#itemRenderer(options)));
   }
 
   /** Spec "Errors": 200 when executed; 400 for syntax errors, unsupported commands, execution failures. */
@@ -67,15 +64,22 @@ export class KvAnswers {
     return outcome.source === 'redis' && this.#fault('exec-failure-200') ? 200 : 400;
   }
 
-  #item(outcome: Outcome, options: ResponseOptions): Record<string, unknown> {
-    if (outcome.kind === 'error') return { error: this.#errorText(outcome.error) };
+  /**
+   * Renders one `{result}` or `{error}` item. The fault switches are looked up once per answer, not
+   * once per item: a pipeline of thousands of commands renders them all with the same options.
+   */
+  #itemRenderer(options: ResponseOptions): (outcome: Outcome) => Record<string, unknown> {
     const replyOptions: JsonReplyOptions = {
       base64: options.base64,
       base64Ok: this.#fault('base64-encodes-ok'),
       latin1: this.#fault('no-utf8-replacement'),
     };
-    const value = toJsonReply(outcome.reply, replyOptions);
-    return this.#fault('result-wrapped-wrong') ? { data: value } : { result: value };
+    const wrappedWrong = this.#fault('result-wrapped-wrong');
+    return (outcome) => {
+      if (outcome.kind === 'error') return { error: this.#errorText(outcome.error) };
+      const value = toJsonReply(outcome.reply, replyOptions);
+      return wrappedWrong ? { data: value } : { result: value };
+    };
   }
 
   #errorText(text: string): string {

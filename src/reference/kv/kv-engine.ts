@@ -26,6 +26,9 @@ export type Outcome =
   | { readonly kind: 'reply'; readonly reply: RedisReply }
   | { readonly kind: 'error'; readonly error: string; readonly source: 'redis' | 'service' };
 
+/** Whether a /monitor or /subscribe stream may open, and as which Redis user (the default when undefined). */
+export type StreamAccess = { readonly refusal: string } | { readonly user: RedisUser | undefined };
+
 export type TransactionOutcome =
   | { readonly kind: 'discarded'; readonly error: string }
   | { readonly kind: 'results'; readonly results: readonly Outcome[] };
@@ -79,13 +82,28 @@ export class KvEngine {
     return `${backingStoreUnavailable}: no reply from Redis within ${this.#replyDeadlineMs} ms`;
   }
 
-  /** The checks of one command that do not count it: size, support, read-only policy. */
-  check(args: readonly Buffer[], principal: Principal): string | undefined {
+  /**
+   * Spec "Authentication" 1 for the streams: the Read Only token may open only those whose command
+   * Redis flags read-only; an ACL token's stream runs as its user, so Redis enforces its channels.
+   * `command` is the stream's Redis command, upper-case (MONITOR, SUBSCRIBE, PSUBSCRIBE).
+   */
+  streamAccess(command: string, principal: Principal): StreamAccess {
+    const args = [Buffer.from(command)];
+    if (principal.kind === 'readonly' && !this.#parts.policy.allowsReadOnly(args, command)) {
+      return { refusal: noPermission(args) };
+    }
+    return { user: this.#redisUser(principal) };
+  }
+
+  /**
+   * The checks of one command that do not count it: size, support, read-only policy. `name` is
+   * `commandName(args)`, decoded once per command by the caller and handed on (pipelines pass here
+   * for every command).
+   */
+  #check(args: readonly Buffer[], name: string, principal: Principal): string | undefined {
     const { limits, policy, fault } = this.#parts;
     // Spec "Limits": the maximum request size applies per command.
     if (limits.exceedsSize(args) && !fault('size-limit-ignored')) return maxRequestSizeError;
-    // Decoded once and handed on: every command of a pipeline passes here.
-    const name = commandName(args);
     if (isAclResttoken(args, name)) return principal.kind === 'readonly' ? noPermission(args) : undefined;
     // Spec "Endpoints > Area B" rule 5: unsupported and refused commands.
     const refusal = policy.refusal(args, name);
@@ -102,11 +120,12 @@ export class KvEngine {
   }
 
   async runOne(args: readonly Buffer[], principal: Principal): Promise<Outcome> {
-    const refusal = this.check(args, principal) ?? this.#countOne();
+    const name = commandName(args);
+    const refusal = this.#check(args, name, principal) ?? this.#countOne();
     if (refusal !== undefined) return serviceError(refusal);
     return withReplyDeadline(
       this.#replyDeadlineMs,
-      async () => this.#executeAlone((await this.#link(principal)).client, args),
+      async () => this.#executeAlone((await this.#link(principal)).client, args, name),
       () => serviceError(this.#noReply),
     );
   }
@@ -125,8 +144,9 @@ export class KvEngine {
     if (this.#parts.fault('pipeline-stops-at-error')) {
       const outcomes: Outcome[] = [];
       for (const args of commands) {
-        const refusal = this.check(args, principal) ?? this.#countOne();
-        const outcome = refusal !== undefined ? serviceError(refusal) : await this.#executeAlone(client, args);
+        const name = commandName(args);
+        const refusal = this.#check(args, name, principal) ?? this.#countOne();
+        const outcome = refusal !== undefined ? serviceError(refusal) : await this.#executeAlone(client, args, name);
         outcomes.push(outcome);
         if (outcome.kind === 'error') break;
       }
@@ -138,8 +158,9 @@ export class KvEngine {
       const options = sendOptions(deadline);
       return Promise.all(
         commands.map((args) => {
-          const refusal = this.check(args, principal) ?? this.#countOne();
-          return refusal !== undefined ? serviceError(refusal) : this.#execute(client, args, options);
+          const name = commandName(args);
+          const refusal = this.#check(args, name, principal) ?? this.#countOne();
+          return refusal !== undefined ? serviceError(refusal) : this.#execute(client, args, name, options);
         }),
       );
     });
@@ -150,15 +171,17 @@ export class KvEngine {
   async runTransaction(commands: readonly (readonly Buffer[])[], principal: Principal): Promise<TransactionOutcome> {
     const { fault } = this.#parts;
     const inPlace = new Map<number, string>();
-    const toRun: { index: number; args: readonly Buffer[] }[] = [];
+    const toRun: { index: number; args: readonly Buffer[]; name: string }[] = [];
     for (const [index, args] of commands.entries()) {
-      if (fault('transaction-allows-watch') && transactionCommands.has(commandName(args))) {
+      const name = commandName(args);
+      if (fault('transaction-allows-watch') && transactionCommands.has(name)) {
         inPlace.set(index, 'OK');
         continue;
       }
-      const refusal = this.check(args, principal) ?? (isAclResttoken(args) ? notInTransaction(args) : undefined);
+      const refusal =
+        this.#check(args, name, principal) ?? (isAclResttoken(args, name) ? notInTransaction(args, name) : undefined);
       if (refusal === undefined) {
-        toRun.push({ index, args });
+        toRun.push({ index, args, name });
         continue;
       }
       const faultKeepsGoing =
@@ -205,20 +228,20 @@ export class KvEngine {
   }
 
   async #runAtomically(
-    toRun: readonly { readonly args: readonly Buffer[] }[],
+    toRun: readonly { readonly args: readonly Buffer[]; readonly name: string }[],
     principal: Principal,
   ): Promise<{ kind: 'results'; results: Outcome[] } | { kind: 'discarded'; error: string }> {
     const { fault } = this.#parts;
     const link = await this.#link(principal);
     if (fault('transaction-not-atomic')) {
       const results: Outcome[] = [];
-      for (const { args } of toRun) {
-        results.push(await this.#executeAlone(link.client, args));
+      for (const { args, name } of toRun) {
+        results.push(await this.#executeAlone(link.client, args, name));
         await sleep(20);
       }
       return { kind: 'results', results };
     }
-    const wire = toRun.map(({ args }) => this.#wireArgs(args));
+    const wire = toRun.map(({ args, name }) => this.#wireArgs(args, name));
     const confirmMulti = principal.kind === 'acl';
     const send = (client: RedisClient, commands: readonly WireArg[][]) =>
       multiExec(client, commands, confirmMulti, this.#deadlineMs);
@@ -241,34 +264,36 @@ export class KvEngine {
     };
   }
 
-  async #link(principal: Principal) {
-    const user: RedisUser | undefined =
-      principal.kind === 'acl' && !this.#parts.fault('resttoken-full-permissions') ? principal.user : undefined;
-    return this.#parts.connections.user(user);
+  /** The Redis user a request runs as: an ACL token's own user, else the default user (undefined). */
+  #redisUser(principal: Principal): RedisUser | undefined {
+    return principal.kind === 'acl' && !this.#parts.fault('resttoken-full-permissions') ? principal.user : undefined;
+  }
+
+  #link(principal: Principal) {
+    return this.#parts.connections.user(this.#redisUser(principal));
   }
 
   /** The arguments sent to Redis: emulated JSON commands become their script form. */
-  #wireArgs(args: readonly Buffer[], name = commandName(args)): WireArg[] {
+  #wireArgs(args: readonly Buffer[], name: string): WireArg[] {
     const { json } = this.#parts;
-    if (json.mode === 'emulated' && name.startsWith('JSON.')) return toWireArgs(json.translate(args) ?? args);
+    if (json.mode === 'emulated' && name.startsWith('JSON.')) return toWireArgs(json.translate(args, name) ?? args);
     return toWireArgs(args);
   }
 
   /** One command on its own, with a write deadline of its own. */
-  #executeAlone(client: RedisClient, args: readonly Buffer[]): Promise<Outcome> {
-    return withWriteDeadline(this.#deadlineMs, (deadline) => this.#execute(client, args, sendOptions(deadline)));
+  #executeAlone(client: RedisClient, args: readonly Buffer[], name: string): Promise<Outcome> {
+    return withWriteDeadline(this.#deadlineMs, (deadline) => this.#execute(client, args, name, sendOptions(deadline)));
   }
 
-  async #execute(client: RedisClient, args: readonly Buffer[], options: SendOptions): Promise<Outcome> {
-    const name = commandName(args);
+  async #execute(client: RedisClient, args: readonly Buffer[], name: string, options: SendOptions): Promise<Outcome> {
     if (isAclResttoken(args, name)) return this.#aclResttoken(args);
     let reply: RedisReply;
     try {
       reply = (await client.sendCommand(this.#wireArgs(args, name), options)) as RedisReply;
     } catch (error) {
-      if (error instanceof ErrorReply) return { kind: 'error', error: error.message, source: 'redis' };
-      const detail = missedWriteDeadline(error, this.#deadlineMs) ?? oneLine(error);
-      return serviceError(`${backingStoreUnavailable}: ${detail}`);
+      // Redis's refusal of the command is its own error (400); a lost or unwritten command is a 500.
+      const source = error instanceof ErrorReply ? 'redis' : 'service';
+      return { kind: 'error', error: redisErrorText(error, this.#deadlineMs), source };
     }
     if (name === 'PUBLISH' && this.#parts.fault('publish-answers-ok')) return { kind: 'reply', reply: 'OK' };
     if (name === 'INFO' && Buffer.isBuffer(reply) && wantsSvcSection(args)) {
@@ -355,7 +380,7 @@ function redisErrorText(reason: unknown, deadlineMs: number): string {
   return `${backingStoreUnavailable}: ${missedWriteDeadline(reason, deadlineMs) ?? oneLine(reason)}`;
 }
 
-function isAclResttoken(args: readonly Buffer[], name = commandName(args)): boolean {
+function isAclResttoken(args: readonly Buffer[], name: string): boolean {
   return name === 'ACL' && args[1]?.toString('utf8').toUpperCase() === 'RESTTOKEN';
 }
 
@@ -364,8 +389,8 @@ function noPermission(args: readonly Buffer[]): string {
   return `NOPERM this user has no permissions to run the '${args[0]?.toString('utf8').toLowerCase()}' command`;
 }
 
-function notInTransaction(args: readonly Buffer[]): string {
-  return `ERR Command is not available: '${commandName(args)} ${args[1]?.toString('utf8').toUpperCase()}' in a transaction`;
+function notInTransaction(args: readonly Buffer[], name: string): string {
+  return `ERR Command is not available: '${name} ${args[1]?.toString('utf8').toUpperCase()}' in a transaction`;
 }
 
 function wantsSvcSection(args: readonly Buffer[]): boolean {

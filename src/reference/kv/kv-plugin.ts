@@ -31,7 +31,6 @@ export interface KvPluginOptions {
   readonly tokens: KvTokens;
   readonly streams: KvStreams;
   readonly fault: KvFaultCheck;
-  readonly policyAllowsReadOnly: (args: readonly Buffer[]) => boolean;
   /** The vendor header names the service answers to. @default the spec's (`Svc-`) */
   readonly dialect?: Dialect;
 }
@@ -139,14 +138,12 @@ export async function kvPlugin(app: FastifyInstance, options: KvPluginOptions): 
     reply: FastifyReply,
   ): Promise<void> {
     const name = segment === undefined ? Buffer.alloc(0) : percentDecode(segment);
-    const command = kind === 'monitor' ? 'MONITOR' : kind.toUpperCase();
-    if (principal.kind === 'readonly' && !options.policyAllowsReadOnly([Buffer.from(command)])) {
-      return void send(reply, answers.error(400, `NOPERM this user has no permissions to run the '${kind}' command`));
-    }
-    const user = principal.kind === 'acl' && !fault('resttoken-full-permissions') ? principal.user : undefined;
+    // The stream kinds are named after their Redis commands (MONITOR, SUBSCRIBE, PSUBSCRIBE).
+    const access = engine.streamAccess(kind.toUpperCase(), principal);
+    if ('refusal' in access) return void send(reply, answers.error(400, access.refusal));
     reply.hijack();
     try {
-      await streams.open(kind, name, user, reply.raw);
+      await streams.open(kind, name, access.user, reply.raw);
     } catch (error) {
       const text = oneLine(error);
       let answer: Answer;

@@ -4,8 +4,8 @@
  * /monitor and /subscribe. Requests with an ACL token run on connections authenticated as that user,
  * so Redis itself enforces the user's permissions.
  */
-import { setTimeout as sleep } from 'node:timers/promises';
 import { createClient, createClientPool, ErrorReply, RESP_TYPES } from '@redis/client';
+import { withTimeout } from '../../with-timeout.ts';
 import type { RedisUser } from './kv-tokens.ts';
 
 type ConnectionOptions = {
@@ -53,20 +53,12 @@ function isAuthFailure(cause: unknown): boolean {
 
 /** Connects within a deadline; refused credentials fail at once (the reconnect strategy gives up on them). */
 async function connectWithin(connect: () => Promise<unknown>, destroy: () => void): Promise<void> {
-  const deadline = new AbortController();
   try {
-    await Promise.race([
-      connect(),
-      sleep(connectDeadlineMs, undefined, { signal: deadline.signal }).then(() => {
-        throw new Error(`Redis did not accept a connection within ${connectDeadlineMs} ms`);
-      }),
-    ]);
+    await withTimeout(connect(), connectDeadlineMs, `Redis did not accept a connection within ${connectDeadlineMs} ms`);
   } catch (error) {
     destroy();
     if (isAuthFailure(error)) throw new UserRejectedError((error as Error).message);
     throw error;
-  } finally {
-    deadline.abort();
   }
 }
 
@@ -117,8 +109,7 @@ export class RedisConnections {
    * at once rather than after the connect deadline.
    */
   async dedicated(user: RedisUser | undefined, onLost: () => void = ignore): Promise<RedisClient> {
-    const options = this.#options(user);
-    const client = newClient({ ...options, socket: { ...options.socket, reconnectStrategy: false } });
+    const client = newClient(this.#singleUseOptions(user));
     client.on('error', onLost);
     client.on('end', onLost);
     this.#dedicated.add(client);
@@ -135,14 +126,14 @@ export class RedisConnections {
 
   /** Whether the user exists with that password: one throwaway connection, no retries. */
   async verify(user: RedisUser): Promise<boolean> {
-    const options = this.#options(user);
-    const client = newClient({ ...options, socket: { ...options.socket, reconnectStrategy: false } });
+    const client = newClient(this.#singleUseOptions(user));
     client.on('error', ignore);
     try {
       await client.connect();
       return true;
     } catch (error) {
-      if (error instanceof Error && /WRONGPASS|NOPERM|invalid username-password/i.test(error.message)) return false;
+      // Redis answers refused credentials with WRONGPASS (an ErrorReply); anything else is no answer.
+      if (isAuthFailure(error)) return false;
       throw error;
     } finally {
       if (client.isOpen) client.destroy();
@@ -191,5 +182,11 @@ export class RedisConnections {
     url.username = '';
     url.password = '';
     return { url: url.toString(), username: user.username, password: user.password, socket };
+  }
+
+  /** A connection that never reconnects: streams end when it is lost, and `verify` asks exactly once. */
+  #singleUseOptions(user: RedisUser | undefined): ConnectionOptions {
+    const options = this.#options(user);
+    return { ...options, socket: { ...options.socket, reconnectStrategy: false } };
   }
 }

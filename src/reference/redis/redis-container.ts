@@ -17,6 +17,7 @@ import {
   Wait,
 } from 'testcontainers';
 import { oneLine } from '../../errors.ts';
+import { withTimeout } from '../../with-timeout.ts';
 import type { RedisBacking } from './acquire-redis.ts';
 import { containerEngineGate } from './container-engine-gate.ts';
 import { waitForRedis } from './redis-url.ts';
@@ -40,7 +41,11 @@ export async function startRedisContainer(env: NodeJS.ProcessEnv): Promise<Conta
   const image = env.SVC_REDIS_IMAGE?.trim() || defaultRedisImage;
 
   try {
-    const runtime = await withTimeout(getContainerRuntimeClient(), engineTimeoutMs, `engine at ${gate.where}`);
+    const runtime = await withTimeout(
+      getContainerRuntimeClient(),
+      engineTimeoutMs,
+      `engine at ${gate.where} did not answer within ${engineTimeoutMs} ms`,
+    );
     if (!(await runtime.image.exists(ImageName.fromString(image)))) {
       return {
         kind: 'unavailable',
@@ -76,16 +81,4 @@ export async function startRedisContainer(env: NodeJS.ProcessEnv): Promise<Conta
     return { kind: 'unavailable', reason: `container ${image} does not answer at ${url}: ${oneLine(error)}` };
   }
   return { kind: 'started', backing: { url, origin: 'container', stop } };
-}
-
-async function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} did not answer within ${ms} ms`)), ms);
-  });
-  try {
-    return await Promise.race([promise, deadline]);
-  } finally {
-    clearTimeout(timer);
-  }
 }

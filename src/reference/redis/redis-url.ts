@@ -3,6 +3,7 @@
  */
 import { createClient } from '@redis/client';
 import { oneLine } from '../../errors.ts';
+import { withTimeout } from '../../with-timeout.ts';
 
 /** `redis://user:secret@host:6379/0` → `redis://user:***@host:6379/0`; unparseable text is not echoed back. */
 export function redactRedisUrl(url: string): string {
@@ -25,23 +26,16 @@ export async function pingRedis(url: string, timeoutMs: number): Promise<void> {
   client.on('error', (error: unknown) => {
     lastError = error;
   });
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no PING answer within ${timeoutMs} ms`)), timeoutMs);
-  });
+  const answered = (async () => {
+    await client.connect();
+    const reply = await client.ping();
+    if (reply !== 'PONG') throw new Error(`PING answered ${JSON.stringify(reply)}`);
+  })();
   try {
-    await Promise.race([
-      (async () => {
-        await client.connect();
-        const reply = await client.ping();
-        if (reply !== 'PONG') throw new Error(`PING answered ${JSON.stringify(reply)}`);
-      })(),
-      deadline,
-    ]);
+    await withTimeout(answered, timeoutMs, `no PING answer within ${timeoutMs} ms`);
   } catch (error) {
     throw new Error(oneLine(lastError ?? error));
   } finally {
-    clearTimeout(timer);
     // A connect still in flight when the deadline fired is torn down too.
     if (client.isOpen) client.destroy();
   }

@@ -7,18 +7,9 @@ import { AbortError, createClient } from '@redis/client';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { httpRequest } from '../../../src/http/http-client.ts';
-import { FaultSet } from '../../../src/reference/fault-registry.ts';
-import { allFaults } from '../../../src/reference/faults.ts';
-import { CommandPolicy } from '../../../src/reference/kv/command-policy.ts';
-import { detectJsonSupport } from '../../../src/reference/kv/json/json-emulation.ts';
-import { KvAnswers } from '../../../src/reference/kv/kv-answer.ts';
-import { KvEngine, type Outcome } from '../../../src/reference/kv/kv-engine.ts';
-import { kvFaultCheck } from '../../../src/reference/kv/kv-fault-check.ts';
-import { KvLimits } from '../../../src/reference/kv/kv-limits.ts';
+import { type KvArea, startKvArea } from '../../../src/reference/kv/kv-area.ts';
+import type { KvEngine, Outcome } from '../../../src/reference/kv/kv-engine.ts';
 import { kvPlugin } from '../../../src/reference/kv/kv-plugin.ts';
-import { KvStreams } from '../../../src/reference/kv/kv-streams.ts';
-import { KvTokens } from '../../../src/reference/kv/kv-tokens.ts';
-import { RedisConnections } from '../../../src/reference/kv/redis-connections.ts';
 import {
   defaultWriteDeadlineMs,
   missedWriteDeadline,
@@ -100,41 +91,27 @@ interface KvService {
 
 /** Area B as reference-service.ts assembles it, but with a short write deadline. */
 async function startKvService(redisUrl: string): Promise<KvService> {
-  const connections = await RedisConnections.open(redisUrl);
+  const kv: KvArea = await startKvArea({ redisUrl, maxRequestBytes: 10 << 20, writeDeadlineMs: deadlineMs });
   let app: FastifyInstance | undefined;
   try {
-    const fault = kvFaultCheck(new FaultSet([], allFaults));
-    const { client } = await connections.user(undefined);
-    const json = await detectJsonSupport(client);
-    const policy = new CommandPolicy(await client.sendCommand(['COMMAND']), json, fault);
-    const tokens = new KvTokens(false);
-    const limits = new KvLimits(10 << 20, null);
-    const engine = new KvEngine({ connections, policy, json, tokens, limits, fault, writeDeadlineMs: deadlineMs });
     app = Fastify({ rewriteUrl: () => '/', logger: false, forceCloseConnections: true });
-    await app.register(kvPlugin, {
-      engine,
-      answers: new KvAnswers(fault),
-      tokens,
-      streams: new KvStreams(connections, fault),
-      fault,
-      policyAllowsReadOnly: (command) => policy.allowsReadOnly(command),
-    });
+    await app.register(kvPlugin, kv.plugin);
     await app.listen({ host: '127.0.0.1', port: 0 });
     const address = app.server.address();
     if (address === null || typeof address === 'string') throw new Error('the test server has no TCP address');
     const running = app;
     return {
-      engine,
+      engine: kv.engine,
       url: `http://127.0.0.1:${address.port}`,
-      token: tokens.database.token,
+      token: kv.tokens.database.token,
       close: async () => {
         await running.close();
-        await connections.close();
+        await kv.close();
       },
     };
   } catch (error) {
     await app?.close();
-    await connections.close();
+    await kv.close();
     throw error;
   }
 }

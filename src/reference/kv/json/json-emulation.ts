@@ -3,51 +3,46 @@
  * the backing Redis has it (Redis 8, redis-stack), otherwise emulated by one server-side Lua script, so
  * the commands also work inside pipelines and MULTI/EXEC. Documents are JSON text in plain string keys.
  */
+import { isAscii } from 'node:buffer';
+import type { CommandInfo } from '../../../kv-protocol/command-reply.ts';
 import { jsonCommandShapes, jsonScript } from './json-script.ts';
 
-export interface JsonSupport {
-  readonly mode: 'native' | 'emulated';
+/** The backing Redis runs the JSON commands itself: they pass through unchanged. */
+export interface NativeJsonSupport {
+  readonly mode: 'native';
   /** Upper-case names of the JSON commands available. */
   readonly commands: readonly string[];
-  /** Upper-case; the read-only token policy uses this when emulated. */
+}
+
+/** The JSON commands run as the emulation's script; the read-only policy cannot ask Redis's flags. */
+export interface EmulatedJsonSupport {
+  readonly mode: 'emulated';
+  /** Upper-case names of the JSON commands available. */
+  readonly commands: readonly string[];
+  /** Upper-case; the read-only token policy uses this (a native module declares its own flags). */
   readonly readOnlyCommands: ReadonlySet<string>;
-  /** For an emulated JSON command: the EVAL form to send instead (works inside MULTI/pipelines too); else undefined. */
-  translate(args: readonly Buffer[]): Buffer[] | undefined;
+  /**
+   * The EVAL form to send instead of an emulated JSON command (works inside MULTI/pipelines too); else
+   * undefined. `name` is the upper-cased command name when the caller has decoded it already.
+   */
+  translate(args: readonly Buffer[], name?: string): Buffer[] | undefined;
 }
 
-/** The part of a connected @redis/client v6 client this module uses. */
-export interface CommandSender {
-  sendCommand(args: readonly string[]): Promise<unknown>;
-}
+export type JsonSupport = NativeJsonSupport | EmulatedJsonSupport;
 
-export async function detectJsonSupport(client: CommandSender): Promise<JsonSupport> {
-  const names = await nativeJsonCommands(client);
-  if (names.length > 0) return nativeSupport(client, names);
+/**
+ * Native or emulated, from the backing Redis's parsed `COMMAND` reply (the one the read-only policy
+ * reads too, so start-up asks Redis once): native when a module serves `json.get`.
+ */
+export function jsonSupportFrom(commands: readonly CommandInfo[]): JsonSupport {
+  const names = commands.filter((info) => info.name.startsWith('json.')).map((info) => info.name.toUpperCase());
+  if (names.includes('JSON.GET')) return { mode: 'native', commands: names.sort() };
   // EVAL_RO (Redis 7+) lets Redis itself refuse a write from a read-only command's script.
-  const hasEvalRo = Array.isArray(await client.sendCommand(['COMMAND', 'INFO', 'EVAL_RO']).then(first));
-  return emulatedJsonSupport(hasEvalRo);
-}
-
-async function nativeJsonCommands(client: CommandSender): Promise<string[]> {
-  const info = await client.sendCommand(['COMMAND', 'INFO', 'JSON.GET']);
-  if (!Array.isArray(first(info))) return [];
-  const listed = await client.sendCommand(['COMMAND', 'LIST', 'FILTERBY', 'PATTERN', 'json.*']);
-  return Array.isArray(listed) ? listed.map((name) => String(name).toUpperCase()).sort() : ['JSON.GET'];
-}
-
-async function nativeSupport(client: CommandSender, names: string[]): Promise<JsonSupport> {
-  // COMMAND INFO rows are [name, arity, flags, ...]; the module declares which are read-only.
-  const rows = await client.sendCommand(['COMMAND', 'INFO', ...names]);
-  const readOnly = new Set<string>();
-  for (const row of Array.isArray(rows) ? rows : []) {
-    if (!Array.isArray(row) || !Array.isArray(row[2])) continue;
-    if (row[2].map(String).includes('readonly')) readOnly.add(String(row[0]).toUpperCase());
-  }
-  return { mode: 'native', commands: names, readOnlyCommands: readOnly, translate: () => undefined };
+  return emulatedJsonSupport(commands.some((info) => info.name === 'eval_ro'));
 }
 
 /** The emulation on its own (tests use it on any Redis); `hasEvalRo`: send read-only commands as EVAL_RO. */
-export function emulatedJsonSupport(hasEvalRo: boolean): JsonSupport {
+export function emulatedJsonSupport(hasEvalRo: boolean): EmulatedJsonSupport {
   const commands = [...jsonCommandShapes.keys()].sort();
   const readOnly = new Set(commands.filter((name) => jsonCommandShapes.get(name)?.readOnly));
   const evalWrite = Buffer.from('EVAL');
@@ -56,9 +51,12 @@ export function emulatedJsonSupport(hasEvalRo: boolean): JsonSupport {
     mode: 'emulated',
     commands,
     readOnlyCommands: readOnly,
-    translate(args) {
-      if (args.length === 0) return undefined;
-      const name = args[0]!.toString('latin1').toUpperCase();
+    translate(args, name) {
+      const word = args[0];
+      // Redis matches command names in ASCII only: a spelling that merely upper-cases to a JSON name
+      // in Unicode (`json.ſet`) is no JSON command, and Redis answers it as unknown.
+      if (word === undefined || !isAscii(word)) return undefined;
+      name ??= word.toString('latin1').toUpperCase();
       const shape = jsonCommandShapes.get(name);
       if (shape === undefined) return undefined;
       const rest = args.slice(1);
@@ -85,8 +83,4 @@ const errorScript = Buffer.from('return redis.error_reply(ARGV[1])');
 function arityError(name: string): Buffer[] {
   const message = `ERR wrong number of arguments for '${name.toLowerCase()}' command`;
   return [Buffer.from('EVAL'), errorScript, Buffer.from('0'), Buffer.from(message)];
-}
-
-function first(reply: unknown): unknown {
-  return Array.isArray(reply) ? reply[0] : undefined;
 }

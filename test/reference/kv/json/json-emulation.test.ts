@@ -1,17 +1,18 @@
 import { createClient } from '@redis/client';
 import fc from 'fast-check';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { parseCommandReply } from '../../../../src/kv-protocol/command-reply.ts';
 import {
-  detectJsonSupport,
+  type EmulatedJsonSupport,
   emulatedJsonSupport,
-  type JsonSupport,
+  jsonSupportFrom,
 } from '../../../../src/reference/kv/json/json-emulation.ts';
 import { acquireRedis, type RedisBacking } from '../../../../src/reference/redis/acquire-redis.ts';
 
 type Client = ReturnType<typeof createClient>;
 let backing: RedisBacking;
 let client: Client;
-let json: JsonSupport;
+let json: EmulatedJsonSupport;
 
 beforeAll(async () => {
   backing = await acquireRedis({ prefer: 'redis-server' });
@@ -52,7 +53,7 @@ const doc = '{"a":1,"b":{"c":"x","d":[1,2,{"c":"y"}]},"e":[],"f":{},"n":null,"t"
 
 describe('detection', () => {
   it('finds no JSON module in Debian Redis 7.0 and emulates the required commands', async () => {
-    const support = await detectJsonSupport(client);
+    const support = jsonSupportFrom(parseCommandReply(await client.sendCommand(['COMMAND'])));
     const moduleList = (await client.sendCommand(['MODULE', 'LIST'])) as unknown[];
     expect(support.mode).toBe(moduleList.length === 0 ? 'emulated' : 'native');
     if (support.mode === 'native') return;

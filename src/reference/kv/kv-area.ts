@@ -1,0 +1,84 @@
+/**
+ * Area B assembled from its parts, in the one order they depend on each other: the Redis connections,
+ * the backing Redis's `COMMAND` metadata (JSON support and the command policy both read it), tokens,
+ * limits, the engine and the answers. The reference service, the engine benchmark and the tests that
+ * need the engine itself all start area B here, so they run what the reference runs.
+ */
+import { parseCommandReply } from '../../kv-protocol/command-reply.ts';
+import type { Dialect } from '../../target/dialects.ts';
+import { FaultSet } from '../fault-registry.ts';
+import { allFaults } from '../faults.ts';
+import { CommandPolicy } from './command-policy.ts';
+import { jsonSupportFrom } from './json/json-emulation.ts';
+import { KvAnswers } from './kv-answer.ts';
+import { KvEngine } from './kv-engine.ts';
+import { type KvFaultCheck, kvFaultCheck } from './kv-fault-check.ts';
+import { KvLimits } from './kv-limits.ts';
+import type { KvPluginOptions } from './kv-plugin.ts';
+import { KvStreams } from './kv-streams.ts';
+import { KvTokens } from './kv-tokens.ts';
+import { RedisConnections } from './redis-connections.ts';
+
+export interface KvAreaOptions {
+  readonly redisUrl: string;
+  /** @default no fault switched on */
+  readonly fault?: KvFaultCheck;
+  readonly maxRequestBytes: number;
+  /** Commands per UTC day. @default null (off) */
+  readonly dailyRequestLimit?: number | null;
+  /** How long the commands of one request may wait to be written to Redis. @default 5000 */
+  readonly writeDeadlineMs?: number;
+  /** How long a request waits for Redis's replies before answering 500. @default 8000 */
+  readonly replyDeadlineMs?: number;
+  /** Bytes an event stream may hold unsent before its slow client is dropped. @default 32 MiB */
+  readonly streamBufferBytes?: number;
+  /** The vendor header names the service answers to. @default the spec's (`Svc-`) */
+  readonly dialect?: Dialect;
+}
+
+export interface KvArea {
+  /** The admin endpoint resets tokens and limits and manages ACL users on these. */
+  readonly connections: RedisConnections;
+  readonly tokens: KvTokens;
+  readonly limits: KvLimits;
+  readonly engine: KvEngine;
+  /** What `kvPlugin` is registered with. */
+  readonly plugin: KvPluginOptions;
+  /** Ends the event streams, then the Redis connections. */
+  close(): Promise<void>;
+}
+
+export async function startKvArea(options: KvAreaOptions): Promise<KvArea> {
+  const fault = options.fault ?? kvFaultCheck(new FaultSet([], allFaults));
+  const connections = await RedisConnections.open(options.redisUrl);
+  try {
+    const { client } = await connections.user(undefined);
+    // One COMMAND round trip at start-up: JSON support and the read-only policy are both read from it.
+    const commands = parseCommandReply(await client.sendCommand(['COMMAND']));
+    const json = jsonSupportFrom(commands);
+    const policy = new CommandPolicy(commands, json, fault);
+    const tokens = new KvTokens(fault('reset-keeps-tokens'));
+    const limits = new KvLimits(options.maxRequestBytes, options.dailyRequestLimit ?? null);
+    const { writeDeadlineMs, replyDeadlineMs } = options;
+    const engine = new KvEngine({ connections, policy, json, tokens, limits, fault, writeDeadlineMs, replyDeadlineMs });
+    const streams = new KvStreams(connections, fault, options.streamBufferBytes);
+    const answers = new KvAnswers(fault);
+    return {
+      connections,
+      tokens,
+      limits,
+      engine,
+      plugin: { engine, answers, tokens, streams, fault, dialect: options.dialect },
+      async close() {
+        try {
+          streams.closeAll();
+        } finally {
+          await connections.close();
+        }
+      },
+    };
+  } catch (error) {
+    await connections.close();
+    throw error;
+  }
+}
