@@ -62,10 +62,16 @@ export function isHarnessError(value: unknown): value is HarnessError {
   return value instanceof HarnessError;
 }
 
-/** The first line of an error's message (its name when the message is empty): for one-line reports. */
-export function oneLine(error: unknown): string {
+/**
+ * The first line of an error's message (its name when the message is empty): for one-line reports.
+ * A message may open with blank lines (assertion libraries' do), so the first line with text is
+ * taken; `max` cuts a long line (marked with …) where a report cell must stay readable.
+ */
+export function oneLine(error: unknown, max = Number.POSITIVE_INFINITY): string {
   const text = error instanceof Error ? error.message || error.name : String(error);
-  return text.split('\n')[0] ?? text;
+  const lines = text.split('\n');
+  const line = lines.find((part) => part.trim().length > 0) ?? lines[0] ?? '';
+  return line.length > max ? `${line.slice(0, max)}…` : line;
 }
 
 /** One line for the console: `svc-harness: <message> [CODE]`; never a stack trace. */

@@ -9,6 +9,7 @@ import {
   HarnessError,
   harnessError,
   isHarnessError,
+  oneLine,
 } from '../src/errors.ts';
 
 /** The rows of the README's "## Exit codes and errors" table: code → [exit, meaning]. */
@@ -72,6 +73,15 @@ describe('the error catalog', () => {
     const line = formatErrorLine(new TypeError('x is undefined\n    at foo (file.ts:1:1)'));
     expect(line).toBe('svc-harness: unexpected error: x is undefined [SVC_INTERNAL]');
     expect(exitCodeOf(new Error('x'))).toBe(ExitCode.usage);
+  });
+
+  test('oneLine takes the first line with text, the name of an empty error, and cuts at max', () => {
+    expect(oneLine(new Error('\n  \nsecond line\nthird'))).toBe('second line');
+    expect(oneLine(new TypeError(''))).toBe('TypeError');
+    expect(oneLine('plain text\nmore')).toBe('plain text');
+    expect(oneLine('abcdef', 3)).toBe('abc…');
+    expect(oneLine('abc', 3)).toBe('abc');
+    expect(oneLine('\n\n')).toBe('');
   });
 
   test('codes are SVC_ upper snake case', () => {

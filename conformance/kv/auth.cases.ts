@@ -3,7 +3,9 @@
  * token, the Read Only token (reads run; KEYS, SCAN and every write the target's COMMAND reports are
  * refused), ACL RESTTOKEN, and revocation by a password reset (through the admin hook).
  */
+
 import { defineCases } from '../../src/conformance/conformance-case.ts';
+import { jsonBody } from '../../src/http/http-client.ts';
 import { mapLimit } from '../support/bounded.ts';
 import { keySpace } from '../support/key-space.ts';
 import {
@@ -15,7 +17,6 @@ import {
   checkThat,
   describe,
   isSuccess,
-  parseJson,
   resultOf,
 } from '../support/kv-checks.ts';
 import { createKvClient, type KvCallOptions } from '../support/kv-client.ts';
@@ -197,7 +198,7 @@ export const cases = defineCases([
       const keys = keySpace(ctx, kv);
       keys.sweepAfter();
       const reply = await kv.root(['COMMAND']);
-      const catalog = isSuccess(reply) ? writeCatalog((parseJson(reply) as { result: unknown }).result) : undefined;
+      const catalog = isSuccess(reply) ? writeCatalog((jsonBody(reply) as { result: unknown }).result) : undefined;
       if (!catalog || catalog.invocations.length === 0)
         ctx.observe(`COMMAND is not usable (${describe(reply)}): a fixed list of writes is checked`);
       const invocations =
@@ -223,7 +224,7 @@ export const cases = defineCases([
       for (const { write, runnable, res } of outcomes) {
         checkNotSuccess('B.auth.read-only.writes-refused', res, `${write.name} with the Read Only token`);
         if (runnable) verified++;
-        const body = parseJson(res) as { error?: unknown } | undefined;
+        const body = jsonBody(res) as { error?: unknown } | undefined;
         const text =
           typeof body?.error === 'string' ? body.error.replace(/'[^']*'/g, "'…'") : describe(res).slice(0, 60);
         const shape = `status ${res.status} ${text}`;

@@ -3,7 +3,10 @@
  * OK), U+FFFD for invalid UTF-8, Svc-Response-Format json and resp2, the 400s for an invalid format
  * and for base64 with resp2, and /multi-exec answering JSON only. Header names come from the dialect.
  */
+
 import { defineCases } from '../../src/conformance/conformance-case.ts';
+import { jsonBody } from '../../src/http/http-client.ts';
+import { b64 } from '../support/base64.ts';
 import { keySpace } from '../support/key-space.ts';
 import {
   checkContentType,
@@ -15,15 +18,12 @@ import {
   checkThat,
   checkUtf8Body,
   describe,
-  parseJson,
   resultOf,
 } from '../support/kv-checks.ts';
 import { createKvClient } from '../support/kv-client.ts';
 import { steps } from '../support/kv-steps.ts';
 import { resp2 } from '../support/resp2.ts';
 import { matchReplacement } from '../support/utf8.ts';
-
-const b64 = (text: string | Uint8Array) => Buffer.from(text).toString('base64');
 
 /** Bytes that are not valid UTF-8: a lone continuation byte, an invalid lead byte, a cut sequence. */
 const invalidUtf8 = Buffer.from([0x61, 0xff, 0x62, 0x80, 0x63, 0xe2, 0x82]);
@@ -105,7 +105,7 @@ export const cases = defineCases([
       const pipeline = await kv.pipeline(commands, { encoding: 'base64' });
       checkItems('B.encoding.base64', pipeline, expected, 'pipeline');
       checkItems('B.encoding.base64', await kv.multiExec(commands, { encoding: 'base64' }), expected, '/multi-exec');
-      const items = parseJson(pipeline) as { error?: string }[];
+      const items = jsonBody(pipeline) as { error?: string }[];
       ctx.observe(`error text under base64: ${JSON.stringify(items[4]?.error ?? '').slice(0, 80)}`);
     },
   },
@@ -210,7 +210,7 @@ export const cases = defineCases([
       checkStatus('B.format.base64-with-resp2-400', await kv.root(['SET', key, 'v'], both), 400, 'POST /');
       checkStatus('B.format.base64-with-resp2-400', await kv.path('GET', ['set', key, 'v'], both), 400, 'path form');
       // The spec gives the status only; whether the command ran before the refusal is recorded.
-      const exists = parseJson(await kv.root(['EXISTS', key])) as { result?: unknown } | undefined;
+      const exists = jsonBody(await kv.root(['EXISTS', key])) as { result?: unknown } | undefined;
       ctx.observe(`after the two 400s the key ${exists?.result === 1 ? 'was' : 'was not'} written`);
     },
   },

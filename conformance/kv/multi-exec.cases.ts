@@ -2,13 +2,15 @@
  * Spec "Endpoints > Area B", POST /multi-exec: results in order, atomic under concurrent clients,
  * run-time errors in place, and the four cases that discard the whole transaction with one {error}.
  */
+
 import { CheckFailure } from '../../src/conformance/check-failure.ts';
 import { type CaseContext, defineCases } from '../../src/conformance/conformance-case.ts';
 import type { HttpResponse } from '../../src/http/http-client.ts';
+import { jsonBody } from '../../src/http/http-client.ts';
 import { adminClient, withDailyLimit } from '../support/admin-client.ts';
 import { mapLimit } from '../support/bounded.ts';
 import { keySpace } from '../support/key-space.ts';
-import { checkDiscarded, checkItems, checkResult, itemsOf, parseJson, resultOf } from '../support/kv-checks.ts';
+import { checkDiscarded, checkItems, checkResult, itemsOf, resultOf } from '../support/kv-checks.ts';
 import { createKvClient, type KvClient } from '../support/kv-client.ts';
 
 /** Sends a transaction whose first command writes `key`; it must be discarded whole. */
@@ -248,7 +250,7 @@ export const cases = defineCases([
       const kv = createKvClient(ctx);
       const key = keySpace(ctx, kv).key('never');
       const res = await kv.multiExec([['SET', key, 'v'], ['NOSUCHCOMMAND']]);
-      ctx.observe(`discarded transaction: status ${res.status}, body ${JSON.stringify(parseJson(res)).slice(0, 100)}`);
+      ctx.observe(`discarded transaction: status ${res.status}, body ${JSON.stringify(jsonBody(res)).slice(0, 100)}`);
     },
   },
 ]);

@@ -3,18 +3,18 @@
  * body read back as exact bytes (base64, resp2) and with U+FFFD (JSON); unicode keys through the path
  * form; empty strings; values near the maximum request size.
  */
+
 import fc from 'fast-check';
 import { CheckFailure, show } from '../../src/conformance/check-failure.ts';
 import { defineCases } from '../../src/conformance/conformance-case.ts';
 import { adminClient } from '../support/admin-client.ts';
+import { b64 } from '../support/base64.ts';
 import { type KeySpace, keySpace } from '../support/key-space.ts';
 import { checkResp2, checkResult, checkThat, checkUtf8Body, describe, resultOf } from '../support/kv-checks.ts';
 import { createKvClient, type KvClient } from '../support/kv-client.ts';
 import { byteValues, checkProperty, unicodeText } from '../support/properties.ts';
 import { resp2 } from '../support/resp2.ts';
 import { matchReplacement } from '../support/utf8.ts';
-
-const b64 = (bytes: Uint8Array | string) => Buffer.from(bytes).toString('base64');
 
 /**
  * The body must land as the last argument before random bytes are sent as bodies: a target that

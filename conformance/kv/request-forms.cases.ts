@@ -3,18 +3,12 @@
  * order and percent-decoded, the POST body as last argument with query pairs after it, `POST /` with
  * a JSON array, and unversioned paths.
  */
+
 import { defineCases } from '../../src/conformance/conformance-case.ts';
 import type { HttpMethod } from '../../src/http/http-client.ts';
+import { jsonBody } from '../../src/http/http-client.ts';
 import { keySpace } from '../support/key-space.ts';
-import {
-  checkErrorBody,
-  checkResult,
-  checkStatus,
-  checkThat,
-  describe,
-  parseJson,
-  resultOf,
-} from '../support/kv-checks.ts';
+import { checkErrorBody, checkResult, checkStatus, checkThat, describe, resultOf } from '../support/kv-checks.ts';
 import { createKvClient } from '../support/kv-client.ts';
 import { step } from '../support/kv-steps.ts';
 
@@ -41,7 +35,7 @@ export const cases = defineCases([
       checkStatus('B.methods.allowed', await kv.path('HEAD', ['nosuchcommand', a]), 400, 'HEAD /nosuchcommand');
       const counter = keys.key('head-incr');
       const head = await kv.path('HEAD', ['incr', counter]);
-      const after = parseJson(await kv.root(['GET', counter])) as { result?: unknown } | undefined;
+      const after = jsonBody(await kv.root(['GET', counter])) as { result?: unknown } | undefined;
       ctx.observe(`HEAD /incr: status ${head.status}, the counter is then ${JSON.stringify(after?.result)}`);
     },
   },

@@ -6,7 +6,7 @@ import { CheckFailure } from '../../src/conformance/check-failure.ts';
 import { type CaseContext, defineCases } from '../../src/conformance/conformance-case.ts';
 import { mapLimit } from '../support/bounded.ts';
 import { keySpace } from '../support/key-space.ts';
-import { checkResult, checkThat } from '../support/kv-checks.ts';
+import { checkResult, checkThat, mediaType } from '../support/kv-checks.ts';
 import { createKvClient, type KvClient } from '../support/kv-client.ts';
 import {
   collectUntil,
@@ -33,16 +33,6 @@ const redisTag = /^\[\d+ [^\]]+\]$/;
 
 /** Seconds to wait for stream items: generous, for a slow or remote target; a conforming one answers at once. */
 const streamWaitMs = 10_000;
-
-/** The media type of an event stream's Content-Type, without parameters, lower case. */
-function streamType(stream: OpenedStream): string {
-  return (
-    String(stream.headers['content-type'] ?? '')
-      .split(';')[0]
-      ?.trim()
-      .toLowerCase() ?? ''
-  );
-}
 
 /** The quoted command and arguments of a monitor line, unescaped for \" and \\; undefined when not all quoted. */
 function quotedArgs(rest: string): string[] | undefined {
@@ -103,7 +93,7 @@ export const cases = defineCases([
       const kv = createKvClient(ctx);
       const stream = await openMonitor(ctx, kv);
       checkThat('B.monitor.first-ok', stream.status === 200, `status ${stream.status}`, 'status 200');
-      const type = streamType(stream);
+      const type = mediaType(stream) ?? '';
       checkThat('B.monitor.first-ok', type === 'text/event-stream', `content type ${type}`, 'text/event-stream');
       const first = await nextEvent(stream, streamWaitMs);
       checkThat('B.monitor.first-ok', isOk(first), `first data ${JSON.stringify(first)}`, 'OK');
@@ -175,7 +165,7 @@ export const cases = defineCases([
       const kv = createKvClient(ctx);
       const channel = `${ctx.keyPrefix}chan`;
       const stream = await openSubscription(ctx, kv, channel);
-      const type = streamType(stream);
+      const type = mediaType(stream) ?? '';
       checkThat(
         'B.subscribe.subscribe-event',
         type === 'text/event-stream',

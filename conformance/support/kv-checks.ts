@@ -4,22 +4,13 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import { CheckFailure, show } from '../../src/conformance/check-failure.ts';
-import { type HttpResponse, headerValue } from '../../src/http/http-client.ts';
+import { type HttpResponse, headerValue, jsonBody } from '../../src/http/http-client.ts';
 import { isInvalidUtf8 } from './utf8.ts';
 
 /** `status 400 {"error":"…"}`: how a response reads in a received text. */
 export function describe(res: HttpResponse): string {
   const type = headerValue(res, 'content-type') ?? 'no content type';
   return `status ${res.status} (${type.split(';')[0]}) ${show(res.body.toString('utf8'), 160)}`;
-}
-
-/** The body parsed as JSON, or undefined when it is not JSON. */
-export function parseJson(res: HttpResponse): unknown {
-  try {
-    return JSON.parse(res.body.toString('utf8'));
-  } catch {
-    return undefined;
-  }
 }
 
 export function isRecord(value: unknown): value is Record<string, unknown> {
@@ -33,9 +24,13 @@ export function checkStatus(rule: string, res: HttpResponse, expected: number | 
   }
 }
 
-/** The media type of the Content-Type header, without parameters, lower case. */
-export function mediaType(res: HttpResponse): string | undefined {
-  return headerValue(res, 'content-type')?.split(';')[0]?.trim().toLowerCase();
+/**
+ * The media type of the Content-Type header, without parameters, lower case. Takes only the headers
+ * so an event stream (which has no buffered body) is read the same way as a response.
+ */
+export function mediaType({ headers }: Pick<HttpResponse, 'headers'>): string | undefined {
+  const value = headers['content-type'];
+  return (Array.isArray(value) ? value.join(', ') : value)?.split(';')[0]?.trim().toLowerCase();
 }
 
 export function checkContentType(rule: string, res: HttpResponse, expected: string, context?: string) {
@@ -46,7 +41,7 @@ export function checkContentType(rule: string, res: HttpResponse, expected: stri
 
 /** A JSON object whose only field is `result`; returns the result. */
 export function checkResultBody(rule: string, res: HttpResponse, context?: string): unknown {
-  const body = parseJson(res);
+  const body = jsonBody(res);
   if (!isRecord(body) || !('result' in body) || Object.keys(body).length !== 1) {
     throw new CheckFailure(rule, describe(res), 'a JSON object with the single field result', context);
   }
@@ -70,7 +65,7 @@ export function resultOf(rule: string, res: HttpResponse, context?: string): unk
 
 /** A JSON object whose only field is `error`, a string; returns the text. */
 export function checkErrorBody(rule: string, res: HttpResponse, context?: string): string {
-  const body = parseJson(res);
+  const body = jsonBody(res);
   if (!isRecord(body) || typeof body.error !== 'string' || Object.keys(body).length !== 1) {
     throw new CheckFailure(rule, describe(res), 'a JSON object with the single field error, a string', context);
   }
@@ -118,7 +113,7 @@ export function checkResultShape(rule: string, value: unknown, context?: string)
 /** True when the response is a success: status 200 with a result object. */
 export function isSuccess(res: HttpResponse): boolean {
   if (res.status !== 200) return false;
-  const body = parseJson(res);
+  const body = jsonBody(res);
   return isRecord(body) && 'result' in body;
 }
 
@@ -130,7 +125,7 @@ export function checkNotSuccess(rule: string, res: HttpResponse, context?: strin
 /** A pipeline or transaction answer: status 200 and a JSON array of result-or-error objects. */
 export function itemsOf(rule: string, res: HttpResponse, count: number, context?: string): ItemBody[] {
   checkStatus(rule, res, 200, context);
-  const body = parseJson(res);
+  const body = jsonBody(res);
   if (!Array.isArray(body) || body.length !== count) {
     throw new CheckFailure(rule, describe(res), `a JSON array of ${count} result-or-error objects`, context);
   }
@@ -167,7 +162,7 @@ export function checkItems(rule: string, res: HttpResponse, expected: readonly I
 
 /** A discarded transaction: one `{error}` object (not an array); the status is recorded by the caller. */
 export function checkDiscarded(rule: string, res: HttpResponse, context?: string): string {
-  const body = parseJson(res);
+  const body = jsonBody(res);
   if (Array.isArray(body)) {
     throw new CheckFailure(rule, describe(res), 'the whole transaction discarded: a single {error} object', context);
   }
@@ -183,11 +178,6 @@ export function checkResp2(rule: string, res: HttpResponse, expected: Buffer, co
   if (!res.body.equals(expected)) {
     throw new CheckFailure(rule, `body ${show(res.body)}`, `RESP2 bytes ${show(expected)}`, context);
   }
-}
-
-/** Fails with `rule` when `actual` is not deep-equal to `expected`. */
-export function checkEqual(rule: string, actual: unknown, expected: unknown, context?: string) {
-  if (!isDeepStrictEqual(actual, expected)) throw new CheckFailure(rule, show(actual), show(expected), context);
 }
 
 /** Fails with `rule` unless `condition`; `received` and `expected` say what was seen and wanted. */

@@ -2,6 +2,8 @@
  * The CLI as one typed table: it drives parsing, `--help` and the README's command reference.
  * A command's handler module is loaded only when that command runs.
  */
+import { dialectNames } from '../target/dialects.ts';
+
 export type OptionType = 'string' | 'boolean' | 'number';
 
 export interface OptionSpec {
@@ -14,6 +16,10 @@ export interface OptionSpec {
   readonly default?: string;
   /** For strings: the allowed values. */
   readonly choices?: readonly string[];
+  /** For numbers: only whole numbers (ports, byte counts, limits). */
+  readonly integer?: boolean;
+  /** For numbers: the least value allowed. @default 0 */
+  readonly min?: number;
 }
 
 export interface CommandSpec {
@@ -31,8 +37,18 @@ export const commandTable = {
     summary: 'Start the reference service (area B, key-value REST) and print its URLs and credentials',
     options: {
       host: { type: 'string', description: 'Address to listen on', default: '127.0.0.1' },
-      'kv-port': { type: 'number', description: 'Port of the key-value REST interface', default: 'a free port' },
-      'admin-port': { type: 'number', description: 'Port of the admin endpoint', default: 'a free port' },
+      'kv-port': {
+        type: 'number',
+        integer: true,
+        description: 'Port of the key-value REST interface',
+        default: 'a free port',
+      },
+      'admin-port': {
+        type: 'number',
+        integer: true,
+        description: 'Port of the admin endpoint',
+        default: 'a free port',
+      },
       'redis-url': {
         type: 'string',
         description: 'Redis to back the service (else REDIS_URL, else redis-server on PATH, else a container)',
@@ -40,13 +56,24 @@ export const commandTable = {
       fault: { type: 'string', multiple: true, description: 'Turn on a fault switch by name; see --list-faults' },
       'list-faults': { type: 'boolean', description: 'Print every fault switch with the rule it breaks, and exit' },
       'write-target': { type: 'string', description: 'Write a target file for the running service' },
-      'max-request-bytes': { type: 'number', description: 'Maximum request size, bytes', default: '10485760' },
-      'daily-request-limit': { type: 'number', description: 'Daily request limit (commands per day)', default: 'off' },
+      'max-request-bytes': {
+        type: 'number',
+        integer: true,
+        min: 1,
+        description: 'Maximum request size, bytes',
+        default: '10485760',
+      },
+      'daily-request-limit': {
+        type: 'number',
+        integer: true,
+        description: 'Daily request limit (commands per day)',
+        default: 'off',
+      },
       dialect: {
         type: 'string',
         description: 'Vendor names to answer to: svc (Svc-Encoding, …) or upstash (Upstash-Encoding, …)',
         default: 'svc',
-        choices: ['svc', 'upstash'],
+        choices: dialectNames,
       },
     },
     load: () => import('./commands/serve.ts'),

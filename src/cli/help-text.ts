@@ -17,7 +17,7 @@ export function renderHelp(command?: CommandName): string {
   }
   const spec = commandTable[command];
   const rows = Object.entries(spec.options).map(
-    ([name, option]) => [flagLabel(name, option), describe(option)] as const,
+    ([name, option]) => [flagLabel(name, option), describeOption(option)] as const,
   );
   const width = Math.max(...rows.map(([flag]) => flag.length));
   return [
@@ -31,12 +31,19 @@ export function renderHelp(command?: CommandName): string {
   ].join('\n');
 }
 
-function flagLabel(name: string, option: OptionSpec): string {
-  const value = option.type === 'boolean' ? '' : option.type === 'number' ? ' <n>' : ' <value>';
-  return `--${name}${value}`;
+/** The placeholder of an option's value (`<n>`, `<value>`), or '' for a boolean flag. */
+export function valuePlaceholder(option: OptionSpec): string {
+  if (option.type === 'boolean') return '';
+  return option.type === 'number' ? '<n>' : '<value>';
 }
 
-function describe(option: OptionSpec): string {
+function flagLabel(name: string, option: OptionSpec): string {
+  const value = valuePlaceholder(option);
+  return value ? `--${name} ${value}` : `--${name}`;
+}
+
+/** An option's description with its extras (repeatable, default), as --help and the README show it. */
+export function describeOption(option: OptionSpec): string {
   const extras = [option.multiple ? 'repeatable' : '', option.default ? `default: ${option.default}` : ''].filter(
     Boolean,
   );

@@ -1,6 +1,6 @@
 /** The CLI entry: parse, dispatch, and turn every error into one line and an exit code. */
-import { readFileSync } from 'node:fs';
 import { ExitCode, exitCodeOf, formatErrorLine } from '../errors.ts';
+import { toolVersion } from '../report/tool-version.ts';
 import { commandTable } from './command-table.ts';
 import { renderHelp } from './help-text.ts';
 import { parseArgv } from './parse-argv.ts';
@@ -13,10 +13,7 @@ export async function runCli(argv: readonly string[]): Promise<number> {
       return ExitCode.ok;
     }
     if (parsed.kind === 'version') {
-      const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
-        version: string;
-      };
-      process.stdout.write(`${pkg.version}\n`);
+      process.stdout.write(`${toolVersion()}\n`);
       return ExitCode.ok;
     }
     const handler = await commandTable[parsed.command].load();

@@ -5,6 +5,7 @@ import {
   type CommandName,
   type CommandSpec,
   commandTable,
+  type OptionSpec,
   type ParsedValue,
   type ParsedValues,
 } from './command-table.ts';
@@ -49,7 +50,7 @@ export function parseArgv(argv: readonly string[]): ParsedArgv {
   for (const [name, raw] of Object.entries(parsed.values)) {
     const option = spec.options[name];
     if (!option) continue;
-    values[name] = option.type === 'number' ? toNumber(first, name, raw) : (raw as ParsedValue);
+    values[name] = option.type === 'number' ? toNumber(first, name, option, raw) : (raw as ParsedValue);
     if (option.choices && typeof raw === 'string' && !option.choices.includes(raw)) {
       throw harnessError('SVC_USAGE', `${first}: --${name} must be one of ${option.choices.join(', ')}`);
     }
@@ -57,11 +58,20 @@ export function parseArgv(argv: readonly string[]): ParsedArgv {
   return { kind: 'run', command: first, values };
 }
 
-function toNumber(command: string, name: string, raw: unknown): number | number[] {
+function toNumber(command: string, name: string, option: OptionSpec, raw: unknown): number | number[] {
   const one = (text: unknown): number => {
     const value = Number(text);
     if (typeof text !== 'string' || text.trim() === '' || !Number.isFinite(value) || value < 0) {
       throw harnessError('SVC_USAGE', `${command}: --${name} needs a non-negative number, got ${JSON.stringify(text)}`);
+    }
+    if (option.integer && !Number.isInteger(value)) {
+      throw harnessError('SVC_USAGE', `${command}: --${name} needs a whole number, got ${JSON.stringify(text)}`);
+    }
+    if (option.min !== undefined && value < option.min) {
+      throw harnessError(
+        'SVC_USAGE',
+        `${command}: --${name} must be at least ${option.min}, got ${JSON.stringify(text)}`,
+      );
     }
     return value;
   };
@@ -80,10 +90,19 @@ export function parseAreaList<const T extends string>(
     .map((part) => part.trim())
     .filter((part) => part.length > 0);
   if (areas.length === 0) throw harnessError('SVC_USAGE', `${command}: --area needs at least one area`);
+  checkAreas(command, areas, known);
+  return [...new Set(areas)];
+}
+
+/** Every area is one of `known`; the first that is not is one usage line (the CLI and the engine's options). */
+export function checkAreas<const T extends string>(
+  command: string,
+  areas: readonly string[],
+  known: readonly T[],
+): asserts areas is readonly T[] {
   for (const area of areas) {
     if (!(known as readonly string[]).includes(area)) {
       throw harnessError('SVC_USAGE', `${command}: unknown area "${area}" (areas: ${known.join(', ')})`);
     }
   }
-  return [...new Set(areas)] as T[];
 }

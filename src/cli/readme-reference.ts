@@ -3,6 +3,7 @@
  * a test keeps README.md and this rendering in step.
  */
 import { commandTable, type OptionSpec } from './command-table.ts';
+import { describeOption, valuePlaceholder } from './help-text.ts';
 
 export const referenceStartMarker = '<!-- cli-reference:start (generated from src/cli/command-table.ts) -->';
 export const referenceEndMarker = '<!-- cli-reference:end -->';
@@ -26,16 +27,13 @@ export function renderCliReference(): string {
 }
 
 function valueHint(option: OptionSpec): string {
-  if (option.type === 'boolean') return '';
-  return option.type === 'number' ? ' `<n>`' : ' `<value>`';
+  const value = valuePlaceholder(option);
+  return value ? ` \`${value}\`` : '';
 }
 
+/** A table cell: the --help description with its pipes escaped for Markdown. */
 function cell(option: OptionSpec): string {
-  const extras = [option.multiple ? 'repeatable' : '', option.default ? `default: ${option.default}` : ''].filter(
-    Boolean,
-  );
-  const text = extras.length > 0 ? `${option.description} (${extras.join('; ')})` : option.description;
-  return text.replaceAll('|', '\\|');
+  return describeOption(option).replaceAll('|', '\\|');
 }
 
 /** Replaces the generated block of a README text; used by `node scripts/update-readme.ts`. */

@@ -6,8 +6,12 @@ import { randomBytes } from 'node:crypto';
 import { oneLine } from '../errors.ts';
 import { getDialect } from '../target/dialects.ts';
 import type { Target } from '../target/target.ts';
+import { withTimeout } from '../with-timeout.ts';
 import { CaseSkipped } from './check-failure.ts';
 import type { Capability, CaseContext } from './conformance-case.ts';
+
+// Re-exported: register-cases and its tests import it from here (the one definition is neutral).
+export { withTimeout };
 
 /** The run id from SVC_RUN_ID, else one random id per process. */
 export const runId: string = process.env.SVC_RUN_ID?.trim() || randomBytes(4).toString('hex');
@@ -73,13 +77,4 @@ export function createCaseContext(options: {
       return failures;
     },
   };
-}
-
-/** Resolves or rejects with the promise, or rejects with `onTimeout` once `ms` pass. */
-export function withTimeout<T>(promise: Promise<T>, ms: number, message: string, onTimeout?: () => Error): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(onTimeout ? onTimeout() : new Error(message)), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }

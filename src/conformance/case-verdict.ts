@@ -2,7 +2,7 @@
  * How a case's end becomes a verdict: a pure function, so the mapping is tested without vitest.
  * Where the spec is silent (OBSERVE rules) nothing a case throws fails the gate: it is an observation.
  */
-import { isHarnessError } from '../errors.ts';
+import { isHarnessError, oneLine } from '../errors.ts';
 import { CaseSkipped, isCheckFailure } from './check-failure.ts';
 import type { RuleLevel } from './rule.ts';
 import type { Verdict } from './verdict.ts';
@@ -20,11 +20,9 @@ export interface CaseEnd {
 
 const infrastructureCodes = new Set(['SVC_TARGET_UNREACHABLE', 'SVC_TARGET_GARBAGE']);
 
-/** One line of an error, cut to a readable length. */
-export function firstLine(error: unknown, max = 500): string {
-  const text = error instanceof Error ? error.message : String(error);
-  const line = text.split('\n').find((part) => part.trim().length > 0) ?? text;
-  return line.length > max ? `${line.slice(0, max)}…` : line;
+/** A verdict's reason: one line of what the case threw, cut so a report row stays readable. */
+export function reasonLine(error: unknown): string {
+  return oneLine(error, 500);
 }
 
 export function verdictOf(end: CaseEnd): Verdict {
@@ -35,17 +33,17 @@ export function verdictOf(end: CaseEnd): Verdict {
     return { kind: 'pass' };
   }
   const { error } = end.thrown;
-  if (error instanceof CaseSkipped) return { kind: 'skip', reason: firstLine(error) };
-  if (isHarnessError(error) && infrastructureCodes.has(error.code)) return { kind: 'error', reason: firstLine(error) };
+  if (error instanceof CaseSkipped) return { kind: 'skip', reason: reasonLine(error) };
+  if (isHarnessError(error) && infrastructureCodes.has(error.code)) return { kind: 'error', reason: reasonLine(error) };
   if (isCheckFailure(error)) {
     if (observeOnly || end.levelOf(error.rule) === 'OBSERVE') {
-      return { kind: 'observation', reason: withNotes(firstLine(error)) };
+      return { kind: 'observation', reason: withNotes(reasonLine(error)) };
     }
-    return { kind: 'fail', reason: firstLine(error), rule: error.rule };
+    return { kind: 'fail', reason: reasonLine(error), rule: error.rule };
   }
-  if (observeOnly) return { kind: 'observation', reason: withNotes(firstLine(error)) };
+  if (observeOnly) return { kind: 'observation', reason: withNotes(reasonLine(error)) };
   const [only] = end.rules;
   return end.rules.length === 1 && only !== undefined
-    ? { kind: 'fail', reason: firstLine(error), rule: only }
-    : { kind: 'fail', reason: firstLine(error) };
+    ? { kind: 'fail', reason: reasonLine(error), rule: only }
+    : { kind: 'fail', reason: reasonLine(error) };
 }

@@ -4,7 +4,7 @@
  */
 import { ExitCode } from '../errors.ts';
 import type { TargetArea } from '../target/target.ts';
-import type { Verdict, VerdictKind } from './verdict.ts';
+import { gateFailingKinds, type Verdict, type VerdictKind } from './verdict.ts';
 
 export interface CaseResult {
   /** The target's name (unique within the run). */
@@ -85,8 +85,9 @@ export function gateExitCode(
   problems: readonly string[],
   aborted?: string,
 ): ExitCode {
-  const totals = totalsOf(results);
-  if (totals.fail > 0 || totals.stale > 0) return ExitCode.failed;
-  if (totals.error > 0 || problems.length > 0 || aborted !== undefined) return ExitCode.usage;
+  const failing = results.filter((result) => gateFailingKinds.has(result.verdict.kind));
+  // Only infrastructure errors (the target could not be tested) make it a usage-level exit code.
+  if (failing.some((result) => result.verdict.kind !== 'error')) return ExitCode.failed;
+  if (failing.length > 0 || problems.length > 0 || aborted !== undefined) return ExitCode.usage;
   return ExitCode.ok;
 }

@@ -3,10 +3,10 @@
  * expectation covers is an expected failure; a passing one makes the expectation stale (fails the
  * gate); after its expiry day the failure counts again.
  */
-import { readFile } from 'node:fs/promises';
 import { Ajv } from 'ajv';
 import schema from '../../schemas/expectations.schema.json' with { type: 'json' };
-import { harnessError, oneLine } from '../errors.ts';
+import { readJsonFile, schemaProblem } from '../config-file.ts';
+import { harnessError } from '../errors.ts';
 import type { CaseResult } from './conformance-run.ts';
 import type { Verdict } from './verdict.ts';
 
@@ -29,9 +29,7 @@ export function parseExpectations(
 ): Expectation[] {
   const fail = (message: string) => harnessError('SVC_CONFIG', `expectations file ${origin}: ${message}`);
   if (!validate(value)) {
-    const first = validate.errors?.[0];
-    const where = first?.instancePath ? first.instancePath.slice(1).replaceAll('/', '.') : 'top level';
-    throw fail(`${where} ${first?.message ?? 'is invalid'}`);
+    throw fail(schemaProblem(validate.errors));
   }
   value.expectations.forEach((item, index) => {
     const where = `expectations.${index}`;
@@ -48,24 +46,11 @@ export function parseExpectations(
   return value.expectations;
 }
 
-export async function loadExpectationsFile(
+export function loadExpectationsFile(
   path: string,
   known: { readonly caseIds: ReadonlySet<string>; readonly ruleIds: ReadonlySet<string> },
-): Promise<Expectation[]> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (error) {
-    const missing = (error as NodeJS.ErrnoException).code === 'ENOENT';
-    throw harnessError('SVC_CONFIG', `expectations file ${path}: ${missing ? 'no such file' : 'cannot be read'}`);
-  }
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch (error) {
-    throw harnessError('SVC_CONFIG', `expectations file ${path}: not JSON (${oneLine(error)})`);
-  }
-  return parseExpectations(parsed, path, known);
+): Expectation[] {
+  return parseExpectations(readJsonFile(path, 'expectations file'), path, known);
 }
 
 /** `today` as YYYY-MM-DD in UTC. */

@@ -11,7 +11,7 @@ import { type Target, type TargetArea, targetSecrets } from '../target/target.ts
 import './case-meta.ts';
 import { createCaseContext, missingCapability, runId, withTimeout } from './case-context.ts';
 import type { CaseMeta, CaseOutcome } from './case-meta.ts';
-import { firstLine, verdictOf } from './case-verdict.ts';
+import { reasonLine, verdictOf } from './case-verdict.ts';
 import type { ConformanceCase } from './conformance-case.ts';
 import { loadRuleCatalog } from './rule-catalog.ts';
 import { ruleFilter } from './rule-glob.ts';
@@ -24,10 +24,25 @@ export interface CaseSetup {
   readonly skipReason?: string;
 }
 
+/**
+ * Targets read by path: every suite file of a run names the same file, and with vitest's isolation off
+ * they share this module, so the file is read and validated once per run (each run writes a new file).
+ */
+const targetsByPath = new Map<string, Target>();
+
+function targetFile(path: string): Target {
+  let target = targetsByPath.get(path);
+  if (!target) {
+    target = loadTargetFileSync(path);
+    targetsByPath.set(path, target);
+  }
+  return target;
+}
+
 /** The target of a suite run, or the one-sentence reason its cases are skipped. */
 export function resolveCaseSetup(area: TargetArea, env: Env = process.env): CaseSetup {
   const file = env.SVC_TARGET_FILE?.trim();
-  const target = file ? loadTargetFileSync(file) : targetFromEnv(env);
+  const target = file ? targetFile(file) : targetFromEnv(env);
   if (!target) {
     return { skipReason: 'No target: set SVC_TARGET_FILE, or the SVC_* variables (e.g. SVC_KV_URL and SVC_KV_TOKEN).' };
   }
@@ -42,7 +57,8 @@ const defaultTimeoutMs = 30_000;
 export function registerCases(area: TargetArea, cases: readonly ConformanceCase[]): void {
   const setup = resolveCaseSetup(area);
   const rulesGlob = process.env.SVC_RULES?.trim() || undefined;
-  const selected = cases.filter((item) => ruleFilter(rulesGlob)(item.rules));
+  const matches = ruleFilter(rulesGlob);
+  const selected = cases.filter((item) => matches(item.rules));
   const redact = createRedactor(setup.target ? targetSecrets(setup.target) : []);
   if (selected.length === 0) {
     // vitest rejects a file without tests; this placeholder carries no case meta, so reports ignore it.
@@ -90,6 +106,6 @@ async function runCase(item: ConformanceCase, setup: CaseSetup, redact: Redactor
     // Plain vitest shows the failure; keep the original error (and its diff) unless it held a secret.
     const original = thrown.error;
     if (original instanceof Error && redact(original.message) === original.message) throw original;
-    throw new Error(redact(firstLine(original)));
+    throw new Error(redact(reasonLine(original)));
   }
 }

@@ -7,11 +7,13 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { checkAreas } from '../cli/parse-argv.ts';
 import { harnessError, isHarnessError } from '../errors.ts';
+import { FaultSet } from '../reference/fault-registry.ts';
 import { allFaults } from '../reference/faults.ts';
-import { createRedactor } from '../report/redact.ts';
+import { createRedactor, type Redactor } from '../report/redact.ts';
 import { writeReports } from '../report/write-reports.ts';
-import { loadTargetFile } from '../target/load-target.ts';
+import { loadTargetFileSync } from '../target/load-target.ts';
 import { describeTarget, type Target, type TargetArea, targetSecrets } from '../target/target.ts';
 import { type CaseFile, loadCaseFiles, targetAreas } from './case-registry.ts';
 import { type CaseResult, type ConformanceRun, gateExitCode, type TargetRun } from './conformance-run.ts';
@@ -25,7 +27,7 @@ import { runSuites } from './vitest-runner.ts';
 
 export interface RunObserver {
   onTarget?(name: string, embedded: boolean): void;
-  /** More cases are known to run (a suite file was collected). */
+  /** How many cases are about to run against the current target. */
   onPlanned?(count: number): void;
   onResult?(result: CaseResult): void;
   /** A one-line problem (a target down, a suite file that failed); already redacted. */
@@ -78,20 +80,9 @@ function checkOptions(options: ConformanceOptions, catalog: RuleCatalog): void {
   if ((options.faults?.length ?? 0) > 0 && (options.targets?.length ?? 0) > 0) {
     throw harnessError('SVC_USAGE', 'conformance: --fault works only with the embedded reference (without --target)');
   }
-  const knownFaults = new Set(allFaults.map((fault) => fault.name));
-  for (const name of options.faults ?? []) {
-    if (!knownFaults.has(name)) {
-      throw harnessError(
-        'SVC_USAGE',
-        `conformance: unknown fault "${name}" (svc-harness serve --list-faults lists them)`,
-      );
-    }
-  }
-  for (const area of options.areas ?? []) {
-    if (!targetAreas.includes(area)) {
-      throw harnessError('SVC_USAGE', `conformance: unknown area "${area}" (areas: ${targetAreas.join(', ')})`);
-    }
-  }
+  // The same checks the reference and the CLI make, made here too: the options may come from code.
+  new FaultSet(options.faults ?? [], allFaults);
+  checkAreas('conformance', options.areas ?? [], targetAreas);
   if (
     options.rules !== undefined &&
     !globMatchesAny(
@@ -122,7 +113,7 @@ export async function runConformance(options: ConformanceOptions = {}): Promise<
   const suiteRoot = options.suiteRoot ?? repoRoot;
   const catalog = await loadRuleCatalog();
   checkOptions(options, catalog);
-  const fileTargets = uniqueNames(await Promise.all((options.targets ?? []).map((path) => loadTargetFile(path))));
+  const fileTargets = uniqueNames((options.targets ?? []).map((path) => loadTargetFileSync(path)));
   // The reference starts (waiting on Redis) while the suites load (compiling): the two overlap.
   const referenceStart = fileTargets.length === 0 ? startEmbeddedReference(options.faults ?? []) : undefined;
   referenceStart?.catch(() => {});
@@ -133,7 +124,7 @@ export async function runConformance(options: ConformanceOptions = {}): Promise<
   try {
     caseFiles = await loadCaseFiles(targetAreas, suiteRoot);
     expectations = options.expectations
-      ? await loadExpectationsFile(options.expectations, {
+      ? loadExpectationsFile(options.expectations, {
           caseIds: new Set(caseFiles.flatMap((file) => file.cases.map((item) => item.id))),
           ruleIds: new Set(catalog.rules.map((rule) => rule.id)),
         })
@@ -150,8 +141,12 @@ export async function runConformance(options: ConformanceOptions = {}): Promise<
     throw error;
   }
 
-  const secrets = new Set<string>(fileTargets.flatMap(targetSecrets));
-  const redact = (text: string) => createRedactor(secrets)(text);
+  // Every secret is known once the reference has started: the file targets' and the reference's own.
+  const secrets = [
+    ...fileTargets.flatMap(targetSecrets),
+    ...(reference ? [...targetSecrets(reference.target), ...reference.secrets] : []),
+  ];
+  const redact: Redactor = createRedactor(secrets);
   const problems: string[] = [];
   const problem = (line: string) => {
     const safe = redact(line);
@@ -164,7 +159,6 @@ export async function runConformance(options: ConformanceOptions = {}): Promise<
   const planned: PlannedTarget[] = reference
     ? [{ target: reference.target, embedded: true }]
     : fileTargets.map((target) => ({ target, embedded: false }));
-  for (const secret of reference ? [...targetSecrets(reference.target), ...reference.secrets] : []) secrets.add(secret);
   try {
     for (const { target, embedded } of planned) {
       if (options.signal?.aborted) break;
@@ -207,7 +201,7 @@ export async function runConformance(options: ConformanceOptions = {}): Promise<
       exitCode: gateExitCode(results, problems, aborted),
       reportDir,
     };
-    await writeReports(run, catalog, reportDir, createRedactor(secrets));
+    await writeReports(run, catalog, reportDir, redact);
     return run;
   }
 }
@@ -218,7 +212,7 @@ interface TargetContext {
   readonly suiteRoot: string;
   readonly runId: string;
   readonly problem: (line: string) => void;
-  readonly redact: (text: string) => string;
+  readonly redact: Redactor;
 }
 
 async function runTarget(target: Target, embedded: boolean, context: TargetContext): Promise<TargetRun> {
@@ -257,6 +251,7 @@ async function runTarget(target: Target, embedded: boolean, context: TargetConte
   try {
     const targetFile = join(folder, 'target.json');
     await writeFile(targetFile, JSON.stringify(target), { mode: 0o600 });
+    options.observer?.onPlanned?.(expected.length);
     const collected = await runSuites({
       root: context.suiteRoot,
       areas,
@@ -270,7 +265,6 @@ async function runTarget(target: Target, embedded: boolean, context: TargetConte
       runId: context.runId,
       ...(options.signal && { signal: options.signal }),
       onResult: (result) => options.observer?.onResult?.(redactResult(result, context.redact)),
-      ...(options.observer?.onPlanned && { onPlanned: options.observer.onPlanned }),
     });
     for (const line of collected.problems) context.problem(line);
     const results = collected.results.map((result) => redactResult(result, context.redact));

@@ -1,7 +1,7 @@
 /**
  * Runs the suites of some areas against one target through vitest's Node API: project
  * `conformance`, the selected areas' folders only, our collector as the only reporter, and vitest's
- * own console output kept (redacted) for the one-line problem it may explain.
+ * own console output discarded.
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -27,7 +27,6 @@ export interface SuiteRunOptions {
   readonly runId: string;
   readonly signal?: AbortSignal;
   readonly onResult?: (result: CaseResult) => void;
-  readonly onPlanned?: (count: number) => void;
 }
 
 const stopSignals = ['SIGINT', 'SIGTERM'] as const;
@@ -44,13 +43,12 @@ export function suiteFolders(root: string, areas: readonly TargetArea[]): string
   return areas.map((area) => `${join(root, 'conformance', area)}/`).filter((folder) => existsSync(folder));
 }
 
-/** A sink for vitest's logger: kept in memory, never printed as is. */
-class TextSink extends Writable {
-  text = '';
-  override _write(chunk: Buffer | string, _encoding: BufferEncoding, done: () => void): void {
-    if (this.text.length < 64_000) this.text += chunk.toString();
-    done();
-  }
+/**
+ * Where vitest's logger writes: nowhere. Its console output could hold a target's secrets and would
+ * break the command's own progress line; the collector reports what a run needs.
+ */
+function discardingSink(): Writable {
+  return new Writable({ write: (_chunk, _encoding, done) => done() });
 }
 
 /** Sets the variables the suite files read for the duration of one run, then restores them. */
@@ -70,7 +68,7 @@ async function withEnv<T>(vars: Record<string, string | undefined>, body: () => 
   }
 }
 
-export async function runSuites(options: SuiteRunOptions): Promise<CollectedRun & { vitestOutput: string }> {
+export async function runSuites(options: SuiteRunOptions): Promise<CollectedRun> {
   const folders = options.caseFiles
     ? // vitest filters are path substrings: `…/pipeline.` selects pipeline.test.ts, not pipeline-x.test.ts.
       options.caseFiles.map((file) => join(options.root, file.replace(/cases\.ts$/, '')))
@@ -78,10 +76,9 @@ export async function runSuites(options: SuiteRunOptions): Promise<CollectedRun 
   const collector = new CaseCollector({
     target: options.targetName,
     ...(options.onResult && { onResult: options.onResult }),
-    ...(options.onPlanned && { onPlanned: options.onPlanned }),
   });
-  if (folders.length === 0) return { ...collector.collected, vitestOutput: '' };
-  const sink = new TextSink();
+  if (folders.length === 0) return collector.collected;
+  const sink = discardingSink();
   const env = { SVC_TARGET_FILE: options.targetFile, SVC_RULES: options.rules, SVC_RUN_ID: options.runId };
   const savedExitCode = process.exitCode;
   return withEnv(env, async () => {
@@ -134,6 +131,6 @@ export async function runSuites(options: SuiteRunOptions): Promise<CollectedRun 
       // vitest marks a failed run on the process; the gate decides the exit code, not vitest.
       process.exitCode = savedExitCode;
     }
-    return { ...collector.collected, vitestOutput: sink.text };
+    return collector.collected;
   });
 }

@@ -5,6 +5,8 @@
 import type { CaseResult, ConformanceRun } from '../conformance/conformance-run.ts';
 import { totalsOf, verdictKinds } from '../conformance/conformance-run.ts';
 import type { RunObserver } from '../conformance/run-conformance.ts';
+import { gateFailingKinds } from '../conformance/verdict.ts';
+import { gateOf } from './report-json.ts';
 
 const label: Record<CaseResult['verdict']['kind'], string> = {
   pass: 'PASS',
@@ -55,13 +57,14 @@ export function renderConsoleSummary(run: ConformanceRun): string {
       continue;
     }
     for (const result of target.cases) {
-      if (['fail', 'stale'].includes(result.verdict.kind)) lines.push(`  ${resultLine(result)}`);
+      // Errors come next, grouped by reason: a run cut short gives many with one reason.
+      const { kind } = result.verdict;
+      if (gateFailingKinds.has(kind) && kind !== 'error') lines.push(`  ${resultLine(result)}`);
     }
     lines.push(...errorLines(target.cases));
   }
   if (run.aborted) lines.push(`stopped early: ${run.aborted}`);
-  const gate = run.exitCode === 0 ? 'passed' : run.exitCode === 1 ? 'failed' : 'error';
-  lines.push(`gate: ${gate} (exit code ${run.exitCode}) in ${(run.durationMs / 1000).toFixed(1)} s`);
+  lines.push(`gate: ${gateOf(run.exitCode)} (exit code ${run.exitCode}) in ${(run.durationMs / 1000).toFixed(1)} s`);
   lines.push(`reports: ${run.reportDir} (report.json, junit.xml, summary.md)`);
   return `${lines.join('\n')}\n`;
 }
@@ -100,7 +103,7 @@ export function createConsoleObserver(
     onResult(result) {
       done.push(result);
       if (stream.isTTY) {
-        if (['fail', 'stale', 'error'].includes(result.verdict.kind)) {
+        if (gateFailingKinds.has(result.verdict.kind)) {
           clear();
           write(`${resultLine(result)}\n`);
         }

@@ -1,8 +1,7 @@
 /** Reads a target from a file or from the SVC_* environment, and validates it before any run starts. */
-import { readFileSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import { Ajv } from 'ajv';
-import { harnessError, oneLine } from '../errors.ts';
+import { readJsonFile, schemaProblem } from '../config-file.ts';
+import { harnessError } from '../errors.ts';
 import type { Target } from './target.ts';
 import { targetSchema } from './target-schema.ts';
 
@@ -11,11 +10,11 @@ const validate = new Ajv({ allErrors: false }).compile(targetSchema);
 /** Validates parsed JSON as a target; `origin` names the file or "environment" in the error line. */
 export function parseTarget(value: unknown, origin: string): Target {
   if (!validate(value)) {
-    const first = validate.errors?.[0];
-    const where = first?.instancePath ? first.instancePath.slice(1).replaceAll('/', '.') : 'top level';
     // The URL pattern's own text (a regular expression) would not help a reader.
-    const message = first?.keyword === 'pattern' ? 'must be an http:// or https:// URL' : first?.message;
-    throw harnessError('SVC_CONFIG', `target ${origin}: ${where} ${message ?? 'is invalid'}`);
+    const problem = schemaProblem(validate.errors, (error) =>
+      error.keyword === 'pattern' ? 'must be an http:// or https:// URL' : error.message,
+    );
+    throw harnessError('SVC_CONFIG', `target ${origin}: ${problem}`);
   }
   const raw = value as Partial<Target>;
   if (!raw.messaging && !raw.kv && !raw.management) {
@@ -24,41 +23,14 @@ export function parseTarget(value: unknown, origin: string): Target {
   return { ...raw, name: raw.name ?? 'target', dialect: raw.dialect ?? 'svc' } as Target;
 }
 
-export async function loadTargetFile(path: string): Promise<Target> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (error) {
-    throw unreadable(path, error);
-  }
-  return parseTargetText(text, path);
-}
-
-/** The same, synchronously: a suite file resolves its target while vitest collects it. */
+/** Reads and validates a target file; synchronous, so a suite file can resolve its target while collected. */
 export function loadTargetFileSync(path: string): Target {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (error) {
-    throw unreadable(path, error);
-  }
-  return parseTargetText(text, path);
+  return parseTarget(readJsonFile(path, 'target file'), `file ${path}`);
 }
 
-function unreadable(path: string, error: unknown) {
-  const code = (error as NodeJS.ErrnoException).code;
-  const reason = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : 'cannot be read';
-  return harnessError('SVC_CONFIG', `target file ${path}: ${reason}`);
-}
-
-function parseTargetText(text: string, path: string): Target {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch (error) {
-    throw harnessError('SVC_CONFIG', `target file ${path}: not JSON (${oneLine(error)})`);
-  }
-  return parseTarget(parsed, `file ${path}`);
+/** The same reader for async callers: a problem is a rejection rather than a throw. */
+export async function loadTargetFile(path: string): Promise<Target> {
+  return loadTargetFileSync(path);
 }
 
 type Env = Readonly<Record<string, string | undefined>>;

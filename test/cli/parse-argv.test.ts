@@ -70,6 +70,16 @@ describe('parseArgv', () => {
     expect(usageError(() => parseArgv(['serve', '--kv-port', '-1']))).toContain("use '--kv-port=-XYZ'");
   });
 
+  test('flags marked integer take whole numbers only, and min sets the least value', () => {
+    expect(usageError(() => parseArgv(['serve', '--kv-port', '1.5']))).toBe(
+      'serve: --kv-port needs a whole number, got "1.5"',
+    );
+    expect(usageError(() => parseArgv(['serve', '--max-request-bytes', '0']))).toBe(
+      'serve: --max-request-bytes must be at least 1, got "0"',
+    );
+    expect(parseArgv(['serve', '--daily-request-limit', '0'])).toMatchObject({ values: { 'daily-request-limit': 0 } });
+  });
+
   test('unknown commands, unknown flags, missing values and positionals are one usage line', () => {
     expect(usageError(() => parseArgv(['nope']))).toBe('unknown command "nope" (commands: serve, conformance, rules)');
     for (const argv of [

@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
@@ -10,10 +10,12 @@ describe('writeReports', () => {
   const dirs: string[] = [];
   afterAll(() => Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true }))));
 
-  test('creates the folder and writes the three files, redacted', async () => {
+  test('writes the three files into the report folder, redacted', async () => {
     const base = await mkdtemp(join(tmpdir(), 'svc-reports-'));
     dirs.push(base);
     const dir = join(base, 'nested', 'run');
+    // runConformance creates the folder before the run; writeReports only writes into it.
+    await mkdir(dir, { recursive: true });
     const secret = 'Unauthorized';
     await writeReports(sampleRun, sampleCatalog, dir, createRedactor([secret]));
     expect((await readdir(dir)).sort()).toEqual([...reportFiles].sort());

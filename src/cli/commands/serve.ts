@@ -7,8 +7,8 @@ import { writeFile } from 'node:fs/promises';
 import { harnessError } from '../../errors.ts';
 import { allFaults } from '../../reference/faults.ts';
 import { redactRedisUrl } from '../../reference/redis/redis-url.ts';
-import { type RunningReference, startReference } from '../../reference/reference-service.ts';
-import { getDialect } from '../../target/dialects.ts';
+import { defaultMaxRequestBytes, type RunningReference, startReference } from '../../reference/reference-service.ts';
+import { getDialect, isDialectName } from '../../target/dialects.ts';
 import type { ParsedValues } from '../command-table.ts';
 
 export async function run(values: ParsedValues): Promise<number> {
@@ -17,17 +17,9 @@ export async function run(values: ParsedValues): Promise<number> {
     return 0;
   }
   const faults = (values.fault as string[] | undefined) ?? [];
+  // Whole numbers and their least values are checked by parse-argv (the command table marks the flags).
   const maxRequestBytes = values['max-request-bytes'] as number | undefined;
   const dailyRequestLimit = values['daily-request-limit'] as number | undefined;
-  for (const [flag, value] of [
-    ['max-request-bytes', maxRequestBytes],
-    ['daily-request-limit', dailyRequestLimit],
-  ] as const) {
-    if (value !== undefined && !Number.isInteger(value)) {
-      throw harnessError('SVC_USAGE', `serve: --${flag} needs a whole number, got ${value}`);
-    }
-  }
-  if (maxRequestBytes === 0) throw harnessError('SVC_USAGE', 'serve: --max-request-bytes must be at least 1');
 
   const reference = await startReference({
     host: (values.host as string | undefined) ?? '127.0.0.1',
@@ -37,7 +29,8 @@ export async function run(values: ParsedValues): Promise<number> {
     faults,
     ...(maxRequestBytes !== undefined && { maxRequestBytes }),
     dailyRequestLimit: dailyRequestLimit ?? null,
-    dialect: values.dialect === 'upstash' ? 'upstash' : 'svc',
+    // parse-argv lets only dialect names through, so anything else is the flag left out.
+    dialect: typeof values.dialect === 'string' && isDialectName(values.dialect) ? values.dialect : 'svc',
   });
   const stopped = waitForSignal(reference);
   const targetFile = values['write-target'] as string | undefined;
@@ -104,7 +97,7 @@ function renderBlock(reference: RunningReference, details: BlockDetails): string
     ['admin endpoint', admin?.url ?? ''],
     ['  admin token', admin?.token ?? ''],
     ['Redis', redis],
-    ['max request size', `${details.maxRequestBytes ?? 10 * 1024 * 1024} bytes`],
+    ['max request size', `${details.maxRequestBytes ?? defaultMaxRequestBytes} bytes`],
     ['daily request limit', details.dailyRequestLimit === undefined ? 'off' : String(details.dailyRequestLimit)],
     ['fault switches', details.faults.length === 0 ? 'none' : details.faults.join(', ')],
     ['dialect', `${reference.target.dialect} (vendor headers ${getDialect(reference.target.dialect).headerPrefix}…)`],
