@@ -4,7 +4,7 @@
  * `{ error }`; any message from the parent stops it.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { formatErrorLine } from '../src/errors.ts';
+import { formatErrorLine } from '../src/shared/errors.ts';
 import { startReference } from '../src/reference/reference-service.ts';
 
 export interface WorkerReady {

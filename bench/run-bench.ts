@@ -1,5 +1,5 @@
 /** Runs a benchmark's main function; any failure is one line on stderr and exit code 2, never a stack trace. */
-import { formatErrorLine, isHarnessError, oneLine } from '../src/errors.ts';
+import { formatErrorLine, isHarnessError, oneLine } from '../src/shared/errors.ts';
 
 export async function runBench(main: () => Promise<void>): Promise<void> {
   try {

@@ -3,8 +3,8 @@
  * user's rights, its errors, and the revocation of both tokens by a password reset.
  */
 import { randomBytes } from 'node:crypto';
-import { CheckFailure } from '../../src/conformance/check-failure.ts';
-import { type CaseContext, defineCases } from '../../src/conformance/conformance-case.ts';
+import { CheckFailure } from '../../src/engines/conformance/check-failure.ts';
+import { type CaseContext, defineCases } from '../../src/engines/conformance/conformance-case.ts';
 import { adminClient } from '../support/admin-client.ts';
 import { keySpace } from '../support/key-space.ts';
 import {

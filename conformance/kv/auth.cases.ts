@@ -4,7 +4,7 @@
  * refused), ACL RESTTOKEN, and revocation by a password reset (through the admin hook).
  */
 
-import { defineCases } from '../../src/conformance/conformance-case.ts';
+import { defineCases } from '../../src/engines/conformance/conformance-case.ts';
 import { jsonBody } from '../../src/http/http-client.ts';
 import { mapLimit } from '../support/bounded.ts';
 import { keySpace } from '../support/key-space.ts';

@@ -1,4 +1,4 @@
-import { registerCases } from '../../src/conformance/register-cases.ts';
+import { registerCases } from '../../src/engines/conformance/register-cases.ts';
 import { cases } from './auth.cases.ts';
 
 registerCases('kv', cases);

@@ -3,7 +3,7 @@
  * table), the JSON group, and one case per kind of refused command the spec names.
  */
 import { isDeepStrictEqual } from 'node:util';
-import { type ConformanceCase, defineCases } from '../../src/conformance/conformance-case.ts';
+import { type ConformanceCase, defineCases } from '../../src/engines/conformance/conformance-case.ts';
 import { keySpace } from '../support/key-space.ts';
 import { checkDiscarded, checkError, checkResult, checkThat, resultOf } from '../support/kv-checks.ts';
 import { createKvClient, type JsonArg } from '../support/kv-client.ts';

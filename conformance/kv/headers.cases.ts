@@ -4,7 +4,7 @@
  * and for base64 with resp2, and /multi-exec answering JSON only. Header names come from the dialect.
  */
 
-import { defineCases } from '../../src/conformance/conformance-case.ts';
+import { defineCases } from '../../src/engines/conformance/conformance-case.ts';
 import { jsonBody } from '../../src/http/http-client.ts';
 import { b64 } from '../support/base64.ts';
 import { keySpace } from '../support/key-space.ts';

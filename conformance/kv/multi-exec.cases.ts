@@ -3,8 +3,8 @@
  * run-time errors in place, and the four cases that discard the whole transaction with one {error}.
  */
 
-import { CheckFailure } from '../../src/conformance/check-failure.ts';
-import { type CaseContext, defineCases } from '../../src/conformance/conformance-case.ts';
+import { CheckFailure } from '../../src/engines/conformance/check-failure.ts';
+import { type CaseContext, defineCases } from '../../src/engines/conformance/conformance-case.ts';
 import type { HttpResponse } from '../../src/http/http-client.ts';
 import { jsonBody } from '../../src/http/http-client.ts';
 import { adminClient, withDailyLimit } from '../support/admin-client.ts';

@@ -5,8 +5,8 @@
  */
 
 import fc from 'fast-check';
-import { CheckFailure, show } from '../../src/conformance/check-failure.ts';
-import { defineCases } from '../../src/conformance/conformance-case.ts';
+import { CheckFailure, show } from '../../src/engines/conformance/check-failure.ts';
+import { defineCases } from '../../src/engines/conformance/conformance-case.ts';
 import { adminClient } from '../support/admin-client.ts';
 import { b64 } from '../support/base64.ts';
 import { type KeySpace, keySpace } from '../support/key-space.ts';

@@ -4,7 +4,7 @@
  * a JSON array, and unversioned paths.
  */
 
-import { defineCases } from '../../src/conformance/conformance-case.ts';
+import { defineCases } from '../../src/engines/conformance/conformance-case.ts';
 import type { HttpMethod } from '../../src/http/http-client.ts';
 import { jsonBody } from '../../src/http/http-client.ts';
 import { keySpace } from '../support/key-space.ts';

@@ -2,8 +2,8 @@
  * Spec "Endpoints > Area B" and "Events" 4: the /monitor and /subscribe/{channel} event streams and
  * /publish, with real concurrent clients. Streams close in cleanup; every wait has a timeout.
  */
-import { CheckFailure } from '../../src/conformance/check-failure.ts';
-import { type CaseContext, defineCases } from '../../src/conformance/conformance-case.ts';
+import { CheckFailure } from '../../src/engines/conformance/check-failure.ts';
+import { type CaseContext, defineCases } from '../../src/engines/conformance/conformance-case.ts';
 import { mapLimit } from '../support/bounded.ts';
 import { keySpace } from '../support/key-space.ts';
 import { checkResult, checkThat, mediaType } from '../support/kv-checks.ts';

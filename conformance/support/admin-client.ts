@@ -3,8 +3,8 @@
  * set the limits, create an ACL user, reset the database password. Cases that need it declare
  * `needs: ['admin']` and are skipped with a reason on a target without one.
  */
-import type { CaseContext } from '../../src/conformance/conformance-case.ts';
-import { harnessError } from '../../src/errors.ts';
+import type { CaseContext } from '../../src/engines/conformance/conformance-case.ts';
+import { harnessError } from '../../src/shared/errors.ts';
 import { type HttpMethod, httpRequest } from '../../src/http/http-client.ts';
 
 export interface KvLimitsView {

@@ -3,7 +3,7 @@
  * and deleted after the case, pass or fail, so a run against a shared target leaves nothing behind.
  * Never FLUSHALL or FLUSHDB.
  */
-import type { CaseContext } from '../../src/conformance/conformance-case.ts';
+import type { CaseContext } from '../../src/engines/conformance/conformance-case.ts';
 import type { HttpResponse } from '../../src/http/http-client.ts';
 import type { Credentials } from './credentials.ts';
 import { createKvClient, encodeSegment, type KvClient } from './kv-client.ts';

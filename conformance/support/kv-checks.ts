@@ -3,7 +3,7 @@
  * CheckFailure(rule, received, expected). Each names the rule it enforces at the call site.
  */
 import { isDeepStrictEqual } from 'node:util';
-import { CheckFailure, show } from '../../src/conformance/check-failure.ts';
+import { CheckFailure, show } from '../../src/engines/conformance/check-failure.ts';
 import { type HttpResponse, headerValue, jsonBody } from '../../src/http/http-client.ts';
 import { isInvalidUtf8 } from './utf8.ts';
 

@@ -2,7 +2,7 @@
  * A key-value client over the harness's one HTTP client: every request form of spec "Endpoints >
  * Area B" built from the target and its dialect (vendor header names come from the dialect table).
  */
-import type { CaseContext } from '../../src/conformance/conformance-case.ts';
+import type { CaseContext } from '../../src/engines/conformance/conformance-case.ts';
 import { type HttpMethod, type HttpResponse, httpRequest } from '../../src/http/http-client.ts';
 import { vendorHeader } from '../../src/target/dialects.ts';
 import { type Credentials, standard, wireCredentials } from './credentials.ts';

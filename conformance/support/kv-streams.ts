@@ -2,7 +2,7 @@
  * The event streams of area B (/monitor, /subscribe/{channel}) opened for a case: closed in its
  * cleanup, every wait bounded, and events collected until a predicate holds or time runs out.
  */
-import type { CaseContext } from '../../src/conformance/conformance-case.ts';
+import type { CaseContext } from '../../src/engines/conformance/conformance-case.ts';
 import { openSse, type SseStream } from '../../src/http/sse-client.ts';
 import { type Credentials, standard, wireCredentials } from './credentials.ts';
 import { encodeSegment, type KvClient } from './kv-client.ts';

@@ -3,8 +3,8 @@
  * of a seeded hash, so the answer holds strings and a null), at most 8 requests in flight, each
  * answer checked against the oracle; silent cells are recorded, grouped by what the target did.
  */
-import { CheckFailure, isCheckFailure, show } from '../../src/conformance/check-failure.ts';
-import type { CaseContext } from '../../src/conformance/conformance-case.ts';
+import { CheckFailure, isCheckFailure, show } from '../../src/engines/conformance/check-failure.ts';
+import type { CaseContext } from '../../src/engines/conformance/conformance-case.ts';
 import type { HttpResponse } from '../../src/http/http-client.ts';
 import { b64 } from './base64.ts';
 import { mapLimit } from './bounded.ts';

@@ -4,8 +4,8 @@
  * with SVC_FC_SEED.
  */
 import fc from 'fast-check';
-import { CheckFailure, isCheckFailure } from '../../src/conformance/check-failure.ts';
-import { oneLine } from '../../src/errors.ts';
+import { CheckFailure, isCheckFailure } from '../../src/engines/conformance/check-failure.ts';
+import { oneLine } from '../../src/shared/errors.ts';
 
 /** The seed of every property case: SVC_FC_SEED, else a fixed value, so runs are reproducible. */
 export const propertySeed: number = Number.parseInt(process.env.SVC_FC_SEED ?? '', 10) || 20_261_121;

@@ -1,6 +1,6 @@
 /** The CLI entry: parse, dispatch, and turn every error into one line and an exit code. */
-import { ExitCode, exitCodeOf, formatErrorLine } from '../errors.ts';
-import { toolVersion } from '../report/tool-version.ts';
+import { ExitCode, exitCodeOf, formatErrorLine } from '../shared/errors.ts';
+import { toolVersion } from '../shared/tool-version.ts';
 import { commandTable } from './command-table.ts';
 import { renderHelp } from './help-text.ts';
 import { parseArgv } from './parse-argv.ts';

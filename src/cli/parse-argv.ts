@@ -1,6 +1,6 @@
 /** Parses argv against the command table with node:util parseArgs; every mistake is one usage line. */
 import { parseArgs } from 'node:util';
-import { harnessError } from '../errors.ts';
+import { harnessError } from '../shared/errors.ts';
 import {
   type CommandName,
   type CommandSpec,

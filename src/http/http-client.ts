@@ -4,7 +4,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { Agent, type Dispatcher, request } from 'undici';
-import { harnessError } from '../errors.ts';
+import { harnessError } from '../shared/errors.ts';
 
 export type HttpMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'DELETE' | 'PATCH' | 'OPTIONS';
 

@@ -4,7 +4,7 @@
  */
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { type Dispatcher, request } from 'undici';
-import { harnessError } from '../errors.ts';
+import { harnessError } from '../shared/errors.ts';
 import { transportError } from './http-client.ts';
 
 export interface SseOpenOptions {

@@ -2,7 +2,7 @@
  * Fault switches: each breaks exactly one rule of the spec, so the conformance suites can prove they
  * catch it. They exist only to validate the suites; only `--fault NAME` turns one on.
  */
-import { harnessError } from '../errors.ts';
+import { harnessError } from '../shared/errors.ts';
 import type { TargetArea } from '../target/target.ts';
 
 export interface FaultSwitch {

@@ -4,7 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
-import { harnessError, isHarnessError, oneLine } from '../errors.ts';
+import { harnessError, isHarnessError, oneLine } from '../shared/errors.ts';
 import { type DialectName, getDialect } from '../target/dialects.ts';
 import type { Target } from '../target/target.ts';
 import { adminPlugin } from './admin/admin-plugin.ts';

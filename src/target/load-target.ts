@@ -1,7 +1,7 @@
 /** Reads a target from a file or from the SVC_* environment, and validates it before any run starts. */
 import { Ajv } from 'ajv';
-import { readJsonFile, schemaProblem } from '../config-file.ts';
-import { harnessError } from '../errors.ts';
+import { readJsonFile, schemaProblem } from '../shared/config-file.ts';
+import { harnessError } from '../shared/errors.ts';
 import type { Target } from './target.ts';
 import { targetSchema } from './target-schema.ts';
 

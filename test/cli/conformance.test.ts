@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import schema from '../../schemas/report.schema.json' with { type: 'json' };
 import { allFaults } from '../../src/reference/faults.ts';
 import { type RunningReference, startReference } from '../../src/reference/reference-service.ts';
-import { secretForms } from '../../src/report/redact.ts';
+import { secretForms } from '../../src/shared/redact.ts';
 import { targetSecrets } from '../../src/target/target.ts';
 import {
   type BadServer,
@@ -14,8 +14,8 @@ import {
   startGarbageServer,
   startPingOnlyServer,
   startStallingServer,
-} from '../conformance-engine/fixtures/bad-servers.ts';
-import { type FixtureServer, startFixtureServer } from '../conformance-engine/fixtures/fixture-server.ts';
+} from '../engines/conformance/fixtures/bad-servers.ts';
+import { type FixtureServer, startFixtureServer } from '../engines/conformance/fixtures/fixture-server.ts';
 import { type CliRun, runCli } from '../support/run-cli.ts';
 
 const validateReport = new Ajv({ allErrors: true }).compile(schema);

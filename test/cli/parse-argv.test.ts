@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { parseAreaList, parseArgv } from '../../src/cli/parse-argv.ts';
-import { isHarnessError } from '../../src/errors.ts';
+import { isHarnessError } from '../../src/shared/errors.ts';
 
 function usageError(run: () => unknown): string {
   try {

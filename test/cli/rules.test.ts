@@ -1,8 +1,8 @@
 import { describe, expect, test } from 'vitest';
-import { loadCaseFiles } from '../../src/conformance/case-registry.ts';
-import { loadRuleCatalog } from '../../src/conformance/rule-catalog.ts';
-import { ruleCoverage } from '../../src/conformance/rule-coverage.ts';
-import { renderRulesJson, renderRulesText } from '../../src/report/rules-listing.ts';
+import { loadCaseFiles } from '../../src/engines/conformance/case-registry.ts';
+import { loadRuleCatalog } from '../../src/engines/conformance/rule-catalog.ts';
+import { ruleCoverage } from '../../src/engines/conformance/rule-coverage.ts';
+import { renderRulesJson, renderRulesText } from '../../src/reporters/rules-listing.ts';
 import { runCli } from '../support/run-cli.ts';
 
 interface ListedRule {

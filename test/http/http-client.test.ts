@@ -7,7 +7,7 @@ import {
   refusedUrl,
   startGarbageServer,
   startStallingServer,
-} from '../conformance-engine/fixtures/bad-servers.ts';
+} from '../engines/conformance/fixtures/bad-servers.ts';
 
 let server: Server;
 let url: string;

@@ -2,7 +2,7 @@ import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { openSse } from '../../src/http/sse-client.ts';
-import { refusedUrl } from '../conformance-engine/fixtures/bad-servers.ts';
+import { refusedUrl } from '../engines/conformance/fixtures/bad-servers.ts';
 
 const streams = new Set<ServerResponse>();
 const server = createServer((req, res) => {

@@ -1,7 +1,7 @@
 /** `svc-harness conformance`: a thin wrapper over runConformance with console progress and summary. */
-import { targetAreas } from '../../conformance/case-registry.ts';
-import { runConformance } from '../../conformance/run-conformance.ts';
-import { createConsoleObserver, renderConsoleSummary } from '../../report/console-output.ts';
+import { targetAreas } from '../../engines/conformance/case-registry.ts';
+import { runConformance } from '../../engines/conformance/run-conformance.ts';
+import { createConsoleObserver, renderConsoleSummary } from '../../reporters/console-output.ts';
 import type { ParsedValues } from '../command-table.ts';
 import { parseAreaList } from '../parse-argv.ts';
 

@@ -1,9 +1,9 @@
 /** `svc-harness rules`: the rule catalog with each rule's level, spec section and covering cases. */
-import { loadCaseFiles, targetAreas } from '../../conformance/case-registry.ts';
-import { loadRuleCatalog } from '../../conformance/rule-catalog.ts';
-import { ruleCoverage } from '../../conformance/rule-coverage.ts';
-import { ExitCode } from '../../errors.ts';
-import { renderRulesJson, renderRulesText } from '../../report/rules-listing.ts';
+import { loadCaseFiles, targetAreas } from '../../engines/conformance/case-registry.ts';
+import { loadRuleCatalog } from '../../engines/conformance/rule-catalog.ts';
+import { ruleCoverage } from '../../engines/conformance/rule-coverage.ts';
+import { ExitCode } from '../../shared/errors.ts';
+import { renderRulesJson, renderRulesText } from '../../reporters/rules-listing.ts';
 import type { ParsedValues } from '../command-table.ts';
 import { parseAreaList } from '../parse-argv.ts';
 

@@ -2,7 +2,7 @@
  * Which commands area B runs, refuses, and lets the Read Only token run. The read-only policy is
  * derived from the backing Redis's own `COMMAND` metadata, never from a hand-written list.
  */
-import type { CommandInfo } from '../../kv-protocol/command-reply.ts';
+import type { CommandInfo } from '../../protocol/kv/command-reply.ts';
 import type { JsonSupport } from './json/json-emulation.ts';
 import type { KvFaultCheck } from './kv-fault-check.ts';
 

@@ -4,7 +4,7 @@
  * limits, the engine and the answers. The reference service, the engine benchmark and the tests that
  * need the engine itself all start area B here, so they run what the reference runs.
  */
-import { parseCommandReply } from '../../kv-protocol/command-reply.ts';
+import { parseCommandReply } from '../../protocol/kv/command-reply.ts';
 import type { Dialect } from '../../target/dialects.ts';
 import { FaultSet } from '../fault-registry.ts';
 import { allFaults } from '../faults.ts';

@@ -4,7 +4,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AbortError, ErrorReply } from '@redis/client';
-import { oneLine } from '../../errors.ts';
+import { oneLine } from '../../shared/errors.ts';
 import { type CommandPolicy, commandName, transactionCommands } from './command-policy.ts';
 import type { JsonSupport } from './json/json-emulation.ts';
 import type { KvFaultCheck } from './kv-fault-check.ts';

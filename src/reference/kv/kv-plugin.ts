@@ -4,7 +4,7 @@
  */
 import { ErrorReply } from '@redis/client';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { oneLine } from '../../errors.ts';
+import { oneLine } from '../../shared/errors.ts';
 import { type Dialect, getDialect, vendorHeader } from '../../target/dialects.ts';
 import type { Answer, KvAnswers } from './kv-answer.ts';
 import { authenticate, unauthorizedError } from './kv-auth.ts';

@@ -5,7 +5,7 @@
  * so Redis itself enforces the user's permissions.
  */
 import { createClient, createClientPool, ErrorReply, RESP_TYPES } from '@redis/client';
-import { withTimeout } from '../../with-timeout.ts';
+import { withTimeout } from '../../shared/with-timeout.ts';
 import type { RedisUser } from './kv-tokens.ts';
 
 type ConnectionOptions = {

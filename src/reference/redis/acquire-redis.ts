@@ -3,7 +3,7 @@
  * (1) `--redis-url` / `REDIS_URL`; (2) a `redis-server` on PATH; (3) a container through a
  * Docker-compatible engine (testcontainers); (4) a one-line error naming these three ways.
  */
-import { harnessError, oneLine } from '../../errors.ts';
+import { harnessError, oneLine } from '../../shared/errors.ts';
 import { startRedisContainer } from './redis-container.ts';
 import { findRedisServer, startRedisServer } from './redis-server-process.ts';
 import { pingRedis, redactRedisUrl } from './redis-url.ts';

@@ -16,8 +16,8 @@ import {
   type StartedTestContainer,
   Wait,
 } from 'testcontainers';
-import { oneLine } from '../../errors.ts';
-import { withTimeout } from '../../with-timeout.ts';
+import { oneLine } from '../../shared/errors.ts';
+import { withTimeout } from '../../shared/with-timeout.ts';
 import type { RedisBacking } from './acquire-redis.ts';
 import { containerEngineGate } from './container-engine-gate.ts';
 import { waitForRedis } from './redis-url.ts';

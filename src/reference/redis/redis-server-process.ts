@@ -6,9 +6,9 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { accessSync, constants, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
-import { harnessError, oneLine } from '../../errors.ts';
+import { harnessError, oneLine } from '../../shared/errors.ts';
 import type { RedisBacking } from './acquire-redis.ts';
-import { findFreePort } from './free-port.ts';
+import { findFreePort } from '../../shared/free-port.ts';
 import { waitForRedis } from './redis-url.ts';
 
 const startAttempts = 5;

@@ -2,8 +2,8 @@
  * Checking that a Redis URL answers, and naming it in messages without its password.
  */
 import { createClient } from '@redis/client';
-import { oneLine } from '../../errors.ts';
-import { withTimeout } from '../../with-timeout.ts';
+import { oneLine } from '../../shared/errors.ts';
+import { withTimeout } from '../../shared/with-timeout.ts';
 
 /** `redis://user:secret@host:6379/0` → `redis://user:***@host:6379/0`; unparseable text is not echoed back. */
 export function redactRedisUrl(url: string): string {

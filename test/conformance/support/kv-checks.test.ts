@@ -9,7 +9,7 @@ import {
   checkResultShape,
   checkUtf8Body,
 } from '../../../conformance/support/kv-checks.ts';
-import { CheckFailure } from '../../../src/conformance/check-failure.ts';
+import { CheckFailure } from '../../../src/engines/conformance/check-failure.ts';
 import type { HttpResponse } from '../../../src/http/http-client.ts';
 
 /** A response as the HTTP client returns it (data, not a stand-in for a server). */

@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createKvClient, encodeSegment } from '../../../conformance/support/kv-client.ts';
-import { createCaseContext } from '../../../src/conformance/case-context.ts';
+import { createCaseContext } from '../../../src/engines/conformance/case-context.ts';
 
 interface Seen {
   readonly method: string | undefined;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { findFreePort } from '../../../src/reference/redis/free-port.ts';
+import { findFreePort } from '../../../src/shared/free-port.ts';
 import { pingRedis, redactRedisUrl, waitForRedis } from '../../../src/reference/redis/redis-url.ts';
 
 describe('redactRedisUrl', () => {

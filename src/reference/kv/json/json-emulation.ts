@@ -4,7 +4,7 @@
  * the commands also work inside pipelines and MULTI/EXEC. Documents are JSON text in plain string keys.
  */
 import { isAscii } from 'node:buffer';
-import type { CommandInfo } from '../../../kv-protocol/command-reply.ts';
+import type { CommandInfo } from '../../../protocol/kv/command-reply.ts';
 import { jsonCommandShapes, jsonScript } from './json-script.ts';
 
 /** The backing Redis runs the JSON commands itself: they pass through unchanged. */

@@ -1,7 +1,7 @@
 import { createClient } from '@redis/client';
 import fc from 'fast-check';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { parseCommandReply } from '../../../../src/kv-protocol/command-reply.ts';
+import { parseCommandReply } from '../../../../src/protocol/kv/command-reply.ts';
 import {
   type EmulatedJsonSupport,
   emulatedJsonSupport,

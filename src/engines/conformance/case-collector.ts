@@ -1,0 +1,87 @@
+/**
+ * The vitest reporter of a conformance run: it prints nothing itself, turns every finished test
+ * into a CaseResult (from the case meta register-cases put on the task) and reports progress.
+ */
+import type { Reporter, SerializedError, TestCase, TestModule } from 'vitest/node';
+import { oneLine } from '../../shared/errors.ts';
+import type { TargetArea } from '../../target/target.ts';
+import './case-meta.ts';
+import type { CaseResult } from '../../results/conformance-run.ts';
+import type { Verdict } from '../../results/verdict.ts';
+
+export interface CollectedRun {
+  readonly results: CaseResult[];
+  /** One line per suite file that failed to load and per unhandled error. */
+  readonly problems: string[];
+}
+
+/** One line of a vitest error message, cut so a problem line stays readable. */
+function problemLine(message: string | undefined): string {
+  return oneLine(message ?? '', 300);
+}
+
+/**
+ * The verdict of a finished test whose case left no outcome: vitest stopped it (timeout, cancel) or
+ * skipped it. Cases that never finished are not reported here: runTarget fills those in.
+ */
+function fallbackVerdict(testCase: TestCase): Verdict {
+  const result = testCase.result();
+  if (result.state === 'passed') return { kind: 'pass' };
+  // A case that skips itself records its outcome first; a skip without one is vitest's (an aborted run).
+  if (result.state === 'skipped') return { kind: 'error', reason: `not run: ${result.note ?? 'skipped by vitest'}` };
+  // vitest reports a case only once it finished, so `pending` does not reach here.
+  return { kind: 'error', reason: `the case did not end: ${problemLine(result.errors?.[0]?.message)}` };
+}
+
+export function caseResultOf(testCase: TestCase, target: string): CaseResult | undefined {
+  const meta = testCase.meta();
+  const about = meta.svcCase;
+  if (!about) return undefined;
+  const outcome = meta.svcOutcome;
+  return {
+    target,
+    area: about.area as TargetArea,
+    file: testCase.module.relativeModuleId,
+    caseId: about.id,
+    rules: about.rules,
+    title: about.title,
+    expect: about.expect,
+    verdict: outcome?.verdict ?? fallbackVerdict(testCase),
+    notes: outcome?.notes ?? [],
+    durationMs: Math.round(testCase.diagnostic()?.duration ?? 0),
+  };
+}
+
+export class CaseCollector implements Reporter {
+  readonly #target: string;
+  readonly #onResult: (result: CaseResult) => void;
+  readonly #results = new Map<string, CaseResult>();
+  readonly #problems: string[] = [];
+
+  constructor(options: { target: string; onResult?: (result: CaseResult) => void }) {
+    this.#target = options.target;
+    this.#onResult = options.onResult ?? (() => {});
+  }
+
+  onTestCaseResult(testCase: TestCase): void {
+    const result = caseResultOf(testCase, this.#target);
+    if (!result) return;
+    this.#results.set(result.caseId, result);
+    this.#onResult(result);
+  }
+
+  /** The cases that finished, also when the run was stopped midway (runTarget fills in the rest). */
+  get collected(): CollectedRun {
+    return { results: [...this.#results.values()], problems: [...this.#problems] };
+  }
+
+  onTestRunEnd(testModules: ReadonlyArray<TestModule>, unhandledErrors: ReadonlyArray<SerializedError>): void {
+    for (const testModule of testModules) {
+      for (const error of testModule.errors()) {
+        this.#problems.push(`suite file ${testModule.relativeModuleId} failed: ${problemLine(error.message)}`);
+      }
+    }
+    for (const error of unhandledErrors)
+      this.#problems.push(`unhandled error in a suite: ${problemLine(error.message)}`);
+  }
+}

@@ -1,0 +1,41 @@
+/**
+ * One request per area before a run, with a short timeout, so a target that is down, refuses,
+ * stalls or answers garbage gives one clear line fast instead of a suite full of timeouts.
+ */
+import { type HarnessError, harnessError, isHarnessError } from '../../shared/errors.ts';
+import { httpRequest } from '../../http/http-client.ts';
+import type { Target, TargetArea } from '../../target/target.ts';
+
+export const probeTimeoutMs = 3_000;
+
+function probeRequest(target: Target, area: TargetArea): { url: string; headers: Record<string, string> } | undefined {
+  if (area === 'kv' && target.kv) {
+    return {
+      url: `${target.kv.url.replace(/\/+$/, '')}/ping`,
+      headers: { authorization: `Bearer ${target.kv.token}` },
+    };
+  }
+  if (area === 'messaging' && target.messaging) return { url: target.messaging.url, headers: {} };
+  if (area === 'management' && target.management) return { url: target.management.url, headers: {} };
+  return undefined;
+}
+
+/** Undefined when every area answers HTTP; else the first problem, naming the target and area. */
+export async function probeTarget(
+  target: Target,
+  areas: readonly TargetArea[],
+  timeoutMs = probeTimeoutMs,
+): Promise<HarnessError | undefined> {
+  for (const area of areas) {
+    const request = probeRequest(target, area);
+    if (!request) continue;
+    try {
+      await httpRequest({ ...request, method: 'GET', timeoutMs });
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      const code = isHarnessError(error) ? error.code : 'SVC_TARGET_UNREACHABLE';
+      return harnessError(code, `target "${target.name}" (${area}): ${message}`, error);
+    }
+  }
+  return undefined;
+}

@@ -1,0 +1,111 @@
+/**
+ * Turns a suite's cases into vitest tests, one per case, named by case id. Called at the top level
+ * of conformance/<area>/<name>.test.ts. The target comes from SVC_TARGET_FILE, else the SVC_*
+ * environment; SVC_RULES filters by rule glob; SVC_RUN_ID names the run in every key prefix.
+ */
+import { type TestContext, test } from 'vitest';
+import { harnessError } from '../../shared/errors.ts';
+import { createRedactor, type Redactor } from '../../shared/redact.ts';
+import { loadTargetFileSync, targetFromEnv } from '../../target/load-target.ts';
+import { type Target, type TargetArea, targetSecrets } from '../../target/target.ts';
+import './case-meta.ts';
+import { createCaseContext, missingCapability, runId, withTimeout } from './case-context.ts';
+import type { CaseMeta, CaseOutcome } from './case-meta.ts';
+import { reasonLine, verdictOf } from './case-verdict.ts';
+import type { ConformanceCase } from './conformance-case.ts';
+import { loadRuleCatalog } from './rule-catalog.ts';
+import { ruleFilter } from './rule-glob.ts';
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+export interface CaseSetup {
+  readonly target?: Target;
+  /** Set when no case can run: one sentence. */
+  readonly skipReason?: string;
+}
+
+/**
+ * Targets read by path: every suite file of a run names the same file, and with vitest's isolation off
+ * they share this module, so the file is read and validated once per run (each run writes a new file).
+ */
+const targetsByPath = new Map<string, Target>();
+
+function targetFile(path: string): Target {
+  let target = targetsByPath.get(path);
+  if (!target) {
+    target = loadTargetFileSync(path);
+    targetsByPath.set(path, target);
+  }
+  return target;
+}
+
+/** The target of a suite run, or the one-sentence reason its cases are skipped. */
+export function resolveCaseSetup(area: TargetArea, env: Env = process.env): CaseSetup {
+  const file = env.SVC_TARGET_FILE?.trim();
+  const target = file ? targetFile(file) : targetFromEnv(env);
+  if (!target) {
+    return { skipReason: 'No target: set SVC_TARGET_FILE, or the SVC_* variables (e.g. SVC_KV_URL and SVC_KV_TOKEN).' };
+  }
+  if (!target[area]) return { target, skipReason: `The target "${target.name}" has no ${area} area.` };
+  return { target };
+}
+
+/** Share of the vitest timeout a case's run may use; the rest is for its cleanups. */
+const runShare = 0.8;
+const defaultTimeoutMs = 30_000;
+
+export function registerCases(area: TargetArea, cases: readonly ConformanceCase[]): void {
+  const setup = resolveCaseSetup(area);
+  const rulesGlob = process.env.SVC_RULES?.trim() || undefined;
+  const matches = ruleFilter(rulesGlob);
+  const selected = cases.filter((item) => matches(item.rules));
+  const redact = createRedactor(setup.target ? targetSecrets(setup.target) : []);
+  if (selected.length === 0) {
+    // vitest rejects a file without tests; this placeholder carries no case meta, so reports ignore it.
+    test.skip(`no case of this file matches SVC_RULES=${rulesGlob ?? ''}`, () => {});
+    return;
+  }
+  for (const item of selected) {
+    const meta: CaseMeta = { id: item.id, area, rules: item.rules, title: item.title, expect: item.expect };
+    test(item.id, { meta: { svcCase: meta } }, (context) => runCase(item, setup, redact, context));
+  }
+}
+
+async function runCase(item: ConformanceCase, setup: CaseSetup, redact: Redactor, context: TestContext) {
+  const finish = (outcome: CaseOutcome) => {
+    context.task.meta.svcOutcome = outcome;
+  };
+  const unavailable = setup.skipReason ?? (setup.target ? missingCapability(setup.target, item.needs) : 'No target.');
+  if (unavailable !== undefined || !setup.target) {
+    const reason = unavailable ?? 'No target.';
+    finish({ verdict: { kind: 'skip', reason }, notes: [] });
+    context.skip(reason);
+  }
+  const catalog = await loadRuleCatalog();
+  const timeoutMs = context.task.timeout > 0 ? context.task.timeout : defaultTimeoutMs;
+  const runBudgetMs = Math.floor(timeoutMs * runShare);
+  const controller = new AbortController();
+  const recorder = createCaseContext({ target: setup.target, caseId: item.id, signal: controller.signal, runId });
+  let thrown: { error: unknown } | undefined;
+  try {
+    await withTimeout(item.run(recorder.context), runBudgetMs, '', () =>
+      harnessError('SVC_TARGET_UNREACHABLE', `the case did not end within ${runBudgetMs} ms`),
+    );
+  } catch (error) {
+    thrown = { error };
+  } finally {
+    controller.abort();
+  }
+  const cleanupNotes = await recorder.cleanup(Math.max(1_000, timeoutMs - runBudgetMs - 1_000));
+  const notes = [...recorder.notes, ...cleanupNotes].map(redact);
+  const verdict = verdictOf({ rules: item.rules, levelOf: (id) => catalog.get(id)?.level, thrown, notes });
+  const safeVerdict = 'reason' in verdict ? { ...verdict, reason: redact(verdict.reason) } : verdict;
+  finish({ verdict: safeVerdict, notes });
+  if (safeVerdict.kind === 'skip') context.skip(safeVerdict.reason);
+  if ((safeVerdict.kind === 'fail' || safeVerdict.kind === 'error') && thrown) {
+    // Plain vitest shows the failure; keep the original error (and its diff) unless it held a secret.
+    const original = thrown.error;
+    if (original instanceof Error && redact(original.message) === original.message) throw original;
+    throw new Error(redact(reasonLine(original)));
+  }
+}

@@ -1,0 +1,26 @@
+/** Which cases cover which rule: the catalog joined with the case registry (pure). */
+import type { TargetArea } from '../../target/target.ts';
+import type { CaseFile } from './case-registry.ts';
+import type { Rule } from '../../results/rule.ts';
+
+export interface RuleCoverage {
+  readonly rule: Rule;
+  /** Ids of the cases naming the rule, sorted. */
+  readonly cases: readonly string[];
+}
+
+export function ruleCoverage(
+  rules: readonly Rule[],
+  caseFiles: readonly CaseFile[],
+  areas?: readonly TargetArea[],
+): RuleCoverage[] {
+  const byRule = new Map<string, string[]>();
+  for (const file of caseFiles) {
+    for (const item of file.cases) {
+      for (const id of item.rules) byRule.set(id, [...(byRule.get(id) ?? []), item.id]);
+    }
+  }
+  return rules
+    .filter((rule) => areas === undefined || areas.includes(rule.area))
+    .map((rule) => ({ rule, cases: [...new Set(byRule.get(rule.id) ?? [])].sort() }));
+}

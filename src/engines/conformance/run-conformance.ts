@@ -1,0 +1,283 @@
+/**
+ * The programmatic conformance run: validate everything first, start the embedded reference when no
+ * target is given, run the suites per target through vitest, apply expectations, decide the gate,
+ * and write the reports (also when the run stops midway). The CLI command is a thin wrapper.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { checkAreas } from '../../cli/parse-argv.ts';
+import { harnessError, isHarnessError } from '../../shared/errors.ts';
+import { FaultSet } from '../../reference/fault-registry.ts';
+import { allFaults } from '../../reference/faults.ts';
+import { createRedactor, type Redactor } from '../../shared/redact.ts';
+import { writeReports } from '../../reporters/write-reports.ts';
+import { loadTargetFileSync } from '../../target/load-target.ts';
+import { describeTarget, type Target, type TargetArea, targetSecrets } from '../../target/target.ts';
+import { type CaseFile, loadCaseFiles, targetAreas } from './case-registry.ts';
+import { type CaseResult, type ConformanceRun, gateExitCode, type TargetRun } from '../../results/conformance-run.ts';
+import { type EmbeddedReference, startEmbeddedReference } from './embedded-reference.ts';
+import { applyExpectations, type Expectation, loadExpectationsFile, utcDay } from './expectations.ts';
+import { probeTarget } from './probe-target.ts';
+import { repoRoot } from './repo-paths.ts';
+import { loadRuleCatalog, type RuleCatalog } from './rule-catalog.ts';
+import { globMatchesAny, ruleFilter } from './rule-glob.ts';
+import { runSuites } from './vitest-runner.ts';
+
+export interface RunObserver {
+  onTarget?(name: string, embedded: boolean): void;
+  /** How many cases are about to run against the current target. */
+  onPlanned?(count: number): void;
+  onResult?(result: CaseResult): void;
+  /** A one-line problem (a target down, a suite file that failed); already redacted. */
+  onProblem?(line: string): void;
+}
+
+/** The result with every secret the run knows replaced (workers redact too; this is the second net). */
+function redactResult(result: CaseResult, redact: (text: string) => string): CaseResult {
+  const verdict =
+    'reason' in result.verdict ? { ...result.verdict, reason: redact(result.verdict.reason) } : result.verdict;
+  return { ...result, verdict, notes: result.notes.map(redact) };
+}
+
+export interface ConformanceOptions {
+  /** Target files; none: the embedded reference service. */
+  readonly targets?: readonly string[];
+  /** @default every area the target has */
+  readonly areas?: readonly TargetArea[];
+  /** Only cases naming a rule that matches this glob (commas separate several). */
+  readonly rules?: string;
+  /** @default reports/<timestamp>/ under the working directory */
+  readonly reportDir?: string;
+  readonly expectations?: string;
+  /** Fault switches of the embedded reference; only without targets. */
+  readonly faults?: readonly string[];
+  readonly signal?: AbortSignal;
+  readonly observer?: RunObserver;
+  /** The folder with vitest.config.ts and conformance/ (the engine's tests use a fixture suite). @default the repository */
+  readonly suiteRoot?: string;
+  /** @default () => new Date() */
+  readonly now?: () => Date;
+}
+
+interface PlannedTarget {
+  readonly target: Target;
+  readonly embedded: boolean;
+}
+
+export function defaultReportDir(now: Date): string {
+  return join(
+    'reports',
+    now
+      .toISOString()
+      .replace(/:/g, '-')
+      .replace(/\.\d+Z$/, 'Z'),
+  );
+}
+
+function checkOptions(options: ConformanceOptions, catalog: RuleCatalog): void {
+  if ((options.faults?.length ?? 0) > 0 && (options.targets?.length ?? 0) > 0) {
+    throw harnessError('SVC_USAGE', 'conformance: --fault works only with the embedded reference (without --target)');
+  }
+  // The same checks the reference and the CLI make, made here too: the options may come from code.
+  new FaultSet(options.faults ?? [], allFaults);
+  checkAreas('conformance', options.areas ?? [], targetAreas);
+  if (
+    options.rules !== undefined &&
+    !globMatchesAny(
+      options.rules,
+      catalog.rules.map((rule) => rule.id),
+    )
+  ) {
+    throw harnessError(
+      'SVC_USAGE',
+      `conformance: --rules "${options.rules}" matches no rule (svc-harness rules lists them)`,
+    );
+  }
+}
+
+/** Unique names: a second target called "prod" becomes "prod#2". */
+function uniqueNames(targets: readonly Target[]): Target[] {
+  const seen = new Map<string, number>();
+  return targets.map((target) => {
+    const count = (seen.get(target.name) ?? 0) + 1;
+    seen.set(target.name, count);
+    return count === 1 ? target : { ...target, name: `${target.name}#${count}` };
+  });
+}
+
+export async function runConformance(options: ConformanceOptions = {}): Promise<ConformanceRun> {
+  const now = options.now ?? (() => new Date());
+  const started = now();
+  const suiteRoot = options.suiteRoot ?? repoRoot;
+  const catalog = await loadRuleCatalog();
+  checkOptions(options, catalog);
+  const fileTargets = uniqueNames((options.targets ?? []).map((path) => loadTargetFileSync(path)));
+  // The reference starts (waiting on Redis) while the suites load (compiling): the two overlap.
+  const referenceStart = fileTargets.length === 0 ? startEmbeddedReference(options.faults ?? []) : undefined;
+  referenceStart?.catch(() => {});
+  let caseFiles: CaseFile[];
+  let expectations: Expectation[];
+  let reference: EmbeddedReference | undefined;
+  const reportDir = resolve(options.reportDir ?? defaultReportDir(started));
+  try {
+    caseFiles = await loadCaseFiles(targetAreas, suiteRoot);
+    expectations = options.expectations
+      ? loadExpectationsFile(options.expectations, {
+          caseIds: new Set(caseFiles.flatMap((file) => file.cases.map((item) => item.id))),
+          ruleIds: new Set(catalog.rules.map((rule) => rule.id)),
+        })
+      : [];
+    await mkdir(reportDir, { recursive: true }).catch((error: Error) => {
+      throw harnessError('SVC_USAGE', `conformance: cannot create the report folder ${reportDir}: ${error.message}`);
+    });
+    reference = await referenceStart;
+  } catch (error) {
+    await referenceStart?.then(
+      (started) => started.stop(),
+      () => {},
+    );
+    throw error;
+  }
+
+  // Every secret is known once the reference has started: the file targets' and the reference's own.
+  const secrets = [
+    ...fileTargets.flatMap(targetSecrets),
+    ...(reference ? [...targetSecrets(reference.target), ...reference.secrets] : []),
+  ];
+  const redact: Redactor = createRedactor(secrets);
+  const problems: string[] = [];
+  const problem = (line: string) => {
+    const safe = redact(line);
+    problems.push(safe);
+    options.observer?.onProblem?.(safe);
+  };
+  const targetRuns: TargetRun[] = [];
+  let aborted: string | undefined;
+  const runId = randomBytes(4).toString('hex');
+  const planned: PlannedTarget[] = reference
+    ? [{ target: reference.target, embedded: true }]
+    : fileTargets.map((target) => ({ target, embedded: false }));
+  try {
+    for (const { target, embedded } of planned) {
+      if (options.signal?.aborted) break;
+      options.observer?.onTarget?.(target.name, embedded);
+      targetRuns.push(await runTarget(target, embedded, { options, caseFiles, suiteRoot, runId, problem, redact }));
+    }
+    if (options.signal?.aborted) aborted = 'interrupted (SIGINT)';
+  } catch (error) {
+    // What was measured is kept: the reports are written below, then the error reaches the CLI.
+    aborted = redact(isHarnessError(error) ? error.message : String(error));
+    await finish();
+    throw error;
+  } finally {
+    await reference?.stop().catch(() => {});
+  }
+  return finish();
+
+  async function finish(): Promise<ConformanceRun> {
+    const today = utcDay(now());
+    const withExpectations = targetRuns.map((run) => ({
+      ...run,
+      cases: applyExpectations(run.cases, expectations, today),
+    }));
+    const results = withExpectations.flatMap((run) => run.cases);
+    const finished = now();
+    const run: ConformanceRun = {
+      startedAt: started.toISOString(),
+      finishedAt: finished.toISOString(),
+      durationMs: finished.getTime() - started.getTime(),
+      settings: {
+        areas: options.areas ?? [],
+        ...(options.rules !== undefined && { rules: options.rules }),
+        ...(options.expectations !== undefined && { expectations: options.expectations }),
+        faults: options.faults ?? [],
+      },
+      targets: withExpectations,
+      results,
+      problems,
+      ...(aborted !== undefined && { aborted }),
+      exitCode: gateExitCode(results, problems, aborted),
+      reportDir,
+    };
+    await writeReports(run, catalog, reportDir, redact);
+    return run;
+  }
+}
+
+interface TargetContext {
+  readonly options: ConformanceOptions;
+  readonly caseFiles: readonly CaseFile[];
+  readonly suiteRoot: string;
+  readonly runId: string;
+  readonly problem: (line: string) => void;
+  readonly redact: Redactor;
+}
+
+async function runTarget(target: Target, embedded: boolean, context: TargetContext): Promise<TargetRun> {
+  const { options } = context;
+  const areas = options.areas ?? targetAreas.filter((area) => target[area] !== undefined);
+  const filter = ruleFilter(options.rules);
+  const expected = context.caseFiles
+    .filter((file) => areas.includes(file.area))
+    .flatMap((file) => file.cases.filter((item) => filter(item.rules)).map((item) => ({ file, item })));
+  const base = { name: target.name, description: describeTarget(target), embedded, areas };
+  const notRun = (reason: string): CaseResult[] =>
+    expected.map(({ file, item }) => ({
+      target: target.name,
+      area: file.area,
+      file: file.file,
+      caseId: item.id,
+      rules: item.rules,
+      title: item.title,
+      expect: item.expect,
+      verdict: { kind: 'error', reason },
+      notes: [],
+      durationMs: 0,
+    }));
+
+  const unreachable = await probeTarget(
+    target,
+    areas.filter((area) => target[area] !== undefined),
+  );
+  if (unreachable) {
+    const line = context.redact(unreachable.message);
+    context.problem(`${line} [${unreachable.code}]`);
+    return { ...base, problem: line, cases: notRun(line) };
+  }
+
+  const folder = await mkdtemp(join(tmpdir(), 'svc-harness-'));
+  try {
+    const targetFile = join(folder, 'target.json');
+    await writeFile(targetFile, JSON.stringify(target), { mode: 0o600 });
+    options.observer?.onPlanned?.(expected.length);
+    const collected = await runSuites({
+      root: context.suiteRoot,
+      areas,
+      targetFile,
+      targetName: target.name,
+      ...(options.rules !== undefined && {
+        rules: options.rules,
+        // With a rule filter, vitest loads only the suite files that hold a selected case.
+        caseFiles: [...new Set(expected.map(({ file }) => file.file))],
+      }),
+      runId: context.runId,
+      ...(options.signal && { signal: options.signal }),
+      onResult: (result) => options.observer?.onResult?.(redactResult(result, context.redact)),
+    });
+    for (const line of collected.problems) context.problem(line);
+    const results = collected.results.map((result) => redactResult(result, context.redact));
+    const seen = new Set(results.map((result) => result.caseId));
+    const reason = collected.problems[0]
+      ? `not run: ${collected.problems[0]}`
+      : options.signal?.aborted
+        ? 'not run: the run was interrupted'
+        : 'not run: no suite file registered it (its <name>.test.ts must call registerCases)';
+    const missing = notRun(reason).filter((result) => !seen.has(result.caseId));
+    const cases = [...results, ...missing].sort((a, b) => a.caseId.localeCompare(b.caseId));
+    return { ...base, cases };
+  } finally {
+    await rm(folder, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,119 @@
+/**
+ * The console of a conformance run: a live progress line on a TTY (plain lines otherwise), and the
+ * final summary. Renderers return strings; `createConsoleObserver` only writes what they return.
+ */
+import type { CaseResult, ConformanceRun } from '../results/conformance-run.ts';
+import { totalsOf, verdictKinds } from '../results/conformance-run.ts';
+import type { RunObserver } from '../engines/conformance/run-conformance.ts';
+import { gateFailingKinds } from '../results/verdict.ts';
+import { gateOf } from './report-json.ts';
+
+const label: Record<CaseResult['verdict']['kind'], string> = {
+  pass: 'PASS',
+  fail: 'FAIL',
+  stale: 'STALE',
+  error: 'ERROR',
+  'expected-failure': 'XFAIL',
+  observation: 'OBSERVE',
+  skip: 'SKIP',
+};
+
+/** One line for a finished case: `FAIL kv.pipeline.order [B.pipeline.order] received … / expected …`. */
+export function resultLine(result: CaseResult): string {
+  const reason = 'reason' in result.verdict ? ` ${result.verdict.reason}` : '';
+  return `${label[result.verdict.kind]} ${result.caseId} [${result.rules.join(', ')}]${reason}`;
+}
+
+export function countsText(results: readonly CaseResult[]): string {
+  const totals = totalsOf(results);
+  const parts = verdictKinds.filter((kind) => totals[kind] > 0).map((kind) => `${totals[kind]} ${kind}`);
+  return parts.length > 0 ? parts.join(', ') : 'no cases';
+}
+
+export function progressLine(done: readonly CaseResult[], planned: number): string {
+  const last = done.at(-1);
+  return `[${done.length}/${Math.max(planned, done.length)}] ${countsText(done)}${last ? ` · ${last.caseId}` : ''}`;
+}
+
+/** Errors one per line, except that many cases with one reason (a run cut short) take one line. */
+function errorLines(results: readonly CaseResult[]): string[] {
+  const byReason = new Map<string, CaseResult[]>();
+  for (const result of results) {
+    if (result.verdict.kind !== 'error') continue;
+    byReason.set(result.verdict.reason, [...(byReason.get(result.verdict.reason) ?? []), result]);
+  }
+  return [...byReason].flatMap(([reason, group]) =>
+    group.length > 3 ? [`  ERROR ${group.length} cases: ${reason}`] : group.map((result) => `  ${resultLine(result)}`),
+  );
+}
+
+export function renderConsoleSummary(run: ConformanceRun): string {
+  const lines: string[] = [];
+  for (const target of run.targets) {
+    const kind = target.embedded ? ' (embedded reference)' : '';
+    lines.push(`${target.name}${kind}: ${target.cases.length} cases: ${countsText(target.cases)}`);
+    if (target.problem) {
+      lines.push(`  not run: ${target.problem}`);
+      continue;
+    }
+    for (const result of target.cases) {
+      // Errors come next, grouped by reason: a run cut short gives many with one reason.
+      const { kind } = result.verdict;
+      if (gateFailingKinds.has(kind) && kind !== 'error') lines.push(`  ${resultLine(result)}`);
+    }
+    lines.push(...errorLines(target.cases));
+  }
+  if (run.aborted) lines.push(`stopped early: ${run.aborted}`);
+  lines.push(`gate: ${gateOf(run.exitCode)} (exit code ${run.exitCode}) in ${(run.durationMs / 1000).toFixed(1)} s`);
+  lines.push(`reports: ${run.reportDir} (report.json, junit.xml, summary.md)`);
+  return `${lines.join('\n')}\n`;
+}
+
+/**
+ * Progress on `stream`: a rewritten line on a TTY; otherwise a line per case that did not pass.
+ * What it prints comes redacted from runConformance.
+ */
+export function createConsoleObserver(
+  stream: NodeJS.WritableStream & { isTTY?: boolean; columns?: number },
+): RunObserver & { end(): void } {
+  const done: CaseResult[] = [];
+  let planned = 0;
+  let lineShown = false;
+  const write = (text: string) => stream.write(text);
+  const clear = () => {
+    if (lineShown) write('\r\x1b[2K');
+    lineShown = false;
+  };
+  const show = () => {
+    const width = Math.max(20, (stream.columns ?? 100) - 1);
+    write(`\r\x1b[2K${progressLine(done, planned).slice(0, width)}`);
+    lineShown = true;
+  };
+  return {
+    onTarget(name, embedded) {
+      clear();
+      done.length = 0;
+      planned = 0;
+      if (stream.isTTY) write(`conformance: running against ${name}${embedded ? ' (embedded reference)' : ''}\n`);
+    },
+    onPlanned(count) {
+      planned += count;
+      if (stream.isTTY) show();
+    },
+    onResult(result) {
+      done.push(result);
+      if (stream.isTTY) {
+        if (gateFailingKinds.has(result.verdict.kind)) {
+          clear();
+          write(`${resultLine(result)}\n`);
+        }
+        show();
+      } else if (result.verdict.kind !== 'pass') write(`${resultLine(result)}\n`);
+    },
+    onProblem(line) {
+      clear();
+      write(`svc-harness: ${line}\n`);
+    },
+    end: clear,
+  };
+}

@@ -1,0 +1,77 @@
+/**
+ * junit.xml: one testsuite per target, one testcase per case, the rule ids as properties. Expected
+ * failures are reported as skipped (they do not fail the gate); stale expectations as failures.
+ */
+import type { CaseResult, ConformanceRun } from '../results/conformance-run.ts';
+import { totalsOf } from '../results/conformance-run.ts';
+
+// XML 1.0 allows tab, newline, carriage return and everything from U+0020 except lone surrogates and U+FFFE/F.
+const invalidXmlChars = /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu;
+
+export function escapeXml(text: string): string {
+  return text
+    .replace(invalidXmlChars, '\uFFFD')
+    .replaceAll('&', '&amp;')
+    .replaceAll('<', '&lt;')
+    .replaceAll('>', '&gt;')
+    .replaceAll('"', '&quot;')
+    .replaceAll("'", '&apos;');
+}
+
+function attrs(values: Record<string, string | number>): string {
+  return Object.entries(values)
+    .map(([name, value]) => ` ${name}="${escapeXml(String(value))}"`)
+    .join('');
+}
+
+const seconds = (ms: number) => (ms / 1000).toFixed(3);
+
+function outcomeElement(result: CaseResult): string {
+  const { verdict } = result;
+  switch (verdict.kind) {
+    case 'fail':
+    case 'stale':
+      return `      <failure${attrs({ type: verdict.kind, message: verdict.reason })}>${escapeXml(verdict.reason)}</failure>\n`;
+    case 'error':
+      return `      <error${attrs({ type: 'error', message: verdict.reason })}>${escapeXml(verdict.reason)}</error>\n`;
+    case 'skip':
+      return `      <skipped${attrs({ message: verdict.reason })}/>\n`;
+    case 'expected-failure':
+      return `      <skipped${attrs({ message: `expected failure: ${verdict.reason}` })}/>\n`;
+    default:
+      return '';
+  }
+}
+
+function testcase(result: CaseResult, suite: string): string {
+  const properties = [
+    ...result.rules.map((rule) => `        <property${attrs({ name: 'rule', value: rule })}/>\n`),
+    `        <property${attrs({ name: 'verdict', value: result.verdict.kind })}/>\n`,
+  ].join('');
+  const notes = [...(result.verdict.kind === 'observation' ? [result.verdict.reason] : []), ...result.notes].filter(
+    (note, index, all) => all.indexOf(note) === index,
+  );
+  const out = notes.length > 0 ? `      <system-out>${escapeXml(notes.join('\n'))}</system-out>\n` : '';
+  const head = `    <testcase${attrs({ name: result.caseId, classname: `${suite}.${result.area}`, time: seconds(result.durationMs) })}>\n`;
+  return `${head}      <properties>\n${properties}      </properties>\n${outcomeElement(result)}${out}    </testcase>\n`;
+}
+
+function counts(results: readonly CaseResult[]) {
+  const totals = totalsOf(results);
+  return {
+    tests: totals.total,
+    failures: totals.fail + totals.stale,
+    errors: totals.error,
+    skipped: totals.skip + totals['expected-failure'],
+  };
+}
+
+export function renderJunitXml(run: ConformanceRun): string {
+  const suites = run.targets.map((target) => {
+    const time = target.cases.reduce((sum, result) => sum + result.durationMs, 0);
+    const head = `  <testsuite${attrs({ name: target.name, ...counts(target.cases), time: seconds(time), timestamp: run.startedAt })}>\n`;
+    return `${head}${target.cases.map((result) => testcase(result, target.name)).join('')}  </testsuite>\n`;
+  });
+  const root = attrs({ name: 'svc-harness conformance', ...counts(run.results), time: seconds(run.durationMs) });
+  return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites${root}>\n${suites.join('')}</testsuites>\n`;
+}

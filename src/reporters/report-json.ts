@@ -1,0 +1,93 @@
+/**
+ * report.json: the run as data, in a fixed key order so two reports diff line by line.
+ * Its JSON Schema is schemas/report.schema.json; a test validates real reports against it.
+ */
+import { type CaseResult, type ConformanceRun, totalsOf, type VerdictTotals } from '../results/conformance-run.ts';
+import type { RuleCatalog } from '../engines/conformance/rule-catalog.ts';
+import type { Verdict } from '../results/verdict.ts';
+import { ruleVerdicts, runAreas } from './rule-verdicts.ts';
+
+export const reportSchemaVersion = 1;
+
+export type Gate = 'passed' | 'failed' | 'error';
+
+export function gateOf(exitCode: number): Gate {
+  return exitCode === 0 ? 'passed' : exitCode === 1 ? 'failed' : 'error';
+}
+
+function totals(value: VerdictTotals) {
+  return {
+    total: value.total,
+    pass: value.pass,
+    fail: value.fail,
+    stale: value.stale,
+    error: value.error,
+    'expected-failure': value['expected-failure'],
+    observation: value.observation,
+    skip: value.skip,
+  };
+}
+
+function verdict(value: Verdict) {
+  if (value.kind === 'pass') return { kind: value.kind };
+  if (value.kind === 'fail') return { kind: value.kind, reason: value.reason, ...(value.rule && { rule: value.rule }) };
+  return { kind: value.kind, reason: value.reason };
+}
+
+function caseEntry(result: CaseResult) {
+  return {
+    id: result.caseId,
+    area: result.area,
+    file: result.file,
+    title: result.title,
+    expect: result.expect,
+    rules: [...result.rules],
+    verdict: verdict(result.verdict),
+    notes: [...result.notes],
+    durationMs: result.durationMs,
+  };
+}
+
+/** The report document; keys are created in the order they are written. */
+export function reportDocument(run: ConformanceRun, catalog: RuleCatalog, toolVersion: string) {
+  return {
+    schemaVersion: reportSchemaVersion,
+    tool: { name: 'svc-harness', version: toolVersion },
+    startedAt: run.startedAt,
+    finishedAt: run.finishedAt,
+    durationMs: run.durationMs,
+    settings: {
+      areas: [...run.settings.areas],
+      rules: run.settings.rules ?? null,
+      expectations: run.settings.expectations ?? null,
+      faults: [...run.settings.faults],
+    },
+    exitCode: run.exitCode,
+    gate: gateOf(run.exitCode),
+    aborted: run.aborted ?? null,
+    problems: [...run.problems],
+    totals: totals(totalsOf(run.results)),
+    targets: run.targets.map((target) => ({
+      name: target.name,
+      embedded: target.embedded,
+      description: target.description,
+      areas: [...target.areas],
+      problem: target.problem ?? null,
+      totals: totals(totalsOf(target.cases)),
+      cases: target.cases.map(caseEntry),
+    })),
+    rules: ruleVerdicts(catalog.rules, runAreas(run), run.results).map(({ rule, totals: counts }) => ({
+      id: rule.id,
+      area: rule.area,
+      level: rule.level,
+      section: rule.section,
+      totals: totals(counts),
+    })),
+  };
+}
+
+export type ReportDocument = ReturnType<typeof reportDocument>;
+
+export function renderReportJson(run: ConformanceRun, catalog: RuleCatalog, toolVersion: string): string {
+  return `${JSON.stringify(reportDocument(run, catalog, toolVersion), null, 2)}\n`;
+}

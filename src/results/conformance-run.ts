@@ -1,0 +1,93 @@
+/**
+ * The data a conformance run produces: per-case results per target, and the pure steps over it
+ * (totals, the gate's exit code). Reporters in src/report render it; nothing here writes.
+ */
+import { ExitCode } from '../shared/errors.ts';
+import type { TargetArea } from '../target/target.ts';
+import { gateFailingKinds, type Verdict, type VerdictKind } from './verdict.ts';
+
+export interface CaseResult {
+  /** The target's name (unique within the run). */
+  readonly target: string;
+  readonly area: TargetArea;
+  /** The suite file, relative to the repository: `conformance/kv/pipeline.test.ts`. */
+  readonly file: string;
+  readonly caseId: string;
+  readonly rules: readonly string[];
+  readonly title: string;
+  readonly expect: string;
+  readonly verdict: Verdict;
+  readonly notes: readonly string[];
+  readonly durationMs: number;
+}
+
+export interface TargetRun {
+  /** Unique within the run (a second target of the same name gets `#2`). */
+  readonly name: string;
+  /** The target without secrets (describeTarget). */
+  readonly description: Readonly<Record<string, unknown>>;
+  /** True for the reference service the command started itself. */
+  readonly embedded: boolean;
+  readonly areas: readonly TargetArea[];
+  /** One line when the target could not be used (down, refused, stalled, garbage); its cases are errors. */
+  readonly problem?: string;
+  readonly cases: readonly CaseResult[];
+}
+
+export interface RunSettings {
+  readonly areas: readonly TargetArea[];
+  readonly rules?: string;
+  readonly expectations?: string;
+  readonly faults: readonly string[];
+}
+
+export interface ConformanceRun {
+  readonly startedAt: string;
+  readonly finishedAt: string;
+  readonly durationMs: number;
+  readonly settings: RunSettings;
+  readonly targets: readonly TargetRun[];
+  /** Every case result of every target, in target then case order. */
+  readonly results: readonly CaseResult[];
+  /** One-line infrastructure problems (a target down, a suite file that failed to load). */
+  readonly problems: readonly string[];
+  /** Set when the run stopped early (SIGINT, a failure of the harness); what was measured is kept. */
+  readonly aborted?: string;
+  readonly exitCode: ExitCode;
+  /** Where the reports were written. */
+  readonly reportDir: string;
+}
+
+export const verdictKinds: readonly VerdictKind[] = [
+  'pass',
+  'fail',
+  'stale',
+  'error',
+  'expected-failure',
+  'observation',
+  'skip',
+];
+
+export type VerdictTotals = Readonly<Record<VerdictKind, number>> & { readonly total: number };
+
+export function totalsOf(results: readonly { readonly verdict: Verdict }[]): VerdictTotals {
+  const counts = Object.fromEntries(verdictKinds.map((kind) => [kind, 0])) as Record<VerdictKind, number>;
+  for (const result of results) counts[result.verdict.kind]++;
+  return { ...counts, total: results.length };
+}
+
+/**
+ * The gate: 1 when a case failed or an expectation is stale; else 2 when something could not run
+ * (an error verdict, a problem, an abort); else 0.
+ */
+export function gateExitCode(
+  results: readonly { readonly verdict: Verdict }[],
+  problems: readonly string[],
+  aborted?: string,
+): ExitCode {
+  const failing = results.filter((result) => gateFailingKinds.has(result.verdict.kind));
+  // Only infrastructure errors (the target could not be tested) make it a usage-level exit code.
+  if (failing.some((result) => result.verdict.kind !== 'error')) return ExitCode.failed;
+  if (failing.length > 0 || problems.length > 0 || aborted !== undefined) return ExitCode.usage;
+  return ExitCode.ok;
+}

@@ -1,0 +1,22 @@
+/** Shared by the engine's tests: a fixture server, a target file for it, and the fixture suite root. */
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type FixtureServer, startFixtureServer } from './fixtures/fixture-server.ts';
+
+export const fixtureSuiteRoot = fileURLToPath(new URL('../../conformance-engine/fixtures/suite-root/', import.meta.url));
+
+export interface FixtureTarget {
+  readonly server: FixtureServer;
+  readonly dir: string;
+  readonly targetFile: string;
+}
+
+export async function startFixtureTarget(name = 'fixture'): Promise<FixtureTarget> {
+  const server = await startFixtureServer();
+  const dir = await mkdtemp(join(tmpdir(), 'svc-engine-test-'));
+  const targetFile = join(dir, `${name}.json`);
+  await writeFile(targetFile, JSON.stringify({ name, kv: { url: server.url, token: server.token } }));
+  return { server, dir, targetFile };
+}

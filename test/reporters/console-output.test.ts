@@ -1,0 +1,90 @@
+import { Writable } from 'node:stream';
+import { describe, expect, test } from 'vitest';
+import {
+  createConsoleObserver,
+  progressLine,
+  renderConsoleSummary,
+  resultLine,
+} from '../../src/reporters/console-output.ts';
+import { sampleResults, sampleRun } from './sample-run.ts';
+
+class Capture extends Writable {
+  text = '';
+  isTTY: boolean;
+  columns = 200;
+  constructor(isTTY: boolean) {
+    super();
+    this.isTTY = isTTY;
+  }
+  override _write(chunk: Buffer, _encoding: BufferEncoding, done: () => void) {
+    this.text += chunk.toString();
+    done();
+  }
+}
+
+describe('console output', () => {
+  test('a result line names verdict, case, rules and reason', () => {
+    expect(resultLine(sampleResults[1]!)).toBe('FAIL kv.fail [B.a, B.b] received <400> & "x" / expected 200 | y');
+    expect(resultLine(sampleResults[0]!)).toBe('PASS kv.pass [B.a]');
+  });
+
+  test('the progress line counts what is done of what is planned', () => {
+    expect(progressLine(sampleResults.slice(0, 2), 10)).toBe('[2/10] 1 pass, 1 fail · kv.fail');
+  });
+
+  test('the summary gives counts, the failures, the gate and the report folder', () => {
+    const text = renderConsoleSummary(sampleRun);
+    expect(text).toContain(
+      'ref (embedded reference): 7 cases: 1 pass, 1 fail, 1 stale, 1 error, 1 expected-failure, 1 observation, 1 skip',
+    );
+    expect(text).toContain('  FAIL kv.fail [B.a, B.b]');
+    expect(text).not.toContain('SKIP kv.skip');
+    expect(text).toContain('gate: failed (exit code 1) in 1.5 s');
+    expect(text).toContain('reports: /tmp/x (report.json, junit.xml, summary.md)');
+  });
+
+  test('a target that could not be used shows one line, not one per case', () => {
+    const target = { ...sampleRun.targets[0]!, problem: 'refused' };
+    const text = renderConsoleSummary({ ...sampleRun, targets: [target] });
+    expect(text).toContain('  not run: refused');
+    expect(text).not.toContain('FAIL');
+  });
+
+  test('without a TTY: plain lines for cases that did not pass, no control characters', () => {
+    const out = new Capture(false);
+    const observer = createConsoleObserver(out);
+    observer.onTarget?.('ref', true);
+    observer.onPlanned?.(7);
+    for (const result of sampleResults) observer.onResult?.(result);
+    observer.end();
+    expect(out.text).not.toContain('\x1b');
+    expect(out.text.split('\n').filter(Boolean)).toHaveLength(6);
+  });
+
+  test('on a TTY: a rewritten progress line, failures printed above it', () => {
+    const out = new Capture(true);
+    const observer = createConsoleObserver(out);
+    observer.onTarget?.('ref', true);
+    observer.onPlanned?.(7);
+    for (const result of sampleResults) observer.onResult?.(result);
+    observer.end();
+    expect(out.text).toContain('\r\x1b[2K[7/7]');
+    expect(out.text).toContain('FAIL kv.fail');
+    expect(out.text.endsWith('\r\x1b[2K')).toBe(true);
+  });
+});
+
+describe('console summary of a run cut short', () => {
+  test('many errors with one reason take one line', () => {
+    const error = { kind: 'error', reason: 'not run: the run was interrupted' } as const;
+    const cases = Array.from({ length: 5 }, (_, index) => ({
+      ...sampleResults[0]!,
+      caseId: `kv.c${index}`,
+      verdict: error,
+    }));
+    const target = { ...sampleRun.targets[0]!, cases };
+    const text = renderConsoleSummary({ ...sampleRun, targets: [target], results: cases });
+    expect(text).toContain('  ERROR 5 cases: not run: the run was interrupted\n');
+    expect(text).not.toContain('kv.c0');
+  });
+});

@@ -1,0 +1,79 @@
+import { describe, expect, test } from 'vitest';
+import { gateOf, renderReportJson, reportDocument } from '../../src/reporters/report-json.ts';
+import { sampleCatalog, sampleRun } from './sample-run.ts';
+
+describe('report.json', () => {
+  const document = reportDocument(sampleRun, sampleCatalog, '9.9.9');
+
+  test('keys come in a fixed order', () => {
+    expect(Object.keys(document)).toEqual([
+      'schemaVersion',
+      'tool',
+      'startedAt',
+      'finishedAt',
+      'durationMs',
+      'settings',
+      'exitCode',
+      'gate',
+      'aborted',
+      'problems',
+      'totals',
+      'targets',
+      'rules',
+    ]);
+    expect(Object.keys(document.targets[0]?.cases[0] ?? {})).toEqual([
+      'id',
+      'area',
+      'file',
+      'title',
+      'expect',
+      'rules',
+      'verdict',
+      'notes',
+      'durationMs',
+    ]);
+  });
+
+  test('totals count each verdict kind', () => {
+    expect(document.totals).toEqual({
+      total: 7,
+      pass: 1,
+      fail: 1,
+      stale: 1,
+      error: 1,
+      'expected-failure': 1,
+      observation: 1,
+      skip: 1,
+    });
+    expect(document.gate).toBe('failed');
+    expect(document.settings).toEqual({ areas: ['kv'], rules: 'B.*', expectations: null, faults: ['some-fault'] });
+  });
+
+  test('rules × verdicts covers the run areas only', () => {
+    expect(document.rules.map((rule) => rule.id)).toEqual(['B.a', 'B.b', 'B.o']);
+    expect(document.rules.find((rule) => rule.id === 'B.a')?.totals).toMatchObject({
+      total: 4,
+      pass: 1,
+      fail: 1,
+      stale: 1,
+      error: 1,
+    });
+  });
+
+  test('a fail keeps its rule; a pass has only its kind', () => {
+    const [pass, fail] = document.targets[0]?.cases ?? [];
+    expect(pass?.verdict).toEqual({ kind: 'pass' });
+    expect(fail?.verdict).toEqual({ kind: 'fail', reason: 'received <400> & "x" / expected 200 | y', rule: 'B.b' });
+  });
+
+  test('renders the same bytes for the same run, ending with a newline', () => {
+    const text = renderReportJson(sampleRun, sampleCatalog, '9.9.9');
+    expect(text).toBe(renderReportJson(sampleRun, sampleCatalog, '9.9.9'));
+    expect(text.endsWith('}\n')).toBe(true);
+    expect(JSON.parse(text)).toEqual(JSON.parse(JSON.stringify(document)));
+  });
+
+  test('gate names follow the exit code', () => {
+    expect([0, 1, 2].map(gateOf)).toEqual(['passed', 'failed', 'error']);
+  });
+});

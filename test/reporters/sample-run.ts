@@ -1,0 +1,54 @@
+/** A small ConformanceRun with every verdict kind, for the renderers' tests. */
+import type { CaseResult, ConformanceRun } from '../../src/results/conformance-run.ts';
+import { createRuleCatalog } from '../../src/engines/conformance/rule-catalog.ts';
+import type { Verdict } from '../../src/results/verdict.ts';
+
+export const sampleCatalog = createRuleCatalog([
+  { id: 'B.a', area: 'kv', level: 'MUST', section: 'Errors', text: 'A.' },
+  { id: 'B.b', area: 'kv', level: 'MUST', section: 'Errors', text: 'B.' },
+  { id: 'B.o', area: 'kv', level: 'OBSERVE', section: 'Errors', text: 'O.' },
+  { id: 'A.x', area: 'messaging', level: 'MUST', section: 'Events', text: 'X.' },
+]);
+
+const result = (caseId: string, rules: string[], verdict: Verdict, notes: string[] = []): CaseResult => ({
+  target: 'ref',
+  area: 'kv',
+  file: 'conformance/kv/sample.test.ts',
+  caseId,
+  rules,
+  title: `title of ${caseId}`,
+  expect: `expect of ${caseId}`,
+  verdict,
+  notes,
+  durationMs: 12,
+});
+
+export const sampleResults: CaseResult[] = [
+  result('kv.pass', ['B.a'], { kind: 'pass' }, ['a note']),
+  result('kv.fail', ['B.a', 'B.b'], { kind: 'fail', reason: 'received <400> & "x" / expected 200 | y', rule: 'B.b' }),
+  result('kv.skip', ['B.b'], { kind: 'skip', reason: 'no admin hook' }),
+  result('kv.xfail', ['B.b'], { kind: 'expected-failure', reason: 'known' }),
+  result('kv.stale', ['B.a'], { kind: 'stale', reason: 'passed although expected to fail' }),
+  result('kv.observe', ['B.o'], { kind: 'observation', reason: '401 text is "Unauthorized"' }),
+  result('kv.error', ['B.a'], { kind: 'error', reason: 'did not answer within 300 ms\u0001' }),
+];
+
+export const sampleRun: ConformanceRun = {
+  startedAt: '2026-11-21T00:00:00.000Z',
+  finishedAt: '2026-11-21T00:00:01.500Z',
+  durationMs: 1500,
+  settings: { areas: ['kv'], rules: 'B.*', faults: ['some-fault'] },
+  targets: [
+    {
+      name: 'ref',
+      description: { name: 'ref', dialect: 'svc', kv: { url: 'http://127.0.0.1:1', readOnlyToken: false } },
+      embedded: true,
+      areas: ['kv'],
+      cases: sampleResults,
+    },
+  ],
+  results: sampleResults,
+  problems: [],
+  exitCode: 1,
+  reportDir: '/tmp/x',
+};

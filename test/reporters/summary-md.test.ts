@@ -1,0 +1,38 @@
+import { describe, expect, test } from 'vitest';
+import { cell, renderSummaryMarkdown } from '../../src/reporters/summary-md.ts';
+import { sampleCatalog, sampleRun } from './sample-run.ts';
+
+describe('summary.md', () => {
+  const text = renderSummaryMarkdown(sampleRun, sampleCatalog);
+
+  test('states the gate and the totals per target', () => {
+    expect(text).toContain('Gate: **failed** (exit code 1)');
+    expect(text).toContain('| target | pass | fail | stale | error | expected-failure | observation | skip | total |');
+    expect(text).toContain('| ref | 1 | 1 | 1 | 1 | 1 | 1 | 1 | 7 |');
+  });
+
+  test('has a rules × verdicts table per target', () => {
+    expect(text).toContain('## ref (embedded reference)');
+    expect(text).toContain('| `B.a` | MUST | 1 | 1 | 1 | 1 | 0 | 0 | 0 | 4 |');
+    expect(text).toContain('| `B.o` | OBSERVE | 0 | 0 | 0 | 0 | 0 | 1 | 0 | 1 |');
+    expect(text).not.toContain('A.x');
+  });
+
+  test('lists every case that did not pass, pipes escaped', () => {
+    expect(text).toContain('| `kv.fail` | B.a, B.b | fail | received <400> & "x" / expected 200 \\| y |');
+    expect(text).not.toContain('| `kv.pass` |');
+  });
+
+  test('cells hold no line breaks or bare pipes', () => {
+    expect(cell('a|b\nc')).toBe('a\\|b c');
+  });
+
+  test('an aborted run and problems are stated', () => {
+    const aborted = renderSummaryMarkdown(
+      { ...sampleRun, aborted: 'interrupted (SIGINT)', problems: ['target down'] },
+      sampleCatalog,
+    );
+    expect(aborted).toContain('The run stopped early: interrupted (SIGINT)');
+    expect(aborted).toContain('- target down');
+  });
+});

@@ -1,0 +1,28 @@
+import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, test } from 'vitest';
+import { createRedactor } from '../../src/shared/redact.ts';
+import { reportFiles, writeReports } from '../../src/reporters/write-reports.ts';
+import { sampleCatalog, sampleRun } from './sample-run.ts';
+
+describe('writeReports', () => {
+  const dirs: string[] = [];
+  afterAll(() => Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true }))));
+
+  test('writes the three files into the report folder, redacted', async () => {
+    const base = await mkdtemp(join(tmpdir(), 'svc-reports-'));
+    dirs.push(base);
+    const dir = join(base, 'nested', 'run');
+    // runConformance creates the folder before the run; writeReports only writes into it.
+    await mkdir(dir, { recursive: true });
+    const secret = 'Unauthorized';
+    await writeReports(sampleRun, sampleCatalog, dir, createRedactor([secret]));
+    expect((await readdir(dir)).sort()).toEqual([...reportFiles].sort());
+    for (const name of reportFiles) {
+      const text = await readFile(join(dir, name), 'utf8');
+      expect(text).not.toContain(secret);
+      expect(text).toContain('[redacted]');
+    }
+  });
+});
