@@ -4,8 +4,8 @@
  * `{ error }`; any message from the parent stops it.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { formatErrorLine } from '../src/shared/errors.ts';
 import { startReference } from '../src/reference/reference-service.ts';
+import { formatErrorLine } from '../src/shared/errors.ts';
 
 export interface WorkerReady {
   readonly kvUrl: string;

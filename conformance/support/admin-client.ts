@@ -4,8 +4,8 @@
  * `needs: ['admin']` and are skipped with a reason on a target without one.
  */
 import type { CaseContext } from '../../src/engines/conformance/conformance-case.ts';
-import { harnessError } from '../../src/shared/errors.ts';
 import { type HttpMethod, httpRequest } from '../../src/http/http-client.ts';
+import { harnessError } from '../../src/shared/errors.ts';
 
 export interface KvLimitsView {
   readonly maxRequestBytes: number;

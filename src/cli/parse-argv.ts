@@ -77,32 +77,3 @@ function toNumber(command: string, name: string, option: OptionSpec, raw: unknow
   };
   return Array.isArray(raw) ? raw.map(one) : one(raw);
 }
-
-/** `--area kv,messaging` → ['kv', 'messaging']; an unknown area is one usage line. */
-export function parseAreaList<const T extends string>(
-  command: string,
-  raw: string | undefined,
-  known: readonly T[],
-): T[] | undefined {
-  if (raw === undefined) return undefined;
-  const areas = raw
-    .split(',')
-    .map((part) => part.trim())
-    .filter((part) => part.length > 0);
-  if (areas.length === 0) throw harnessError('SVC_USAGE', `${command}: --area needs at least one area`);
-  checkAreas(command, areas, known);
-  return [...new Set(areas)];
-}
-
-/** Every area is one of `known`; the first that is not is one usage line (the CLI and the engine's options). */
-export function checkAreas<const T extends string>(
-  command: string,
-  areas: readonly string[],
-  known: readonly T[],
-): asserts areas is readonly T[] {
-  for (const area of areas) {
-    if (!(known as readonly string[]).includes(area)) {
-      throw harnessError('SVC_USAGE', `${command}: unknown area "${area}" (areas: ${known.join(', ')})`);
-    }
-  }
-}

@@ -2,9 +2,10 @@
  * The console of a conformance run: a live progress line on a TTY (plain lines otherwise), and the
  * final summary. Renderers return strings; `createConsoleObserver` only writes what they return.
  */
+
+import type { RunObserver } from '../engines/conformance/run-conformance.ts';
 import type { CaseResult, ConformanceRun } from '../results/conformance-run.ts';
 import { totalsOf, verdictKinds } from '../results/conformance-run.ts';
-import type { RunObserver } from '../engines/conformance/run-conformance.ts';
 import { gateFailingKinds } from '../results/verdict.ts';
 import { gateOf } from './report-json.ts';
 

@@ -2,8 +2,9 @@
  * report.json: the run as data, in a fixed key order so two reports diff line by line.
  * Its JSON Schema is schemas/report.schema.json; a test validates real reports against it.
  */
-import { type CaseResult, type ConformanceRun, totalsOf, type VerdictTotals } from '../results/conformance-run.ts';
+
 import type { RuleCatalog } from '../engines/conformance/rule-catalog.ts';
+import { type CaseResult, type ConformanceRun, totalsOf, type VerdictTotals } from '../results/conformance-run.ts';
 import type { Verdict } from '../results/verdict.ts';
 import { ruleVerdicts, runAreas } from './rule-verdicts.ts';
 

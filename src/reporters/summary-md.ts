@@ -1,6 +1,7 @@
 /** summary.md: totals per target, a table of rules × verdicts, and every case that did not pass. */
-import { type ConformanceRun, totalsOf, type VerdictTotals, verdictKinds } from '../results/conformance-run.ts';
+
 import type { RuleCatalog } from '../engines/conformance/rule-catalog.ts';
+import { type ConformanceRun, totalsOf, type VerdictTotals, verdictKinds } from '../results/conformance-run.ts';
 import { gateOf } from './report-json.ts';
 import { ruleVerdicts } from './rule-verdicts.ts';
 

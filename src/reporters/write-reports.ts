@@ -4,13 +4,13 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { ConformanceRun } from '../results/conformance-run.ts';
 import type { RuleCatalog } from '../engines/conformance/rule-catalog.ts';
-import { renderJunitXml } from './junit-xml.ts';
+import type { ConformanceRun } from '../results/conformance-run.ts';
 import type { Redactor } from '../shared/redact.ts';
+import { toolVersion } from '../shared/tool-version.ts';
+import { renderJunitXml } from './junit-xml.ts';
 import { renderReportJson } from './report-json.ts';
 import { renderSummaryMarkdown } from './summary-md.ts';
-import { toolVersion } from '../shared/tool-version.ts';
 
 export const reportFiles = ['report.json', 'junit.xml', 'summary.md'] as const;
 

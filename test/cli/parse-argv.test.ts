@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { parseAreaList, parseArgv } from '../../src/cli/parse-argv.ts';
+import { parseArgv } from '../../src/cli/parse-argv.ts';
 import { isHarnessError } from '../../src/shared/errors.ts';
 
 function usageError(run: () => unknown): string {
@@ -92,19 +92,5 @@ describe('parseArgv', () => {
       expect(message).not.toContain('\n');
       expect(message.startsWith(`${argv[0]}: `)).toBe(true);
     }
-  });
-});
-
-describe('parseAreaList', () => {
-  const areas = ['kv', 'messaging', 'management'] as const;
-  test('splits on commas, trims, dedupes', () => {
-    expect(parseAreaList('c', 'kv, messaging,kv', areas)).toEqual(['kv', 'messaging']);
-    expect(parseAreaList('c', undefined, areas)).toBeUndefined();
-  });
-  test('an unknown or empty area is a usage error', () => {
-    expect(usageError(() => parseAreaList('conformance', 'kv,queues', areas))).toBe(
-      'conformance: unknown area "queues" (areas: kv, messaging, management)',
-    );
-    expect(usageError(() => parseAreaList('rules', ',', areas))).toBe('rules: --area needs at least one area');
   });
 });

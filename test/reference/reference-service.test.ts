@@ -1,10 +1,10 @@
 /** Assembly of the reference service: the target it describes, fault validation, and a clean stop. */
 import { createConnection } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isHarnessError } from '../../src/shared/errors.ts';
 import { allFaults } from '../../src/reference/faults.ts';
 import type { RedisBacking } from '../../src/reference/redis/acquire-redis.ts';
 import { type RunningReference, startReference } from '../../src/reference/reference-service.ts';
+import { isHarnessError } from '../../src/shared/errors.ts';
 import { parseTarget } from '../../src/target/load-target.ts';
 import { call, startTestRedis, startTestReference } from '../support/reference-fixture.ts';
 

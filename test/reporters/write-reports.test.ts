@@ -2,8 +2,8 @@ import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
-import { createRedactor } from '../../src/shared/redact.ts';
 import { reportFiles, writeReports } from '../../src/reporters/write-reports.ts';
+import { createRedactor } from '../../src/shared/redact.ts';
 import { sampleCatalog, sampleRun } from './sample-run.ts';
 
 describe('writeReports', () => {

@@ -1,9 +1,8 @@
 /** `svc-harness conformance`: a thin wrapper over runConformance with console progress and summary. */
-import { targetAreas } from '../../engines/conformance/case-registry.ts';
 import { runConformance } from '../../engines/conformance/run-conformance.ts';
 import { createConsoleObserver, renderConsoleSummary } from '../../reporters/console-output.ts';
+import { parseAreaList, targetAreas } from '../../target/areas.ts';
 import type { ParsedValues } from '../command-table.ts';
-import { parseAreaList } from '../parse-argv.ts';
 
 export async function run(values: ParsedValues): Promise<number> {
   const areas = parseAreaList('conformance', values.area as string | undefined, targetAreas);

@@ -1,11 +1,11 @@
 /** `svc-harness rules`: the rule catalog with each rule's level, spec section and covering cases. */
-import { loadCaseFiles, targetAreas } from '../../engines/conformance/case-registry.ts';
+import { loadCaseFiles } from '../../engines/conformance/case-registry.ts';
 import { loadRuleCatalog } from '../../engines/conformance/rule-catalog.ts';
 import { ruleCoverage } from '../../engines/conformance/rule-coverage.ts';
-import { ExitCode } from '../../shared/errors.ts';
 import { renderRulesJson, renderRulesText } from '../../reporters/rules-listing.ts';
+import { ExitCode } from '../../shared/errors.ts';
+import { parseAreaList, targetAreas } from '../../target/areas.ts';
 import type { ParsedValues } from '../command-table.ts';
-import { parseAreaList } from '../parse-argv.ts';
 
 export async function run(values: ParsedValues): Promise<number> {
   const areas = parseAreaList('rules', values.area as string | undefined, targetAreas);

@@ -4,10 +4,10 @@
  * cleanly, with the Redis it started, on SIGINT or SIGTERM.
  */
 import { writeFile } from 'node:fs/promises';
-import { harnessError } from '../../shared/errors.ts';
 import { allFaults } from '../../reference/faults.ts';
 import { redactRedisUrl } from '../../reference/redis/redis-url.ts';
 import { defaultMaxRequestBytes, type RunningReference, startReference } from '../../reference/reference-service.ts';
+import { harnessError } from '../../shared/errors.ts';
 import { getDialect, isDialectName } from '../../target/dialects.ts';
 import type { ParsedValues } from '../command-table.ts';
 

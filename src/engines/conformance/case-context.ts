@@ -4,14 +4,11 @@
  */
 import { randomBytes } from 'node:crypto';
 import { oneLine } from '../../shared/errors.ts';
+import { withTimeout } from '../../shared/with-timeout.ts';
 import { getDialect } from '../../target/dialects.ts';
 import type { Target } from '../../target/target.ts';
-import { withTimeout } from '../../shared/with-timeout.ts';
 import { CaseSkipped } from './check-failure.ts';
-import type { Capability, CaseContext } from './conformance-case.ts';
-
-// Re-exported: register-cases and its tests import it from here (the one definition is neutral).
-export { withTimeout };
+import type { CaseContext } from './conformance-case.ts';
 
 /** The run id from SVC_RUN_ID, else one random id per process. */
 export const runId: string = process.env.SVC_RUN_ID?.trim() || randomBytes(4).toString('hex');
@@ -19,17 +16,6 @@ export const runId: string = process.env.SVC_RUN_ID?.trim() || randomBytes(4).to
 /** Every key a case writes starts with this: `svch:<runId>:<caseId>:`. */
 export function keyPrefixFor(caseId: string, run: string = runId): string {
   return `svch:${run}:${caseId}:`;
-}
-
-/** The reason a target cannot serve a case's needs, or undefined when it can. */
-export function missingCapability(target: Target, needs: readonly Capability[] = []): string | undefined {
-  for (const need of needs) {
-    if (need === 'kv.readOnlyToken' && !target.kv?.readOnlyToken) {
-      return 'the target has no read-only token (kv.readOnlyToken).';
-    }
-    if (need === 'admin' && !target.admin) return 'the target has no admin hook (admin), so this cannot be arranged.';
-  }
-  return undefined;
 }
 
 export interface CaseRecorder {

@@ -2,8 +2,9 @@
  * What a conformance case puts on its vitest task's `meta`, so reporters (ours, or any vitest reporter
  * a user runs the suites with) see the case's rules and the verdict the case reached.
  */
-import type { TargetArea } from '../../target/target.ts';
+
 import type { Verdict } from '../../results/verdict.ts';
+import type { TargetArea } from '../../target/target.ts';
 
 /** Static data of a case, set when the case is registered. */
 export interface CaseMeta {

@@ -6,11 +6,10 @@ import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { harnessError, oneLine } from '../../shared/errors.ts';
+import { targetAreas } from '../../target/areas.ts';
 import type { TargetArea } from '../../target/target.ts';
 import type { ConformanceCase } from './conformance-case.ts';
 import { repoRoot } from './repo-paths.ts';
-
-export const targetAreas: readonly TargetArea[] = ['kv', 'messaging', 'management'];
 
 export interface CaseFile {
   readonly area: TargetArea;

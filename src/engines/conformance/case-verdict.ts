@@ -2,10 +2,11 @@
  * How a case's end becomes a verdict: a pure function, so the mapping is tested without vitest.
  * Where the spec is silent (OBSERVE rules) nothing a case throws fails the gate: it is an observation.
  */
-import { isHarnessError, oneLine } from '../../shared/errors.ts';
-import { CaseSkipped, isCheckFailure } from './check-failure.ts';
+
 import type { RuleLevel } from '../../results/rule.ts';
 import type { Verdict } from '../../results/verdict.ts';
+import { isHarnessError, oneLine } from '../../shared/errors.ts';
+import { CaseSkipped, isCheckFailure } from './check-failure.ts';
 
 export interface CaseEnd {
   /** The rule ids the case names. */

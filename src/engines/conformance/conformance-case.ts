@@ -3,11 +3,9 @@
  * (after Autobahn's case tables). Suites are files of such objects, families generated from tables.
  */
 import type { HttpResponse } from '../../http/http-client.ts';
+import type { Capability } from '../../target/areas.ts';
 import type { Dialect } from '../../target/dialects.ts';
 import type { Target } from '../../target/target.ts';
-
-/** What a case may need beyond the area itself; without it the case is skipped with a reason. */
-export type Capability = 'kv.readOnlyToken' | 'admin';
 
 export interface ConformanceCase {
   /** Stable dotted id, unique across all suites: `kv.pipeline.order`. */

@@ -5,10 +5,10 @@
  */
 import { Ajv } from 'ajv';
 import schema from '../../../schemas/expectations.schema.json' with { type: 'json' };
-import { readJsonFile, schemaProblem } from '../../shared/config-file.ts';
-import { harnessError } from '../../shared/errors.ts';
 import type { CaseResult } from '../../results/conformance-run.ts';
 import type { Verdict } from '../../results/verdict.ts';
+import { readJsonFile, schemaProblem } from '../../shared/config-file.ts';
+import { harnessError } from '../../shared/errors.ts';
 
 export interface Expectation {
   readonly case?: string;

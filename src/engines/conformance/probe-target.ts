@@ -2,23 +2,13 @@
  * One request per area before a run, with a short timeout, so a target that is down, refuses,
  * stalls or answers garbage gives one clear line fast instead of a suite full of timeouts.
  */
-import { type HarnessError, harnessError, isHarnessError } from '../../shared/errors.ts';
+
 import { httpRequest } from '../../http/http-client.ts';
+import { type HarnessError, harnessError, isHarnessError } from '../../shared/errors.ts';
+import { probeRequest } from '../../target/areas.ts';
 import type { Target, TargetArea } from '../../target/target.ts';
 
 export const probeTimeoutMs = 3_000;
-
-function probeRequest(target: Target, area: TargetArea): { url: string; headers: Record<string, string> } | undefined {
-  if (area === 'kv' && target.kv) {
-    return {
-      url: `${target.kv.url.replace(/\/+$/, '')}/ping`,
-      headers: { authorization: `Bearer ${target.kv.token}` },
-    };
-  }
-  if (area === 'messaging' && target.messaging) return { url: target.messaging.url, headers: {} };
-  if (area === 'management' && target.management) return { url: target.management.url, headers: {} };
-  return undefined;
-}
 
 /** Undefined when every area answers HTTP; else the first problem, naming the target and area. */
 export async function probeTarget(

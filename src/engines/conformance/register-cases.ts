@@ -6,10 +6,12 @@
 import { type TestContext, test } from 'vitest';
 import { harnessError } from '../../shared/errors.ts';
 import { createRedactor, type Redactor } from '../../shared/redact.ts';
+import { withTimeout } from '../../shared/with-timeout.ts';
+import { missingCapability } from '../../target/areas.ts';
 import { loadTargetFileSync, targetFromEnv } from '../../target/load-target.ts';
 import { type Target, type TargetArea, targetSecrets } from '../../target/target.ts';
 import './case-meta.ts';
-import { createCaseContext, missingCapability, runId, withTimeout } from './case-context.ts';
+import { createCaseContext, runId } from './case-context.ts';
 import type { CaseMeta, CaseOutcome } from './case-meta.ts';
 import { reasonLine, verdictOf } from './case-verdict.ts';
 import type { ConformanceCase } from './conformance-case.ts';

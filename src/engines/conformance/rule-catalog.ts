@@ -5,9 +5,9 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import type { Rule } from '../../results/rule.ts';
 import type { TargetArea } from '../../target/target.ts';
 import { rulesDir } from './repo-paths.ts';
-import type { Rule } from '../../results/rule.ts';
 
 export interface RuleCatalog {
   /** Every rule in file order, duplicates included (a test rejects them). */

@@ -1,7 +1,8 @@
 /** Which cases cover which rule: the catalog joined with the case registry (pure). */
+
+import type { Rule } from '../../results/rule.ts';
 import type { TargetArea } from '../../target/target.ts';
 import type { CaseFile } from './case-registry.ts';
-import type { Rule } from '../../results/rule.ts';
 
 export interface RuleCoverage {
   readonly rule: Rule;

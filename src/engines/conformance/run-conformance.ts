@@ -7,16 +7,16 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { checkAreas } from '../../cli/parse-argv.ts';
-import { harnessError, isHarnessError } from '../../shared/errors.ts';
 import { FaultSet } from '../../reference/fault-registry.ts';
 import { allFaults } from '../../reference/faults.ts';
-import { createRedactor, type Redactor } from '../../shared/redact.ts';
 import { writeReports } from '../../reporters/write-reports.ts';
+import { type CaseResult, type ConformanceRun, gateExitCode, type TargetRun } from '../../results/conformance-run.ts';
+import { harnessError, isHarnessError } from '../../shared/errors.ts';
+import { createRedactor, type Redactor } from '../../shared/redact.ts';
+import { areasOf, checkAreas, targetAreas } from '../../target/areas.ts';
 import { loadTargetFileSync } from '../../target/load-target.ts';
 import { describeTarget, type Target, type TargetArea, targetSecrets } from '../../target/target.ts';
-import { type CaseFile, loadCaseFiles, targetAreas } from './case-registry.ts';
-import { type CaseResult, type ConformanceRun, gateExitCode, type TargetRun } from '../../results/conformance-run.ts';
+import { type CaseFile, loadCaseFiles } from './case-registry.ts';
 import { type EmbeddedReference, startEmbeddedReference } from './embedded-reference.ts';
 import { applyExpectations, type Expectation, loadExpectationsFile, utcDay } from './expectations.ts';
 import { probeTarget } from './probe-target.ts';
@@ -217,7 +217,7 @@ interface TargetContext {
 
 async function runTarget(target: Target, embedded: boolean, context: TargetContext): Promise<TargetRun> {
   const { options } = context;
-  const areas = options.areas ?? targetAreas.filter((area) => target[area] !== undefined);
+  const areas = options.areas ?? areasOf(target);
   const filter = ruleFilter(options.rules);
   const expected = context.caseFiles
     .filter((file) => areas.includes(file.area))

@@ -7,9 +7,9 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { createVitest } from 'vitest/node';
+import type { CaseResult } from '../../results/conformance-run.ts';
 import type { TargetArea } from '../../target/target.ts';
 import { CaseCollector, type CollectedRun } from './case-collector.ts';
-import type { CaseResult } from '../../results/conformance-run.ts';
 
 export interface SuiteRunOptions {
   /** The folder holding vitest.config.ts and conformance/. */

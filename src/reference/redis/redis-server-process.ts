@@ -7,8 +7,8 @@ import { accessSync, constants, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { harnessError, oneLine } from '../../shared/errors.ts';
-import type { RedisBacking } from './acquire-redis.ts';
 import { findFreePort } from '../../shared/free-port.ts';
+import type { RedisBacking } from './acquire-redis.ts';
 import { waitForRedis } from './redis-url.ts';
 
 const startAttempts = 5;

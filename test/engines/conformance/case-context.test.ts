@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { createCaseContext, keyPrefixFor, missingCapability, withTimeout } from '../../../src/engines/conformance/case-context.ts';
+import { createCaseContext, keyPrefixFor } from '../../../src/engines/conformance/case-context.ts';
 import { CaseSkipped } from '../../../src/engines/conformance/check-failure.ts';
 import type { Target } from '../../../src/target/target.ts';
 
@@ -37,21 +37,5 @@ describe('case context', () => {
     expect(order).toEqual(['first']);
     expect(notes).toEqual(['cleanup failed: cannot delete', 'cleanup failed: cleanup did not end within 100 ms']);
     expect(await recorder.cleanup(100)).toEqual([]);
-  });
-
-  test('missing capabilities give a one-sentence reason', () => {
-    expect(missingCapability(target, ['kv.readOnlyToken'])).toMatch(/read-only token/);
-    expect(missingCapability(target, ['admin'])).toMatch(/admin hook/);
-    const full: Target = {
-      ...target,
-      kv: { url: 'http://x', token: 'a', readOnlyToken: 'b' },
-      admin: { url: 'http://y', token: 'c' },
-    };
-    expect(missingCapability(full, ['kv.readOnlyToken', 'admin'])).toBeUndefined();
-  });
-
-  test('withTimeout rejects once the time is up', async () => {
-    await expect(withTimeout(new Promise(() => {}), 20, 'too slow')).rejects.toThrow('too slow');
-    await expect(withTimeout(Promise.resolve(3), 20, 'never')).resolves.toBe(3);
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import type { CaseResult } from '../../../src/results/conformance-run.ts';
 import { applyExpectations, parseExpectations, utcDay } from '../../../src/engines/conformance/expectations.ts';
+import type { CaseResult } from '../../../src/results/conformance-run.ts';
 import type { Verdict } from '../../../src/results/verdict.ts';
 
 const known = { caseIds: new Set(['kv.a', 'kv.b']), ruleIds: new Set(['B.x', 'B.y']) };

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type FixtureServer, startFixtureServer } from './fixtures/fixture-server.ts';
 
-export const fixtureSuiteRoot = fileURLToPath(new URL('../../conformance-engine/fixtures/suite-root/', import.meta.url));
+export const fixtureSuiteRoot = fileURLToPath(new URL('./fixtures/suite-root/', import.meta.url));
 
 export interface FixtureTarget {
   readonly server: FixtureServer;

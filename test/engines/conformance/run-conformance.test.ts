@@ -1,8 +1,8 @@
 import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import type { ConformanceRun } from '../../../src/results/conformance-run.ts';
 import { runConformance } from '../../../src/engines/conformance/run-conformance.ts';
+import type { ConformanceRun } from '../../../src/results/conformance-run.ts';
 import { isHarnessError } from '../../../src/shared/errors.ts';
 import { type FixtureTarget, fixtureSuiteRoot, startFixtureTarget } from './fixture-run.ts';
 

@@ -1,10 +1,10 @@
 import { existsSync } from 'node:fs';
 import { createClient } from '@redis/client';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { isHarnessError } from '../../../src/shared/errors.ts';
 import { acquireRedis, type RedisBacking } from '../../../src/reference/redis/acquire-redis.ts';
-import { findFreePort } from '../../../src/shared/free-port.ts';
 import { pingRedis } from '../../../src/reference/redis/redis-url.ts';
+import { isHarnessError } from '../../../src/shared/errors.ts';
+import { findFreePort } from '../../../src/shared/free-port.ts';
 import { ensureContainerEngine } from './container-engine.ts';
 
 const started: RedisBacking[] = [];

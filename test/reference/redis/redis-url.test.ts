@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { findFreePort } from '../../../src/shared/free-port.ts';
 import { pingRedis, redactRedisUrl, waitForRedis } from '../../../src/reference/redis/redis-url.ts';
+import { findFreePort } from '../../../src/shared/free-port.ts';
 
 describe('redactRedisUrl', () => {
   it('hides the password and keeps everything else', () => {

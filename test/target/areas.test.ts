@@ -1,0 +1,43 @@
+import { describe, expect, test } from 'vitest';
+import { isHarnessError } from '../../src/shared/errors.ts';
+import { missingCapability, parseAreaList } from '../../src/target/areas.ts';
+import type { Target } from '../../src/target/target.ts';
+
+const target: Target = { name: 't', dialect: 'upstash', kv: { url: 'http://127.0.0.1:1', token: 'tok' } };
+
+function usageError(run: () => unknown): string {
+  try {
+    run();
+  } catch (error) {
+    expect(isHarnessError(error) && error.code).toBe('SVC_USAGE');
+    return (error as Error).message;
+  }
+  throw new Error('expected a usage error');
+}
+
+describe('parseAreaList', () => {
+  const areas = ['kv', 'messaging', 'management'] as const;
+  test('splits on commas, trims, dedupes', () => {
+    expect(parseAreaList('c', 'kv, messaging,kv', areas)).toEqual(['kv', 'messaging']);
+    expect(parseAreaList('c', undefined, areas)).toBeUndefined();
+  });
+  test('an unknown or empty area is a usage error', () => {
+    expect(usageError(() => parseAreaList('conformance', 'kv,queues', areas))).toBe(
+      'conformance: unknown area "queues" (areas: kv, messaging, management)',
+    );
+    expect(usageError(() => parseAreaList('rules', ',', areas))).toBe('rules: --area needs at least one area');
+  });
+});
+
+describe('capabilities', () => {
+  test('missing capabilities give a one-sentence reason', () => {
+    expect(missingCapability(target, ['kv.readOnlyToken'])).toMatch(/read-only token/);
+    expect(missingCapability(target, ['admin'])).toMatch(/admin hook/);
+    const full: Target = {
+      ...target,
+      kv: { url: 'http://x', token: 'a', readOnlyToken: 'b' },
+      admin: { url: 'http://y', token: 'c' },
+    };
+    expect(missingCapability(full, ['kv.readOnlyToken', 'admin'])).toBeUndefined();
+  });
+});
