@@ -2,6 +2,7 @@
  * The CLI as one typed table: it drives parsing, `--help` and the README's command reference.
  * A command's handler module is loaded only when that command runs.
  */
+import { reporterNames } from '../reporters/registry.ts';
 import { dialectNames } from '../target/dialects.ts';
 
 export type OptionType = 'string' | 'boolean' | 'number';
@@ -106,6 +107,13 @@ export const commandTable = {
         type: 'string',
         multiple: true,
         description: 'Turn on a fault switch of the embedded reference (not with --target), to see the suite catch it',
+      },
+      reporter: {
+        type: 'string',
+        multiple: true,
+        choices: reporterNames,
+        description: `Reporter by name: ${reporterNames.join(', ')}`,
+        default: 'all of them',
       },
     },
     load: () => import('./commands/conformance.ts'),

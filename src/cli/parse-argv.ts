@@ -51,7 +51,8 @@ export function parseArgv(argv: readonly string[]): ParsedArgv {
     const option = spec.options[name];
     if (!option) continue;
     values[name] = option.type === 'number' ? toNumber(first, name, option, raw) : (raw as ParsedValue);
-    if (option.choices && typeof raw === 'string' && !option.choices.includes(raw)) {
+    const given = Array.isArray(raw) ? raw : [raw];
+    if (option.choices && given.some((value) => typeof value === 'string' && !option.choices?.includes(value))) {
       throw harnessError('SVC_USAGE', `${first}: --${name} must be one of ${option.choices.join(', ')}`);
     }
   }

@@ -3,11 +3,10 @@
  * final summary. Renderers return strings; `createConsoleObserver` only writes what they return.
  */
 
-import type { RunObserver } from '../engines/conformance/run-conformance.ts';
 import type { CaseResult, ConformanceRun } from '../results/conformance-run.ts';
-import { totalsOf, verdictKinds } from '../results/conformance-run.ts';
+import { gateOf, totalsOf, verdictKinds } from '../results/conformance-run.ts';
+import type { Reporter } from '../results/reporter.ts';
 import { gateFailingKinds } from '../results/verdict.ts';
-import { gateOf } from './report-json.ts';
 
 const label: Record<CaseResult['verdict']['kind'], string> = {
   pass: 'PASS',
@@ -48,7 +47,11 @@ function errorLines(results: readonly CaseResult[]): string[] {
   );
 }
 
-export function renderConsoleSummary(run: ConformanceRun): string {
+/** The files the default reporters write, as the summary names them. */
+const defaultFiles: readonly string[] = ['report.json', 'junit.xml', 'summary.md'];
+
+/** The summary after a run; `files` are those the chosen reporters wrote into the report folder. */
+export function renderConsoleSummary(run: ConformanceRun, files: readonly string[] = defaultFiles): string {
   const lines: string[] = [];
   for (const target of run.targets) {
     const kind = target.embedded ? ' (embedded reference)' : '';
@@ -66,17 +69,17 @@ export function renderConsoleSummary(run: ConformanceRun): string {
   }
   if (run.aborted) lines.push(`stopped early: ${run.aborted}`);
   lines.push(`gate: ${gateOf(run.exitCode)} (exit code ${run.exitCode}) in ${(run.durationMs / 1000).toFixed(1)} s`);
-  lines.push(`reports: ${run.reportDir} (report.json, junit.xml, summary.md)`);
+  if (files.length > 0) lines.push(`reports: ${run.reportDir} (${files.join(', ')})`);
   return `${lines.join('\n')}\n`;
 }
 
 /**
  * Progress on `stream`: a rewritten line on a TTY; otherwise a line per case that did not pass.
- * What it prints comes redacted from runConformance.
+ * What it prints comes redacted from the runner.
  */
 export function createConsoleObserver(
   stream: NodeJS.WritableStream & { isTTY?: boolean; columns?: number },
-): RunObserver & { end(): void } {
+): Omit<Reporter, 'name' | 'onRunEnd'> & { end(): void } {
   const done: CaseResult[] = [];
   let planned = 0;
   let lineShown = false;
@@ -116,5 +119,27 @@ export function createConsoleObserver(
       write(`svc-harness: ${line}\n`);
     },
     end: clear,
+  };
+}
+
+type Stream = NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
+
+/**
+ * The `console` reporter: progress on `progress` (stderr) while the run goes, the summary on
+ * `summary` (stdout) at its end, naming the report files the other chosen reporters wrote.
+ */
+export function createConsoleReporter(options: {
+  readonly progress: Stream;
+  readonly summary: NodeJS.WritableStream;
+  readonly files: readonly string[];
+}): Reporter {
+  const observer = createConsoleObserver(options.progress);
+  return {
+    name: 'console',
+    ...observer,
+    onRunEnd(run, { redact }) {
+      observer.end();
+      options.summary.write(redact(renderConsoleSummary(run, options.files)));
+    },
   };
 }

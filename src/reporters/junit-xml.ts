@@ -2,8 +2,11 @@
  * junit.xml: one testsuite per target, one testcase per case, the rule ids as properties. Expected
  * failures are reported as skipped (they do not fail the gate); stale expectations as failures.
  */
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { CaseResult, ConformanceRun } from '../results/conformance-run.ts';
 import { totalsOf } from '../results/conformance-run.ts';
+import type { Reporter } from '../results/reporter.ts';
 
 // XML 1.0 allows tab, newline, carriage return and everything from U+0020 except lone surrogates and U+FFFE/F.
 const invalidXmlChars = /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu;
@@ -74,4 +77,14 @@ export function renderJunitXml(run: ConformanceRun): string {
   });
   const root = attrs({ name: 'svc-harness conformance', ...counts(run.results), time: seconds(run.durationMs) });
   return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites${root}>\n${suites.join('')}</testsuites>\n`;
+}
+
+/** The `junit` reporter: junit.xml in the run's report folder. */
+export function createJunitReporter(): Reporter {
+  const file = 'junit.xml';
+  return {
+    name: 'junit',
+    file,
+    onRunEnd: (run, { redact }) => writeFile(join(run.reportDir, file), redact(renderJunitXml(run))),
+  };
 }

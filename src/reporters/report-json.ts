@@ -3,18 +3,22 @@
  * Its JSON Schema is schemas/report.schema.json; a test validates real reports against it.
  */
 
-import type { RuleCatalog } from '../engines/conformance/rule-catalog.ts';
-import { type CaseResult, type ConformanceRun, totalsOf, type VerdictTotals } from '../results/conformance-run.ts';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import {
+  type CaseResult,
+  type ConformanceRun,
+  gateOf,
+  totalsOf,
+  type VerdictTotals,
+} from '../results/conformance-run.ts';
+import type { Reporter } from '../results/reporter.ts';
+import type { RuleCatalog } from '../results/rule.ts';
 import type { Verdict } from '../results/verdict.ts';
+import { toolVersion as currentToolVersion } from '../shared/tool-version.ts';
 import { ruleVerdicts, runAreas } from './rule-verdicts.ts';
 
 export const reportSchemaVersion = 1;
-
-export type Gate = 'passed' | 'failed' | 'error';
-
-export function gateOf(exitCode: number): Gate {
-  return exitCode === 0 ? 'passed' : exitCode === 1 ? 'failed' : 'error';
-}
 
 function totals(value: VerdictTotals) {
   return {
@@ -91,4 +95,15 @@ export type ReportDocument = ReturnType<typeof reportDocument>;
 
 export function renderReportJson(run: ConformanceRun, catalog: RuleCatalog, toolVersion: string): string {
   return `${JSON.stringify(reportDocument(run, catalog, toolVersion), null, 2)}\n`;
+}
+
+/** The `json` reporter: report.json in the run's report folder. */
+export function createJsonReporter(): Reporter {
+  const file = 'report.json';
+  return {
+    name: 'json',
+    file,
+    onRunEnd: (run, { catalog, redact }) =>
+      writeFile(join(run.reportDir, file), redact(renderReportJson(run, catalog, currentToolVersion()))),
+  };
 }

@@ -1,5 +1,5 @@
 /** Renders `svc-harness rules`: text for people, JSON for tools (pure). */
-import type { RuleCoverage } from '../engines/conformance/rule-coverage.ts';
+import type { RuleCoverage } from '../results/rule.ts';
 
 export function renderRulesText(coverage: readonly RuleCoverage[]): string {
   const lines = coverage.flatMap(({ rule, cases }) => [

@@ -1,8 +1,10 @@
 /** summary.md: totals per target, a table of rules × verdicts, and every case that did not pass. */
 
-import type { RuleCatalog } from '../engines/conformance/rule-catalog.ts';
-import { type ConformanceRun, totalsOf, type VerdictTotals, verdictKinds } from '../results/conformance-run.ts';
-import { gateOf } from './report-json.ts';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { type ConformanceRun, gateOf, totalsOf, type VerdictTotals, verdictKinds } from '../results/conformance-run.ts';
+import type { Reporter } from '../results/reporter.ts';
+import type { RuleCatalog } from '../results/rule.ts';
 import { ruleVerdicts } from './rule-verdicts.ts';
 
 /** A table cell: no pipes or line breaks may escape it. */
@@ -64,4 +66,15 @@ export function renderSummaryMarkdown(run: ConformanceRun, catalog: RuleCatalog)
     }
   }
   return `${lines.join('\n')}`;
+}
+
+/** The `markdown` reporter: summary.md in the run's report folder. */
+export function createMarkdownReporter(): Reporter {
+  const file = 'summary.md';
+  return {
+    name: 'markdown',
+    file,
+    onRunEnd: (run, { catalog, redact }) =>
+      writeFile(join(run.reportDir, file), redact(renderSummaryMarkdown(run, catalog))),
+  };
 }

@@ -91,3 +91,10 @@ export function gateExitCode(
   if (failing.length > 0 || problems.length > 0 || aborted !== undefined) return ExitCode.usage;
   return ExitCode.ok;
 }
+
+/** The gate as a word, for reports and the console: 0 passed, 1 failed, anything else error. */
+export type Gate = 'passed' | 'failed' | 'error';
+
+export function gateOf(exitCode: number): Gate {
+  return exitCode === 0 ? 'passed' : exitCode === 1 ? 'failed' : 'error';
+}

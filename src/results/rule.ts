@@ -17,3 +17,33 @@ export interface Rule {
   /** One sentence: what the spec says. */
   readonly text: string;
 }
+
+export interface RuleCatalog {
+  /** Every rule in file order, duplicates included (a test rejects them). */
+  readonly rules: readonly Rule[];
+  /** The catalog files read, relative to the repository: `conformance/rules/kv-rules.ts`. */
+  readonly files: readonly string[];
+  get(id: string): Rule | undefined;
+  has(id: string): boolean;
+  byArea(area: TargetArea): readonly Rule[];
+}
+
+/** Builds a catalog from rules already in memory (the loader and tests use it). */
+export function createRuleCatalog(rules: readonly Rule[], files: readonly string[] = []): RuleCatalog {
+  const byId = new Map<string, Rule>();
+  for (const rule of rules) if (!byId.has(rule.id)) byId.set(rule.id, rule);
+  return {
+    rules,
+    files,
+    get: (id) => byId.get(id),
+    has: (id) => byId.has(id),
+    byArea: (area) => rules.filter((rule) => rule.area === area),
+  };
+}
+
+/** Which cases cover a rule: the catalog joined with the suites' cases (`svc-harness rules`). */
+export interface RuleCoverage {
+  readonly rule: Rule;
+  /** Ids of the cases naming the rule, sorted. */
+  readonly cases: readonly string[];
+}

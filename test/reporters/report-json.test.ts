@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import { gateOf, renderReportJson, reportDocument } from '../../src/reporters/report-json.ts';
+import { renderReportJson, reportDocument } from '../../src/reporters/report-json.ts';
+import { gateOf } from '../../src/results/conformance-run.ts';
 import { sampleCatalog, sampleRun } from './sample-run.ts';
 
 describe('report.json', () => {

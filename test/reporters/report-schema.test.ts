@@ -4,7 +4,12 @@ import { Ajv } from 'ajv';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import schema from '../../schemas/report.schema.json' with { type: 'json' };
 import { runConformance } from '../../src/engines/conformance/run-conformance.ts';
-import { type FixtureTarget, fixtureSuiteRoot, startFixtureTarget } from '../engines/conformance/fixture-run.ts';
+import {
+  type FixtureTarget,
+  fileReporters,
+  fixtureSuiteRoot,
+  startFixtureTarget,
+} from '../engines/conformance/fixture-run.ts';
 
 const validate = new Ajv({ allErrors: true }).compile(schema);
 
@@ -25,7 +30,13 @@ describe('schemas/report.schema.json', () => {
       }),
     );
     const reportDir = join(fixture.dir, 'report');
-    await runConformance({ targets: [fixture.targetFile], expectations, reportDir, suiteRoot: fixtureSuiteRoot });
+    await runConformance({
+      reporters: fileReporters(),
+      targets: [fixture.targetFile],
+      expectations,
+      reportDir,
+      suiteRoot: fixtureSuiteRoot,
+    });
     report = JSON.parse(await readFile(join(reportDir, 'report.json'), 'utf8')) as Record<string, unknown>;
   });
   afterAll(async () => {

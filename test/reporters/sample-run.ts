@@ -1,7 +1,7 @@
 /** A small ConformanceRun with every verdict kind, for the renderers' tests. */
 
-import { createRuleCatalog } from '../../src/engines/conformance/rule-catalog.ts';
 import type { CaseResult, ConformanceRun } from '../../src/results/conformance-run.ts';
+import { createRuleCatalog } from '../../src/results/rule.ts';
 import type { Verdict } from '../../src/results/verdict.ts';
 
 export const sampleCatalog = createRuleCatalog([

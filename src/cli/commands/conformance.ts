@@ -1,16 +1,17 @@
-/** `svc-harness conformance`: a thin wrapper over runConformance with console progress and summary. */
+/** `svc-harness conformance`: the options into runConformance, with the reporters chosen by name. */
 import { runConformance } from '../../engines/conformance/run-conformance.ts';
-import { createConsoleObserver, renderConsoleSummary } from '../../reporters/console-output.ts';
+import { createReporters, type ReporterName } from '../../reporters/registry.ts';
 import { parseAreaList, targetAreas } from '../../target/areas.ts';
 import type { ParsedValues } from '../command-table.ts';
 
 export async function run(values: ParsedValues): Promise<number> {
   const areas = parseAreaList('conformance', values.area as string | undefined, targetAreas);
+  // parse-argv lets only reporter names through (the command table lists them as choices).
+  const reporters = createReporters(values.reporter as ReporterName[] | undefined);
   const controller = new AbortController();
   const interrupt = () => controller.abort();
   process.once('SIGINT', interrupt);
   process.once('SIGTERM', interrupt);
-  const observer = createConsoleObserver(process.stderr);
   try {
     const result = await runConformance({
       targets: (values.target as string[] | undefined) ?? [],
@@ -20,13 +21,10 @@ export async function run(values: ParsedValues): Promise<number> {
       ...(typeof values.expectations === 'string' && { expectations: values.expectations }),
       faults: (values.fault as string[] | undefined) ?? [],
       signal: controller.signal,
-      observer,
+      reporters,
     });
-    observer.end();
-    process.stdout.write(renderConsoleSummary(result));
     return result.exitCode;
   } finally {
-    observer.end();
     process.off('SIGINT', interrupt);
     process.off('SIGTERM', interrupt);
   }

@@ -4,6 +4,7 @@
  */
 import type { Reporter, SerializedError, TestCase, TestModule } from 'vitest/node';
 import { oneLine } from '../../shared/errors.ts';
+import type { Redactor } from '../../shared/redact.ts';
 import type { TargetArea } from '../../target/target.ts';
 import './case-meta.ts';
 import type { CaseResult } from '../../results/conformance-run.ts';
@@ -24,16 +25,21 @@ function problemLine(message: string | undefined): string {
  * The verdict of a finished test whose case left no outcome: vitest stopped it (timeout, cancel) or
  * skipped it. Cases that never finished are not reported here: runTarget fills those in.
  */
-function fallbackVerdict(testCase: TestCase): Verdict {
+function fallbackVerdict(testCase: TestCase, redact: Redactor): Verdict {
   const result = testCase.result();
   if (result.state === 'passed') return { kind: 'pass' };
   // A case that skips itself records its outcome first; a skip without one is vitest's (an aborted run).
-  if (result.state === 'skipped') return { kind: 'error', reason: `not run: ${result.note ?? 'skipped by vitest'}` };
+  if (result.state === 'skipped')
+    return { kind: 'error', reason: redact(`not run: ${result.note ?? 'skipped by vitest'}`) };
   // vitest reports a case only once it finished, so `pending` does not reach here.
-  return { kind: 'error', reason: `the case did not end: ${problemLine(result.errors?.[0]?.message)}` };
+  return { kind: 'error', reason: redact(`the case did not end: ${problemLine(result.errors?.[0]?.message)}`) };
 }
 
-export function caseResultOf(testCase: TestCase, target: string): CaseResult | undefined {
+export function caseResultOf(
+  testCase: TestCase,
+  target: string,
+  redact: Redactor = (text) => text,
+): CaseResult | undefined {
   const meta = testCase.meta();
   const about = meta.svcCase;
   if (!about) return undefined;
@@ -46,7 +52,7 @@ export function caseResultOf(testCase: TestCase, target: string): CaseResult | u
     rules: about.rules,
     title: about.title,
     expect: about.expect,
-    verdict: outcome?.verdict ?? fallbackVerdict(testCase),
+    verdict: outcome?.verdict ?? fallbackVerdict(testCase, redact),
     notes: outcome?.notes ?? [],
     durationMs: Math.round(testCase.diagnostic()?.duration ?? 0),
   };
@@ -55,16 +61,19 @@ export function caseResultOf(testCase: TestCase, target: string): CaseResult | u
 export class CaseCollector implements Reporter {
   readonly #target: string;
   readonly #onResult: (result: CaseResult) => void;
+  readonly #redact: Redactor;
   readonly #results = new Map<string, CaseResult>();
   readonly #problems: string[] = [];
 
-  constructor(options: { target: string; onResult?: (result: CaseResult) => void }) {
+  /** `redact`: for what the collector words itself (vitest's errors); a case's own outcome comes redacted. */
+  constructor(options: { target: string; onResult?: (result: CaseResult) => void; redact?: Redactor }) {
     this.#target = options.target;
+    this.#redact = options.redact ?? ((text) => text);
     this.#onResult = options.onResult ?? (() => {});
   }
 
   onTestCaseResult(testCase: TestCase): void {
-    const result = caseResultOf(testCase, this.#target);
+    const result = caseResultOf(testCase, this.#target, this.#redact);
     if (!result) return;
     this.#results.set(result.caseId, result);
     this.#onResult(result);
@@ -78,10 +87,12 @@ export class CaseCollector implements Reporter {
   onTestRunEnd(testModules: ReadonlyArray<TestModule>, unhandledErrors: ReadonlyArray<SerializedError>): void {
     for (const testModule of testModules) {
       for (const error of testModule.errors()) {
-        this.#problems.push(`suite file ${testModule.relativeModuleId} failed: ${problemLine(error.message)}`);
+        this.#problems.push(
+          this.#redact(`suite file ${testModule.relativeModuleId} failed: ${problemLine(error.message)}`),
+        );
       }
     }
     for (const error of unhandledErrors)
-      this.#problems.push(`unhandled error in a suite: ${problemLine(error.message)}`);
+      this.#problems.push(this.#redact(`unhandled error in a suite: ${problemLine(error.message)}`));
   }
 }

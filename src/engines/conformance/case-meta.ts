@@ -4,7 +4,7 @@
  */
 
 import type { Verdict } from '../../results/verdict.ts';
-import type { TargetArea } from '../../target/target.ts';
+import type { Target, TargetArea } from '../../target/target.ts';
 
 /** Static data of a case, set when the case is registered. */
 export interface CaseMeta {
@@ -22,7 +22,24 @@ export interface CaseOutcome {
   readonly notes: readonly string[];
 }
 
+/**
+ * What the engine hands the suite files of one run through vitest's provide/inject (serialisable,
+ * no disk and no environment in between). Plain `vitest` runs have none and read the environment.
+ */
+export interface SuiteRun {
+  readonly target: Target;
+  /** Every secret the run knows (the target's, the embedded reference's): what a case reports is redacted once, here. */
+  readonly secrets: readonly string[];
+  /** The rule glob (`--rules`), if any. */
+  readonly rules: string | null;
+  /** Names the run in every key prefix. */
+  readonly runId: string;
+}
+
 declare module 'vitest' {
+  interface ProvidedContext {
+    svcRun?: SuiteRun;
+  }
   interface TaskMeta {
     svcCase?: CaseMeta;
     svcOutcome?: CaseOutcome;

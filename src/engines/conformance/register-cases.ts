@@ -1,9 +1,10 @@
 /**
  * Turns a suite's cases into vitest tests, one per case, named by case id. Called at the top level
- * of conformance/<area>/<name>.test.ts. The target comes from SVC_TARGET_FILE, else the SVC_*
- * environment; SVC_RULES filters by rule glob; SVC_RUN_ID names the run in every key prefix.
+ * of conformance/<area>/<name>.test.ts. The target comes from the engine through vitest's `inject`
+ * (`svc-harness conformance`), else from SVC_TARGET_FILE or the SVC_* environment (plain vitest);
+ * SVC_RULES filters by rule glob and SVC_RUN_ID names the run in every key prefix.
  */
-import { type TestContext, test } from 'vitest';
+import { inject, type TestContext, test } from 'vitest';
 import { harnessError } from '../../shared/errors.ts';
 import { createRedactor, type Redactor } from '../../shared/redact.ts';
 import { withTimeout } from '../../shared/with-timeout.ts';
@@ -11,8 +12,8 @@ import { missingCapability } from '../../target/areas.ts';
 import { loadTargetFileSync, targetFromEnv } from '../../target/load-target.ts';
 import { type Target, type TargetArea, targetSecrets } from '../../target/target.ts';
 import './case-meta.ts';
-import { createCaseContext, runId } from './case-context.ts';
-import type { CaseMeta, CaseOutcome } from './case-meta.ts';
+import { createCaseContext, runId as processRunId } from './case-context.ts';
+import type { CaseMeta, CaseOutcome, SuiteRun } from './case-meta.ts';
 import { reasonLine, verdictOf } from './case-verdict.ts';
 import type { ConformanceCase } from './conformance-case.ts';
 import { loadRuleCatalog } from './rule-catalog.ts';
@@ -26,25 +27,10 @@ export interface CaseSetup {
   readonly skipReason?: string;
 }
 
-/**
- * Targets read by path: every suite file of a run names the same file, and with vitest's isolation off
- * they share this module, so the file is read and validated once per run (each run writes a new file).
- */
-const targetsByPath = new Map<string, Target>();
-
-function targetFile(path: string): Target {
-  let target = targetsByPath.get(path);
-  if (!target) {
-    target = loadTargetFileSync(path);
-    targetsByPath.set(path, target);
-  }
-  return target;
-}
-
 /** The target of a suite run, or the one-sentence reason its cases are skipped. */
-export function resolveCaseSetup(area: TargetArea, env: Env = process.env): CaseSetup {
+export function resolveCaseSetup(area: TargetArea, env: Env = process.env, provided?: SuiteRun): CaseSetup {
   const file = env.SVC_TARGET_FILE?.trim();
-  const target = file ? targetFile(file) : targetFromEnv(env);
+  const target = provided?.target ?? (file ? loadTargetFileSync(file) : targetFromEnv(env));
   if (!target) {
     return { skipReason: 'No target: set SVC_TARGET_FILE, or the SVC_* variables (e.g. SVC_KV_URL and SVC_KV_TOKEN).' };
   }
@@ -52,16 +38,56 @@ export function resolveCaseSetup(area: TargetArea, env: Env = process.env): Case
   return { target };
 }
 
+/** What every suite file of one run shares: built once per run, since files share this module (no isolation). */
+interface RunSetup {
+  readonly key: string;
+  readonly provided: SuiteRun | undefined;
+  readonly rules: string | undefined;
+  readonly runId: string;
+  readonly redact: Redactor;
+  readonly setups: Map<TargetArea, CaseSetup>;
+}
+
+let current: RunSetup | undefined;
+
+function runSetup(): RunSetup {
+  const provided = inject('svcRun');
+  const rules = provided ? (provided.rules ?? undefined) : process.env.SVC_RULES?.trim() || undefined;
+  const key = provided ? `run:${provided.runId}` : `env:${process.env.SVC_TARGET_FILE ?? ''}:${rules ?? ''}`;
+  if (current?.key !== key) {
+    current = {
+      key,
+      provided,
+      rules,
+      runId: provided?.runId ?? processRunId,
+      // Plain vitest runs know only the target's secrets; the engine hands over every secret of its run.
+      redact: createRedactor(provided?.secrets ?? []),
+      setups: new Map(),
+    };
+  }
+  return current;
+}
+
+function caseSetupOf(run: RunSetup, area: TargetArea): { setup: CaseSetup; redact: Redactor } {
+  let setup = run.setups.get(area);
+  if (!setup) {
+    setup = resolveCaseSetup(area, process.env, run.provided);
+    run.setups.set(area, setup);
+  }
+  const redact = run.provided || !setup.target ? run.redact : createRedactor(targetSecrets(setup.target));
+  return { setup, redact };
+}
+
 /** Share of the vitest timeout a case's run may use; the rest is for its cleanups. */
 const runShare = 0.8;
 const defaultTimeoutMs = 30_000;
 
 export function registerCases(area: TargetArea, cases: readonly ConformanceCase[]): void {
-  const setup = resolveCaseSetup(area);
-  const rulesGlob = process.env.SVC_RULES?.trim() || undefined;
+  const run = runSetup();
+  const { setup, redact } = caseSetupOf(run, area);
+  const rulesGlob = run.rules;
   const matches = ruleFilter(rulesGlob);
   const selected = cases.filter((item) => matches(item.rules));
-  const redact = createRedactor(setup.target ? targetSecrets(setup.target) : []);
   if (selected.length === 0) {
     // vitest rejects a file without tests; this placeholder carries no case meta, so reports ignore it.
     test.skip(`no case of this file matches SVC_RULES=${rulesGlob ?? ''}`, () => {});
@@ -69,11 +95,11 @@ export function registerCases(area: TargetArea, cases: readonly ConformanceCase[
   }
   for (const item of selected) {
     const meta: CaseMeta = { id: item.id, area, rules: item.rules, title: item.title, expect: item.expect };
-    test(item.id, { meta: { svcCase: meta } }, (context) => runCase(item, setup, redact, context));
+    test(item.id, { meta: { svcCase: meta } }, (context) => runCase(item, setup, redact, run.runId, context));
   }
 }
 
-async function runCase(item: ConformanceCase, setup: CaseSetup, redact: Redactor, context: TestContext) {
+async function runCase(item: ConformanceCase, setup: CaseSetup, redact: Redactor, runId: string, context: TestContext) {
   const finish = (outcome: CaseOutcome) => {
     context.task.meta.svcOutcome = outcome;
   };

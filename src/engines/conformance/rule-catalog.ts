@@ -5,37 +5,13 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { Rule } from '../../results/rule.ts';
-import type { TargetArea } from '../../target/target.ts';
+import { createRuleCatalog, type Rule, type RuleCatalog } from '../../results/rule.ts';
 import { rulesDir } from './repo-paths.ts';
-
-export interface RuleCatalog {
-  /** Every rule in file order, duplicates included (a test rejects them). */
-  readonly rules: readonly Rule[];
-  /** The catalog files read, relative to the repository: `conformance/rules/kv-rules.ts`. */
-  readonly files: readonly string[];
-  get(id: string): Rule | undefined;
-  has(id: string): boolean;
-  byArea(area: TargetArea): readonly Rule[];
-}
 
 function isRule(value: unknown): value is Rule {
   if (typeof value !== 'object' || value === null) return false;
   const rule = value as Record<string, unknown>;
   return ['id', 'area', 'level', 'section', 'text'].every((field) => typeof rule[field] === 'string');
-}
-
-/** Builds a catalog from rules already in memory (the loader and tests use it). */
-export function createRuleCatalog(rules: readonly Rule[], files: readonly string[] = []): RuleCatalog {
-  const byId = new Map<string, Rule>();
-  for (const rule of rules) if (!byId.has(rule.id)) byId.set(rule.id, rule);
-  return {
-    rules,
-    files,
-    get: (id) => byId.get(id),
-    has: (id) => byId.has(id),
-    byArea: (area) => rules.filter((rule) => rule.area === area),
-  };
 }
 
 let cached: Promise<RuleCatalog> | undefined;

@@ -1,14 +1,8 @@
 /** Which cases cover which rule: the catalog joined with the case registry (pure). */
 
-import type { Rule } from '../../results/rule.ts';
+import type { Rule, RuleCoverage } from '../../results/rule.ts';
 import type { TargetArea } from '../../target/target.ts';
 import type { CaseFile } from './case-registry.ts';
-
-export interface RuleCoverage {
-  readonly rule: Rule;
-  /** Ids of the cases naming the rule, sorted. */
-  readonly cases: readonly string[];
-}
 
 export function ruleCoverage(
   rules: readonly Rule[],

@@ -4,42 +4,24 @@
  * and write the reports (also when the run stops midway). The CLI command is a thin wrapper.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { FaultSet } from '../../reference/fault-registry.ts';
-import { allFaults } from '../../reference/faults.ts';
-import { writeReports } from '../../reporters/write-reports.ts';
+import { checkFaults, type EmbeddedReference, startEmbeddedReference } from '../../reference/embedded.ts';
 import { type CaseResult, type ConformanceRun, gateExitCode, type TargetRun } from '../../results/conformance-run.ts';
+import { type Reporter, type RunEvents, reporterEvents } from '../../results/reporter.ts';
+import type { RuleCatalog } from '../../results/rule.ts';
 import { harnessError, isHarnessError } from '../../shared/errors.ts';
 import { createRedactor, type Redactor } from '../../shared/redact.ts';
 import { areasOf, checkAreas, targetAreas } from '../../target/areas.ts';
 import { loadTargetFileSync } from '../../target/load-target.ts';
 import { describeTarget, type Target, type TargetArea, targetSecrets } from '../../target/target.ts';
 import { type CaseFile, loadCaseFiles } from './case-registry.ts';
-import { type EmbeddedReference, startEmbeddedReference } from './embedded-reference.ts';
 import { applyExpectations, type Expectation, loadExpectationsFile, utcDay } from './expectations.ts';
 import { probeTarget } from './probe-target.ts';
 import { repoRoot } from './repo-paths.ts';
-import { loadRuleCatalog, type RuleCatalog } from './rule-catalog.ts';
+import { loadRuleCatalog } from './rule-catalog.ts';
 import { globMatchesAny, ruleFilter } from './rule-glob.ts';
 import { runSuites } from './vitest-runner.ts';
-
-export interface RunObserver {
-  onTarget?(name: string, embedded: boolean): void;
-  /** How many cases are about to run against the current target. */
-  onPlanned?(count: number): void;
-  onResult?(result: CaseResult): void;
-  /** A one-line problem (a target down, a suite file that failed); already redacted. */
-  onProblem?(line: string): void;
-}
-
-/** The result with every secret the run knows replaced (workers redact too; this is the second net). */
-function redactResult(result: CaseResult, redact: (text: string) => string): CaseResult {
-  const verdict =
-    'reason' in result.verdict ? { ...result.verdict, reason: redact(result.verdict.reason) } : result.verdict;
-  return { ...result, verdict, notes: result.notes.map(redact) };
-}
 
 export interface ConformanceOptions {
   /** Target files; none: the embedded reference service. */
@@ -54,7 +36,8 @@ export interface ConformanceOptions {
   /** Fault switches of the embedded reference; only without targets. */
   readonly faults?: readonly string[];
   readonly signal?: AbortSignal;
-  readonly observer?: RunObserver;
+  /** What renders and writes the run (src/reporters, chosen by name in the CLI). @default none */
+  readonly reporters?: readonly Reporter[];
   /** The folder with vitest.config.ts and conformance/ (the engine's tests use a fixture suite). @default the repository */
   readonly suiteRoot?: string;
   /** @default () => new Date() */
@@ -81,7 +64,7 @@ function checkOptions(options: ConformanceOptions, catalog: RuleCatalog): void {
     throw harnessError('SVC_USAGE', 'conformance: --fault works only with the embedded reference (without --target)');
   }
   // The same checks the reference and the CLI make, made here too: the options may come from code.
-  new FaultSet(options.faults ?? [], allFaults);
+  checkFaults(options.faults ?? []);
   checkAreas('conformance', options.areas ?? [], targetAreas);
   if (
     options.rules !== undefined &&
@@ -147,11 +130,12 @@ export async function runConformance(options: ConformanceOptions = {}): Promise<
     ...(reference ? [...targetSecrets(reference.target), ...reference.secrets] : []),
   ];
   const redact: Redactor = createRedactor(secrets);
+  const events = reporterEvents(options.reporters ?? []);
   const problems: string[] = [];
   const problem = (line: string) => {
     const safe = redact(line);
     problems.push(safe);
-    options.observer?.onProblem?.(safe);
+    events.onProblem(safe);
   };
   const targetRuns: TargetRun[] = [];
   let aborted: string | undefined;
@@ -162,8 +146,9 @@ export async function runConformance(options: ConformanceOptions = {}): Promise<
   try {
     for (const { target, embedded } of planned) {
       if (options.signal?.aborted) break;
-      options.observer?.onTarget?.(target.name, embedded);
-      targetRuns.push(await runTarget(target, embedded, { options, caseFiles, suiteRoot, runId, problem, redact }));
+      events.onTarget(target.name, embedded);
+      const context = { options, caseFiles, suiteRoot, runId, secrets, problem, redact, events };
+      targetRuns.push(await runTarget(target, embedded, context));
     }
     if (options.signal?.aborted) aborted = 'interrupted (SIGINT)';
   } catch (error) {
@@ -201,7 +186,7 @@ export async function runConformance(options: ConformanceOptions = {}): Promise<
       exitCode: gateExitCode(results, problems, aborted),
       reportDir,
     };
-    await writeReports(run, catalog, reportDir, redact);
+    await events.onRunEnd(run, { catalog, redact });
     return run;
   }
 }
@@ -211,8 +196,11 @@ interface TargetContext {
   readonly caseFiles: readonly CaseFile[];
   readonly suiteRoot: string;
   readonly runId: string;
+  /** Every secret of the run: the suites redact what they report with them, once. */
+  readonly secrets: readonly string[];
   readonly problem: (line: string) => void;
   readonly redact: Redactor;
+  readonly events: RunEvents;
 }
 
 async function runTarget(target: Target, embedded: boolean, context: TargetContext): Promise<TargetRun> {
@@ -247,37 +235,33 @@ async function runTarget(target: Target, embedded: boolean, context: TargetConte
     return { ...base, problem: line, cases: notRun(line) };
   }
 
-  const folder = await mkdtemp(join(tmpdir(), 'svc-harness-'));
-  try {
-    const targetFile = join(folder, 'target.json');
-    await writeFile(targetFile, JSON.stringify(target), { mode: 0o600 });
-    options.observer?.onPlanned?.(expected.length);
-    const collected = await runSuites({
-      root: context.suiteRoot,
-      areas,
-      targetFile,
-      targetName: target.name,
-      ...(options.rules !== undefined && {
-        rules: options.rules,
-        // With a rule filter, vitest loads only the suite files that hold a selected case.
-        caseFiles: [...new Set(expected.map(({ file }) => file.file))],
-      }),
+  context.events.onPlanned(expected.length);
+  const collected = await runSuites({
+    root: context.suiteRoot,
+    areas,
+    // A snapshot in plain data: the reference's target reads its tokens through getters.
+    run: {
+      target: JSON.parse(JSON.stringify(target)) as Target,
+      secrets: context.secrets,
+      rules: options.rules ?? null,
       runId: context.runId,
-      ...(options.signal && { signal: options.signal }),
-      onResult: (result) => options.observer?.onResult?.(redactResult(result, context.redact)),
-    });
-    for (const line of collected.problems) context.problem(line);
-    const results = collected.results.map((result) => redactResult(result, context.redact));
-    const seen = new Set(results.map((result) => result.caseId));
-    const reason = collected.problems[0]
-      ? `not run: ${collected.problems[0]}`
-      : options.signal?.aborted
-        ? 'not run: the run was interrupted'
-        : 'not run: no suite file registered it (its <name>.test.ts must call registerCases)';
-    const missing = notRun(reason).filter((result) => !seen.has(result.caseId));
-    const cases = [...results, ...missing].sort((a, b) => a.caseId.localeCompare(b.caseId));
-    return { ...base, cases };
-  } finally {
-    await rm(folder, { recursive: true, force: true });
-  }
+    },
+    ...(options.rules !== undefined && {
+      // With a rule filter, vitest loads only the suite files that hold a selected case.
+      caseFiles: [...new Set(expected.map(({ file }) => file.file))],
+    }),
+    ...(options.signal && { signal: options.signal }),
+    onResult: (result) => context.events.onResult(result),
+  });
+  for (const line of collected.problems) context.problem(line);
+  const results = collected.results;
+  const seen = new Set(results.map((result) => result.caseId));
+  const reason = collected.problems[0]
+    ? `not run: ${collected.problems[0]}`
+    : options.signal?.aborted
+      ? 'not run: the run was interrupted'
+      : 'not run: no suite file registered it (its <name>.test.ts must call registerCases)';
+  const missing = notRun(reason).filter((result) => !seen.has(result.caseId));
+  const cases = [...results, ...missing].sort((a, b) => a.caseId.localeCompare(b.caseId));
+  return { ...base, cases };
 }

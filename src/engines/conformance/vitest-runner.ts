@@ -1,30 +1,29 @@
 /**
  * Runs the suites of some areas against one target through vitest's Node API: project
  * `conformance`, the selected areas' folders only, our collector as the only reporter, and vitest's
- * own console output discarded.
+ * own console output discarded. The target reaches the suite files through `provide`.
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { createVitest } from 'vitest/node';
 import type { CaseResult } from '../../results/conformance-run.ts';
+import { createRedactor } from '../../shared/redact.ts';
 import type { TargetArea } from '../../target/target.ts';
 import { CaseCollector, type CollectedRun } from './case-collector.ts';
+import type { SuiteRun } from './case-meta.ts';
 
 export interface SuiteRunOptions {
   /** The folder holding vitest.config.ts and conformance/. */
   readonly root: string;
   readonly areas: readonly TargetArea[];
-  /** The target file (mode 0600) the suites read through SVC_TARGET_FILE. */
-  readonly targetFile: string;
-  readonly targetName: string;
-  readonly rules?: string;
+  /** The target, its secrets, the rule filter and the run id, handed to every suite file. */
+  readonly run: SuiteRun;
   /**
    * Only these case files (relative, `conformance/kv/pipeline.cases.ts`): their suite files
    * (`conformance/kv/pipeline.test.ts`) are the only ones vitest loads. @default every file of the areas
    */
   readonly caseFiles?: readonly string[];
-  readonly runId: string;
   readonly signal?: AbortSignal;
   readonly onResult?: (result: CaseResult) => void;
 }
@@ -51,86 +50,68 @@ function discardingSink(): Writable {
   return new Writable({ write: (_chunk, _encoding, done) => done() });
 }
 
-/** Sets the variables the suite files read for the duration of one run, then restores them. */
-async function withEnv<T>(vars: Record<string, string | undefined>, body: () => Promise<T>): Promise<T> {
-  const saved = Object.fromEntries(Object.keys(vars).map((name) => [name, process.env[name]]));
-  const apply = (values: Record<string, string | undefined>) => {
-    for (const [name, value] of Object.entries(values)) {
-      if (value === undefined) delete process.env[name];
-      else process.env[name] = value;
-    }
-  };
-  apply(vars);
-  try {
-    return await body();
-  } finally {
-    apply(saved);
-  }
-}
-
 export async function runSuites(options: SuiteRunOptions): Promise<CollectedRun> {
   const folders = options.caseFiles
     ? // vitest filters are path substrings: `…/pipeline.` selects pipeline.test.ts, not pipeline-x.test.ts.
       options.caseFiles.map((file) => join(options.root, file.replace(/cases\.ts$/, '')))
     : suiteFolders(options.root, options.areas);
   const collector = new CaseCollector({
-    target: options.targetName,
+    target: options.run.target.name,
     ...(options.onResult && { onResult: options.onResult }),
+    redact: createRedactor(options.run.secrets),
   });
   if (folders.length === 0) return collector.collected;
   const sink = discardingSink();
-  const env = { SVC_TARGET_FILE: options.targetFile, SVC_RULES: options.rules, SVC_RUN_ID: options.runId };
   const savedExitCode = process.exitCode;
-  return withEnv(env, async () => {
-    const signalListeners = listenersOf(stopSignals);
-    const vitest = await createVitest(
-      {
-        root: options.root,
-        config: join(options.root, 'vitest.config.ts'),
-        project: ['conformance'],
-        run: true,
-        watch: false,
-        reporters: [collector],
-        passWithNoTests: true,
-        color: false,
-        // Cases wait on the network, not the CPU: threads without isolation start fastest.
-        pool: 'threads',
-        isolate: false,
-        // One file at a time, in one worker: cases may change target-wide settings through the admin
-        // hook (the daily request limit) and restore them in cleanup; parallel files would interfere.
-        maxWorkers: 1,
-        fileParallelism: false,
-        // Results of earlier runs would reorder the files; a conformance run is the same every time.
-        cache: false,
-      },
-      {},
-      { stdout: sink, stderr: sink },
-    );
-    // vitest's logger exits the process on SIGINT/SIGTERM; the command must first stop the reference
-    // and write what it measured, so those handlers go and the command's own signal handling stays.
-    for (const signal of stopSignals) {
-      for (const listener of process.listeners(signal)) {
-        if (!signalListeners.get(signal)?.has(listener)) process.off(signal, listener);
-      }
+  const signalListeners = listenersOf(stopSignals);
+  const vitest = await createVitest(
+    {
+      root: options.root,
+      config: join(options.root, 'vitest.config.ts'),
+      project: ['conformance'],
+      run: true,
+      watch: false,
+      reporters: [collector],
+      passWithNoTests: true,
+      color: false,
+      // Cases wait on the network, not the CPU: threads without isolation start fastest.
+      pool: 'threads',
+      isolate: false,
+      // One file at a time, in one worker: cases may change target-wide settings through the admin
+      // hook (the daily request limit) and restore them in cleanup; parallel files would interfere.
+      maxWorkers: 1,
+      fileParallelism: false,
+      // Results of earlier runs would reorder the files; a conformance run is the same every time.
+      cache: false,
+    },
+    {},
+    { stdout: sink, stderr: sink },
+  );
+  vitest.provide('svcRun', options.run);
+  // vitest's logger exits the process on SIGINT/SIGTERM; the command must first stop the reference
+  // and write what it measured, so those handlers go and the command's own signal handling stays.
+  for (const signal of stopSignals) {
+    for (const listener of process.listeners(signal)) {
+      if (!signalListeners.get(signal)?.has(listener)) process.off(signal, listener);
     }
-    // On abort: ask vitest to cancel, and stop waiting after a grace period (a case may be mid-wait).
-    let onAbort = () => {};
-    const stopped = new Promise<void>((resolve) => {
-      onAbort = () => {
-        void vitest.cancelCurrentRun('keyboard-input');
-        setTimeout(resolve, abortGraceMs).unref();
-      };
-    });
-    if (options.signal?.aborted) onAbort();
-    else options.signal?.addEventListener('abort', onAbort, { once: true });
-    try {
-      await Promise.race([vitest.start(folders), stopped]);
-    } finally {
-      options.signal?.removeEventListener('abort', onAbort);
-      await Promise.race([vitest.close(), new Promise((resolve) => setTimeout(resolve, abortGraceMs).unref())]);
-      // vitest marks a failed run on the process; the gate decides the exit code, not vitest.
-      process.exitCode = savedExitCode;
-    }
-    return collector.collected;
+  }
+  // On abort: ask vitest to cancel, and stop waiting after a grace period (a case may be mid-wait).
+  let onAbort = () => {};
+  const stopped = new Promise<void>((resolve) => {
+    onAbort = () => {
+      void vitest.cancelCurrentRun('keyboard-input');
+      setTimeout(resolve, abortGraceMs).unref();
+    };
   });
+  if (options.signal?.aborted) onAbort();
+  else options.signal?.addEventListener('abort', onAbort, { once: true });
+  try {
+    await Promise.race([vitest.start(folders), stopped]);
+  } finally {
+    options.signal?.removeEventListener('abort', onAbort);
+    await Promise.race([vitest.close(), new Promise((resolve) => setTimeout(resolve, abortGraceMs).unref())]);
+    // vitest marks a failed run on the process; the gate decides the exit code, not vitest.
+    process.exitCode = savedExitCode;
+  }
+  return collector.collected;
 }

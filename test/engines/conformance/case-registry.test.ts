@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { loadCaseFiles } from '../../../src/engines/conformance/case-registry.ts';
-import { createRuleCatalog, loadRuleCatalog } from '../../../src/engines/conformance/rule-catalog.ts';
+import { loadRuleCatalog } from '../../../src/engines/conformance/rule-catalog.ts';
+import { createRuleCatalog } from '../../../src/results/rule.ts';
 import { fixtureSuiteRoot } from './fixture-run.ts';
 
 describe('loadCaseFiles', () => {

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { runConformance } from '../../../src/engines/conformance/run-conformance.ts';
 import type { ConformanceRun } from '../../../src/results/conformance-run.ts';
 import { isHarnessError } from '../../../src/shared/errors.ts';
-import { type FixtureTarget, fixtureSuiteRoot, startFixtureTarget } from './fixture-run.ts';
+import { type FixtureTarget, fileReporters, fixtureSuiteRoot, startFixtureTarget } from './fixture-run.ts';
 
 let fixture: FixtureTarget;
 
@@ -22,6 +22,7 @@ describe('runConformance against the fixture suite', () => {
   let run: ConformanceRun;
   beforeAll(async () => {
     run = await runConformance({
+      reporters: fileReporters(),
       targets: [fixture.targetFile],
       reportDir: join(fixture.dir, 'all'),
       suiteRoot: fixtureSuiteRoot,
@@ -65,6 +66,7 @@ describe('runConformance against the fixture suite', () => {
 describe('rule filter', () => {
   test('--rules keeps only the cases of matching rules; all passing gives exit code 0', async () => {
     const run = await runConformance({
+      reporters: fileReporters(),
       targets: [fixture.targetFile],
       rules: 'B.status.*,B.observe.*',
       reportDir: join(fixture.dir, 'filtered'),
@@ -80,6 +82,7 @@ describe('rule filter', () => {
 
   test('a glob that matches no rule is a usage error', async () => {
     const error = await runConformance({
+      reporters: fileReporters(),
       targets: [fixture.targetFile],
       rules: 'Z.*',
       suiteRoot: fixtureSuiteRoot,
@@ -93,6 +96,7 @@ describe('expectations', () => {
     const file = join(fixture.dir, `expectations-${rules.length}-${Math.random()}.json`);
     await writeFile(file, JSON.stringify(expectations));
     return runConformance({
+      reporters: fileReporters(),
       targets: [fixture.targetFile],
       rules,
       expectations: file,
@@ -129,6 +133,7 @@ describe('expectations', () => {
 describe('several targets', () => {
   test('one report with a section per target; names made unique', async () => {
     const run = await runConformance({
+      reporters: fileReporters(),
       targets: [fixture.targetFile, fixture.targetFile],
       rules: 'B.status.*',
       reportDir: join(fixture.dir, 'two'),

@@ -1,5 +1,11 @@
-/** The embedded default target: the reference service, started for one run and always stopped. */
-import type { Target } from '../../target/target.ts';
+/**
+ * The reference's one door for the run engines: check fault names before a run, and start the
+ * reference as the embedded default target for one run (always stopped by the caller). Engines
+ * import this module and nothing else of src/reference (the linter holds them to it).
+ */
+import type { Target } from '../target/target.ts';
+import { FaultSet } from './fault-registry.ts';
+import { allFaults } from './faults.ts';
 
 export interface EmbeddedReference {
   readonly target: Target;
@@ -8,8 +14,14 @@ export interface EmbeddedReference {
   stop(): Promise<void>;
 }
 
+/** Throws the one usage line the reference itself gives for an unknown fault name. */
+export function checkFaults(names: readonly string[]): void {
+  new FaultSet(names, allFaults);
+}
+
 export async function startEmbeddedReference(faults: readonly string[]): Promise<EmbeddedReference> {
-  const { startReference } = await import('../../reference/reference-service.ts');
+  // Loaded on use: a run against a target file never loads the reference's servers and Redis client.
+  const { startReference } = await import('./reference-service.ts');
   const reference = await startReference({ faults });
   const password = safePassword(reference.redis.url);
   return {

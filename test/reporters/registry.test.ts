@@ -2,11 +2,14 @@ import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
-import { reportFiles, writeReports } from '../../src/reporters/write-reports.ts';
+import { createReporters } from '../../src/reporters/registry.ts';
+import { reporterEvents } from '../../src/results/reporter.ts';
 import { createRedactor } from '../../src/shared/redact.ts';
 import { sampleCatalog, sampleRun } from './sample-run.ts';
 
-describe('writeReports', () => {
+const reportFiles = ['report.json', 'junit.xml', 'summary.md'];
+
+describe('the file reporters', () => {
   const dirs: string[] = [];
   afterAll(() => Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true }))));
 
@@ -14,10 +17,14 @@ describe('writeReports', () => {
     const base = await mkdtemp(join(tmpdir(), 'svc-reports-'));
     dirs.push(base);
     const dir = join(base, 'nested', 'run');
-    // runConformance creates the folder before the run; writeReports only writes into it.
+    // runConformance creates the folder before the run; the reporters only write into it.
     await mkdir(dir, { recursive: true });
     const secret = 'Unauthorized';
-    await writeReports(sampleRun, sampleCatalog, dir, createRedactor([secret]));
+    const events = reporterEvents(createReporters(['json', 'junit', 'markdown']));
+    await events.onRunEnd(
+      { ...sampleRun, reportDir: dir },
+      { catalog: sampleCatalog, redact: createRedactor([secret]) },
+    );
     expect((await readdir(dir)).sort()).toEqual([...reportFiles].sort());
     for (const name of reportFiles) {
       const text = await readFile(join(dir, name), 'utf8');

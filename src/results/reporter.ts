@@ -1,0 +1,58 @@
+/**
+ * What a run tells its reporters (after vitest's reporter interface): lifecycle events while it
+ * runs, and the one run object at the end. Runners call these hooks and nothing else; reporters
+ * (src/reporters/) render and write. Every hook is optional.
+ */
+import type { CaseResult, ConformanceRun } from './conformance-run.ts';
+import type { RuleCatalog } from './rule.ts';
+
+/** What every reporter is handed with the finished run. */
+export interface RunEndContext {
+  /** The catalog the run's rules come from (rule tables by verdict). */
+  readonly catalog: RuleCatalog;
+  /**
+   * Replaces every secret the run knows (the targets' and the embedded reference's). Reporters pass
+   * what they write through it: the output boundary, so no renderer has to think about secrets.
+   */
+  readonly redact: (text: string) => string;
+}
+
+export interface Reporter {
+  /** The name `--reporter` chooses it by. */
+  readonly name: string;
+  /** The file it writes into the report folder, if any (the console names them). */
+  readonly file?: string;
+  /** A target's cases are about to run; `embedded` for the reference the run started itself. */
+  onTarget?(name: string, embedded: boolean): void;
+  /** How many cases are about to run against the current target. */
+  onPlanned?(count: number): void;
+  /** A case ended (its texts already redacted). */
+  onResult?(result: CaseResult): void;
+  /** A one-line problem (a target down, a suite file that failed); already redacted. */
+  onProblem?(line: string): void;
+  /** The run ended, completely or not (`run.aborted`): render and write. */
+  onRunEnd?(run: ConformanceRun, context: RunEndContext): void | Promise<void>;
+}
+
+/** The hooks a runner calls: every reporter's, in order; `onRunEnd` waits for each in turn. */
+export type RunEvents = Required<Omit<Reporter, 'name' | 'file'>>;
+
+export function reporterEvents(reporters: readonly Reporter[]): RunEvents {
+  return {
+    onTarget: (name, embedded) => {
+      for (const reporter of reporters) reporter.onTarget?.(name, embedded);
+    },
+    onPlanned: (count) => {
+      for (const reporter of reporters) reporter.onPlanned?.(count);
+    },
+    onResult: (result) => {
+      for (const reporter of reporters) reporter.onResult?.(result);
+    },
+    onProblem: (line) => {
+      for (const reporter of reporters) reporter.onProblem?.(line);
+    },
+    onRunEnd: async (run, context) => {
+      for (const reporter of reporters) await reporter.onRunEnd?.(run, context);
+    },
+  };
+}
