@@ -4,6 +4,7 @@
  */
 import autocannon from 'autocannon';
 import { httpRequest, jsonBody } from '../src/http/http-client.ts';
+import { pathRequest, pipelineRequest, type TextKvRequest } from '../src/protocol/kv/request-forms.ts';
 
 export interface HttpCase {
   readonly label: string;
@@ -26,20 +27,11 @@ export interface HttpFigures {
 export const benchKey = 'key:__rand_int__';
 const benchValue = 'xxx';
 
-interface RequestShape {
-  readonly method: 'GET' | 'POST';
-  readonly path: string;
-  readonly body?: string;
-}
-
-export function requestFor(testCase: HttpCase): RequestShape {
+/** The kv request forms the suites send too (src/protocol): the path form, or POST /pipeline. */
+export function requestFor(testCase: HttpCase): TextKvRequest {
   const command = testCase.command === 'SET' ? ['SET', benchKey, benchValue] : ['GET', benchKey];
-  if (testCase.pipeline === 1) return { method: 'GET', path: `/${command.map(encodeURIComponent).join('/')}` };
-  return {
-    method: 'POST',
-    path: '/pipeline',
-    body: JSON.stringify(Array.from({ length: testCase.pipeline }, () => command)),
-  };
+  if (testCase.pipeline === 1) return pathRequest('GET', command);
+  return pipelineRequest(Array.from({ length: testCase.pipeline }, () => command));
 }
 
 /** One request first: the load is only worth measuring if the reference answers it correctly. */

@@ -6,7 +6,7 @@
 
 import { defineCases } from '../../src/engines/conformance/conformance-case.ts';
 import { jsonBody } from '../../src/http/http-client.ts';
-import { b64 } from '../support/base64.ts';
+import { toBase64 } from '../../src/protocol/kv/base64.ts';
 import { keySpace } from '../support/key-space.ts';
 import {
   checkContentType,
@@ -56,12 +56,12 @@ export const cases = defineCases([
         ['HSET', hash, 'a', 'first', 'b', ''],
       ]);
       const base64 = { encoding: 'base64' } as const;
-      checkResult('B.encoding.base64', await kv.root(['GET', key], base64), b64('héllo wörld'), 'GET');
+      checkResult('B.encoding.base64', await kv.root(['GET', key], base64), toBase64('héllo wörld'), 'GET');
       const array = await kv.root(['HMGET', hash, 'a', 'missing', 'b'], base64);
-      checkResult('B.encoding.base64', array, [b64('first'), null, ''], 'HMGET');
+      checkResult('B.encoding.base64', array, [toBase64('first'), null, ''], 'HMGET');
       checkResult('B.encoding.base64', await kv.root(['STRLEN', key], base64), 13, 'STRLEN (an integer)');
-      checkResult('B.encoding.base64', await kv.root(['PING'], base64), b64('PONG'), 'PING');
-      checkResult('B.encoding.base64', await kv.path('GET', ['echo', 'echoed'], base64), b64('echoed'), 'ECHO');
+      checkResult('B.encoding.base64', await kv.root(['PING'], base64), toBase64('PONG'), 'PING');
+      checkResult('B.encoding.base64', await kv.path('GET', ['echo', 'echoed'], base64), toBase64('echoed'), 'ECHO');
       for (const encoding of ['BASE64', 'hex']) {
         ctx.observe(`encoding ${JSON.stringify(encoding)}: ${describe(await kv.root(['GET', key], { encoding }))}`);
       }
@@ -97,9 +97,9 @@ export const cases = defineCases([
       ];
       const expected = [
         { result: 'OK' },
-        { result: b64('v1') },
+        { result: toBase64('v1') },
         { result: 3 },
-        { result: b64('v12') },
+        { result: toBase64('v12') },
         { error: true },
       ] as const;
       const pipeline = await kv.pipeline(commands, { encoding: 'base64' });
@@ -121,9 +121,9 @@ export const cases = defineCases([
       const exact = resultOf('B.utf8.replacement', await kv.root(['GET', key], { encoding: 'base64' }), 'base64');
       checkThat(
         'B.utf8.replacement',
-        exact === b64(invalidUtf8),
+        exact === toBase64(invalidUtf8),
         `base64 ${String(exact)}`,
-        `base64 ${b64(invalidUtf8)}`,
+        `base64 ${toBase64(invalidUtf8)}`,
       );
       const jsonRes = await kv.root(['GET', key]);
       checkUtf8Body('B.utf8.replacement', jsonRes, 'JSON');

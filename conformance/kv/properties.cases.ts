@@ -7,8 +7,8 @@
 import fc from 'fast-check';
 import { CheckFailure, show } from '../../src/engines/conformance/check-failure.ts';
 import { defineCases } from '../../src/engines/conformance/conformance-case.ts';
+import { toBase64 } from '../../src/protocol/kv/base64.ts';
 import { adminClient } from '../support/admin-client.ts';
-import { b64 } from '../support/base64.ts';
 import { type KeySpace, keySpace } from '../support/key-space.ts';
 import { checkResp2, checkResult, checkThat, checkUtf8Body, describe, resultOf } from '../support/kv-checks.ts';
 import { createKvClient, type KvClient } from '../support/kv-client.ts';
@@ -50,7 +50,7 @@ export const cases = defineCases([
           checkResult(
             'B.encoding.base64',
             await kv.root(['GET', key], { encoding: 'base64' }),
-            b64(bytes),
+            toBase64(bytes),
             'GET, base64',
           );
           checkResp2('B.format.resp2', await kv.root(['GET', key], { format: 'resp2' }), resp2(bytes), 'GET, resp2');
@@ -86,7 +86,7 @@ export const cases = defineCases([
           checkResult(
             'B.encoding.base64',
             await kv.root(['GET', key], { encoding: 'base64' }),
-            b64(value),
+            toBase64(value),
             'GET, base64',
           );
           checkResult('B.path.percent-decoding', await kv.path('GET', ['echo', name]), name, 'ECHO by path');

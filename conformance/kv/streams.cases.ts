@@ -2,20 +2,15 @@
  * Spec "Endpoints > Area B" and "Events" 4: the /monitor and /subscribe/{channel} event streams and
  * /publish, with real concurrent clients. Streams close in cleanup; every wait has a timeout.
  */
+
 import { CheckFailure } from '../../src/engines/conformance/check-failure.ts';
 import { type CaseContext, defineCases } from '../../src/engines/conformance/conformance-case.ts';
+import { publishPath, subscribePath } from '../../src/protocol/kv/request-forms.ts';
 import { mapLimit } from '../support/bounded.ts';
 import { keySpace } from '../support/key-space.ts';
 import { checkResult, checkThat, mediaType } from '../support/kv-checks.ts';
 import { createKvClient, type KvClient } from '../support/kv-client.ts';
-import {
-  collectUntil,
-  nextEvent,
-  type OpenedStream,
-  openKvStream,
-  publishPath,
-  subscribePath,
-} from '../support/kv-streams.ts';
+import { collectUntil, nextEvent, type OpenedStream, openKvStream } from '../support/kv-streams.ts';
 
 /** The first data item of /monitor is OK; the JSON string "OK" is accepted and recorded. */
 function isOk(data: string | undefined): boolean {

@@ -5,8 +5,9 @@
  */
 import type { CaseContext } from '../../src/engines/conformance/conformance-case.ts';
 import type { HttpResponse } from '../../src/http/http-client.ts';
+import { encodeSegment } from '../../src/protocol/kv/request-forms.ts';
 import type { Credentials } from './credentials.ts';
-import { createKvClient, encodeSegment, type KvClient } from './kv-client.ts';
+import { createKvClient, type KvClient } from './kv-client.ts';
 
 export interface KeySpace {
   /** A key under the case prefix, deleted after the case. */

@@ -3,13 +3,25 @@
  * Area B" built from the target and its dialect (vendor header names come from the dialect table).
  */
 import type { CaseContext } from '../../src/engines/conformance/conformance-case.ts';
-import { type HttpMethod, type HttpResponse, httpRequest } from '../../src/http/http-client.ts';
+import { type HttpResponse, httpRequest } from '../../src/http/http-client.ts';
+import {
+  type Arg,
+  type JsonArg,
+  type KvMethod,
+  type KvRequestShape,
+  kvVendorHeaders,
+  multiExecRequest,
+  pathRequest,
+  pipelineRequest,
+  postBodyRequest,
+  type QueryPairs,
+  queryString,
+  rootRequest,
+} from '../../src/protocol/kv/request-forms.ts';
 import { vendorHeader } from '../../src/target/dialects.ts';
 import { type Credentials, standard, wireCredentials } from './credentials.ts';
 
-/** A protocol argument: text (sent as UTF-8) or exact bytes. */
-export type Arg = string | Uint8Array;
-export type JsonArg = string | number;
+export type { Arg, JsonArg };
 
 export interface KvCallOptions {
   /** @default standard token by header */
@@ -22,26 +34,14 @@ export interface KvCallOptions {
   readonly timeoutMs?: number;
 }
 
-export interface RawKvRequest extends KvCallOptions {
-  readonly method: HttpMethod;
-  /** Path after the kv base URL, already encoded, starting with `/`. */
-  readonly path: string;
-  /** Query pairs (names and values are encoded here). */
-  readonly query?: readonly (readonly [string, string])[];
-  readonly body?: string | Uint8Array;
-  readonly contentType?: string;
-}
+/** A request form (src/protocol) with the options of this call. */
+export interface RawKvRequest extends KvCallOptions, KvRequestShape {}
 
 export interface KvClient {
   /** `METHOD /{command}/{arg1}/…`, each argument one percent-encoded segment. */
-  path(method: HttpMethod, args: readonly Arg[], options?: KvCallOptions): Promise<HttpResponse>;
+  path(method: KvMethod, args: readonly Arg[], options?: KvCallOptions): Promise<HttpResponse>;
   /** `POST /{command}/{args…}?NAME=value…` with `body` as the last argument before the query pairs. */
-  postBody(
-    args: readonly Arg[],
-    body: Arg,
-    query?: readonly (readonly [string, string])[],
-    options?: KvCallOptions,
-  ): Promise<HttpResponse>;
+  postBody(args: readonly Arg[], body: Arg, query?: QueryPairs, options?: KvCallOptions): Promise<HttpResponse>;
   /** `POST /` with a JSON array: command name first, then its arguments. */
   root(command: readonly JsonArg[], options?: KvCallOptions): Promise<HttpResponse>;
   pipeline(commands: readonly (readonly JsonArg[])[], options?: KvCallOptions): Promise<HttpResponse>;
@@ -49,22 +49,9 @@ export interface KvClient {
   /** Any request to the kv URL: a path, query pairs, a body, the headers from the options. */
   raw(request: RawKvRequest): Promise<HttpResponse>;
   /** The full URL of `path` with the query pairs (no credentials). */
-  url(path: string, query?: readonly (readonly [string, string])[]): string;
+  url(path: string, query?: QueryPairs): string;
   /** Headers for the options: credentials, vendor headers, extras. */
   headers(options?: KvCallOptions): Record<string, string>;
-}
-
-const unreserved = /^[A-Za-z0-9\-._~]$/;
-
-/** Percent-encodes every byte outside the unreserved set, so any byte string is one path segment. */
-export function encodeSegment(arg: Arg): string {
-  const bytes = typeof arg === 'string' ? Buffer.from(arg, 'utf8') : Buffer.from(arg);
-  let out = '';
-  for (const byte of bytes) {
-    const char = String.fromCharCode(byte);
-    out += byte < 0x80 && unreserved.test(char) ? char : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
-  }
-  return out;
 }
 
 export function createKvClient(ctx: CaseContext): KvClient {
@@ -72,16 +59,13 @@ export function createKvClient(ctx: CaseContext): KvClient {
   if (!kv) ctx.skip('the target has no kv area.');
   const base = kv.url.replace(/\/+$/, '');
 
-  const url = (path: string, query: readonly (readonly [string, string])[] = []) => {
-    const search = query.map(([name, value]) => `${encodeURIComponent(name)}=${encodeURIComponent(value)}`).join('&');
-    return `${base}${path}${search ? `?${search}` : ''}`;
-  };
+  const url = (path: string, query: QueryPairs = []) => `${base}${path}${queryString(query)}`;
 
   const headers = (options: KvCallOptions = {}) => {
     const wire = wireCredentials(ctx, options.credentials ?? standard);
     const out: Record<string, string> = { ...wire.headers };
-    if (options.encoding !== undefined) out[vendorHeader(ctx.dialect, 'Encoding')] = options.encoding;
-    if (options.format !== undefined) out[vendorHeader(ctx.dialect, 'Response-Format')] = options.format;
+    if (options.encoding !== undefined) out[vendorHeader(ctx.dialect, kvVendorHeaders.encoding)] = options.encoding;
+    if (options.format !== undefined) out[vendorHeader(ctx.dialect, kvVendorHeaders.responseFormat)] = options.format;
     return { ...out, ...options.headers };
   };
 
@@ -98,26 +82,14 @@ export function createKvClient(ctx: CaseContext): KvClient {
     });
   };
 
-  const commandPath = (args: readonly Arg[]) => `/${args.map(encodeSegment).join('/')}`;
-  const json = (method: HttpMethod, path: string, value: unknown, options: KvCallOptions = {}) =>
-    raw({ ...options, method, path, body: JSON.stringify(value), contentType: 'application/json' });
-
   return {
     url,
     headers,
     raw,
-    path: (method, args, options = {}) => raw({ ...options, method, path: commandPath(args) }),
-    postBody: (args, body, query = [], options = {}) =>
-      raw({
-        ...options,
-        method: 'POST',
-        path: commandPath(args),
-        query,
-        body: typeof body === 'string' ? body : Buffer.from(body),
-        contentType: typeof body === 'string' ? 'text/plain; charset=utf-8' : 'application/octet-stream',
-      }),
-    root: (command, options) => json('POST', '/', command, options),
-    pipeline: (commands, options) => json('POST', '/pipeline', commands, options),
-    multiExec: (commands, options) => json('POST', '/multi-exec', commands, options),
+    path: (method, args, options = {}) => raw({ ...options, ...pathRequest(method, args) }),
+    postBody: (args, body, query = [], options = {}) => raw({ ...options, ...postBodyRequest(args, body, query) }),
+    root: (command, options) => raw({ ...options, ...rootRequest(command) }),
+    pipeline: (commands, options) => raw({ ...options, ...pipelineRequest(commands) }),
+    multiExec: (commands, options) => raw({ ...options, ...multiExecRequest(commands) }),
   };
 }

@@ -5,7 +5,7 @@
 import type { CaseContext } from '../../src/engines/conformance/conformance-case.ts';
 import { openSse, type SseStream } from '../../src/http/sse-client.ts';
 import { type Credentials, standard, wireCredentials } from './credentials.ts';
-import { encodeSegment, type KvClient } from './kv-client.ts';
+import type { KvClient } from './kv-client.ts';
 
 export interface OpenedStream extends SseStream {
   /** Events taken so far by `collectUntil` and `first`. */
@@ -27,14 +27,6 @@ export async function openKvStream(
   ctx.onCleanup(() => stream.close());
   ctx.signal?.addEventListener('abort', () => stream.close(), { once: true });
   return Object.assign(stream, { seen: [] as string[] });
-}
-
-export function subscribePath(channel: string): string {
-  return `/subscribe/${encodeSegment(channel)}`;
-}
-
-export function publishPath(channel: string, message: string): string {
-  return `/publish/${encodeSegment(channel)}/${encodeSegment(message)}`;
 }
 
 /**

@@ -6,7 +6,7 @@
 import { CheckFailure, isCheckFailure, show } from '../../src/engines/conformance/check-failure.ts';
 import type { CaseContext } from '../../src/engines/conformance/conformance-case.ts';
 import type { HttpResponse } from '../../src/http/http-client.ts';
-import { b64 } from './base64.ts';
+import { toBase64 } from '../../src/protocol/kv/base64.ts';
 import { mapLimit } from './bounded.ts';
 import type { CredentialKind } from './credentials.ts';
 import { keySpace } from './key-space.ts';
@@ -77,7 +77,7 @@ function checkCell(oracle: CellOracle, res: HttpResponse, probe: Probe): string 
     case 'json-result': {
       checkStatus(oracle.statusRule, res, 200);
       checkContentType(oracle.contentTypeRule, res, 'application/json');
-      const reply = expect.base64 ? probe.reply.map((v) => (v === null ? v : b64(v))) : probe.reply;
+      const reply = expect.base64 ? probe.reply.map((v) => (v === null ? v : toBase64(v))) : probe.reply;
       const result = expect.items ? resultOfItem(oracle.bodyRule, res) : checkResultBody(oracle.bodyRule, res);
       if (JSON.stringify(result) !== JSON.stringify(reply)) {
         throw new CheckFailure(oracle.bodyRule, `result ${show(result)}`, `result ${show(reply)}`);

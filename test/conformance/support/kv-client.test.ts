@@ -1,8 +1,9 @@
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { createKvClient, encodeSegment } from '../../../conformance/support/kv-client.ts';
+import { createKvClient } from '../../../conformance/support/kv-client.ts';
 import { createCaseContext } from '../../../src/engines/conformance/case-context.ts';
+import { encodeSegment } from '../../../src/protocol/kv/request-forms.ts';
 
 interface Seen {
   readonly method: string | undefined;
