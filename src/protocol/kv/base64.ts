@@ -4,7 +4,7 @@
  * Buffer and no `atob` (k6), and the alphabet is all there is to it.
  */
 const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
-const valueOf: ReadonlyMap<string, number> = new Map([...alphabet].map((char, index) => [char, index]));
+const sextetOf: ReadonlyMap<string, number> = new Map([...alphabet].map((char, index) => [char, index]));
 const encoder = new TextEncoder();
 
 /** The base64 text of `value` (a string is taken as its UTF-8 bytes). */
@@ -29,7 +29,7 @@ export function fromBase64(text: string): Uint8Array | undefined {
   const bytes = new Uint8Array((text.length / 4) * 3 - padding);
   let at = 0;
   for (let i = 0; i < text.length; i += 4) {
-    const sextets = [0, 1, 2, 3].map((k) => valueOf.get(text[i + k]!) ?? 0);
+    const sextets = [0, 1, 2, 3].map((k) => sextetOf.get(text[i + k]!) ?? 0);
     const triple = (sextets[0]! << 18) | (sextets[1]! << 12) | (sextets[2]! << 6) | sextets[3]!;
     for (const shift of [16, 8, 0]) if (at < bytes.length) bytes[at++] = (triple >> shift) & 255;
   }

@@ -2,9 +2,10 @@
  * Renders outcomes as area B answers: `{result}` / `{error}` JSON (spec "Key-value REST responses"),
  * arrays of those for pipelines and transactions, or raw RESP2 bytes.
  */
-import { backingStoreUnavailable, type Outcome } from './kv-engine.ts';
+
 import type { KvFaultCheck } from './kv-fault-check.ts';
 import type { ResponseOptions } from './kv-headers.ts';
+import type { Outcome } from './kv-outcome.ts';
 import { errorResp2, type JsonReplyOptions, toJsonReply, toResp2 } from './reply-format.ts';
 
 export interface Answer {
@@ -52,16 +53,22 @@ export class KvAnswers {
     return this.#json(200, outcomes.map(this.#itemRenderer(options)));
   }
 
-  /** Spec "Errors": 200 when executed; 400 for syntax errors, unsupported commands, execution failures. */
+  /**
+   * Spec "Errors": 200 when executed; 400 for syntax errors, unsupported commands, execution failures;
+   * a backing store that is gone is the service's failure (500). Decided by the failure's kind alone.
+   */
   #status(outcome: Outcome): number {
     if (outcome.kind === 'reply') return this.#fault('success-status-201') ? 201 : 200;
-    if (outcome.error.startsWith(backingStoreUnavailable)) return 500;
-    const syntax = /^ERR (wrong number of arguments|syntax error)/.test(outcome.error);
-    if (syntax) return this.#fault('syntax-error-200') ? 200 : 400;
-    if (outcome.source === 'service' && outcome.error.startsWith('ERR Command is not available')) {
-      return this.#fault('unsupported-status-500') ? 500 : 400;
+    switch (outcome.errorKind) {
+      case 'unavailable':
+        return 500;
+      case 'syntax':
+        return this.#fault('syntax-error-200') ? 200 : 400;
+      case 'unsupported':
+        return this.#fault('unsupported-status-500') ? 500 : 400;
+      default:
+        return outcome.source === 'redis' && this.#fault('exec-failure-200') ? 200 : 400;
     }
-    return outcome.source === 'redis' && this.#fault('exec-failure-200') ? 200 : 400;
   }
 
   /**

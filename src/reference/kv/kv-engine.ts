@@ -3,35 +3,31 @@
  * limit), then single commands, pipelines and MULTI/EXEC transactions on the backing Redis.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { AbortError, ErrorReply } from '@redis/client';
 import { oneLine } from '../../shared/errors.ts';
 import { type CommandPolicy, commandName, transactionCommands } from './command-policy.ts';
 import type { JsonSupport } from './json/json-emulation.ts';
 import type { KvFaultCheck } from './kv-fault-check.ts';
 import { dailyLimitError, type KvLimits, maxRequestSizeError } from './kv-limits.ts';
+import {
+  type Failure,
+  failure,
+  fromReply,
+  type Outcome,
+  rejectedOutcome,
+  serviceError,
+  type TransactionOutcome,
+  unavailable,
+} from './kv-outcome.ts';
 import type { KvTokens, Principal, RedisUser } from './kv-tokens.ts';
-import { exactTypes, type RedisClient, type RedisConnections } from './redis-connections.ts';
+import { multiExec, type SendOptions, sendOptions } from './multi-exec.ts';
+import type { RedisClient, RedisConnections } from './redis-connections.ts';
 import { withReplyDeadline } from './reply-deadline.ts';
 import type { RedisReply } from './reply-format.ts';
 import { toWireArgs, type WireArg } from './wire-args.ts';
-import {
-  defaultWriteDeadlineMs,
-  missedWriteDeadline,
-  type WriteDeadline,
-  withWriteDeadline,
-} from './write-deadline.ts';
-
-/** What one command produced: a reply, or an error from Redis or from the service's own checks. */
-export type Outcome =
-  | { readonly kind: 'reply'; readonly reply: RedisReply }
-  | { readonly kind: 'error'; readonly error: string; readonly source: 'redis' | 'service' };
+import { defaultWriteDeadlineMs, withWriteDeadline } from './write-deadline.ts';
 
 /** Whether a /monitor or /subscribe stream may open, and as which Redis user (the default when undefined). */
 export type StreamAccess = { readonly refusal: string } | { readonly user: RedisUser | undefined };
-
-export type TransactionOutcome =
-  | { readonly kind: 'discarded'; readonly error: string }
-  | { readonly kind: 'results'; readonly results: readonly Outcome[] };
 
 export interface KvEngineParts {
   readonly connections: RedisConnections;
@@ -53,15 +49,6 @@ export interface KvEngineParts {
 
 export const defaultReplyDeadlineMs = 8_000;
 
-/** The text of a failure to reach Redis: a server error (500), not the client's (notes: none shown). */
-export const backingStoreUnavailable = 'ERR backing store unavailable';
-
-const serviceError = (error: string): Outcome => ({ kind: 'error', error, source: 'service' });
-
-/** How every area B command is sent: exact reply types, and the write deadline of its request. */
-type SendOptions = WriteDeadline & { readonly typeMapping: typeof exactTypes };
-const sendOptions = (deadline: WriteDeadline): SendOptions => ({ ...deadline, typeMapping: exactTypes });
-
 export class KvEngine {
   readonly #parts: KvEngineParts;
   readonly #deadlineMs: number;
@@ -78,8 +65,13 @@ export class KvEngine {
   }
 
   /** The text of a request whose replies did not come within the reply deadline (answered 500). */
-  get #noReply(): string {
-    return `${backingStoreUnavailable}: no reply from Redis within ${this.#replyDeadlineMs} ms`;
+  get #noReply(): Failure {
+    return unavailable(`no reply from Redis within ${this.#replyDeadlineMs} ms`);
+  }
+
+  #noReplyOutcome(): Outcome {
+    const { errorKind, error } = this.#noReply;
+    return serviceError(errorKind, error);
   }
 
   /**
@@ -90,7 +82,7 @@ export class KvEngine {
   streamAccess(command: string, principal: Principal): StreamAccess {
     const args = [Buffer.from(command)];
     if (principal.kind === 'readonly' && !this.#parts.policy.allowsReadOnly(args, command)) {
-      return { refusal: noPermission(args) };
+      return { refusal: noPermission(args).error };
     }
     return { user: this.#redisUser(principal) };
   }
@@ -100,33 +92,33 @@ export class KvEngine {
    * `commandName(args)`, decoded once per command by the caller and handed on (pipelines pass here
    * for every command).
    */
-  #check(args: readonly Buffer[], name: string, principal: Principal): string | undefined {
+  #check(args: readonly Buffer[], name: string, principal: Principal): Failure | undefined {
     const { limits, policy, fault } = this.#parts;
     // Spec "Limits": the maximum request size applies per command.
-    if (limits.exceedsSize(args) && !fault('size-limit-ignored')) return maxRequestSizeError;
+    if (limits.exceedsSize(args) && !fault('size-limit-ignored')) return failure('limit', maxRequestSizeError);
     if (isAclResttoken(args, name)) return principal.kind === 'readonly' ? noPermission(args) : undefined;
     // Spec "Endpoints > Area B" rule 5: unsupported and refused commands.
     const refusal = policy.refusal(args, name);
-    if (refusal !== undefined) return refusal;
+    if (refusal !== undefined) return failure('unsupported', refusal);
     // Spec "Authentication" 1: the Read Only token runs read commands only (SCAN and KEYS refused).
     if (principal.kind === 'readonly' && !policy.allowsReadOnly(args, name)) return noPermission(args);
     return undefined;
   }
 
   /** Spec "Limits": the daily request limit applies per command. */
-  #countOne(): string | undefined {
+  #countOne(): Failure | undefined {
     if (this.#parts.fault('daily-limit-ignored')) return undefined;
-    return this.#parts.limits.tryConsume(1) ? undefined : dailyLimitError;
+    return this.#parts.limits.tryConsume(1) ? undefined : failure('refused', dailyLimitError);
   }
 
   async runOne(args: readonly Buffer[], principal: Principal): Promise<Outcome> {
     const name = commandName(args);
     const refusal = this.#check(args, name, principal) ?? this.#countOne();
-    if (refusal !== undefined) return serviceError(refusal);
+    if (refusal !== undefined) return serviceError(refusal.errorKind, refusal.error);
     return withReplyDeadline(
       this.#replyDeadlineMs,
       async () => this.#executeAlone((await this.#link(principal)).client, args, name),
-      () => serviceError(this.#noReply),
+      () => this.#noReplyOutcome(),
     );
   }
 
@@ -135,7 +127,7 @@ export class KvEngine {
     return withReplyDeadline(
       this.#replyDeadlineMs,
       () => this.#pipeline(commands, principal),
-      () => commands.map(() => serviceError(this.#noReply)),
+      () => commands.map(() => this.#noReplyOutcome()),
     );
   }
 
@@ -146,7 +138,10 @@ export class KvEngine {
       for (const args of commands) {
         const name = commandName(args);
         const refusal = this.#check(args, name, principal) ?? this.#countOne();
-        const outcome = refusal !== undefined ? serviceError(refusal) : await this.#executeAlone(client, args, name);
+        const outcome =
+          refusal !== undefined
+            ? serviceError(refusal.errorKind, refusal.error)
+            : await this.#executeAlone(client, args, name);
         outcomes.push(outcome);
         if (outcome.kind === 'error') break;
       }
@@ -160,7 +155,9 @@ export class KvEngine {
         commands.map((args) => {
           const name = commandName(args);
           const refusal = this.#check(args, name, principal) ?? this.#countOne();
-          return refusal !== undefined ? serviceError(refusal) : this.#execute(client, args, name, options);
+          return refusal !== undefined
+            ? serviceError(refusal.errorKind, refusal.error)
+            : this.#execute(client, args, name, options);
         }),
       );
     });
@@ -170,7 +167,7 @@ export class KvEngine {
   /** Spec "Endpoints > Area B" (/multi-exec): atomic; the four discard cases answer one error. */
   async runTransaction(commands: readonly (readonly Buffer[])[], principal: Principal): Promise<TransactionOutcome> {
     const { fault } = this.#parts;
-    const inPlace = new Map<number, string>();
+    const inPlace = new Map<number, Failure | 'OK'>();
     const toRun: { index: number; args: readonly Buffer[]; name: string }[] = [];
     for (const [index, args] of commands.entries()) {
       const name = commandName(args);
@@ -185,33 +182,34 @@ export class KvEngine {
         continue;
       }
       const faultKeepsGoing =
-        refusal === maxRequestSizeError
+        refusal.errorKind === 'limit'
           ? fault('transaction-size-limit-in-place')
-          : refusal.startsWith('ERR Command is not available') && fault('transaction-ignores-unsupported');
+          : refusal.errorKind === 'unsupported' && fault('transaction-ignores-unsupported');
       // Spec "Endpoints > Area B": an unsupported or oversize command discards the whole transaction.
-      if (!faultKeepsGoing) return { kind: 'discarded', error: refusal };
+      if (!faultKeepsGoing) return { kind: 'discarded', ...refusal };
       inPlace.set(index, refusal);
     }
     const counted = this.#countTransaction(toRun.length);
-    if (counted === undefined) return { kind: 'discarded', error: dailyLimitError };
-    for (const dropped of toRun.splice(counted)) inPlace.set(dropped.index, dailyLimitError);
+    if (counted === undefined) return { kind: 'discarded', ...failure('refused', dailyLimitError) };
+    for (const dropped of toRun.splice(counted)) inPlace.set(dropped.index, failure('refused', dailyLimitError));
 
     const replies = await withReplyDeadline(
       this.#replyDeadlineMs,
       () => this.#runAtomically(toRun, principal),
-      () => ({ kind: 'discarded', error: this.#noReply }) as const,
+      () => ({ kind: 'discarded', ...this.#noReply }) as const,
     );
     if (replies.kind === 'discarded') return replies;
     const byIndex = new Map(toRun.map((item, position) => [item.index, replies.results[position] as Outcome]));
     const results = commands.map((_, index): Outcome => {
       const placed = inPlace.get(index);
       if (placed === 'OK') return { kind: 'reply', reply: 'OK' };
-      if (placed !== undefined) return serviceError(placed);
-      return byIndex.get(index) ?? serviceError('ERR internal error');
+      if (placed !== undefined) return serviceError(placed.errorKind, placed.error);
+      // Every queued command has a reply when EXEC answered; answered as before, a plain 400.
+      return byIndex.get(index) ?? serviceError('execution', 'ERR internal error');
     });
     const failed = results.find((outcome) => outcome.kind === 'error' && outcome.source === 'redis');
     if (failed?.kind === 'error' && fault('transaction-discards-on-runtime-error')) {
-      return { kind: 'discarded', error: failed.error };
+      return { kind: 'discarded', ...failure(failed.errorKind, failed.error) };
     }
     return { kind: 'results', results };
   }
@@ -230,7 +228,7 @@ export class KvEngine {
   async #runAtomically(
     toRun: readonly { readonly args: readonly Buffer[]; readonly name: string }[],
     principal: Principal,
-  ): Promise<{ kind: 'results'; results: Outcome[] } | { kind: 'discarded'; error: string }> {
+  ): Promise<{ kind: 'results'; results: Outcome[] } | ({ kind: 'discarded' } & Failure)> {
     const { fault } = this.#parts;
     const link = await this.#link(principal);
     if (fault('transaction-not-atomic')) {
@@ -248,7 +246,8 @@ export class KvEngine {
     const attempt = await link.pool.execute((client) => send(client, wire));
     if (attempt.kind === 'results') return { kind: 'results', results: attempt.results.map(fromReply) };
     // Spec "Endpoints > Area B": a syntax error discards the transaction (Redis answered EXECABORT).
-    if (!fault('transaction-runs-syntax-errors')) return { kind: 'discarded', error: attempt.error };
+    if (!fault('transaction-runs-syntax-errors'))
+      return { kind: 'discarded', ...failure(attempt.errorKind, attempt.error) };
     const valid = wire.filter((_, position) => !attempt.queueErrors.has(position));
     const rerun = await link.pool.execute((client) => send(client, valid));
     const rerunResults = rerun.kind === 'results' ? rerun.results.map(fromReply) : [];
@@ -258,8 +257,8 @@ export class KvEngine {
       results: wire.map((_, position) => {
         const queueError = attempt.queueErrors.get(position);
         return queueError !== undefined
-          ? ({ kind: 'error', error: queueError, source: 'redis' } as const)
-          : (rerunResults[next++] ?? serviceError('ERR internal error'));
+          ? ({ kind: 'error', source: 'redis', ...queueError } as const)
+          : (rerunResults[next++] ?? serviceError('execution', 'ERR internal error'));
       }),
     };
   }
@@ -292,8 +291,7 @@ export class KvEngine {
       reply = (await client.sendCommand(this.#wireArgs(args, name), options)) as RedisReply;
     } catch (error) {
       // Redis's refusal of the command is its own error (400); a lost or unwritten command is a 500.
-      const source = error instanceof ErrorReply ? 'redis' : 'service';
-      return { kind: 'error', error: redisErrorText(error, this.#deadlineMs), source };
+      return rejectedOutcome(error, this.#deadlineMs);
     }
     if (name === 'PUBLISH' && this.#parts.fault('publish-answers-ok')) return { kind: 'reply', reply: 'OK' };
     if (name === 'INFO' && Buffer.isBuffer(reply) && wantsSvcSection(args)) {
@@ -304,93 +302,37 @@ export class KvEngine {
 
   /** Spec "Endpoints > Area B" rule 6 and "Authentication" 3: ACL RESTTOKEN <user> <password>. */
   async #aclResttoken(args: readonly Buffer[]): Promise<Outcome> {
-    if (args.length !== 4) return serviceError("ERR wrong number of arguments for 'acl|resttoken' command");
+    if (args.length !== 4) return serviceError('syntax', "ERR wrong number of arguments for 'acl|resttoken' command");
     const user = { username: args[2]!.toString('utf8'), password: args[3]!.toString('utf8') };
     let known: boolean;
     try {
       known = this.#parts.fault('resttoken-ignores-password') || (await this.#parts.connections.verify(user));
     } catch (error) {
       // Redis could not be asked: a server failure of this command alone, never of its whole pipeline.
-      return serviceError(`${backingStoreUnavailable}: ${oneLine(error)}`);
+      const lost = unavailable(oneLine(error));
+      return serviceError(lost.errorKind, lost.error);
     }
-    if (!known)
-      return { kind: 'error', error: `ERR Wrong password or user "${user.username}" does not exist`, source: 'redis' };
+    if (!known) {
+      const error = `ERR Wrong password or user "${user.username}" does not exist`;
+      return { kind: 'error', source: 'redis', errorKind: 'execution', error };
+    }
     return { kind: 'reply', reply: Buffer.from(this.#parts.tokens.aclToken(user), 'utf8') };
   }
-}
-
-function fromReply(reply: RedisReply): Outcome {
-  return reply instanceof ErrorReply
-    ? { kind: 'error', error: reply.message, source: 'redis' }
-    : { kind: 'reply', reply };
-}
-
-type MultiExecResult =
-  | { kind: 'results'; results: RedisReply[] }
-  | { kind: 'discarded'; error: string; queueErrors: Map<number, string> };
-
-/**
- * MULTI, the commands, EXEC on one dedicated connection, written together under one write deadline.
- * An ACL user may lack MULTI itself: then its reply is awaited first (under a deadline of its own, so
- * the commands' deadline starts when they are queued), and no command runs outside the transaction.
- */
-async function multiExec(
-  client: RedisClient,
-  commands: readonly WireArg[][],
-  confirmMulti: boolean,
-  deadlineMs: number,
-): Promise<MultiExecResult> {
-  const errorText = (reason: unknown) => redisErrorText(reason, deadlineMs);
-  let confirmed: unknown;
-  if (confirmMulti) {
-    try {
-      confirmed = await withWriteDeadline(deadlineMs, (deadline) => client.sendCommand(['MULTI'], deadline));
-    } catch (error) {
-      return { kind: 'discarded', error: errorText(error), queueErrors: new Map() };
-    }
-  }
-  const settled = await withWriteDeadline(deadlineMs, (deadline) => {
-    const options = sendOptions(deadline);
-    return Promise.allSettled([
-      confirmMulti ? confirmed : client.sendCommand(['MULTI'], deadline),
-      ...commands.map((args) => client.sendCommand(args, options)),
-      client.sendCommand(['EXEC'], options),
-    ]);
-  });
-  const queueErrors = new Map<number, string>();
-  for (const [position, result] of settled.slice(1, -1).entries()) {
-    if (result.status === 'rejected') queueErrors.set(position, errorText(result.reason));
-  }
-  const exec = settled.at(-1)!;
-  if (exec.status === 'fulfilled' && Array.isArray(exec.value)) return { kind: 'results', results: exec.value };
-  // EXEC missed the deadline after MULTI went out: close the transaction left open. Otherwise the
-  // next transaction on this pooled connection has its MULTI refused as nested, and its EXEC runs the
-  // commands queued here too and answers their replies as its own.
-  if (exec.status === 'rejected' && exec.reason instanceof AbortError && settled[0]!.status === 'fulfilled') {
-    await client.sendCommand(['DISCARD']).catch(() => {});
-  }
-  const first = queueErrors.values().next().value;
-  const error = first ?? (exec.status === 'rejected' ? errorText(exec.reason) : 'ERR transaction discarded');
-  return { kind: 'discarded', error, queueErrors };
-}
-
-/** Redis's own error text, or the backing-store failure (a lost connection is no command error). */
-function redisErrorText(reason: unknown, deadlineMs: number): string {
-  if (reason instanceof ErrorReply) return reason.message;
-  return `${backingStoreUnavailable}: ${missedWriteDeadline(reason, deadlineMs) ?? oneLine(reason)}`;
 }
 
 function isAclResttoken(args: readonly Buffer[], name: string): boolean {
   return name === 'ACL' && args[1]?.toString('utf8').toUpperCase() === 'RESTTOKEN';
 }
 
-function noPermission(args: readonly Buffer[]): string {
+function noPermission(args: readonly Buffer[]): Failure {
   // Wording of the real service (notes, area B), without its "or its subcommand" tail.
-  return `NOPERM this user has no permissions to run the '${args[0]?.toString('utf8').toLowerCase()}' command`;
+  const command = args[0]?.toString('utf8').toLowerCase();
+  return failure('refused', `NOPERM this user has no permissions to run the '${command}' command`);
 }
 
-function notInTransaction(args: readonly Buffer[], name: string): string {
-  return `ERR Command is not available: '${name} ${args[1]?.toString('utf8').toUpperCase()}' in a transaction`;
+function notInTransaction(args: readonly Buffer[], name: string): Failure {
+  const command = `${name} ${args[1]?.toString('utf8').toUpperCase()}`;
+  return failure('unsupported', `ERR Command is not available: '${command}' in a transaction`);
 }
 
 function wantsSvcSection(args: readonly Buffer[]): boolean {

@@ -8,10 +8,11 @@ import { oneLine } from '../../shared/errors.ts';
 import { type Dialect, getDialect, vendorHeader } from '../../target/dialects.ts';
 import type { Answer, KvAnswers } from './kv-answer.ts';
 import { authenticate, unauthorizedError } from './kv-auth.ts';
-import { backingStoreUnavailable, type KvEngine } from './kv-engine.ts';
+import type { KvEngine } from './kv-engine.ts';
 import type { KvFaultCheck } from './kv-fault-check.ts';
 import { responseOptions } from './kv-headers.ts';
 import { maxRequestSizeError } from './kv-limits.ts';
+import { unavailable } from './kv-outcome.ts';
 import type { KvStreams, StreamKind } from './kv-streams.ts';
 import type { KvTokens, Principal } from './kv-tokens.ts';
 import { UserRejectedError } from './redis-connections.ts';
@@ -106,7 +107,7 @@ export async function kvPlugin(app: FastifyInstance, options: KvPluginOptions): 
       const outcome = await engine.runTransaction(commands, principal);
       // Spec "Endpoints > Area B": a discarded transaction is one {error}; 400 (status not shown, notes).
       if (outcome.kind === 'discarded') {
-        const status = outcome.error.startsWith(backingStoreUnavailable) ? 500 : 400;
+        const status = outcome.errorKind === 'unavailable' ? 500 : 400;
         return void send(reply, answers.error(status, outcome.error));
       }
       // Spec rule 4: /multi-exec answers in JSON only.
@@ -151,7 +152,7 @@ export async function kvPlugin(app: FastifyInstance, options: KvPluginOptions): 
       // Redis refused the command itself (e.g. NOPERM for an ACL user's channel): a command failure, 400.
       else if (error instanceof ErrorReply) answer = answers.error(400, text);
       // Redis could not be reached: no fault of the request, so a server error like every other path's.
-      else answer = answers.error(500, `${backingStoreUnavailable}: ${text}`);
+      else answer = answers.error(500, unavailable(text).error);
       reply.raw.writeHead(answer.status, { 'content-type': answer.contentType }).end(answer.body);
     }
   }

@@ -8,7 +8,8 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { httpRequest } from '../../../src/http/http-client.ts';
 import { type KvArea, startKvArea } from '../../../src/reference/kv/kv-area.ts';
-import type { KvEngine, Outcome } from '../../../src/reference/kv/kv-engine.ts';
+import type { KvEngine } from '../../../src/reference/kv/kv-engine.ts';
+import type { Outcome } from '../../../src/reference/kv/kv-outcome.ts';
 import { kvPlugin } from '../../../src/reference/kv/kv-plugin.ts';
 import {
   defaultWriteDeadlineMs,
@@ -230,7 +231,7 @@ describe('the write deadline on a frozen Redis', () => {
     // Well past the deadline (its timer starts once a pooled connection is taken, at once here).
     await sleep(deadlineMs * 3);
     thaw();
-    expect(await transaction).toEqual({ kind: 'discarded', error: missed });
+    expect(await transaction).toEqual({ kind: 'discarded', errorKind: 'unavailable', error: missed });
     // MULTI and the first commands were written and queued, but EXEC was not: none of them ran.
     expect(await exists(keys)).toEqual(keys.map(() => 0));
     expect(Number(await probe!.sendCommand(['DBSIZE']))).toBe(0);
