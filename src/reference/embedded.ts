@@ -4,8 +4,8 @@
  * import this module and nothing else of src/reference (the linter holds them to it).
  */
 import type { Target } from '../target/target.ts';
+import { allFaults } from './areas.ts';
 import { FaultSet } from './fault-registry.ts';
-import { allFaults } from './faults.ts';
 
 export interface EmbeddedReference {
   readonly target: Target;

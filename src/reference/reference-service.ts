@@ -1,62 +1,42 @@
 /**
  * The reference service: a faithful implementation of the spec on a real Redis, with fault switches.
- * Area B (key-value REST) and the admin endpoint run as fastify servers on their own ports.
+ * Each area of `referenceAreas` runs as a fastify server on its own port, and the admin endpoint on
+ * another; fault names are checked here, at the reference's door, before anything starts.
  */
 import { randomBytes } from 'node:crypto';
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import { harnessError, isHarnessError, oneLine } from '../shared/errors.ts';
-import { type DialectName, getDialect } from '../target/dialects.ts';
-import type { Target } from '../target/target.ts';
+import { getDialect } from '../target/dialects.ts';
+import type { Target, TargetArea } from '../target/target.ts';
 import { adminPlugin } from './admin/admin-plugin.ts';
+import { allFaults, referenceAreas } from './areas.ts';
 import { FaultSet } from './fault-registry.ts';
-import { allFaults } from './faults.ts';
-import { startKvArea } from './kv/kv-area.ts';
-import { kvFaultCheck } from './kv/kv-fault-check.ts';
-import { kvPlugin } from './kv/kv-plugin.ts';
 import { acquireRedis } from './redis/acquire-redis.ts';
+import type { StartedArea } from './reference-area.ts';
+import type { ReferenceOptions } from './reference-options.ts';
 
-export interface ReferenceOptions {
-  /** @default '127.0.0.1' */
-  host?: string;
-  /** @default 0 (a free port) */
-  kvPort?: number;
-  /** @default 0 (a free port) */
-  adminPort?: number;
-  /** Passed to acquireRedis (else REDIS_URL, redis-server on PATH, a container). */
-  redisUrl?: string;
-  /** Fault switches to turn on (names from `allFaults`). */
-  faults?: readonly string[];
-  /** @default 10 * 1024 * 1024 */
-  maxRequestBytes?: number;
-  /** Commands per UTC day. @default null (off) */
-  dailyRequestLimit?: number | null;
-  /** How long the commands of one request may wait to be written to Redis. @default 5000 */
-  writeDeadlineMs?: number;
-  /** How long a request waits for Redis's replies before answering 500. @default 8000 */
-  replyDeadlineMs?: number;
-  /** Bytes an event stream may hold unsent before its slow client is dropped. @default 32 MiB */
-  streamBufferBytes?: number;
-  /**
-   * Which vendor names the service answers to (`Svc-Encoding` or `Upstash-Encoding`, …), so the
-   * suites' dialect handling can be proven against a real server. @default 'svc'
-   */
-  dialect?: DialectName;
+/** One area as it runs: where it listens, and what `serve` prints of it. */
+export interface RunningArea {
+  readonly name: TargetArea;
+  readonly title: string;
+  readonly url: string;
+  describe(): readonly (readonly [string, string])[];
 }
 
 export interface RunningReference {
   readonly target: Target;
+  readonly areas: readonly RunningArea[];
   readonly redis: { readonly url: string; readonly origin: 'url' | 'redis-server' | 'container' };
   /** Closes the servers, SSE streams, Redis connections, and the Redis it started. */
   stop(): Promise<void>;
 }
 
-export const defaultMaxRequestBytes = 10 * 1024 * 1024;
+/** The admin endpoint takes small JSON bodies only. */
+const adminBodyLimit = 16 * 1024 * 1024;
 
 export async function startReference(options: ReferenceOptions = {}): Promise<RunningReference> {
   const faults = new FaultSet(options.faults ?? [], allFaults);
-  const fault = kvFaultCheck(faults);
   const host = options.host ?? '127.0.0.1';
-  const maxRequestBytes = options.maxRequestBytes ?? defaultMaxRequestBytes;
   const dialect = options.dialect ?? 'svc';
   const redis = await acquireRedis(options.redisUrl === undefined ? {} : { redisUrl: options.redisUrl });
   const cleanup: (() => Promise<void>)[] = [() => redis.stop()];
@@ -64,40 +44,36 @@ export async function startReference(options: ReferenceOptions = {}): Promise<Ru
     for (const step of cleanup.splice(0).reverse()) await step().catch(() => {});
   };
   try {
-    const kv = await startKvArea({
-      redisUrl: redis.url,
-      fault,
-      maxRequestBytes,
-      dailyRequestLimit: options.dailyRequestLimit ?? null,
-      writeDeadlineMs: options.writeDeadlineMs,
-      replyDeadlineMs: options.replyDeadlineMs,
-      streamBufferBytes: options.streamBufferBytes,
-      dialect: getDialect(dialect),
-    });
-    cleanup.push(() => kv.close());
-    const { tokens, limits, connections } = kv;
-
-    const kvApp = server(maxRequestBytes, true);
-    cleanup.push(() => kvApp.close());
-    await kvApp.register(kvPlugin, kv.plugin);
-    const kvUrl = urlOf(host, await listen(kvApp, host, options.kvPort ?? 0));
+    const settings = { redisUrl: redis.url, faults, dialect: getDialect(dialect), options };
+    const running: { area: RunningArea; started: StartedArea }[] = [];
+    for (const area of referenceAreas) {
+      const started = await area.start(settings);
+      cleanup.push(() => started.close());
+      const app = server(started.server.bodyLimit, started.server.rawPaths);
+      cleanup.push(() => app.close());
+      await app.register(started.routes);
+      const url = urlOf(host, await listen(app, host, options.ports?.[area.name] ?? 0));
+      running.push({ area: { name: area.name, title: area.title, url, describe: started.describe }, started });
+    }
 
     const adminToken = randomBytes(32).toString('base64url');
-    const adminApp = server(1024 * 1024);
+    const adminApp = server(adminBodyLimit);
     cleanup.push(() => adminApp.close());
-    await adminApp.register(adminPlugin, { adminToken, tokens, limits, connections });
+    const routes = running.flatMap(({ started }) => started.adminRoutes ?? []);
+    await adminApp.register(adminPlugin, { adminToken, routes });
     const adminUrl = urlOf(host, await listen(adminApp, host, options.adminPort ?? 0));
 
-    const target: Target = {
-      name: 'reference',
-      dialect,
-      get kv() {
-        const current = tokens.database;
-        return { url: kvUrl, token: current.token, readOnlyToken: current.readOnlyToken };
-      },
-      admin: { url: adminUrl, token: adminToken },
+    const target = { name: 'reference', dialect, admin: { url: adminUrl, token: adminToken } } as Target;
+    for (const { area, started } of running) {
+      // A getter: an area's credentials change while it runs (a password reset issues new tokens).
+      Object.defineProperty(target, area.name, { enumerable: true, get: () => started.targetEntry(area.url) });
+    }
+    return {
+      target,
+      areas: running.map(({ area }) => area),
+      redis: { url: redis.url, origin: redis.origin },
+      stop,
     };
-    return { target, redis: { url: redis.url, origin: redis.origin }, stop };
   } catch (error) {
     await stop();
     if (isHarnessError(error)) throw error;
@@ -105,13 +81,12 @@ export async function startReference(options: ReferenceOptions = {}): Promise<Ru
   }
 }
 
-function server(maxRequestBytes: number, rawPaths = false): FastifyInstance {
+function server(bodyLimit: number, rawPaths = false): FastifyInstance {
   return Fastify({
-    // Area B reads the raw path itself (any byte may be percent-escaped), so the router sees one path.
+    // An area that reads the raw path itself (area B: any byte may be percent-escaped) sees one route.
     ...(rawPaths && { rewriteUrl: () => '/' }),
     logger: false,
-    // Above the limit, so an oversize command gets the spec's error from the service, not fastify's.
-    bodyLimit: Math.max(2 * maxRequestBytes + 1024 * 1024, 16 * 1024 * 1024),
+    bodyLimit,
     forceCloseConnections: true,
     // Receiving a request (headers and body) has a deadline; answers and event streams do not.
     requestTimeout: 30_000,

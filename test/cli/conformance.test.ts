@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Ajv } from 'ajv';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import schema from '../../schemas/report.schema.json' with { type: 'json' };
-import { allFaults } from '../../src/reference/faults.ts';
+import { allFaults } from '../../src/reference/areas.ts';
 import { type RunningReference, startReference } from '../../src/reference/reference-service.ts';
 import { secretForms } from '../../src/shared/redact.ts';
 import { targetSecrets } from '../../src/target/target.ts';

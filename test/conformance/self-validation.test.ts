@@ -10,8 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { mapLimit } from '../../conformance/support/bounded.ts';
+import { allFaults } from '../../src/reference/areas.ts';
 import type { FaultSwitch } from '../../src/reference/fault-registry.ts';
-import { allFaults } from '../../src/reference/faults.ts';
 
 const root = new URL('../../', import.meta.url).pathname;
 const bin = join(root, 'bin/svc-harness.js');

@@ -1,7 +1,7 @@
 /** Assembly of the reference service: the target it describes, fault validation, and a clean stop. */
 import { createConnection } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { allFaults } from '../../src/reference/faults.ts';
+import { allFaults } from '../../src/reference/areas.ts';
 import type { RedisBacking } from '../../src/reference/redis/acquire-redis.ts';
 import { type RunningReference, startReference } from '../../src/reference/reference-service.ts';
 import { isHarnessError } from '../../src/shared/errors.ts';

@@ -7,7 +7,8 @@ import { afterAll, beforeAll } from 'vitest';
 import { type HttpMethod, type HttpResponse, httpRequest } from '../../src/http/http-client.ts';
 import { openSse, type SseStream } from '../../src/http/sse-client.ts';
 import { acquireRedis, type RedisBacking } from '../../src/reference/redis/acquire-redis.ts';
-import { type ReferenceOptions, type RunningReference, startReference } from '../../src/reference/reference-service.ts';
+import type { ReferenceOptions } from '../../src/reference/reference-options.ts';
+import { type RunningReference, startReference } from '../../src/reference/reference-service.ts';
 
 /** A redis-server of its own for one test file (never a REDIS_URL of the environment). */
 export function startTestRedis(): Promise<RedisBacking> {

@@ -4,9 +4,10 @@
  * cleanly, with the Redis it started, on SIGINT or SIGTERM.
  */
 import { writeFile } from 'node:fs/promises';
-import { allFaults } from '../../reference/faults.ts';
+import { allFaults } from '../../reference/areas.ts';
 import { redactRedisUrl } from '../../reference/redis/redis-url.ts';
-import { defaultMaxRequestBytes, type RunningReference, startReference } from '../../reference/reference-service.ts';
+import { defaultMaxRequestBytes } from '../../reference/reference-options.ts';
+import { type RunningReference, startReference } from '../../reference/reference-service.ts';
 import { harnessError } from '../../shared/errors.ts';
 import { getDialect, isDialectName } from '../../target/dialects.ts';
 import type { ParsedValues } from '../command-table.ts';
@@ -23,7 +24,7 @@ export async function run(values: ParsedValues): Promise<number> {
 
   const reference = await startReference({
     host: (values.host as string | undefined) ?? '127.0.0.1',
-    kvPort: (values['kv-port'] as number | undefined) ?? 0,
+    ports: { kv: (values['kv-port'] as number | undefined) ?? 0 },
     adminPort: (values['admin-port'] as number | undefined) ?? 0,
     ...(values['redis-url'] !== undefined && { redisUrl: values['redis-url'] as string }),
     faults,
@@ -65,7 +66,8 @@ function waitForSignal(reference: RunningReference): Promise<number> {
 /** The target file's content: the same shape `--target` and load-target read. */
 export function targetJson(reference: RunningReference): Record<string, unknown> {
   const { target } = reference;
-  return { name: target.name, dialect: target.dialect, kv: target.kv, admin: target.admin };
+  const areas = Object.fromEntries(reference.areas.map((area) => [area.name, target[area.name]]));
+  return { name: target.name, dialect: target.dialect, ...areas, admin: target.admin };
 }
 
 export function renderFaultList(): string {
@@ -85,15 +87,16 @@ interface BlockDetails {
 }
 
 function renderBlock(reference: RunningReference, details: BlockDetails): string {
-  const { kv, admin } = reference.target;
+  const { admin } = reference.target;
   const redis =
     reference.redis.origin === 'url'
       ? `${redactRedisUrl(reference.redis.url)} (given)`
       : `${redactRedisUrl(reference.redis.url)} (${reference.redis.origin}, started here; stops with the service)`;
   const rows: [string, string][] = [
-    ['key-value REST (area B)', kv?.url ?? ''],
-    ['  Standard token', kv?.token ?? ''],
-    ['  Read Only token', kv?.readOnlyToken ?? ''],
+    ...reference.areas.flatMap((area): [string, string][] => [
+      [area.title, area.url],
+      ...area.describe().map(([label, value]): [string, string] => [`  ${label}`, value]),
+    ]),
     ['admin endpoint', admin?.url ?? ''],
     ['  admin token', admin?.token ?? ''],
     ['Redis', redis],

@@ -5,7 +5,8 @@
 import { describe, expect, it } from 'vitest';
 import { kvRuleCatalog } from '../../../conformance/rules/kv-rules.ts';
 import { type KvFaultName, kvFaults } from '../../../src/reference/kv/kv-faults.ts';
-import type { ReferenceOptions, RunningReference } from '../../../src/reference/reference-service.ts';
+import type { ReferenceOptions } from '../../../src/reference/reference-options.ts';
+import type { RunningReference } from '../../../src/reference/reference-service.ts';
 import {
   admin,
   type CallResult,

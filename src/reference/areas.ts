@@ -1,0 +1,8 @@
+/** The areas the reference serves, and every fault switch over all of them. A new area is one entry here. */
+import type { FaultSwitch } from './fault-registry.ts';
+import { kvReferenceArea } from './kv/kv-reference-area.ts';
+import type { ReferenceArea } from './reference-area.ts';
+
+export const referenceAreas: readonly ReferenceArea[] = [kvReferenceArea];
+
+export const allFaults: readonly FaultSwitch[] = referenceAreas.flatMap((area) => area.faults);

@@ -1,0 +1,33 @@
+/** What the reference service is started with; every area reads the settings it needs from here. */
+import type { DialectName } from '../target/dialects.ts';
+import type { TargetArea } from '../target/target.ts';
+
+export interface ReferenceOptions {
+  /** @default '127.0.0.1' */
+  host?: string;
+  /** Each area's port. @default 0 (a free port) for every area */
+  ports?: Partial<Record<TargetArea, number>>;
+  /** @default 0 (a free port) */
+  adminPort?: number;
+  /** Passed to acquireRedis (else REDIS_URL, redis-server on PATH, a container). */
+  redisUrl?: string;
+  /** Fault switches to turn on (names from `allFaults`). */
+  faults?: readonly string[];
+  /** @default 10 * 1024 * 1024 */
+  maxRequestBytes?: number;
+  /** Commands per UTC day. @default null (off) */
+  dailyRequestLimit?: number | null;
+  /** How long the commands of one request may wait to be written to Redis. @default 5000 */
+  writeDeadlineMs?: number;
+  /** How long a request waits for Redis's replies before answering 500. @default 8000 */
+  replyDeadlineMs?: number;
+  /** Bytes an event stream may hold unsent before its slow client is dropped. @default 32 MiB */
+  streamBufferBytes?: number;
+  /**
+   * Which vendor names the service answers to (`Svc-Encoding` or `Upstash-Encoding`, …), so the
+   * suites' dialect handling can be proven against a real server. @default 'svc'
+   */
+  dialect?: DialectName;
+}
+
+export const defaultMaxRequestBytes = 10 * 1024 * 1024;
