@@ -10,7 +10,8 @@
 import { createRequire } from 'node:module';
 import { cpus } from 'node:os';
 import { createClient } from '@redis/client';
-import { acquireRedis, type RedisBacking } from '../src/reference/redis/acquire-redis.ts';
+import { acquireRedis } from '../src/reference/redis/acquire-redis.ts';
+import type { RedisBacking } from '../src/reference/redis/redis-backing.ts';
 import { redactRedisUrl } from '../src/reference/redis/redis-url.ts';
 import { checkCase, type HttpCase, runHttpCase } from './http-load.ts';
 import { redisBenchmarkVersion, runRedisBenchmark } from './redis-benchmark-run.ts';

@@ -4,6 +4,7 @@
  */
 import { reporterNames } from '../reporters/registry.ts';
 import { dialectNames } from '../target/dialects.ts';
+import type { ParsedValues } from './parsed-values.ts';
 
 export type OptionType = 'string' | 'boolean' | 'number';
 
@@ -29,9 +30,6 @@ export interface CommandSpec {
   /** Loads the handler: `run(values)` resolves to the exit code. */
   readonly load: () => Promise<{ run: (values: ParsedValues) => Promise<number> }>;
 }
-
-export type ParsedValue = string | boolean | number | string[] | number[] | undefined;
-export type ParsedValues = Readonly<Record<string, ParsedValue>>;
 
 export const commandTable = {
   serve: {

@@ -1,14 +1,8 @@
 /** Parses argv against the command table with node:util parseArgs; every mistake is one usage line. */
 import { parseArgs } from 'node:util';
 import { harnessError } from '../shared/errors.ts';
-import {
-  type CommandName,
-  type CommandSpec,
-  commandTable,
-  type OptionSpec,
-  type ParsedValue,
-  type ParsedValues,
-} from './command-table.ts';
+import { type CommandName, type CommandSpec, commandTable, type OptionSpec } from './command-table.ts';
+import type { ParsedValue, ParsedValues } from './parsed-values.ts';
 
 export type ParsedArgv =
   | { readonly kind: 'help'; readonly command?: CommandName }

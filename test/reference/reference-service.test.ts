@@ -2,7 +2,7 @@
 import { createConnection } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allFaults } from '../../src/reference/areas.ts';
-import type { RedisBacking } from '../../src/reference/redis/acquire-redis.ts';
+import type { RedisBacking } from '../../src/reference/redis/redis-backing.ts';
 import { type RunningReference, startReference } from '../../src/reference/reference-service.ts';
 import { isHarnessError } from '../../src/shared/errors.ts';
 import { parseTarget } from '../../src/target/load-target.ts';

@@ -6,7 +6,8 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll } from 'vitest';
 import { type HttpMethod, type HttpResponse, httpRequest } from '../../src/http/http-client.ts';
 import { openSse, type SseStream } from '../../src/http/sse-client.ts';
-import { acquireRedis, type RedisBacking } from '../../src/reference/redis/acquire-redis.ts';
+import { acquireRedis } from '../../src/reference/redis/acquire-redis.ts';
+import type { RedisBacking } from '../../src/reference/redis/redis-backing.ts';
 import type { ReferenceOptions } from '../../src/reference/reference-options.ts';
 import { type RunningReference, startReference } from '../../src/reference/reference-service.ts';
 

@@ -2,7 +2,7 @@
 import { runConformance } from '../../engines/conformance/run-conformance.ts';
 import { createReporters, type ReporterName } from '../../reporters/registry.ts';
 import { parseAreaList, targetAreas } from '../../target/areas.ts';
-import type { ParsedValues } from '../command-table.ts';
+import type { ParsedValues } from '../parsed-values.ts';
 
 export async function run(values: ParsedValues): Promise<number> {
   const areas = parseAreaList('conformance', values.area as string | undefined, targetAreas);

@@ -5,7 +5,7 @@ import { ruleCoverage } from '../../engines/conformance/rule-coverage.ts';
 import { renderRulesJson, renderRulesText } from '../../reporters/rules-listing.ts';
 import { ExitCode } from '../../shared/errors.ts';
 import { parseAreaList, targetAreas } from '../../target/areas.ts';
-import type { ParsedValues } from '../command-table.ts';
+import type { ParsedValues } from '../parsed-values.ts';
 
 export async function run(values: ParsedValues): Promise<number> {
   const areas = parseAreaList('rules', values.area as string | undefined, targetAreas);

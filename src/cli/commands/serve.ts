@@ -10,7 +10,7 @@ import { defaultMaxRequestBytes } from '../../reference/reference-options.ts';
 import { type RunningReference, startReference } from '../../reference/reference-service.ts';
 import { harnessError } from '../../shared/errors.ts';
 import { getDialect, isDialectName } from '../../target/dialects.ts';
-import type { ParsedValues } from '../command-table.ts';
+import type { ParsedValues } from '../parsed-values.ts';
 
 export async function run(values: ParsedValues): Promise<number> {
   if (values['list-faults'] === true) {

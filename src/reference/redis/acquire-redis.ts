@@ -4,17 +4,10 @@
  * Docker-compatible engine (testcontainers); (4) a one-line error naming these three ways.
  */
 import { harnessError, oneLine } from '../../shared/errors.ts';
+import type { RedisBacking } from './redis-backing.ts';
 import { startRedisContainer } from './redis-container.ts';
 import { findRedisServer, startRedisServer } from './redis-server-process.ts';
 import { pingRedis, redactRedisUrl } from './redis-url.ts';
-
-export interface RedisBacking {
-  /** `redis://127.0.0.1:<port>` (or the URL given); may carry credentials, so never print it raw. */
-  readonly url: string;
-  readonly origin: 'url' | 'redis-server' | 'container';
-  /** Stops what `acquireRedis` started (nothing for a given URL); idempotent. */
-  stop(): Promise<void>;
-}
 
 export interface AcquireRedisOptions {
   /** `--redis-url`; wins over `env.REDIS_URL`. */

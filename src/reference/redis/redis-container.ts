@@ -18,8 +18,8 @@ import {
 } from 'testcontainers';
 import { oneLine } from '../../shared/errors.ts';
 import { withTimeout } from '../../shared/with-timeout.ts';
-import type { RedisBacking } from './acquire-redis.ts';
 import { containerEngineGate } from './container-engine-gate.ts';
+import type { RedisBacking } from './redis-backing.ts';
 import { waitForRedis } from './redis-url.ts';
 
 /** Built by `container-engine.sh redis-image` from this machine's redis-server. */

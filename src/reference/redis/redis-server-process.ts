@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { harnessError, oneLine } from '../../shared/errors.ts';
 import { findFreePort } from '../../shared/free-port.ts';
-import type { RedisBacking } from './acquire-redis.ts';
+import type { RedisBacking } from './redis-backing.ts';
 import { waitForRedis } from './redis-url.ts';
 
 const startAttempts = 5;

@@ -1,7 +1,8 @@
 import { createClient } from '@redis/client';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { fallbackWrites, writeCatalog } from '../../../conformance/support/write-commands.ts';
-import { acquireRedis, type RedisBacking } from '../../../src/reference/redis/acquire-redis.ts';
+import { acquireRedis } from '../../../src/reference/redis/acquire-redis.ts';
+import type { RedisBacking } from '../../../src/reference/redis/redis-backing.ts';
 
 let redis: RedisBacking;
 let reply: unknown;

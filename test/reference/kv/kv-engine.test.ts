@@ -1,6 +1,6 @@
 /** Pipelines, MULTI/EXEC transactions and the per-command limits, over real HTTP on a real Redis. */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { RedisBacking } from '../../../src/reference/redis/acquire-redis.ts';
+import type { RedisBacking } from '../../../src/reference/redis/redis-backing.ts';
 import type { RunningReference } from '../../../src/reference/reference-service.ts';
 import { admin, call, startTestRedis, startTestReference, uniqueKey } from '../../support/reference-fixture.ts';
 

@@ -3,7 +3,7 @@ import { createClient, RESP_TYPES } from '@redis/client';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toWireArgs } from '../../../src/reference/kv/wire-args.ts';
-import type { RedisBacking } from '../../../src/reference/redis/acquire-redis.ts';
+import type { RedisBacking } from '../../../src/reference/redis/redis-backing.ts';
 import { startTestRedis, uniqueKey } from '../../support/reference-fixture.ts';
 
 const ascii = (length: number) => Buffer.alloc(length, 'a');

@@ -17,7 +17,7 @@ import {
   type WriteDeadline,
   withWriteDeadline,
 } from '../../../src/reference/kv/write-deadline.ts';
-import type { RedisBacking } from '../../../src/reference/redis/acquire-redis.ts';
+import type { RedisBacking } from '../../../src/reference/redis/redis-backing.ts';
 import { startTestRedis, uniqueKey } from '../../support/reference-fixture.ts';
 
 describe('withWriteDeadline', () => {

@@ -1,7 +1,8 @@
 import { existsSync } from 'node:fs';
 import { createClient } from '@redis/client';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { acquireRedis, type RedisBacking } from '../../../src/reference/redis/acquire-redis.ts';
+import { acquireRedis } from '../../../src/reference/redis/acquire-redis.ts';
+import type { RedisBacking } from '../../../src/reference/redis/redis-backing.ts';
 import { pingRedis } from '../../../src/reference/redis/redis-url.ts';
 import { isHarnessError } from '../../../src/shared/errors.ts';
 import { findFreePort } from '../../../src/shared/free-port.ts';

@@ -7,7 +7,8 @@ import {
   emulatedJsonSupport,
   jsonSupportFrom,
 } from '../../../../src/reference/kv/json/json-emulation.ts';
-import { acquireRedis, type RedisBacking } from '../../../../src/reference/redis/acquire-redis.ts';
+import { acquireRedis } from '../../../../src/reference/redis/acquire-redis.ts';
+import type { RedisBacking } from '../../../../src/reference/redis/redis-backing.ts';
 
 type Client = ReturnType<typeof createClient>;
 let backing: RedisBacking;
