@@ -1,16 +1,15 @@
 /** `svc-harness serve` end to end: the real bin, a target file, a call, SIGTERM, and its Redis gone. */
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { httpRequest } from '../../src/http/http-client.ts';
 import { kvFaults } from '../../src/reference/kv/kv-faults.ts';
 import { loadTargetFile } from '../../src/target/load-target.ts';
+import { portAnswers } from '../support/loopback.ts';
+import { startCli } from '../support/run-cli.ts';
 
-const bin = join(import.meta.dirname, '../../bin/svc-harness.js');
-const node = process.execPath;
 let dir: string;
 
 beforeAll(async () => {
@@ -20,26 +19,10 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-interface Finished {
-  readonly code: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
 function runBin(args: readonly string[], env: NodeJS.ProcessEnv = process.env) {
-  const child = spawn(node, [bin, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => {
-    stdout += chunk.toString();
-  });
-  child.stderr.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString();
-  });
-  const finished = new Promise<Finished>((resolve) => {
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-  return { child, finished, output: () => stdout };
+  const started = startCli(args, { env });
+  const finished = started.finished.then((run) => ({ code: run.exitCode, stdout: run.stdout, stderr: run.stderr }));
+  return { child: started.child, finished, output: started.stdout };
 }
 
 async function waitFor(test: () => boolean, ms: number): Promise<void> {
@@ -48,17 +31,6 @@ async function waitFor(test: () => boolean, ms: number): Promise<void> {
     if (Date.now() - started > ms) throw new Error('timed out');
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
-}
-
-function portAnswers(host: string, port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = createConnection({ host, port });
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
 }
 
 function kill(child: ChildProcess): void {
@@ -88,14 +60,14 @@ describe('svc-harness serve', () => {
         expect(out).toContain(target.admin!.url);
         expect(out).toMatch(/fault switches\s+accept-delete/);
         const redisPort = Number(/redis:\/\/[^\s]*:(\d+)/.exec(out)?.[1]);
-        expect(await portAnswers('127.0.0.1', redisPort)).toBe(true);
+        expect(await portAnswers(`http://127.0.0.1:${redisPort}`)).toBe(true);
 
         run.child.kill(signal);
         const done = await run.finished;
         expect(done.code).toBe(0);
         expect(done.stderr).toBe('');
-        expect(await portAnswers('127.0.0.1', redisPort)).toBe(false);
-        expect(await portAnswers('127.0.0.1', Number(new URL(target.kv!.url).port))).toBe(false);
+        expect(await portAnswers(`http://127.0.0.1:${redisPort}`)).toBe(false);
+        expect(await portAnswers(target.kv!.url)).toBe(false);
         const written = JSON.parse(await readFile(file, 'utf8'));
         expect(Object.keys(written).sort()).toEqual(['admin', 'dialect', 'kv', 'name']);
       } finally {

@@ -4,17 +4,15 @@
  * the rule the switch breaks. The share caught is the suite's mutation score; it must be 100%.
  * Each run is the CLI as a user runs it, filtered to one rule, two at a time.
  */
-import { spawn } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { mapLimit } from '../../conformance/support/bounded.ts';
 import { allFaults } from '../../src/reference/areas.ts';
 import type { FaultSwitch } from '../../src/reference/fault-registry.ts';
+import { runCli } from '../support/run-cli.ts';
 
-const root = new URL('../../', import.meta.url).pathname;
-const bin = join(root, 'bin/svc-harness.js');
 const runTimeoutMs = 90_000;
 
 interface ReportCase {
@@ -32,28 +30,15 @@ interface RunResult {
 /** Runs `svc-harness conformance --area kv …` against the embedded reference; reads report.json. */
 async function runConformance(dir: string, args: readonly string[]): Promise<RunResult> {
   const reportDir = await mkdtemp(join(dir, 'run-'));
-  const child = spawn(process.execPath, [bin, 'conformance', '--area', 'kv', '--report-dir', reportDir, ...args], {
-    cwd: root,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    timeout: runTimeoutMs,
+  const run = await runCli(['conformance', '--area', 'kv', '--report-dir', reportDir, ...args], {
+    reportDir,
+    timeoutMs: runTimeoutMs,
   });
-  let output = '';
-  child.stdout.on('data', (chunk: Buffer) => {
-    output += chunk.toString();
-  });
-  child.stderr.on('data', (chunk: Buffer) => {
-    output += chunk.toString();
-  });
-  const exitCode = await new Promise<number | null>((resolve) => child.on('close', resolve));
-  let cases: ReportCase[] = [];
-  try {
-    const report = JSON.parse(await readFile(join(reportDir, 'report.json'), 'utf8')) as {
-      targets: { cases: ReportCase[] }[];
-    };
-    cases = report.targets.flatMap((target) => target.cases);
-  } catch {
-    // No report: the output says why, and the assertions below show it.
-  }
+  const exitCode = run.exitCode;
+  const output = run.stdout + run.stderr;
+  // No report: the output says why, and the assertions below show it.
+  const report = run.report as { targets: { cases: ReportCase[] }[] } | undefined;
+  const cases = report?.targets.flatMap((target) => target.cases) ?? [];
   return { exitCode, output, cases };
 }
 

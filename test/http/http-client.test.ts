@@ -1,5 +1,5 @@
 import { createServer, type Server } from 'node:http';
-import { type AddressInfo, createServer as createTcpServer } from 'node:net';
+import { createServer as createTcpServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { headerValue, httpRequest, jsonBody, safeOrigin } from '../../src/http/http-client.ts';
 import {
@@ -8,6 +8,7 @@ import {
   startGarbageServer,
   startStallingServer,
 } from '../engines/conformance/fixtures/bad-servers.ts';
+import { listenOnLoopback } from '../support/loopback.ts';
 
 let server: Server;
 let url: string;
@@ -26,8 +27,7 @@ beforeAll(async () => {
       res.end(JSON.stringify({ method: req.method, path: req.url, auth: req.headers.authorization ?? null, body }));
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  ({ url } = await listenOnLoopback(server));
   [garbage, stalling] = await Promise.all([startGarbageServer(), startStallingServer()]);
 });
 afterAll(async () => {
@@ -75,8 +75,7 @@ describe('httpRequest', () => {
       socket.on('error', () => {});
       socket.once('data', () => socket.end('HTTP/1.1 200 OK\r\nBad Header: x\r\nContent-Length: 0\r\n\r\n'));
     });
-    await new Promise<void>((resolve) => badHeader.listen(0, '127.0.0.1', resolve));
-    const badUrl = `http://127.0.0.1:${(badHeader.address() as AddressInfo).port}`;
+    const { url: badUrl } = await listenOnLoopback(badHeader);
     try {
       await expect(httpRequest({ url: badUrl, timeoutMs: 2_000 })).rejects.toMatchObject({
         code: 'SVC_TARGET_GARBAGE',

@@ -1,8 +1,8 @@
 import { createServer, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { openSse } from '../../src/http/sse-client.ts';
 import { refusedUrl } from '../engines/conformance/fixtures/bad-servers.ts';
+import { listenOnLoopback } from '../support/loopback.ts';
 
 const streams = new Set<ServerResponse>();
 const server = createServer((req, res) => {
@@ -17,8 +17,7 @@ const server = createServer((req, res) => {
 let url: string;
 
 beforeAll(async () => {
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  ({ url } = await listenOnLoopback(server));
 });
 afterAll(async () => {
   server.closeAllConnections();

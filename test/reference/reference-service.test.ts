@@ -1,11 +1,11 @@
 /** Assembly of the reference service: the target it describes, fault validation, and a clean stop. */
-import { createConnection } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allFaults } from '../../src/reference/areas.ts';
 import type { RedisBacking } from '../../src/reference/redis/redis-backing.ts';
 import { type RunningReference, startReference } from '../../src/reference/reference-service.ts';
 import { isHarnessError } from '../../src/shared/errors.ts';
 import { parseTarget } from '../../src/target/load-target.ts';
+import { portAnswers } from '../support/loopback.ts';
 import { call, startTestRedis, startTestReference } from '../support/reference-fixture.ts';
 
 let redis: RedisBacking;
@@ -16,18 +16,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await redis?.stop();
 });
-
-function portAnswers(url: string): Promise<boolean> {
-  const { hostname, port } = new URL(url);
-  return new Promise((resolve) => {
-    const socket = createConnection({ host: hostname, port: Number(port) });
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
-}
 
 describe('startReference', () => {
   it('describes itself as a valid svc target with kv and admin, on loopback ports', async () => {

@@ -1,8 +1,10 @@
 /**
- * End-to-end helper: runs `node bin/svc-harness.js …` as a child process (Node from node_modules/.bin
- * first on PATH) and returns its exit code, output and, when a report folder is given, the report.
+ * End-to-end helpers: run a program of this repository as a child process (Node from
+ * node_modules/.bin first on PATH) and collect its exit, output and, when a report folder is given,
+ * the report. `startCli` for a process the test talks to while it runs (serve), `runCli` for one
+ * that runs to its end.
  */
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -30,49 +32,67 @@ export interface RunCliOptions {
   readonly interrupt?: { readonly afterMs: number; readonly signal?: NodeJS.Signals };
 }
 
-export async function runCli(args: readonly string[], options: RunCliOptions = {}): Promise<CliRun> {
+export interface StartedProcess {
+  readonly child: ChildProcess;
+  /** Everything it printed on stdout so far. */
+  stdout(): string;
+  readonly finished: Promise<CliRun>;
+}
+
+/** Starts `program` (a path, or a name on PATH) with node_modules/.bin first on PATH. */
+export function startProcess(program: string, args: readonly string[], options: RunCliOptions = {}): StartedProcess {
   const started = performance.now();
   const env = {
     ...process.env,
     PATH: [join(repoRoot, 'node_modules', '.bin'), process.env.PATH].join(delimiter),
     ...options.env,
   };
-  const child = spawn('node', [join(repoRoot, 'bin', 'svc-harness.js'), ...args], {
-    cwd: options.cwd ?? repoRoot,
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(program, [...args], { cwd: options.cwd ?? repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => {
+  child.stdout?.on('data', (chunk: Buffer) => {
     stdout += chunk.toString();
   });
-  child.stderr.on('data', (chunk: Buffer) => {
+  child.stderr?.on('data', (chunk: Buffer) => {
     stderr += chunk.toString();
   });
   const killer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 60_000);
   const interrupter = options.interrupt
     ? setTimeout(() => child.kill(options.interrupt?.signal ?? 'SIGINT'), options.interrupt.afterMs)
     : undefined;
-  const [exitCode, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) =>
-    child.on('close', (code, sig) => resolve([code, sig])),
-  );
-  clearTimeout(killer);
-  clearTimeout(interrupter);
-  let report: unknown;
-  if (options.reportDir) {
-    try {
-      report = JSON.parse(await readFile(join(options.reportDir, 'report.json'), 'utf8'));
-    } catch {
-      report = undefined;
-    }
+  const finished = (async (): Promise<CliRun> => {
+    const [exitCode, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) =>
+      child.on('close', (code, sig) => resolve([code, sig])),
+    );
+    clearTimeout(killer);
+    clearTimeout(interrupter);
+    const report = options.reportDir ? await readReport(options.reportDir) : undefined;
+    return {
+      exitCode,
+      signal,
+      stdout,
+      stderr,
+      durationMs: performance.now() - started,
+      ...(report !== undefined && { report }),
+    };
+  })();
+  return { child, stdout: () => stdout, finished };
+}
+
+async function readReport(reportDir: string): Promise<unknown> {
+  try {
+    return JSON.parse(await readFile(join(reportDir, 'report.json'), 'utf8'));
+  } catch {
+    return undefined;
   }
-  return {
-    exitCode,
-    signal,
-    stdout,
-    stderr,
-    durationMs: performance.now() - started,
-    ...(report !== undefined && { report }),
-  };
+}
+
+/** Starts `node bin/svc-harness.js …`. */
+export function startCli(args: readonly string[], options: RunCliOptions = {}): StartedProcess {
+  return startProcess('node', [join(repoRoot, 'bin', 'svc-harness.js'), ...args], options);
+}
+
+/** Runs `node bin/svc-harness.js …` to its end. */
+export function runCli(args: readonly string[], options: RunCliOptions = {}): Promise<CliRun> {
+  return startCli(args, options).finished;
 }

@@ -1,9 +1,9 @@
 import { createServer, type IncomingMessage } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createKvClient } from '../../../conformance/support/kv-client.ts';
 import { createCaseContext } from '../../../src/engines/conformance/case-context.ts';
 import { encodeSegment } from '../../../src/protocol/kv/request-forms.ts';
+import { listenOnLoopback } from '../../support/loopback.ts';
 
 interface Seen {
   readonly method: string | undefined;
@@ -27,8 +27,7 @@ const server = createServer((req, res) => {
 let url = '';
 
 beforeAll(async () => {
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  ({ url } = await listenOnLoopback(server));
 });
 
 afterAll(async () => {

@@ -1,32 +1,17 @@
 /** The suites also run under plain `vitest`, with the target from the SVC_* environment. */
-import { spawn } from 'node:child_process';
-import { delimiter, join } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { repoRoot } from '../../support/run-cli.ts';
+import { repoRoot, startProcess } from '../../support/run-cli.ts';
 import { fixtureSuiteRoot } from './fixture-run.ts';
 import { type FixtureServer, startFixtureServer } from './fixtures/fixture-server.ts';
 
-function plainVitest(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
-  const bin = join(repoRoot, 'node_modules', '.bin');
-  const child = spawn(join(bin, 'vitest'), ['run', '--project', 'conformance', '--reporter', 'verbose'], {
+async function plainVitest(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
+  const vitest = join(repoRoot, 'node_modules', '.bin', 'vitest');
+  const run = await startProcess(vitest, ['run', '--project', 'conformance', '--reporter', 'verbose'], {
     cwd: fixtureSuiteRoot,
-    env: { ...process.env, PATH: [bin, process.env.PATH].join(delimiter), ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout.on('data', (chunk: Buffer) => {
-    output += chunk.toString();
-  });
-  child.stderr.on('data', (chunk: Buffer) => {
-    output += chunk.toString();
-  });
-  const killer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-  return new Promise((resolve) =>
-    child.on('close', (code) => {
-      clearTimeout(killer);
-      resolve({ code, output });
-    }),
-  );
+    env,
+  }).finished;
+  return { code: run.exitCode, output: run.stdout + run.stderr };
 }
 
 describe('plain vitest', () => {
