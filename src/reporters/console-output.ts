@@ -6,22 +6,32 @@
 import type { CaseResult, ConformanceRun } from '../results/conformance-run.ts';
 import { gateOf, totalsOf, verdictKinds } from '../results/conformance-run.ts';
 import type { Reporter } from '../results/reporter.ts';
-import { gateFailingKinds } from '../results/verdict.ts';
+import { gateFailingKinds, verdictRule } from '../results/verdict.ts';
+import { oneLine } from '../shared/errors.ts';
 
 const label: Record<CaseResult['verdict']['kind'], string> = {
   pass: 'PASS',
   fail: 'FAIL',
   stale: 'STALE',
   error: 'ERROR',
+  blocked: 'BLOCKED',
   'expected-failure': 'XFAIL',
   observation: 'OBSERVE',
   skip: 'SKIP',
 };
 
-/** One line for a finished case: `FAIL kv.pipeline.order [B.pipeline.order] received … / expected …`. */
+/** How much of a reason a console line shows; the reports keep all of it. */
+const consoleReasonChars = 240;
+
+/**
+ * One line for a finished case: `FAIL kv.pipeline.order [B.pipeline.order] received … / expected …`;
+ * the rule in brackets is the one the verdict names, else the case's rules.
+ */
 export function resultLine(result: CaseResult): string {
-  const reason = 'reason' in result.verdict ? ` ${result.verdict.reason}` : '';
-  return `${label[result.verdict.kind]} ${result.caseId} [${result.rules.join(', ')}]${reason}`;
+  const reason = 'reason' in result.verdict ? ` ${oneLine(result.verdict.reason, consoleReasonChars)}` : '';
+  const rule = verdictRule(result.verdict);
+  const rules = rule !== undefined && result.verdict.kind !== 'blocked' ? [rule] : result.rules;
+  return `${label[result.verdict.kind]} ${result.caseId} [${rules.join(', ')}]${reason}`;
 }
 
 export function countsText(results: readonly CaseResult[]): string {
@@ -50,8 +60,15 @@ function errorLines(results: readonly CaseResult[]): string[] {
 /** The files the default reporters write, as the summary names them. */
 const defaultFiles: readonly string[] = ['report.json', 'junit.xml', 'summary.md'];
 
-/** The summary after a run; `files` are those the chosen reporters wrote into the report folder. */
-export function renderConsoleSummary(run: ConformanceRun, files: readonly string[] = defaultFiles): string {
+/**
+ * The summary after a run; `files` are those the chosen reporters wrote into the report folder.
+ * `listCases: false` leaves out the lines of cases that did not pass (the live lines showed them).
+ */
+export function renderConsoleSummary(
+  run: ConformanceRun,
+  files: readonly string[] = defaultFiles,
+  listCases = true,
+): string {
   const lines: string[] = [];
   for (const target of run.targets) {
     const kind = target.embedded ? ' (embedded reference)' : '';
@@ -61,11 +78,14 @@ export function renderConsoleSummary(run: ConformanceRun, files: readonly string
       continue;
     }
     for (const result of target.cases) {
-      // Errors come next, grouped by reason: a run cut short gives many with one reason.
+      // Errors come next, grouped by reason: a run cut short gives many with one reason. A stale
+      // expectation is known only at the end, so it is listed even when the live lines showed the rest.
       const { kind } = result.verdict;
-      if (gateFailingKinds.has(kind) && kind !== 'error') lines.push(`  ${resultLine(result)}`);
+      if (gateFailingKinds.has(kind) && kind !== 'error' && (listCases || kind === 'stale')) {
+        lines.push(`  ${resultLine(result)}`);
+      }
     }
-    lines.push(...errorLines(target.cases));
+    if (listCases) lines.push(...errorLines(target.cases));
   }
   if (run.aborted) lines.push(`stopped early: ${run.aborted}`);
   lines.push(`gate: ${gateOf(run.exitCode)} (exit code ${run.exitCode}) in ${(run.durationMs / 1000).toFixed(1)} s`);
@@ -107,7 +127,7 @@ export function createConsoleObserver(
     onResult(result) {
       done.push(result);
       if (stream.isTTY) {
-        if (gateFailingKinds.has(result.verdict.kind)) {
+        if (gateFailingKinds.has(result.verdict.kind) || result.verdict.kind === 'blocked') {
           clear();
           write(`${resultLine(result)}\n`);
         }
@@ -139,7 +159,8 @@ export function createConsoleReporter(options: {
     ...observer,
     onRunEnd(run, { redact }) {
       observer.end();
-      options.summary.write(redact(renderConsoleSummary(run, options.files)));
+      // Every case that did not pass was printed once as it ended; the summary does not repeat it.
+      options.summary.write(redact(renderConsoleSummary(run, options.files, false)));
     },
   };
 }

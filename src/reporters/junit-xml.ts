@@ -41,6 +41,8 @@ function outcomeElement(result: CaseResult): string {
       return `      <skipped${attrs({ message: verdict.reason })}/>\n`;
     case 'expected-failure':
       return `      <skipped${attrs({ message: `expected failure: ${verdict.reason}` })}/>\n`;
+    case 'blocked':
+      return `      <skipped${attrs({ message: `blocked: ${verdict.reason}` })}/>\n`;
     default:
       return '';
   }
@@ -65,7 +67,7 @@ function counts(results: readonly CaseResult[]) {
     tests: totals.total,
     failures: totals.fail + totals.stale,
     errors: totals.error,
-    skipped: totals.skip + totals['expected-failure'],
+    skipped: totals.skip + totals['expected-failure'] + totals.blocked,
   };
 }
 

@@ -14,7 +14,7 @@ import {
 } from '../results/conformance-run.ts';
 import type { Reporter } from '../results/reporter.ts';
 import type { RuleCatalog } from '../results/rule.ts';
-import type { Verdict } from '../results/verdict.ts';
+import { type Verdict, verdictRule } from '../results/verdict.ts';
 import { toolVersion as currentToolVersion } from '../shared/tool-version.ts';
 import { ruleVerdicts, runAreas } from './rule-verdicts.ts';
 
@@ -27,6 +27,7 @@ function totals(value: VerdictTotals) {
     fail: value.fail,
     stale: value.stale,
     error: value.error,
+    blocked: value.blocked,
     'expected-failure': value['expected-failure'],
     observation: value.observation,
     skip: value.skip,
@@ -35,8 +36,8 @@ function totals(value: VerdictTotals) {
 
 function verdict(value: Verdict) {
   if (value.kind === 'pass') return { kind: value.kind };
-  if (value.kind === 'fail') return { kind: value.kind, reason: value.reason, ...(value.rule && { rule: value.rule }) };
-  return { kind: value.kind, reason: value.reason };
+  const rule = verdictRule(value);
+  return { kind: value.kind, reason: value.reason, ...(rule && { rule }) };
 }
 
 function caseEntry(result: CaseResult) {

@@ -1,5 +1,5 @@
 /** Rules × verdicts: how each rule's cases ended, per rule (pure; used by report.json and summary.md). */
-import { type CaseResult, totalsOf, type VerdictTotals } from '../results/conformance-run.ts';
+import { type CaseResult, totalsOf, type VerdictTotals, verdictCountsFor } from '../results/conformance-run.ts';
 import type { Rule } from '../results/rule.ts';
 import type { TargetArea } from '../target/target.ts';
 
@@ -8,7 +8,7 @@ export interface RuleVerdicts {
   readonly totals: VerdictTotals;
 }
 
-/** Every rule of the given areas, in catalog order, with the verdicts of the cases naming it. */
+/** Every rule of the given areas, in catalog order, with the verdicts of the cases speaking of it. */
 export function ruleVerdicts(
   rules: readonly Rule[],
   areas: readonly TargetArea[],
@@ -16,7 +16,7 @@ export function ruleVerdicts(
 ): RuleVerdicts[] {
   return rules
     .filter((rule) => areas.includes(rule.area))
-    .map((rule) => ({ rule, totals: totalsOf(results.filter((result) => result.rules.includes(rule.id))) }));
+    .map((rule) => ({ rule, totals: totalsOf(results.filter((result) => verdictCountsFor(result, rule.id))) }));
 }
 
 /** The areas a run covered: the ones asked for, else every area a target was run on. */

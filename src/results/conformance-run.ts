@@ -4,7 +4,7 @@
  */
 import { ExitCode } from '../shared/errors.ts';
 import type { TargetArea } from '../target/target.ts';
-import { gateFailingKinds, type Verdict, type VerdictKind } from './verdict.ts';
+import { gateFailingKinds, type Verdict, type VerdictKind, verdictRule } from './verdict.ts';
 
 export interface CaseResult {
   /** The target's name (unique within the run). */
@@ -63,6 +63,7 @@ export const verdictKinds: readonly VerdictKind[] = [
   'fail',
   'stale',
   'error',
+  'blocked',
   'expected-failure',
   'observation',
   'skip',
@@ -97,4 +98,16 @@ export type Gate = 'passed' | 'failed' | 'error';
 
 export function gateOf(exitCode: number): Gate {
   return exitCode === 0 ? 'passed' : exitCode === 1 ? 'failed' : 'error';
+}
+
+/**
+ * Whether a case's verdict speaks of a rule: a verdict that names one of the case's rules (a failure,
+ * an observation, an expected failure) speaks of that rule alone; any other (a pass, a skip, an error,
+ * a block by another rule's step) of every rule the case names.
+ */
+export function verdictCountsFor(result: CaseResult, ruleId: string): boolean {
+  if (!result.rules.includes(ruleId)) return false;
+  const named = verdictRule(result.verdict);
+  if (result.verdict.kind === 'blocked' || named === undefined || !result.rules.includes(named)) return true;
+  return named === ruleId;
 }

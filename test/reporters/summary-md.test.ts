@@ -7,14 +7,18 @@ describe('summary.md', () => {
 
   test('states the gate and the totals per target', () => {
     expect(text).toContain('Gate: **failed** (exit code 1)');
-    expect(text).toContain('| target | pass | fail | stale | error | expected-failure | observation | skip | total |');
-    expect(text).toContain('| ref | 1 | 1 | 1 | 1 | 1 | 1 | 1 | 7 |');
+    expect(text).toContain(
+      '| target | pass | fail | stale | error | blocked | expected-failure | observation | skip | total |',
+    );
+    expect(text).toContain('| ref | 1 | 1 | 1 | 1 | 0 | 1 | 1 | 1 | 7 |');
   });
 
   test('has a rules × verdicts table per target', () => {
     expect(text).toContain('## ref (embedded reference)');
-    expect(text).toContain('| `B.a` | MUST | 1 | 1 | 1 | 1 | 0 | 0 | 0 | 4 |');
-    expect(text).toContain('| `B.o` | OBSERVE | 0 | 0 | 0 | 0 | 0 | 1 | 0 | 1 |');
+    // kv.fail failed on B.b, so B.a counts no failure of it.
+    expect(text).toContain('| `B.a` | MUST | 1 | 0 | 1 | 1 | 0 | 0 | 0 | 0 | 3 |');
+    expect(text).toContain('| `B.b` | MUST | 0 | 1 | 0 | 0 | 0 | 1 | 0 | 1 | 3 |');
+    expect(text).toContain('| `B.o` | OBSERVE | 0 | 0 | 0 | 0 | 0 | 0 | 1 | 0 | 1 |');
     expect(text).not.toContain('A.x');
   });
 

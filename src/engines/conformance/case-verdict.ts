@@ -6,7 +6,7 @@
 import type { RuleLevel } from '../../results/rule.ts';
 import type { Verdict } from '../../results/verdict.ts';
 import { isHarnessError, oneLine } from '../../shared/errors.ts';
-import { CaseSkipped, isCheckFailure } from './check-failure.ts';
+import { Blocked, CaseSkipped, isCheckFailure } from './check-failure.ts';
 
 export interface CaseEnd {
   /** The rule ids the case names. */
@@ -26,6 +26,12 @@ export function reasonLine(error: unknown): string {
   return oneLine(error, 500);
 }
 
+/** Says of an exception that no check threw: a defect of the suite, never the target's failure. */
+export function harnessFault(error: unknown): string {
+  const name = error instanceof Error ? error.name : typeof error;
+  return `harness error (a defect of the suite, not of the target; please report it): ${name}: ${reasonLine(error)}`;
+}
+
 export function verdictOf(end: CaseEnd): Verdict {
   const observeOnly = end.rules.length > 0 && end.rules.every((id) => end.levelOf(id) === 'OBSERVE');
   const withNotes = (reason: string) => [reason, ...end.notes].join('; ');
@@ -35,16 +41,14 @@ export function verdictOf(end: CaseEnd): Verdict {
   }
   const { error } = end.thrown;
   if (error instanceof CaseSkipped) return { kind: 'skip', reason: reasonLine(error) };
+  if (error instanceof Blocked) return { kind: 'blocked', reason: reasonLine(error), rule: error.rule };
   if (isHarnessError(error) && infrastructureCodes.has(error.code)) return { kind: 'error', reason: reasonLine(error) };
   if (isCheckFailure(error)) {
     if (observeOnly || end.levelOf(error.rule) === 'OBSERVE') {
-      return { kind: 'observation', reason: withNotes(reasonLine(error)) };
+      return { kind: 'observation', reason: withNotes(reasonLine(error)), rule: error.rule };
     }
     return { kind: 'fail', reason: reasonLine(error), rule: error.rule };
   }
-  if (observeOnly) return { kind: 'observation', reason: withNotes(reasonLine(error)) };
-  const [only] = end.rules;
-  return end.rules.length === 1 && only !== undefined
-    ? { kind: 'fail', reason: reasonLine(error), rule: only }
-    : { kind: 'fail', reason: reasonLine(error) };
+  // Anything else is the suite's own defect (a TypeError on an answer it did not expect, …).
+  return { kind: 'error', reason: harnessFault(error) };
 }

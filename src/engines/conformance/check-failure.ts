@@ -16,6 +16,36 @@ export class CheckFailure extends Error {
   }
 }
 
+/**
+ * A step the case needs only as a means did not work (set-up, read-back, another request form, the
+ * positive a refusal is compared with): the case ends `blocked`, naming the step's rule, since its own
+ * rule could not be checked.
+ */
+export class Blocked extends Error {
+  override readonly name = 'Blocked';
+  readonly rule: string;
+
+  constructor(rule: string, message: string) {
+    super(`${message} [${rule}]`);
+    this.rule = rule;
+  }
+}
+
+/**
+ * Runs a step that is only a means to the case's own check: a check that fails inside it blocks the
+ * case (naming the check's rule) instead of failing it.
+ */
+export async function means<T>(step: () => Promise<T>): Promise<T> {
+  try {
+    return await step();
+  } catch (error) {
+    if (error instanceof CheckFailure) {
+      throw new Blocked(error.rule, `a step it needs did not work: ${error.message.replace(/ \[[^\]]+\]$/, '')}`);
+    }
+    throw error;
+  }
+}
+
 /** Thrown by a case to end with a skip verdict (a capability the target lacks). */
 export class CaseSkipped extends Error {
   override readonly name = 'CaseSkipped';

@@ -5,7 +5,7 @@
  */
 import { Ajv } from 'ajv';
 import schema from '../../../schemas/expectations.schema.json' with { type: 'json' };
-import type { CaseResult } from '../../results/conformance-run.ts';
+import { type CaseResult, verdictCountsFor } from '../../results/conformance-run.ts';
 import type { Verdict } from '../../results/verdict.ts';
 import { readJsonFile, schemaProblem } from '../../shared/config-file.ts';
 import { harnessError } from '../../shared/errors.ts';
@@ -62,9 +62,14 @@ function isExpired(expectation: Expectation, today: string): boolean {
   return expectation.expires !== undefined && today > expectation.expires;
 }
 
+/**
+ * A case expectation matches its case; a rule expectation matches a case whose verdict speaks of that
+ * rule: a failure on another rule of the same case is not the known failure, and stays a failure.
+ */
 function matches(expectation: Expectation, result: CaseResult): boolean {
   if (expectation.target !== undefined && expectation.target !== result.target) return false;
-  return expectation.case !== undefined ? expectation.case === result.caseId : result.rules.includes(expectation.rule!);
+  if (expectation.case !== undefined) return expectation.case === result.caseId;
+  return verdictCountsFor(result, expectation.rule!);
 }
 
 /**
@@ -80,7 +85,10 @@ export function applyExpectations(
   if (expectations.length === 0) return [...results];
   const ruleFailsOn = new Set<string>();
   for (const result of results) {
-    if (result.verdict.kind === 'fail') for (const rule of result.rules) ruleFailsOn.add(`${result.target}\0${rule}`);
+    if (result.verdict.kind !== 'fail') continue;
+    for (const rule of result.rules) {
+      if (verdictCountsFor(result, rule)) ruleFailsOn.add(`${result.target}\0${rule}`);
+    }
   }
   const ordered = [...expectations.filter((item) => item.case), ...expectations.filter((item) => item.rule)];
   return results.map((result) => {
@@ -103,7 +111,11 @@ function expectedVerdict(
     if (expired) {
       return { ...verdict, reason: `${verdict.reason} (the expectation expired on ${expectation.expires})` };
     }
-    return { kind: 'expected-failure', reason: `${expectation.reason} (known failure: ${verdict.reason})` };
+    return {
+      kind: 'expected-failure',
+      reason: `${expectation.reason} (known failure: ${verdict.reason})`,
+      ...(verdict.rule && { rule: verdict.rule }),
+    };
   }
   if (verdict.kind !== 'pass' || expired) return verdict;
   if (expectation.rule !== undefined && ruleFailsOn.has(`${result.target}\0${expectation.rule}`)) return verdict;
@@ -112,4 +124,13 @@ function expectedVerdict(
     kind: 'stale',
     reason: `expected to fail (${expectation.reason}) but passed: remove the expectation for ${what}`,
   };
+}
+
+/**
+ * One finished case as the run's end will show it when it failed and an expectation covers it (an
+ * expected failure); anything else unchanged, since staleness needs every case of the rule first.
+ */
+export function knownFailure(result: CaseResult, expectations: readonly Expectation[], today: string): CaseResult {
+  if (result.verdict.kind !== 'fail' || expectations.length === 0) return result;
+  return applyExpectations([result], expectations, today)[0] ?? result;
 }

@@ -16,7 +16,7 @@ import { areasOf, checkAreas, targetAreas } from '../../target/areas.ts';
 import { loadTargetFileSync } from '../../target/load-target.ts';
 import { describeTarget, type Target, type TargetArea, targetSecrets } from '../../target/target.ts';
 import { type CaseFile, loadCaseFiles } from './case-registry.ts';
-import { applyExpectations, type Expectation, loadExpectationsFile, utcDay } from './expectations.ts';
+import { applyExpectations, type Expectation, knownFailure, loadExpectationsFile, utcDay } from './expectations.ts';
 import { probeTarget } from './probe-target.ts';
 import { repoRoot } from './repo-paths.ts';
 import { loadRuleCatalog } from './rule-catalog.ts';
@@ -147,7 +147,8 @@ export async function runConformance(options: ConformanceOptions = {}): Promise<
     for (const { target, embedded } of planned) {
       if (options.signal?.aborted) break;
       events.onTarget(target.name, embedded);
-      const context = { options, caseFiles, suiteRoot, runId, secrets, problem, redact, events };
+      const known = (result: CaseResult) => knownFailure(result, expectations, utcDay(now()));
+      const context = { options, caseFiles, suiteRoot, runId, secrets, problem, redact, events, known };
       targetRuns.push(await runTarget(target, embedded, context));
     }
     if (options.signal?.aborted) aborted = 'interrupted (SIGINT)';
@@ -201,6 +202,8 @@ interface TargetContext {
   readonly problem: (line: string) => void;
   readonly redact: Redactor;
   readonly events: RunEvents;
+  /** A failure an expectation covers, as the reports will show it, so the live events say the same. */
+  readonly known: (result: CaseResult) => CaseResult;
 }
 
 async function runTarget(target: Target, embedded: boolean, context: TargetContext): Promise<TargetRun> {
@@ -251,7 +254,7 @@ async function runTarget(target: Target, embedded: boolean, context: TargetConte
       caseFiles: [...new Set(expected.map(({ file }) => file.file))],
     }),
     ...(options.signal && { signal: options.signal }),
-    onResult: (result) => context.events.onResult(result),
+    onResult: (result) => context.events.onResult(context.known(result)),
   });
   for (const line of collected.problems) context.problem(line);
   const results = collected.results;

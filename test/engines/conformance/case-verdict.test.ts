@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { verdictOf } from '../../../src/engines/conformance/case-verdict.ts';
-import { CaseSkipped, CheckFailure } from '../../../src/engines/conformance/check-failure.ts';
+import { Blocked, CaseSkipped, CheckFailure, means } from '../../../src/engines/conformance/check-failure.ts';
 import type { RuleLevel } from '../../../src/results/rule.ts';
 import { harnessError } from '../../../src/shared/errors.ts';
 
@@ -34,30 +34,55 @@ describe('verdictOf', () => {
     });
   });
 
-  test('anything thrown by an OBSERVE-only case is an observation', () => {
-    expect(end(['B.observe'], new Error('boom'), ['n'])).toEqual({ kind: 'observation', reason: 'boom; n' });
+  test('a CheckFailure of an OBSERVE-only case is an observation naming the rule, with the notes', () => {
+    expect(end(['B.observe'], new CheckFailure('B.observe', '1', '2'), ['n'])).toEqual({
+      kind: 'observation',
+      reason: 'received 1 / expected 2 [B.observe]; n',
+      rule: 'B.observe',
+    });
+  });
+
+  test("a step that is only a means blocks the case, naming the step's rule", () => {
+    expect(end(['B.must'], new Blocked('B.root', 'POST / answered 404'))).toEqual({
+      kind: 'blocked',
+      rule: 'B.root',
+      reason: 'POST / answered 404 [B.root]',
+    });
+  });
+
+  test('means() turns a failed check inside a step into a block', async () => {
+    const error = await means(async () => {
+      throw new CheckFailure('B.root', '404', '200', 'set-up');
+    }).catch((thrown: unknown) => thrown);
+    expect(end(['B.must'], error)).toMatchObject({ kind: 'blocked', rule: 'B.root' });
+    expect(await means(async () => 3)).toBe(3);
   });
 
   test('CaseSkipped skips with its reason', () => {
     expect(end(['B.must'], new CaseSkipped('no token'))).toEqual({ kind: 'skip', reason: 'no token' });
   });
 
-  test('an unreachable or garbage target is an error; other harness errors fail', () => {
+  test('an unreachable or garbage target is an error; so is any other harness error', () => {
     expect(end(['B.must'], harnessError('SVC_TARGET_UNREACHABLE', 'x refused'))).toEqual({
       kind: 'error',
       reason: 'x refused',
     });
     expect(end(['B.must'], harnessError('SVC_TARGET_GARBAGE', 'junk'))).toMatchObject({ kind: 'error' });
-    expect(end(['B.must'], harnessError('SVC_CONFIG', 'bad'))).toMatchObject({ kind: 'fail' });
+    expect(end(['B.must'], harnessError('SVC_CONFIG', 'bad'))).toMatchObject({
+      kind: 'error',
+      reason: expect.stringMatching(/^harness error/),
+    });
   });
 
-  test('any other error fails; its rule is named when the case has one rule', () => {
-    expect(end(['B.must'], new Error('expected 1 to be 2\n\n- diff'))).toEqual({
-      kind: 'fail',
-      rule: 'B.must',
-      reason: 'expected 1 to be 2',
+  test("any other exception is the harness's own error, never a pass, fail or observation", () => {
+    expect(end(['B.must'], new TypeError("Cannot read properties of undefined (reading 'x')"))).toEqual({
+      kind: 'error',
+      reason:
+        "harness error (a defect of the suite, not of the target; please report it): TypeError: Cannot read properties of undefined (reading 'x')",
     });
-    expect(end(['B.must', 'B.must2'], new Error('oops'))).toEqual({ kind: 'fail', reason: 'oops' });
+    for (const rules of [['B.must', 'B.must2'], ['B.observe']]) {
+      expect(end(rules, new Error('oops'))).toMatchObject({ kind: 'error', reason: expect.stringContaining('oops') });
+    }
   });
 
   test('an unknown rule counts as MUST: a failure is never hidden', () => {

@@ -62,7 +62,17 @@ describe('applyExpectations', () => {
     expect(out?.verdict).toEqual({
       kind: 'expected-failure',
       reason: 'known bug (known failure: received 1 / expected 2)',
+      rule: 'B.x',
     });
+  });
+
+  test('a rule expectation absorbs only a failure on its rule, not another rule of the same case', () => {
+    const onOther = { kind: 'fail', reason: 'received 1 / expected 2', rule: 'B.y' } as const;
+    const [other] = applyExpectations([result('kv.m', ['B.x', 'B.y'], onOther)], [{ rule: 'B.x', reason: 'r' }], today);
+    expect(other?.verdict).toEqual(onOther);
+    const onOwn = { ...onOther, rule: 'B.x' };
+    const [own] = applyExpectations([result('kv.m', ['B.x', 'B.y'], onOwn)], [{ rule: 'B.x', reason: 'r' }], today);
+    expect(own?.verdict.kind).toBe('expected-failure');
   });
 
   test('the expiry day itself still holds; the day after, the failure counts', () => {
