@@ -6,12 +6,12 @@
 import { CheckFailure } from '../../src/engines/conformance/check-failure.ts';
 import { type CaseContext, defineCases } from '../../src/engines/conformance/conformance-case.ts';
 import type { HttpResponse } from '../../src/http/http-client.ts';
-import { jsonBody } from '../../src/http/http-client.ts';
 import { adminClient, withDailyLimit } from '../support/admin-client.ts';
 import { mapLimit } from '../support/bounded.ts';
 import { keySpace } from '../support/key-space.ts';
-import { checkDiscarded, checkItems, checkResult, itemsOf, resultOf } from '../support/kv-checks.ts';
+import { checkDiscarded, checkItems, checkResult, describe, itemsOf, resultOf } from '../support/kv-checks.ts';
 import { createKvClient, type KvClient } from '../support/kv-client.ts';
+import { transactionRuns } from '../support/kv-steps.ts';
 
 /** Sends a transaction whose first command writes `key`; it must be discarded whole. */
 async function expectDiscarded(
@@ -22,6 +22,8 @@ async function expectDiscarded(
   send: () => Promise<HttpResponse>,
   what: string,
 ): Promise<void> {
+  await transactionRuns(kv, key);
+  await kv.root(['DEL', key]);
   const res = await send();
   const text = checkDiscarded(rule, res, what);
   ctx.observe(`${what}: discarded with status ${res.status}, ${JSON.stringify(text.slice(0, 80))}`);
@@ -96,11 +98,17 @@ export const cases = defineCases([
           if (!Array.isArray(pair) || pair[0] !== pair[1]) torn.push(JSON.stringify(pair));
         }
       };
-      const readers = Promise.all([read(), read()]);
-      await write.finally(() => {
-        writing = false;
-      });
-      await readers;
+      await transactionRuns(kv, keys.key('positive'));
+      // Every promise settles before any failure is thrown: a reader left running would reject unheard.
+      const settled = await Promise.allSettled([
+        write.finally(() => {
+          writing = false;
+        }),
+        read(),
+        read(),
+      ]);
+      const failed = settled.find((outcome) => outcome.status === 'rejected');
+      if (failed) throw failed.reason;
       if (torn.length > 0) {
         throw new CheckFailure(
           'B.multi-exec.atomic',
@@ -249,8 +257,9 @@ export const cases = defineCases([
     async run(ctx) {
       const kv = createKvClient(ctx);
       const key = keySpace(ctx, kv).key('never');
+      await transactionRuns(kv, key);
       const res = await kv.multiExec([['SET', key, 'v'], ['NOSUCHCOMMAND']]);
-      ctx.observe(`discarded transaction: status ${res.status}, body ${JSON.stringify(jsonBody(res)).slice(0, 100)}`);
+      ctx.observe(`discarded transaction: ${describe(res)}`);
     },
   },
 ]);

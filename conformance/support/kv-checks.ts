@@ -84,15 +84,19 @@ export function checkClassToken(rule: string, text: string, token?: string, cont
   return found;
 }
 
-/** Status (default 400), `{"error": …}` and a class token; returns the text. */
+/**
+ * Status (default 400) under `rule`, then the `{"error": …}` body (B.response.error-shape) and its class
+ * token (B.errors.class-token): each part blames the rule it checks, so a right status with a wrong body
+ * fails the body's rule, not the status rule. Returns the text.
+ */
 export function checkError(
   rule: string,
   res: HttpResponse,
   options: { readonly status?: number | readonly number[]; readonly token?: string; readonly context?: string } = {},
 ): string {
   checkStatus(rule, res, options.status ?? 400, options.context);
-  const text = checkErrorBody(rule, res, options.context);
-  checkClassToken(rule, text, options.token, options.context);
+  const text = checkErrorBody('B.response.error-shape', res, options.context);
+  checkClassToken('B.errors.class-token', text, options.token, options.context);
   return text;
 }
 

@@ -69,6 +69,11 @@ const formRules: Record<RequestForm, readonly string[]> = {
   'multi-exec': ['B.multi-exec.results'],
 };
 
+/** The rules of a request form itself (the first is the one its plainest use answers to). */
+export function formRulesOf(form: RequestForm): readonly string[] {
+  return formRules[form];
+}
+
 const credentialRules: Record<CredentialValue, string> = {
   bearer: 'B.auth.bearer',
   query: 'B.auth.query-token',

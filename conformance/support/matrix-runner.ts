@@ -3,7 +3,7 @@
  * of a seeded hash, so the answer holds strings and a null), at most 8 requests in flight, each
  * answer checked against the oracle; silent cells are recorded, grouped by what the target did.
  */
-import { CheckFailure, isCheckFailure, show } from '../../src/engines/conformance/check-failure.ts';
+import { CheckFailure, isCheckFailure, means, show } from '../../src/engines/conformance/check-failure.ts';
 import type { CaseContext } from '../../src/engines/conformance/conformance-case.ts';
 import type { HttpResponse } from '../../src/http/http-client.ts';
 import { toBase64 } from '../../src/protocol/kv/base64.ts';
@@ -20,7 +20,15 @@ import {
   mediaType,
 } from './kv-checks.ts';
 import { createKvClient, type KvCallOptions, type KvClient } from './kv-client.ts';
-import { type CellOracle, cellName, cellOracle, type MatrixCell, matrixCells, type RequestForm } from './kv-oracle.ts';
+import {
+  type CellOracle,
+  cellName,
+  cellOracle,
+  formRulesOf,
+  type MatrixCell,
+  matrixCells,
+  type RequestForm,
+} from './kv-oracle.ts';
 import { step } from './kv-steps.ts';
 import { resp2 } from './resp2.ts';
 
@@ -118,6 +126,30 @@ export async function runMatrixForm(ctx: CaseContext, form: RequestForm): Promis
   const hasReadOnly = ctx.target.kv?.readOnlyToken !== undefined;
   const cells = matrixCells().filter((cell) => cell.form === form && (hasReadOnly || cell.credentials !== 'read-only'));
   if (!hasReadOnly) ctx.observe('read-only cells not run: the target has no read-only token');
+  // The positive first: the form answers its plainest cell (Standard token, no vendor header). A
+  // target without the form would fail every cell on rules the cells never got to check (auth,
+  // encodings, formats), so the case is blocked by the form's own rule instead.
+  const plain = cells.find(
+    (cell) => cell.credentials === 'bearer' && cell.encoding === 'absent' && cell.format === 'absent',
+  );
+  if (plain !== undefined) {
+    const oracle = cellOracle(plain);
+    await means(async () => {
+      const res = await probe.send(kv, optionsFor(plain));
+      try {
+        checkCell(oracle, res, probe);
+      } catch (error) {
+        if (!isCheckFailure(error)) throw error;
+        const [formRule = error.rule] = formRulesOf(form);
+        throw new CheckFailure(
+          formRule,
+          `${error.received} [${describe(res)}]`,
+          error.expected,
+          `${form}, plainest cell`,
+        );
+      }
+    });
+  }
 
   const outcomes = await mapLimit(cells, concurrency, async (cell) => {
     const oracle = cellOracle(cell);
