@@ -22,7 +22,7 @@ import {
   resultOf,
 } from '../support/kv-checks.ts';
 import { createKvClient } from '../support/kv-client.ts';
-import { steps } from '../support/kv-steps.ts';
+import { steps, transactionRuns } from '../support/kv-steps.ts';
 import { resp2 } from '../support/resp2.ts';
 import { matchReplacement } from '../support/utf8.ts';
 
@@ -228,6 +228,7 @@ export const cases = defineCases([
     async run(ctx) {
       const kv = createKvClient(ctx);
       const key = keySpace(ctx, kv).key('tx');
+      await transactionRuns(kv, key);
       const res = await kv.multiExec(
         [
           ['SET', key, 'v'],

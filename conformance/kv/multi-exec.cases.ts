@@ -129,6 +129,7 @@ export const cases = defineCases([
       const kv = createKvClient(ctx);
       const keys = keySpace(ctx, kv);
       const [text, after] = [keys.key('text'), keys.key('after')];
+      await transactionRuns(kv, keys.key('positive'));
       const res = await kv.multiExec([
         ['SET', text, 'abc'],
         ['INCR', text],

@@ -4,7 +4,7 @@
  * `needs: ['admin']` and are skipped with a reason on a target without one.
  */
 import type { CaseContext } from '../../src/engines/conformance/conformance-case.ts';
-import { type HttpMethod, httpRequest } from '../../src/http/http-client.ts';
+import { dispatcherFor, type HttpMethod, httpRequest } from '../../src/http/http-client.ts';
 import { harnessError } from '../../src/shared/errors.ts';
 
 export interface KvLimitsView {
@@ -40,6 +40,7 @@ export function adminClient(ctx: CaseContext): AdminClient {
     const res = await httpRequest({
       url: `${base}${path}`,
       method,
+      dispatcher: dispatcherFor(ctx.target.tls),
       headers: {
         authorization: `Bearer ${admin.token}`,
         ...(body !== undefined && { 'content-type': 'application/json' }),

@@ -3,7 +3,7 @@
  * Area B" built from the target and its dialect (vendor header names come from the dialect table).
  */
 import type { CaseContext } from '../../src/engines/conformance/conformance-case.ts';
-import { type HttpResponse, httpRequest } from '../../src/http/http-client.ts';
+import { dispatcherFor, type HttpResponse, httpRequest } from '../../src/http/http-client.ts';
 import {
   type Arg,
   type JsonArg,
@@ -61,9 +61,16 @@ export function createKvClient(ctx: CaseContext): KvClient {
 
   const url = (path: string, query: QueryPairs = []) => `${base}${path}${queryString(query)}`;
 
+  const dispatcher = dispatcherFor(ctx.target.tls);
   const headers = (options: KvCallOptions = {}) => {
-    const wire = wireCredentials(ctx, options.credentials ?? standard);
-    const out: Record<string, string> = { ...wire.headers };
+    const credentials = options.credentials ?? standard;
+    const wire = wireCredentials(ctx, credentials);
+    // The target's own headers first (a gateway's; with the Read Only token, its readOnlyHeaders).
+    const out: Record<string, string> = {
+      ...kv.headers,
+      ...(credentials.kind === 'read-only' && kv.readOnlyHeaders),
+      ...wire.headers,
+    };
     if (options.encoding !== undefined) out[vendorHeader(ctx.dialect, kvVendorHeaders.encoding)] = options.encoding;
     if (options.format !== undefined) out[vendorHeader(ctx.dialect, kvVendorHeaders.responseFormat)] = options.format;
     return { ...out, ...options.headers };
@@ -74,6 +81,7 @@ export function createKvClient(ctx: CaseContext): KvClient {
     const all = headers(request);
     if (request.contentType !== undefined) all['content-type'] = request.contentType;
     return httpRequest({
+      dispatcher,
       url: url(request.path, [...(request.query ?? []), ...wire.query]),
       method: request.method,
       headers: all,

@@ -3,6 +3,7 @@
  * cleanup, every wait bounded, and events collected until a predicate holds or time runs out.
  */
 import type { CaseContext } from '../../src/engines/conformance/conformance-case.ts';
+import { dispatcherFor } from '../../src/http/http-client.ts';
 import { openSse, type SseStream } from '../../src/http/sse-client.ts';
 import { type Credentials, standard, wireCredentials } from './credentials.ts';
 import type { KvClient } from './kv-client.ts';
@@ -23,7 +24,13 @@ export async function openKvStream(
   const wire = wireCredentials(ctx, chosen);
   const headers = kv.headers({ credentials: chosen });
   // Generous for a slow or remote target; a stream that never opens still ends the case in time.
-  const stream = await openSse({ url: kv.url(path, wire.query), method: 'POST', headers, openTimeoutMs: 10_000 });
+  const stream = await openSse({
+    url: kv.url(path, wire.query),
+    method: 'POST',
+    headers,
+    openTimeoutMs: 10_000,
+    dispatcher: dispatcherFor(ctx.target.tls),
+  });
   ctx.onCleanup(() => stream.close());
   ctx.signal?.addEventListener('abort', () => stream.close(), { once: true });
   return Object.assign(stream, { seen: [] as string[] });

@@ -2,7 +2,9 @@
  * The one HTTP client of the harness, shared by conformance and load: undici underneath, a timeout on
  * every request, timing, and transport failures turned into coded one-line errors.
  */
+import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
+import { rootCertificates } from 'node:tls';
 import { Agent, type Dispatcher, request } from 'undici';
 import { harnessError } from '../shared/errors.ts';
 
@@ -32,6 +34,34 @@ export const defaultTimeoutMs = 10_000;
 
 const sharedAgent = new Agent({ connections: 64, keepAliveTimeout: 4_000 });
 
+/** How to trust a target's certificate: a CA file to add, or none at all (`insecure`). */
+export interface TlsTrust {
+  readonly ca?: string;
+  readonly insecure?: boolean;
+}
+
+const tlsAgents = new Map<string, Agent>();
+
+/**
+ * The dispatcher for a target's TLS settings: the shared agent when there are none, else one agent
+ * per setting (kept for the process), trusting the CA file or, with `insecure`, any certificate.
+ */
+export function dispatcherFor(tls: TlsTrust | undefined): Dispatcher {
+  if (!tls || (tls.ca === undefined && tls.insecure !== true)) return sharedAgent;
+  const key = `${tls.ca ?? ''}\0${tls.insecure === true}`;
+  let agent = tlsAgents.get(key);
+  if (!agent) {
+    const ca = tls.ca === undefined ? undefined : [...rootCertificates, readFileSync(tls.ca, 'utf8')];
+    agent = new Agent({
+      connections: 64,
+      keepAliveTimeout: 4_000,
+      connect: { ...(ca && { ca }), ...(tls.insecure === true && { rejectUnauthorized: false }) },
+    });
+    tlsAgents.set(key, agent);
+  }
+  return agent;
+}
+
 /** Sends one request; throws HarnessError SVC_TARGET_UNREACHABLE on transport failure or timeout. */
 export async function httpRequest(req: HttpRequest): Promise<HttpResponse> {
   const timeoutMs = req.timeoutMs ?? defaultTimeoutMs;
@@ -53,6 +83,9 @@ export async function httpRequest(req: HttpRequest): Promise<HttpResponse> {
   }
 }
 
+/** OpenSSL's and Node's codes for a certificate the client does not trust. */
+const tlsTrustCodes = /CERT|SELF_SIGNED|UNABLE_TO_(GET|VERIFY)|ERR_TLS_CERT/;
+
 /** undici's parser error may carry no code: its name is what says "this was not HTTP". */
 const httpParserError = 'HTTPParserError';
 
@@ -69,6 +102,13 @@ export function transportError(url: string, error: unknown, timeoutMs: number) {
   // token, missing CR…): all of them mean the target did not speak HTTP.
   if (code?.startsWith('HPE_') || code === httpParserError || code === 'UND_ERR_SOCKET')
     return harnessError('SVC_TARGET_GARBAGE', `${origin} did not answer with HTTP (${code})`, error);
+  if (code !== undefined && tlsTrustCodes.test(code)) {
+    return harnessError(
+      'SVC_TARGET_UNREACHABLE',
+      `${origin}: its TLS certificate is not trusted (${code}); name its CA in the target file (tls.ca), or set tls.insecure for a staging target`,
+      error,
+    );
+  }
   if (code === 'ERR_INVALID_URL' || code === 'UND_ERR_INVALID_ARG')
     return harnessError('SVC_CONFIG', `invalid URL ${JSON.stringify(url)}`, error);
   const text = error instanceof Error ? error.message : String(error);

@@ -70,7 +70,7 @@ export interface ProbeRequest {
 
 /**
  * The cheapest request that shows an area of the target speaks HTTP: area B's authenticated PING,
- * the base URL of the others. Undefined when the target lacks the area.
+ * the base URL of the others, with the area's own headers. Undefined when the target lacks the area.
  */
 export function probeRequest(target: Target, area: TargetArea): ProbeRequest | undefined {
   switch (area) {
@@ -78,12 +78,12 @@ export function probeRequest(target: Target, area: TargetArea): ProbeRequest | u
       return (
         target.kv && {
           url: `${target.kv.url.replace(/\/+$/, '')}/ping`,
-          headers: { authorization: `Bearer ${target.kv.token}` },
+          headers: { ...target.kv.headers, authorization: `Bearer ${target.kv.token}` },
         }
       );
     case 'messaging':
-      return target.messaging && { url: target.messaging.url, headers: {} };
+      return target.messaging && { url: target.messaging.url, headers: { ...target.messaging.headers } };
     case 'management':
-      return target.management && { url: target.management.url, headers: {} };
+      return target.management && { url: target.management.url, headers: { ...target.management.headers } };
   }
 }

@@ -1,4 +1,6 @@
 /** Reads a target from a file or from the SVC_* environment, and validates it before any run starts. */
+import { readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { Ajv } from 'ajv';
 import { readJsonFile, schemaProblem } from '../shared/config-file.ts';
 import { harnessError } from '../shared/errors.ts';
@@ -11,9 +13,13 @@ const validate = new Ajv({ allErrors: false }).compile(targetSchema);
 export function parseTarget(value: unknown, origin: string): Target {
   if (!validate(value)) {
     // The URL pattern's own text (a regular expression) would not help a reader.
-    const problem = schemaProblem(validate.errors, (error) =>
-      error.keyword === 'pattern' ? 'must be an http:// or https:// URL' : error.message,
-    );
+    const problem = schemaProblem(validate.errors, (error) => {
+      if (error.schemaPath.includes('/propertyNames')) return 'has a header name HTTP does not allow';
+      const inHeaders = /headers/i.test(error.schemaPath);
+      if (error.keyword === 'pattern')
+        return inHeaders ? 'must be printable ASCII' : 'must be an http:// or https:// URL';
+      return error.message;
+    });
     throw harnessError('SVC_CONFIG', `target ${origin}: ${problem}`);
   }
   const raw = value as Partial<Target>;
@@ -25,7 +31,16 @@ export function parseTarget(value: unknown, origin: string): Target {
 
 /** Reads and validates a target file; synchronous, so a suite file can resolve its target while collected. */
 export function loadTargetFileSync(path: string): Target {
-  return parseTarget(readJsonFile(path, 'target file'), `file ${path}`);
+  const target = parseTarget(readJsonFile(path, 'target file'), `file ${path}`);
+  if (target.tls?.ca === undefined) return target;
+  // The CA file is named relative to the target file, read here once so a wrong path is one line now.
+  const ca = resolve(dirname(path), target.tls.ca);
+  try {
+    readFileSync(ca);
+  } catch {
+    throw harnessError('SVC_CONFIG', `target file ${path}: tls.ca ${target.tls.ca} cannot be read`);
+  }
+  return { ...target, tls: { ...target.tls, ca } };
 }
 
 /** The same reader for async callers: a problem is a rejection rather than a throw. */

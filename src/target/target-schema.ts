@@ -1,6 +1,12 @@
 /** JSON Schema of a target file; `load-target.ts` validates every file and environment against it. */
 const url = { type: 'string', pattern: '^https?://[^\\s]+$' } as const;
 const secret = { type: 'string', minLength: 1 } as const;
+/** Extra request headers: names as HTTP allows them, values of printable ASCII. */
+const headers = {
+  type: 'object',
+  propertyNames: { pattern: "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$" },
+  additionalProperties: { type: 'string', pattern: '^[\\x20-\\x7e]*$' },
+} as const;
 
 export const targetSchema = {
   $id: 'https://svc-harness.dev/schemas/target.json',
@@ -10,6 +16,11 @@ export const targetSchema = {
     $schema: { type: 'string' },
     name: { type: 'string', minLength: 1 },
     dialect: { enum: ['svc', 'upstash'] },
+    tls: {
+      type: 'object',
+      additionalProperties: false,
+      properties: { ca: { type: 'string', minLength: 1 }, insecure: { type: 'boolean' } },
+    },
     messaging: {
       type: 'object',
       additionalProperties: false,
@@ -18,19 +29,20 @@ export const targetSchema = {
         url,
         token: secret,
         regions: { type: 'object', additionalProperties: url },
+        headers,
       },
     },
     kv: {
       type: 'object',
       additionalProperties: false,
       required: ['url', 'token'],
-      properties: { url, token: secret, readOnlyToken: secret },
+      properties: { url, token: secret, readOnlyToken: secret, headers, readOnlyHeaders: headers },
     },
     management: {
       type: 'object',
       additionalProperties: false,
       required: ['url', 'username', 'password'],
-      properties: { url, username: { type: 'string', minLength: 1 }, password: secret },
+      properties: { url, username: { type: 'string', minLength: 1 }, password: secret, headers },
     },
     admin: {
       type: 'object',

@@ -12,6 +12,8 @@ export interface MessagingEndpoint {
   readonly token: string;
   /** Regional base URLs by region name (`eu-central-1`, `us-east-1`). */
   readonly regions?: Readonly<Record<string, string>>;
+  /** Headers sent with every request of the area (a gateway's, a tenant's). */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 export interface KvEndpoint {
@@ -21,6 +23,10 @@ export interface KvEndpoint {
   readonly token: string;
   /** Read Only REST token (secret); cases that need it are skipped without it. */
   readonly readOnlyToken?: string;
+  /** Headers sent with every request of the area. */
+  readonly headers?: Readonly<Record<string, string>>;
+  /** Headers sent with the Read Only token besides it (an implementation may want `X-Redis-User: readonly`). */
+  readonly readOnlyHeaders?: Readonly<Record<string, string>>;
 }
 
 export interface ManagementEndpoint {
@@ -29,6 +35,16 @@ export interface ManagementEndpoint {
   readonly username: string;
   /** HTTP Basic password (the API key, secret). */
   readonly password: string;
+  /** Headers sent with every request of the area. */
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+/** How the harness trusts a target's TLS certificate (a staging target with its own CA, or none). */
+export interface TargetTls {
+  /** A PEM file of the CA to trust besides the system's; resolved against the target file's folder. */
+  readonly ca?: string;
+  /** Accept any certificate (self-signed staging targets); the report says so. */
+  readonly insecure?: boolean;
 }
 
 /**
@@ -45,6 +61,7 @@ export interface Target {
   readonly name: string;
   /** Which vendor names the target uses. @default 'svc' */
   readonly dialect: DialectName;
+  readonly tls?: TargetTls;
   readonly messaging?: MessagingEndpoint;
   readonly kv?: KvEndpoint;
   readonly management?: ManagementEndpoint;
@@ -70,6 +87,7 @@ export function describeTarget(target: Target): Record<string, unknown> {
   return {
     name: target.name,
     dialect: target.dialect,
+    ...(target.tls && { tls: { ca: target.tls.ca ?? null, insecure: target.tls.insecure === true } }),
     ...(target.messaging && { messaging: { url: target.messaging.url, regions: target.messaging.regions ?? {} } }),
     ...(target.kv && { kv: { url: target.kv.url, readOnlyToken: target.kv.readOnlyToken !== undefined } }),
     ...(target.management && { management: { url: target.management.url } }),

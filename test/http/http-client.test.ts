@@ -1,7 +1,12 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
+import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import { createServer as createTcpServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { headerValue, httpRequest, jsonBody, safeOrigin } from '../../src/http/http-client.ts';
+import { dispatcherFor, headerValue, httpRequest, jsonBody, safeOrigin } from '../../src/http/http-client.ts';
 import {
   type BadServer,
   refusedUrl,
@@ -92,5 +97,54 @@ describe('httpRequest', () => {
     expect((error as Error).message).not.toContain('secret-token-1');
     expect(safeOrigin('http://user:pw@host:1/p?_token=x')).toBe('http://host:1');
     expect(safeOrigin('::')).toBe('the target');
+  });
+});
+
+describe('TLS trust from the target', () => {
+  let tlsDir: string;
+  let tlsServer: HttpsServer;
+  let tlsUrl: string;
+  beforeAll(async () => {
+    tlsDir = mkdtempSync(join(tmpdir(), 'svc-tls-'));
+    execFileSync(
+      'openssl',
+      [
+        ...['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1'],
+        ...[
+          '-addext',
+          'subjectAltName=IP:127.0.0.1',
+          '-keyout',
+          join(tlsDir, 'key.pem'),
+          '-out',
+          join(tlsDir, 'cert.pem'),
+        ],
+      ],
+      { stdio: 'ignore' },
+    );
+    tlsServer = createHttpsServer(
+      { key: readFileSync(join(tlsDir, 'key.pem')), cert: readFileSync(join(tlsDir, 'cert.pem')) },
+      (_req, res) => res.end('ok'),
+    );
+    ({ url: tlsUrl } = await listenOnLoopback(tlsServer));
+    tlsUrl = tlsUrl.replace('http:', 'https:');
+  });
+  afterAll(async () => {
+    tlsServer.closeAllConnections();
+    await new Promise((resolve) => tlsServer.close(resolve));
+    rmSync(tlsDir, { recursive: true, force: true });
+  });
+
+  test('a self-signed certificate is refused with a line naming tls.ca and tls.insecure', async () => {
+    await expect(httpRequest({ url: tlsUrl, timeoutMs: 3_000 })).rejects.toMatchObject({
+      code: 'SVC_TARGET_UNREACHABLE',
+      message: expect.stringMatching(/TLS certificate is not trusted .*tls\.ca.*tls\.insecure/),
+    });
+  });
+
+  test('trusted with its CA file, or with insecure', async () => {
+    const withCa = await httpRequest({ url: tlsUrl, dispatcher: dispatcherFor({ ca: join(tlsDir, 'cert.pem') }) });
+    expect(withCa.body.toString()).toBe('ok');
+    const insecure = await httpRequest({ url: tlsUrl, dispatcher: dispatcherFor({ insecure: true }) });
+    expect(insecure.status).toBe(200);
   });
 });

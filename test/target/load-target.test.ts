@@ -54,6 +54,41 @@ describe('target files', () => {
   });
 });
 
+describe('extra headers and TLS trust', () => {
+  test('headers per area and read-only headers are accepted; a bad header name or value is one line', () => {
+    const target = parseTarget(
+      {
+        kv: {
+          url: 'https://kv.example',
+          token: 't',
+          headers: { 'X-Gateway': 'g' },
+          readOnlyHeaders: { 'X-Redis-User': 'readonly' },
+        },
+      },
+      'test',
+    );
+    expect(target.kv?.readOnlyHeaders).toEqual({ 'X-Redis-User': 'readonly' });
+    expect(() =>
+      parseTarget({ kv: { url: 'https://kv.example', token: 't', headers: { 'bad name': 'v' } } }, 'test'),
+    ).toThrow(/kv\.headers has a header name HTTP does not allow/);
+    expect(() =>
+      parseTarget({ kv: { url: 'https://kv.example', token: 't', headers: { x: 'a\nb' } } }, 'test'),
+    ).toThrow(/kv\.headers\.x must be printable ASCII/);
+  });
+
+  test('tls.ca is resolved against the target file and must be readable; insecure is a boolean', async () => {
+    await writeFile(join(dir, 'ca.pem'), 'not really a CA');
+    const file = join(dir, 'tls.json');
+    await writeFile(file, JSON.stringify({ tls: { ca: 'ca.pem' }, kv: { url: 'https://kv.example', token: 't' } }));
+    expect(loadTargetFileSync(file).tls?.ca).toBe(join(dir, 'ca.pem'));
+    await writeFile(file, JSON.stringify({ tls: { ca: 'nope.pem' }, kv: { url: 'https://kv.example', token: 't' } }));
+    expect(() => loadTargetFileSync(file)).toThrow(/tls\.ca nope\.pem cannot be read$/);
+    expect(() =>
+      parseTarget({ tls: { insecure: 'yes' }, kv: { url: 'https://kv.example', token: 't' } }, 'test'),
+    ).toThrow(/tls\.insecure must be boolean/);
+  });
+});
+
 describe('targetFromEnv', () => {
   test('undefined without any area URL', () => {
     expect(targetFromEnv({ SVC_KV_TOKEN: 't' })).toBeUndefined();

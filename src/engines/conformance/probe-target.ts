@@ -3,7 +3,7 @@
  * stalls or answers garbage gives one clear line fast instead of a suite full of timeouts.
  */
 
-import { httpRequest } from '../../http/http-client.ts';
+import { dispatcherFor, httpRequest } from '../../http/http-client.ts';
 import { type HarnessError, harnessError, isHarnessError } from '../../shared/errors.ts';
 import { probeRequest } from '../../target/areas.ts';
 import type { Target, TargetArea } from '../../target/target.ts';
@@ -20,7 +20,7 @@ export async function probeTarget(
     const request = probeRequest(target, area);
     if (!request) continue;
     try {
-      await httpRequest({ ...request, method: 'GET', timeoutMs });
+      await httpRequest({ ...request, method: 'GET', timeoutMs, dispatcher: dispatcherFor(target.tls) });
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       const code = isHarnessError(error) ? error.code : 'SVC_TARGET_UNREACHABLE';

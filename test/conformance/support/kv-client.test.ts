@@ -66,4 +66,28 @@ describe('the key-value client', () => {
     expect(pipeline?.url).toBe('/pipeline');
     expect(pipeline?.headers.authorization).toBeUndefined();
   });
+
+  test("the target's headers go with every request; readOnlyHeaders only with the Read Only token", async () => {
+    seen = [];
+    const target = {
+      name: 't',
+      dialect: 'svc',
+      kv: {
+        url,
+        token: 'std-token',
+        readOnlyToken: 'ro-token',
+        headers: { 'x-gateway': 'g' },
+        readOnlyHeaders: { 'x-redis-user': 'readonly' },
+      },
+    } as const;
+    const kv = createKvClient(createCaseContext({ target, caseId: 'kv.test.headers', runId: 'r' }).context);
+    await kv.root(['GET', 'k']);
+    await kv.root(['GET', 'k'], { credentials: { kind: 'read-only' } });
+    const [standard, readOnly] = seen;
+    expect(standard?.headers['x-gateway']).toBe('g');
+    expect(standard?.headers['x-redis-user']).toBeUndefined();
+    expect(readOnly?.headers['x-gateway']).toBe('g');
+    expect(readOnly?.headers['x-redis-user']).toBe('readonly');
+    expect(readOnly?.headers.authorization).toBe('Bearer ro-token');
+  });
 });
