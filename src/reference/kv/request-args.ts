@@ -93,7 +93,7 @@ export function commandArgs(url: RawUrl, body: Buffer | undefined, options: Args
   return args;
 }
 
-/** One command of `POST /` or an item of /pipeline and /multi-exec: strings and numbers only. */
+/** One command of `POST /` or an item of /pipeline and /multi-exec: strings, numbers and booleans. */
 export function jsonCommand(value: unknown, where: string): Buffer[] {
   if (!Array.isArray(value) || value.length === 0) {
     throw new RequestFormError(`ERR ${where} must be a non-empty JSON array of strings`);
@@ -103,8 +103,11 @@ export function jsonCommand(value: unknown, where: string): Buffer[] {
     // Numbers are allowed as arguments and sent in their decimal form (notes, area B).
     if (typeof item === 'number' && Number.isFinite(item)) return Buffer.from(String(item), 'utf8');
     if (item instanceof IntegerText) return Buffer.from(item.digits, 'latin1');
-    // Objects, arrays, booleans and null are a syntax error (notes, area B).
-    throw new RequestFormError(`ERR ${where} may hold only strings and numbers`);
+    // Booleans are taken as the strings "true" and "false", as the real-world service does: its official
+    // SDK sends them by design (`hset(k, {flag: false})`).
+    if (typeof item === 'boolean') return Buffer.from(String(item), 'utf8');
+    // Objects and arrays are a syntax error (notes, area B); so is null, which no notes show accepted.
+    throw new RequestFormError(`ERR ${where} may hold only strings, numbers and booleans`);
   });
 }
 
