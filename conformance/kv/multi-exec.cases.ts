@@ -65,6 +65,7 @@ export const cases = defineCases([
       const kv = createKvClient(ctx);
       const keys = keySpace(ctx, kv);
       const [a, b] = [keys.key('a'), keys.key('b')];
+      await transactionRuns(kv, keys.key('positive'));
       const writers = 4;
       const perWriter = 15;
       const torn: string[] = [];
@@ -98,7 +99,6 @@ export const cases = defineCases([
           if (!Array.isArray(pair) || pair[0] !== pair[1]) torn.push(JSON.stringify(pair));
         }
       };
-      await transactionRuns(kv, keys.key('positive'));
       // Every promise settles before any failure is thrown: a reader left running would reject unheard.
       const settled = await Promise.allSettled([
         write.finally(() => {

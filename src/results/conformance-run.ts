@@ -101,13 +101,13 @@ export function gateOf(exitCode: number): Gate {
 }
 
 /**
- * Whether a case's verdict speaks of a rule: a verdict that names one of the case's rules (a failure,
- * an observation, an expected failure) speaks of that rule alone; any other (a pass, a skip, an error,
- * a block by another rule's step) of every rule the case names.
+ * Whether a case's verdict speaks of a rule: a verdict that names a rule (a failure, an observation,
+ * an expected failure) speaks of that rule alone, also when the case lists it only among its checks'
+ * rules or not at all (a check blames the rule it checks); any other verdict (a pass, a skip, an
+ * error, a block by another rule's step) speaks of every rule the case names.
  */
 export function verdictCountsFor(result: CaseResult, ruleId: string): boolean {
-  if (!result.rules.includes(ruleId)) return false;
   const named = verdictRule(result.verdict);
-  if (result.verdict.kind === 'blocked' || named === undefined || !result.rules.includes(named)) return true;
-  return named === ruleId;
+  if (named !== undefined && result.verdict.kind !== 'blocked') return named === ruleId;
+  return result.rules.includes(ruleId);
 }
