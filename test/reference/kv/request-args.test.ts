@@ -58,7 +58,14 @@ describe('percentDecode', () => {
 describe('JSON commands', () => {
   it('stringifies numbers and booleans, and refuses objects, null and empty arrays', () => {
     expect(text(jsonCommand(['incrby', 'k', 5, 1.5], 'x'))).toEqual(['incrby', 'k', '5', '1.5']);
-    expect(text(jsonCommand(['hset', 'k', 'on', true, 'off', false], 'x'))).toEqual(['hset', 'k', 'on', 'true', 'off', 'false']);
+    expect(text(jsonCommand(['hset', 'k', 'on', true, 'off', false], 'x'))).toEqual([
+      'hset',
+      'k',
+      'on',
+      'true',
+      'off',
+      'false',
+    ]);
     for (const bad of [[], ['set', { a: 1 }], ['set', null], 'set', ['set', ['nested']]]) {
       expect(() => jsonCommand(bad, 'x')).toThrow(RequestFormError);
     }
