@@ -3,7 +3,7 @@
  * user's rights, its errors, and the revocation of both tokens by a password reset.
  */
 import { randomBytes } from 'node:crypto';
-import { CheckFailure } from '../../src/engines/conformance/check-failure.ts';
+import { CheckFailure, means } from '../../src/engines/conformance/check-failure.ts';
 import { type CaseContext, defineCases } from '../../src/engines/conformance/conformance-case.ts';
 import { adminClient } from '../support/admin-client.ts';
 import { keySpace } from '../support/key-space.ts';
@@ -82,6 +82,15 @@ export const cases = defineCases([
       const kv = createKvClient(ctx);
       const user = await createAclUser(ctx, kv, `${ctx.keyPrefix}*`);
       const rule = 'B.acl-resttoken.errors';
+      // The positive first: the right password gives a token. A target without ACL RESTTOKEN refuses
+      // every call, which proves nothing about its errors.
+      await means(async () =>
+        resultOf(
+          'B.acl-resttoken.token',
+          await kv.root(['ACL', 'RESTTOKEN', user.username, user.password]),
+          'the right password',
+        ),
+      );
       const attempts = [
         ['a wrong password', ['ACL', 'RESTTOKEN', user.username, `${user.password}-wrong`]],
         ['an unknown user', ['ACL', 'RESTTOKEN', `${user.username}-unknown`, user.password]],

@@ -17,6 +17,7 @@ import {
   checkStatus,
   checkThat,
   describe,
+  isRecord,
   isSuccess,
   resultOf,
 } from '../support/kv-checks.ts';
@@ -222,6 +223,37 @@ export const cases = defineCases([
         const res = await kv.root(command, readOnly);
         checkNotSuccess('B.auth.read-only.keys-scan-refused', res, command[0]);
         ctx.observe(`${command[0]} refused: ${describe(res)}`);
+      }
+    },
+  },
+  {
+    id: 'kv.auth.read-only.batch-writes-refused',
+    rules: ['B.auth.read-only.writes-refused'],
+    needs: ['kv.readOnlyToken'],
+    title: 'The Read Only token is refused writes inside /pipeline and /multi-exec too',
+    expect:
+      'A SET sent with the Read Only token in a /pipeline item or a /multi-exec is not run (an item error or a discard); the key stays absent.',
+    async run(ctx) {
+      const kv = createKvClient(ctx);
+      const keys = keySpace(ctx, kv);
+      await readOnlyTokenReads(ctx, kv);
+      const forms = await availableForms(kv);
+      const rule = 'B.auth.read-only.writes-refused';
+      const sends = [
+        ['/pipeline', forms.pipeline, (key: string) => kv.pipeline([['SET', key, 'v']], readOnly)],
+        ['/multi-exec', forms.multiExec, (key: string) => kv.multiExec([['SET', key, 'v']], readOnly)],
+      ] as const;
+      for (const [what, available, send] of sends) {
+        if (!available) {
+          ctx.observe(`${what} is not available: not checked there`);
+          continue;
+        }
+        const key = keys.key(what.slice(1));
+        const res = await send(key);
+        const body = jsonBody(res);
+        const ran = Array.isArray(body) && body.some((item) => isRecord(item) && 'result' in item);
+        checkThat(rule, !ran, `${what}: ${describe(res)}`, 'the write refused (an item error or a discard)');
+        checkResult(rule, await kv.root(['EXISTS', key]), 0, `${what}: the key must not exist`);
       }
     },
   },

@@ -6,7 +6,7 @@
 
 import { show } from '../../src/engines/conformance/check-failure.ts';
 import { defineCases } from '../../src/engines/conformance/conformance-case.ts';
-import { jsonBody } from '../../src/http/http-client.ts';
+import { type HttpResponse, jsonBody } from '../../src/http/http-client.ts';
 import { fromBase64, toBase64 } from '../../src/protocol/kv/base64.ts';
 import { keySpace } from '../support/key-space.ts';
 import {
@@ -19,10 +19,11 @@ import {
   checkThat,
   checkUtf8Body,
   describe,
+  itemsOf,
   resultOf,
 } from '../support/kv-checks.ts';
 import { createKvClient } from '../support/kv-client.ts';
-import { steps, transactionRuns } from '../support/kv-steps.ts';
+import { availableForms, pathFormAvailable, steps, transactionRuns } from '../support/kv-steps.ts';
 import { resp2 } from '../support/resp2.ts';
 import { matchReplacement } from '../support/utf8.ts';
 
@@ -39,6 +40,18 @@ function setbitCommands(key: string, bytes: Uint8Array): string[][] {
     }
   });
   return commands;
+}
+
+/** The first item of a base64 batch is SET's OK, which stays OK (B.encoding.base64-ok-plain). */
+function checkOkItem(res: HttpResponse, what: string): void {
+  const [first] = itemsOf('B.encoding.base64', res, 5, what);
+  checkThat(
+    'B.encoding.base64-ok-plain',
+    first !== undefined && 'result' in first && first.result === 'OK',
+    `item 1 ${show(first)}`,
+    'item 1 {"result":"OK"}',
+    what,
+  );
 }
 
 export const cases = defineCases([
@@ -62,7 +75,11 @@ export const cases = defineCases([
       checkResult('B.encoding.base64', array, [toBase64('first'), null, ''], 'HMGET');
       checkResult('B.encoding.base64', await kv.root(['STRLEN', key], base64), 13, 'STRLEN (an integer)');
       checkResult('B.encoding.base64', await kv.root(['PING'], base64), toBase64('PONG'), 'PING');
-      checkResult('B.encoding.base64', await kv.path('GET', ['echo', 'echoed'], base64), toBase64('echoed'), 'ECHO');
+      checkResult('B.encoding.base64', await kv.root(['ECHO', 'echoed'], base64), toBase64('echoed'), 'ECHO');
+      if (await pathFormAvailable(kv)) {
+        const echoed = await kv.path('GET', ['echo', 'echoed'], base64);
+        checkResult('B.encoding.base64', echoed, toBase64('echoed'), 'ECHO by path');
+      }
       for (const encoding of ['BASE64', 'hex']) {
         ctx.observe(`encoding ${JSON.stringify(encoding)}: ${describe(await kv.root(['GET', key], { encoding }))}`);
       }
@@ -104,8 +121,15 @@ export const cases = defineCases([
         { error: true },
       ] as const;
       const pipeline = await kv.pipeline(commands, { encoding: 'base64' });
+      // OK stays OK under its own rule (B.encoding.base64-ok-plain); the other items are this case's.
+      checkOkItem(pipeline, 'pipeline');
       checkItems('B.encoding.base64', pipeline, expected, 'pipeline');
-      checkItems('B.encoding.base64', await kv.multiExec(commands, { encoding: 'base64' }), expected, '/multi-exec');
+      const forms = await availableForms(kv);
+      if (forms.multiExec) {
+        const transaction = await kv.multiExec(commands, { encoding: 'base64' });
+        checkOkItem(transaction, '/multi-exec');
+        checkItems('B.encoding.base64', transaction, expected, '/multi-exec');
+      }
       const items = jsonBody(pipeline) as { error?: string }[];
       ctx.observe(`error text under base64: ${JSON.stringify(items[4]?.error ?? '').slice(0, 80)}`);
     },
@@ -134,13 +158,19 @@ export const cases = defineCases([
       // base64 carries the exact bytes (rule 1 replaces only where base64 is not asked for).
       const exact = resultOf('B.encoding.base64', await kv.root(['GET', key], { encoding: 'base64' }), 'base64');
       const decoded = typeof exact === 'string' ? fromBase64(exact) : undefined;
+      // Not base64 at all breaks the encoding rule; base64 of the replaced text breaks rule 1's "unless
+      // base64 is asked for" (the bytes must arrive as they are).
       checkThat(
         'B.encoding.base64',
+        decoded !== undefined,
+        `a result that is not base64: ${show(exact, 80)}`,
+        'base64',
+      );
+      checkThat(
+        'B.utf8.replacement',
         exact === toBase64(invalidUtf8),
-        decoded === undefined
-          ? `a result that is not base64: ${show(exact, 80)}`
-          : `base64 of other bytes: ${show(exact, 80)}`,
-        `base64 ${toBase64(invalidUtf8)}`,
+        `base64 of other bytes: ${show(exact, 80)}`,
+        `base64 of the exact bytes ${toBase64(invalidUtf8)}`,
       );
       // resp2 is the raw protocol reply (not rule 1's business): exact bytes.
       checkResp2('B.format.resp2', await kv.root(['GET', key], { format: 'resp2' }), resp2(invalidUtf8), 'resp2');

@@ -10,7 +10,7 @@ import { jsonBody } from '../../src/http/http-client.ts';
 import { keySpace } from '../support/key-space.ts';
 import { checkErrorBody, checkResult, checkStatus, checkThat, describe, resultOf } from '../support/kv-checks.ts';
 import { createKvClient } from '../support/kv-client.ts';
-import { pathFormAvailable, step } from '../support/kv-steps.ts';
+import { pathFormAvailable, pathFormRuns, step } from '../support/kv-steps.ts';
 
 /** Methods the spec does not allow; each must answer 405 (spec "Errors"). */
 const refusedMethods: readonly HttpMethod[] = ['DELETE', 'PATCH', 'OPTIONS'];
@@ -42,7 +42,7 @@ export const cases = defineCases([
   {
     id: 'kv.request-forms.other-methods-405',
     rules: ['B.methods.other-405'],
-    title: 'DELETE, PATCH and OPTIONS on a command path answer 405',
+    title: 'DELETE, PATCH, OPTIONS and WebDAV methods answer 405',
     expect:
       'Each method other than HEAD, GET, POST and PUT answers 405 and runs nothing, on command paths and on /, /pipeline, /multi-exec.',
     async run(ctx) {
@@ -59,9 +59,12 @@ export const cases = defineCases([
         }
       }
       checkResult('B.methods.other-405', await kv.root(['GET', key]), 'kept', 'the key after the refused DELETE');
-      // The 405 row of "Errors" is not limited to command paths.
+      // The 405 row of "Errors" is not limited to command paths, nor to the methods of ordinary use.
       for (const path of ['/', '/pipeline', '/multi-exec']) {
         checkStatus('B.methods.other-405', await kv.raw({ method: 'DELETE', path }), 405, `DELETE ${path}`);
+      }
+      for (const method of ['PROPFIND', 'LOCK', 'SEARCH'] as const) {
+        checkStatus('B.methods.other-405', await kv.path(method, ['ping']), 405, `${method} /ping`);
       }
     },
   },
@@ -89,6 +92,7 @@ export const cases = defineCases([
       const kv = createKvClient(ctx);
       const key = keySpace(ctx, kv).key('a/b c%2F?d#e=é');
       const value = 'x/y z%41&q=1#ü→';
+      await pathFormRuns(kv);
       checkResult('B.path.percent-decoding', await kv.path('GET', ['set', key, value]), 'OK', 'SET through the path');
       checkResult('B.path.percent-decoding', await kv.root(['GET', key]), value, 'GET through POST /');
       checkResult('B.path.percent-decoding', await kv.path('GET', ['echo', value]), value, 'ECHO through the path');
@@ -118,8 +122,9 @@ export const cases = defineCases([
     async run(ctx) {
       const kv = createKvClient(ctx);
       const key = keySpace(ctx, kv).key('ttl');
-      const res = await kv.postBody(['set', key], 'v', [['EX', '100']], { credentials: { kind: 'query' } });
-      checkResult('B.post.query-args', res, 'OK', 'POST /set/k?EX=100&_token=…');
+      // The Standard token by header: _token in the query is B.auth.query-token's business.
+      const res = await kv.postBody(['set', key], 'v', [['EX', '100']]);
+      checkResult('B.post.query-args', res, 'OK', 'POST /set/k?EX=100');
       const ttl = resultOf('B.post.query-args', await kv.root(['TTL', key]), 'TTL k');
       checkThat(
         'B.post.query-args',

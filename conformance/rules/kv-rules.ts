@@ -282,6 +282,18 @@ const kvRules: readonly KvRule[] = [
     text: 'The status of a discarded transaction (not shown).',
   },
   {
+    id: 'B.observe.nested-json',
+    level: 'OBSERVE',
+    section: responses,
+    text: 'The JSON form of nested and mixed replies (XRANGE, EVAL), beyond arrays of strings and null (not shown).',
+  },
+  {
+    id: 'B.observe.error-class',
+    level: 'OBSERVE',
+    section: responses,
+    text: 'Which words count as error class tokens beyond the Redis error classes (ERR, WRONGTYPE, NOPERM, …) (not shown).',
+  },
+  {
     id: 'B.observe.limit-values',
     level: 'OBSERVE',
     section: limits,

@@ -8,7 +8,18 @@ import { rootCertificates } from 'node:tls';
 import { Agent, type Dispatcher, request } from 'undici';
 import { harnessError } from '../shared/errors.ts';
 
-export type HttpMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'DELETE' | 'PATCH' | 'OPTIONS';
+/** The methods the harness sends: the ordinary ones, and WebDAV's for the 405 rule's wider checks. */
+export type HttpMethod =
+  | 'GET'
+  | 'HEAD'
+  | 'POST'
+  | 'PUT'
+  | 'DELETE'
+  | 'PATCH'
+  | 'OPTIONS'
+  | 'PROPFIND'
+  | 'LOCK'
+  | 'SEARCH';
 
 export interface HttpRequest {
   readonly url: string;

@@ -12,7 +12,17 @@ export type Arg = string | Uint8Array;
 export type JsonArg = string | number;
 export type QueryPairs = readonly (readonly [string, string])[];
 
-export type KvMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'DELETE' | 'PATCH' | 'OPTIONS';
+export type KvMethod =
+  | 'GET'
+  | 'HEAD'
+  | 'POST'
+  | 'PUT'
+  | 'DELETE'
+  | 'PATCH'
+  | 'OPTIONS'
+  | 'PROPFIND'
+  | 'LOCK'
+  | 'SEARCH';
 
 /** One request to the kv base URL, before credentials and vendor headers are added. */
 export interface KvRequestShape {

@@ -32,7 +32,9 @@ export class KvAnswers {
     const status = this.#status(outcome);
     if (options.format === 'resp2') {
       // Spec rule (Svc-Response-Format): resp2 answers the raw reply as application/octet-stream.
-      const body = outcome.kind === 'reply' ? toResp2(outcome.reply) : errorResp2(this.#errorText(outcome.error));
+      const flatten = this.#fault('resp2-flattens-nested');
+      const body =
+        outcome.kind === 'reply' ? toResp2(outcome.reply, flatten) : errorResp2(this.#errorText(outcome.error));
       return { status, contentType: 'application/octet-stream', body };
     }
     if (outcome.kind === 'error') return this.error(status, outcome.error);
@@ -43,9 +45,10 @@ export class KvAnswers {
   list(outcomes: readonly Outcome[], options: ResponseOptions): Answer {
     if (options.format === 'resp2') {
       // Not shown by the spec: the raw replies concatenated, as the real-world look-alikes do (notes).
+      const flatten = this.#fault('resp2-flattens-nested');
       const body = Buffer.concat(
         outcomes.map((outcome) =>
-          outcome.kind === 'reply' ? toResp2(outcome.reply) : errorResp2(this.#errorText(outcome.error)),
+          outcome.kind === 'reply' ? toResp2(outcome.reply, flatten) : errorResp2(this.#errorText(outcome.error)),
         ),
       );
       return { status: 200, contentType: 'application/octet-stream', body };
@@ -80,6 +83,9 @@ export class KvAnswers {
       base64: options.base64,
       base64Ok: this.#fault('base64-encodes-ok'),
       latin1: this.#fault('no-utf8-replacement'),
+      base64TopOnly: this.#fault('base64-top-level-only'),
+      latin1Nested: this.#fault('utf8-replacement-top-level-only'),
+      roundBigIntegers: this.#fault('big-integers-rounded'),
     };
     const wrappedWrong = this.#fault('result-wrapped-wrong');
     return (outcome) => {

@@ -92,7 +92,7 @@ export class KvEngine {
    * `commandName(args)`, decoded once per command by the caller and handed on (pipelines pass here
    * for every command).
    */
-  #check(args: readonly Buffer[], name: string, principal: Principal): Failure | undefined {
+  #check(args: readonly Buffer[], name: string, principal: Principal, batch = false): Failure | undefined {
     const { limits, policy, fault } = this.#parts;
     // Spec "Limits": the maximum request size applies per command.
     if (limits.exceedsSize(args) && !fault('size-limit-ignored')) return failure('limit', maxRequestSizeError);
@@ -101,7 +101,10 @@ export class KvEngine {
     const refusal = policy.refusal(args, name);
     if (refusal !== undefined) return failure('unsupported', refusal);
     // Spec "Authentication" 1: the Read Only token runs read commands only (SCAN and KEYS refused).
-    if (principal.kind === 'readonly' && !policy.allowsReadOnly(args, name)) return noPermission(args);
+    if (principal.kind === 'readonly' && !policy.allowsReadOnly(args, name)) {
+      if (batch && fault('readonly-writes-in-batches')) return undefined;
+      return noPermission(args);
+    }
     return undefined;
   }
 
@@ -154,13 +157,16 @@ export class KvEngine {
       return Promise.all(
         commands.map((args) => {
           const name = commandName(args);
-          const refusal = this.#check(args, name, principal) ?? this.#countOne();
+          const refusal = this.#check(args, name, principal, true) ?? this.#countOne();
           return refusal !== undefined
             ? serviceError(refusal.errorKind, refusal.error)
             : this.#execute(client, args, name, options);
         }),
       );
     });
+    if (this.#parts.fault('pipeline-long-reordered') && outcomes.length > 100) {
+      return [...outcomes.slice(0, 100), ...outcomes.slice(100).reverse()];
+    }
     return this.#parts.fault('pipeline-reversed-order') ? outcomes.reverse() : outcomes;
   }
 
@@ -176,7 +182,8 @@ export class KvEngine {
         continue;
       }
       const refusal =
-        this.#check(args, name, principal) ?? (isAclResttoken(args, name) ? notInTransaction(args, name) : undefined);
+        this.#check(args, name, principal, true) ??
+        (isAclResttoken(args, name) ? notInTransaction(args, name) : undefined);
       if (refusal === undefined) {
         toRun.push({ index, args, name });
         continue;

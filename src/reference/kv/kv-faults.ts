@@ -341,6 +341,55 @@ export const kvFaults = defineFaults([
     rule: 'B.limits.daily-limit',
     description: 'Runs commands past the daily request limit.',
   },
+  // Kinds of bug the first, flat examples of each rule do not reach (issue 9: coverage holes)
+  {
+    name: 'hgetall-empty-body',
+    area: 'kv',
+    rule: 'B.response.result-shape',
+    description: 'Answers HGETALL (a map-like reply) with 200 and an empty body.',
+  },
+  {
+    name: 'base64-top-level-only',
+    area: 'kv',
+    rule: 'B.encoding.base64',
+    description: 'Base64-encodes the strings of the top level only, not those inside nested arrays.',
+  },
+  {
+    name: 'resp2-flattens-nested',
+    area: 'kv',
+    rule: 'B.format.resp2',
+    description: 'Writes nested arrays in resp2 as one flat array of their leaves.',
+  },
+  {
+    name: 'utf8-replacement-top-level-only',
+    area: 'kv',
+    rule: 'B.utf8.replacement',
+    description: 'Replaces invalid UTF-8 with U+FFFD at the top level only; nested strings are read as Latin-1.',
+  },
+  {
+    name: 'big-integers-rounded',
+    area: 'kv',
+    rule: 'B.response.result-shape',
+    description: 'Answers integers beyond 2^53 as rounded JSON numbers instead of their exact digits.',
+  },
+  {
+    name: 'pipeline-long-reordered',
+    area: 'kv',
+    rule: 'B.pipeline.order',
+    description: 'Answers the items of pipelines longer than 100 commands past the 100th in reverse order.',
+  },
+  {
+    name: 'readonly-writes-in-batches',
+    area: 'kv',
+    rule: 'B.auth.read-only.writes-refused',
+    description: 'The Read Only token runs write commands inside /pipeline and /multi-exec.',
+  },
+  {
+    name: 'unknown-methods-accepted',
+    area: 'kv',
+    rule: 'B.methods.other-405',
+    description: 'Runs requests with WebDAV methods (PROPFIND, LOCK, SEARCH) as commands instead of answering 405.',
+  },
 ] as const);
 
 export type KvFaultName = (typeof kvFaults)[number]['name'];

@@ -64,7 +64,11 @@ export async function kvPlugin(app: FastifyInstance, options: KvPluginOptions): 
     'PUT',
     ...(fault('head-refused') ? [] : ['HEAD']),
     ...(fault('accept-delete') ? ['DELETE'] : []),
+    ...(fault('unknown-methods-accepted') ? webDavMethods : []),
   ];
+  // fastify routes the standard methods only until told of others.
+  if (fault('unknown-methods-accepted'))
+    for (const method of webDavMethods) app.addHttpMethod(method, { hasBody: true });
   const handler = async (request: FastifyRequest, reply: FastifyReply) => {
     try {
       await handle(request, reply);
@@ -96,7 +100,9 @@ export async function kvPlugin(app: FastifyInstance, options: KvPluginOptions): 
       if (!isWrite) return void send(reply, answers.error(400, 'ERR empty command: use /{command}/{args} or POST /'));
       const args = jsonCommand(parseJsonBody(body), 'the request body');
       if (fault('root-drops-last-arg') && args.length > 1) args.pop();
-      return void send(reply, answers.single(await engine.runOne(args, principal), format));
+      const outcome = await engine.runOne(args, principal);
+      if (fault('hgetall-empty-body') && isHgetall(args)) return void reply.code(200).send('');
+      return void send(reply, answers.single(outcome, format));
     }
     if (isWrite && url.segments.length === 1 && first === 'pipeline') {
       const commands = jsonCommandList(body);
@@ -126,6 +132,7 @@ export async function kvPlugin(app: FastifyInstance, options: KvPluginOptions): 
     if (fault('path-args-reversed'))
       args.splice(1, url.segments.length - 1, ...args.slice(1, url.segments.length).reverse());
     const outcome = await engine.runOne(args, principal);
+    if (fault('hgetall-empty-body') && isHgetall(args)) return void reply.code(200).send('');
     if (fault('info-plain-text') && first === 'info' && outcome.kind === 'reply' && Buffer.isBuffer(outcome.reply)) {
       return void reply.code(200).header('content-type', 'text/plain; charset=utf-8').send(outcome.reply);
     }
@@ -156,6 +163,13 @@ export async function kvPlugin(app: FastifyInstance, options: KvPluginOptions): 
       reply.raw.writeHead(answer.status, { 'content-type': answer.contentType }).end(answer.body);
     }
   }
+}
+
+/** The methods fault unknown-methods-accepted runs as commands. */
+const webDavMethods = ['PROPFIND', 'LOCK', 'SEARCH'];
+
+function isHgetall(args: readonly Buffer[]): boolean {
+  return args[0]?.toString('latin1').toUpperCase() === 'HGETALL';
 }
 
 /** The URL as sent: the server routes every request to "/" and keeps the original here. */

@@ -35,6 +35,12 @@ export interface JsonReplyOptions {
   readonly base64Ok: boolean;
   /** Fault no-utf8-replacement: decode as Latin-1. */
   readonly latin1: boolean;
+  /** Fault base64-top-level-only: strings inside nested arrays stay plain. */
+  readonly base64TopOnly?: boolean;
+  /** Fault utf8-replacement-top-level-only: strings inside nested arrays are read as Latin-1. */
+  readonly latin1Nested?: boolean;
+  /** Fault big-integers-rounded: integers past 2^53 become rounded numbers. */
+  readonly roundBigIntegers?: boolean;
 }
 
 const utf8 = new TextDecoder('utf-8', { fatal: false });
@@ -45,24 +51,37 @@ function text(bytes: Buffer, options: JsonReplyOptions): string {
 }
 
 /** One reply as the JSON value of `result` (errors nested in arrays become {error}). */
-export function toJsonReply(reply: RedisReply, options: JsonReplyOptions): JsonReply {
+export function toJsonReply(reply: RedisReply, options: JsonReplyOptions, depth = 0): JsonReply {
   if (reply === null || typeof reply === 'number') return reply;
+  if (depth === 2 && (options.base64TopOnly || options.latin1Nested)) {
+    // The faults that stop at the top level (a reply and the items of a flat array): inside a nested
+    // array the rules they break apply no longer.
+    options = {
+      ...options,
+      base64: options.base64 && !options.base64TopOnly,
+      latin1: options.latin1 || options.latin1Nested === true,
+    };
+  }
   if (typeof reply === 'string') {
-    if (integerDigits.test(reply)) return jsonInteger(reply);
+    if (integerDigits.test(reply)) return options.roundBigIntegers ? Number(reply) : jsonInteger(reply);
     // Spec "Endpoints > Area B" (Svc-Encoding): every string is base64 except the OK response.
     if (!options.base64 || (reply === 'OK' && !options.base64Ok)) return reply;
     return Buffer.from(reply, 'utf8').toString('base64');
   }
   if (Buffer.isBuffer(reply)) return options.base64 ? reply.toString('base64') : text(reply, options);
   if (reply instanceof ErrorReply) return { error: reply.message };
-  return (reply as readonly RedisReply[]).map((item) => toJsonReply(item, options));
+  return (reply as readonly RedisReply[]).map((item) => toJsonReply(item, options, depth + 1));
 }
 
-/** One reply as its RESP2 bytes, simple and bulk strings kept apart. */
-export function toResp2(reply: RedisReply): Buffer {
+/** One reply as its RESP2 bytes, simple and bulk strings kept apart (`flatten`: fault resp2-flattens-nested). */
+export function toResp2(reply: RedisReply, flatten = false): Buffer {
   const chunks: Buffer[] = [];
-  writeResp2(reply, chunks);
+  writeResp2(flatten && Array.isArray(reply) ? leaves(reply) : reply, chunks);
   return Buffer.concat(chunks);
+}
+
+function leaves(reply: readonly RedisReply[]): RedisReply[] {
+  return reply.flatMap((item) => (Array.isArray(item) ? leaves(item) : [item as RedisReply]));
 }
 
 function writeResp2(reply: RedisReply, out: Buffer[]): void {

@@ -280,6 +280,38 @@ const probes: Record<KvFaultName, { probe: Probe; options?: ReferenceOptions }> 
     options: { maxRequestBytes: 64 },
     probe: async (ref) => status(await call(ref, `/echo/${big}`)),
   },
+  'hgetall-empty-body': {
+    probe: async (ref) => {
+      const key = uniqueKey();
+      await call(ref, '/', { body: ['HSET', key, 'f', 'v'] });
+      return (await call(ref, `/hgetall/${key}`)).body.toString();
+    },
+  },
+  'base64-top-level-only': {
+    probe: async (ref) => (await call(ref, '/', { body: ['EVAL', "return {'a',{'b'}}", '0'], headers: b64 })).json,
+  },
+  'resp2-flattens-nested': {
+    probe: async (ref) =>
+      (await call(ref, '/', { body: ['EVAL', "return {'a',{'b'}}", '0'], headers: resp2 })).body.toString(),
+  },
+  'utf8-replacement-top-level-only': {
+    probe: async (ref) => (await call(ref, '/', { body: ['EVAL', "return {'x',{string.char(255)}}", '0'] })).json,
+  },
+  'big-integers-rounded': {
+    probe: async (ref) => {
+      const key = uniqueKey();
+      await call(ref, '/', { body: ['SET', key, '9007199254740993'] });
+      return (await call(ref, '/', { body: ['INCRBY', key, '0'] })).body.toString();
+    },
+  },
+  'pipeline-long-reordered': {
+    probe: async (ref) =>
+      (await call(ref, '/pipeline', { body: Array.from({ length: 150 }, (_, index) => ['ECHO', String(index)]) })).json,
+  },
+  'readonly-writes-in-batches': {
+    probe: async (ref) => (await call(ref, '/pipeline', { body: [['SET', uniqueKey(), 'v']], token: ro(ref) })).json,
+  },
+  'unknown-methods-accepted': { probe: async (ref) => status(await call(ref, '/ping', { method: 'PROPFIND' })) },
   'daily-limit-ignored': {
     options: { dailyRequestLimit: 1 },
     probe: async (ref) => {
