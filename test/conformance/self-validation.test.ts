@@ -42,9 +42,9 @@ async function runConformance(dir: string, args: readonly string[]): Promise<Run
   return { exitCode, output, cases };
 }
 
-/** A fault is caught when some case naming the fault's rule fails. */
+/** A fault is caught when some case fails on the fault's rule: its verdict blames that rule. */
 function caughtBy(run: RunResult, fault: FaultSwitch): ReportCase[] {
-  return run.cases.filter((item) => item.verdict.kind === 'fail' && item.rules.includes(fault.rule));
+  return run.cases.filter((item) => item.verdict.kind === 'fail' && item.verdict.rule === fault.rule);
 }
 
 const kvFaults = allFaults.filter((fault) => fault.area === 'kv');
