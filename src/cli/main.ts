@@ -8,6 +8,11 @@ import { parseArgv } from './parse-argv.ts';
 export async function runCli(argv: readonly string[]): Promise<number> {
   try {
     const parsed = parseArgv(argv);
+    // No command at all is a usage mistake: the usage goes to stderr and the exit code says so.
+    if (argv.length === 0) {
+      process.stderr.write(renderHelp());
+      return ExitCode.usage;
+    }
     if (parsed.kind === 'help') {
       process.stdout.write(renderHelp(parsed.command));
       return ExitCode.ok;

@@ -2,11 +2,11 @@
  * junit.xml: one testsuite per target, one testcase per case, the rule ids as properties. Expected
  * failures are reported as skipped (they do not fail the gate); stale expectations as failures.
  */
-import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { CaseResult, ConformanceRun } from '../results/conformance-run.ts';
 import { totalsOf } from '../results/conformance-run.ts';
 import type { Reporter } from '../results/reporter.ts';
+import { writeReportFile } from '../shared/report-files.ts';
 
 // XML 1.0 allows tab, newline, carriage return and everything from U+0020 except lone surrogates and U+FFFE/F.
 const invalidXmlChars = /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu;
@@ -87,6 +87,6 @@ export function createJunitReporter(): Reporter {
   return {
     name: 'junit',
     file,
-    onRunEnd: (run, { redact }) => writeFile(join(run.reportDir, file), redact(renderJunitXml(run))),
+    onRunEnd: (run, { redact }) => writeReportFile(join(run.reportDir, file), redact(renderJunitXml(run))),
   };
 }

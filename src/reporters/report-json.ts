@@ -3,7 +3,6 @@
  * Its JSON Schema is schemas/report.schema.json; a test validates real reports against it.
  */
 
-import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
   type CaseResult,
@@ -15,6 +14,7 @@ import {
 import type { Reporter } from '../results/reporter.ts';
 import type { RuleCatalog } from '../results/rule.ts';
 import { type Verdict, verdictRule } from '../results/verdict.ts';
+import { writeReportFile } from '../shared/report-files.ts';
 import { toolVersion as currentToolVersion } from '../shared/tool-version.ts';
 import { ruleVerdicts, runAreas } from './rule-verdicts.ts';
 
@@ -105,6 +105,6 @@ export function createJsonReporter(): Reporter {
     name: 'json',
     file,
     onRunEnd: (run, { catalog, redact }) =>
-      writeFile(join(run.reportDir, file), redact(renderReportJson(run, catalog, currentToolVersion()))),
+      writeReportFile(join(run.reportDir, file), redact(renderReportJson(run, catalog, currentToolVersion()))),
   };
 }

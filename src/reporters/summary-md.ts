@@ -1,10 +1,10 @@
 /** summary.md: totals per target, a table of rules × verdicts, and every case that did not pass. */
 
-import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type ConformanceRun, gateOf, totalsOf, type VerdictTotals, verdictKinds } from '../results/conformance-run.ts';
 import type { Reporter } from '../results/reporter.ts';
 import type { RuleCatalog } from '../results/rule.ts';
+import { writeReportFile } from '../shared/report-files.ts';
 import { ruleVerdicts } from './rule-verdicts.ts';
 
 /** A table cell: no pipes or line breaks may escape it. */
@@ -75,6 +75,6 @@ export function createMarkdownReporter(): Reporter {
     name: 'markdown',
     file,
     onRunEnd: (run, { catalog, redact }) =>
-      writeFile(join(run.reportDir, file), redact(renderSummaryMarkdown(run, catalog))),
+      writeReportFile(join(run.reportDir, file), redact(renderSummaryMarkdown(run, catalog))),
   };
 }

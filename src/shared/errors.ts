@@ -12,6 +12,8 @@ export const ExitCode = {
   failed: 1,
   /** Usage or infrastructure error: bad flags or config, a target that cannot be reached. */
   usage: 2,
+  /** A second SIGINT or SIGTERM ended the run at once, before its report (128 + SIGINT, as shells count). */
+  interrupted: 130,
 } as const;
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
 

@@ -4,7 +4,6 @@
  * and write the reports (also when the run stops midway). The CLI command is a thin wrapper.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { checkFaults, type EmbeddedReference, startEmbeddedReference } from '../../reference/embedded.ts';
 import { type CaseResult, type ConformanceRun, gateExitCode, type TargetRun } from '../../results/conformance-run.ts';
@@ -12,6 +11,7 @@ import { type Reporter, type RunEvents, reporterEvents } from '../../results/rep
 import type { RuleCatalog } from '../../results/rule.ts';
 import { harnessError, isHarnessError } from '../../shared/errors.ts';
 import { createRedactor, type Redactor } from '../../shared/redact.ts';
+import { makeReportDir } from '../../shared/report-files.ts';
 import { areasOf, checkAreas, targetAreas } from '../../target/areas.ts';
 import { loadTargetFileSync } from '../../target/load-target.ts';
 import { describeTarget, type Target, type TargetArea, targetSecrets } from '../../target/target.ts';
@@ -80,6 +80,11 @@ function checkOptions(options: ConformanceOptions, catalog: RuleCatalog): void {
   }
 }
 
+/** What stopped the run: the signal's name the CLI aborted with, else "aborted". */
+function interruptReason(signal: AbortSignal): string {
+  return typeof signal.reason === 'string' ? signal.reason : 'aborted';
+}
+
 /** Unique names: a second target called "prod" becomes "prod#2". */
 function uniqueNames(targets: readonly Target[]): Target[] {
   const seen = new Map<string, number>();
@@ -112,9 +117,7 @@ export async function runConformance(options: ConformanceOptions = {}): Promise<
           ruleIds: new Set(catalog.rules.map((rule) => rule.id)),
         })
       : [];
-    await mkdir(reportDir, { recursive: true }).catch((error: Error) => {
-      throw harnessError('SVC_USAGE', `conformance: cannot create the report folder ${reportDir}: ${error.message}`);
-    });
+    await makeReportDir(reportDir, 'report folder (--report-dir)');
     reference = await referenceStart;
   } catch (error) {
     await referenceStart?.then(
@@ -151,7 +154,13 @@ export async function runConformance(options: ConformanceOptions = {}): Promise<
       const context = { options, caseFiles, suiteRoot, runId, secrets, problem, redact, events, known };
       targetRuns.push(await runTarget(target, embedded, context));
     }
-    if (options.signal?.aborted) aborted = 'interrupted (SIGINT)';
+    if (options.signal?.aborted) aborted = `interrupted (${interruptReason(options.signal)})`;
+    // A run that checked nothing must not pass a gate: say why nothing ran.
+    if (aborted === undefined && targetRuns.every((run) => run.cases.length === 0)) {
+      const asked = options.areas?.length ? `the areas asked for (${options.areas.join(', ')})` : 'any area with cases';
+      const filter = options.rules === undefined ? '' : ` matching --rules ${options.rules}`;
+      problem(`no case was run: the targets have no case of ${asked}${filter}`);
+    }
   } catch (error) {
     // What was measured is kept: the reports are written below, then the error reaches the CLI.
     aborted = redact(isHarnessError(error) ? error.message : String(error));
@@ -262,7 +271,7 @@ async function runTarget(target: Target, embedded: boolean, context: TargetConte
   const reason = collected.problems[0]
     ? `not run: ${collected.problems[0]}`
     : options.signal?.aborted
-      ? 'not run: the run was interrupted'
+      ? `not run: the run was interrupted (${interruptReason(options.signal)})`
       : 'not run: no suite file registered it (its <name>.test.ts must call registerCases)';
   const missing = notRun(reason).filter((result) => !seen.has(result.caseId));
   const cases = [...results, ...missing].sort((a, b) => a.caseId.localeCompare(b.caseId));

@@ -34,6 +34,25 @@ function listenersOf(signals: readonly NodeJS.Signals[]): Map<NodeJS.Signals, Se
   return new Map(signals.map((signal) => [signal, new Set<unknown>(process.listeners(signal))]));
 }
 
+/**
+ * Runs `start` with `process.once` ignoring SIGINT and SIGTERM: vitest's logger registers handlers
+ * with it that exit the process, and a signal during vitest's start-up would otherwise end the run
+ * before its report. Only those two events are held back, and only while `start` runs.
+ */
+async function withoutSignalOnce<T>(start: () => Promise<T>): Promise<T> {
+  const once = process.once;
+  const filtered = function (this: NodeJS.Process, event: string | symbol, listener: (...args: unknown[]) => void) {
+    if (event === 'SIGINT' || event === 'SIGTERM') return this;
+    return once.call(this, event, listener);
+  };
+  process.once = filtered as typeof process.once;
+  try {
+    return await start();
+  } finally {
+    process.once = once;
+  }
+}
+
 /** How long an interrupted run may take to wind down before we stop waiting for vitest. */
 const abortGraceMs = 2_000;
 
@@ -63,38 +82,41 @@ export async function runSuites(options: SuiteRunOptions): Promise<CollectedRun>
   if (folders.length === 0) return collector.collected;
   const sink = discardingSink();
   const savedExitCode = process.exitCode;
-  const signalListeners = listenersOf(stopSignals);
-  const vitest = await createVitest(
-    {
-      root: options.root,
-      config: join(options.root, 'vitest.config.ts'),
-      project: ['conformance'],
-      run: true,
-      watch: false,
-      reporters: [collector],
-      passWithNoTests: true,
-      color: false,
-      // Cases wait on the network, not the CPU: threads without isolation start fastest.
-      pool: 'threads',
-      isolate: false,
-      // One file at a time, in one worker: cases may change target-wide settings through the admin
-      // hook (the daily request limit) and restore them in cleanup; parallel files would interfere.
-      maxWorkers: 1,
-      fileParallelism: false,
-      // Results of earlier runs would reorder the files; a conformance run is the same every time.
-      cache: false,
-    },
-    {},
-    { stdout: sink, stderr: sink },
-  );
-  vitest.provide('svcRun', options.run);
   // vitest's logger exits the process on SIGINT/SIGTERM; the command must first stop the reference
-  // and write what it measured, so those handlers go and the command's own signal handling stays.
+  // and write what it measured. Its handlers are kept from being installed while vitest starts (a
+  // signal then would exit before the report), and any other new ones are removed once it has started.
+  const signalListeners = listenersOf(stopSignals);
+  const vitest = await withoutSignalOnce(() =>
+    createVitest(
+      {
+        root: options.root,
+        config: join(options.root, 'vitest.config.ts'),
+        project: ['conformance'],
+        run: true,
+        watch: false,
+        reporters: [collector],
+        passWithNoTests: true,
+        color: false,
+        // Cases wait on the network, not the CPU: threads without isolation start fastest.
+        pool: 'threads',
+        isolate: false,
+        // One file at a time, in one worker: cases may change target-wide settings through the admin
+        // hook (the daily request limit) and restore them in cleanup; parallel files would interfere.
+        maxWorkers: 1,
+        fileParallelism: false,
+        // Results of earlier runs would reorder the files; a conformance run is the same every time.
+        cache: false,
+      },
+      {},
+      { stdout: sink, stderr: sink },
+    ),
+  );
   for (const signal of stopSignals) {
     for (const listener of process.listeners(signal)) {
       if (!signalListeners.get(signal)?.has(listener)) process.off(signal, listener);
     }
   }
+  vitest.provide('svcRun', options.run);
   // On abort: ask vitest to cancel, and stop waiting after a grace period (a case may be mid-wait).
   let onAbort = () => {};
   const stopped = new Promise<void>((resolve) => {

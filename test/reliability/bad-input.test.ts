@@ -1,0 +1,56 @@
+/**
+ * Input that must end in one clear line and a usage exit code, never a hang or a second line: a report
+ * folder that cannot be made (under /proc, where Node's recursive mkdir spins forever), a report file
+ * that is a directory, a run that checks nothing, and no command at all.
+ */
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { runCli } from '../support/run-cli.ts';
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'svc-bad-input-'));
+});
+afterAll(() => rm(dir, { recursive: true, force: true }));
+
+const oneLine = (text: string) =>
+  text
+    .trim()
+    .split('\n')
+    .filter((line) => line.startsWith('svc-harness:'));
+
+describe('bad input on the command line', () => {
+  test('a report folder under /proc is one line, exit 2, in bounded time', async () => {
+    const run = await runCli(['conformance', '--report-dir', '/proc/self/nope'], { timeoutMs: 20_000 });
+    expect(run.exitCode).toBe(2);
+    expect(oneLine(run.stderr)).toEqual([
+      expect.stringMatching(/^svc-harness: cannot create the report folder .*\[SVC_USAGE\]$/),
+    ]);
+  });
+
+  test('a report.json that is a directory is one line, exit 2', async () => {
+    const reportDir = join(dir, 'taken');
+    await mkdir(join(reportDir, 'report.json'), { recursive: true });
+    const run = await runCli(['conformance', '--rules', 'B.status.ok-200', '--report-dir', reportDir]);
+    expect(run.exitCode).toBe(2);
+    expect(oneLine(run.stderr)).toEqual([
+      expect.stringMatching(/^svc-harness: cannot write the report file .*report\.json: is a directory \[SVC_USAGE\]$/),
+    ]);
+  });
+
+  test('a run that checks nothing does not pass the gate', async () => {
+    const run = await runCli(['conformance', '--area', 'messaging', '--report-dir', join(dir, 'nothing')]);
+    expect(run.exitCode).toBe(2);
+    expect(run.stderr).toContain('no case was run');
+    expect(run.stdout).toContain('gate: error');
+  });
+
+  test('no command prints the usage to stderr and exits 2', async () => {
+    const run = await runCli([]);
+    expect(run.exitCode).toBe(2);
+    expect(run.stderr).toContain('Usage: svc-harness <command>');
+    expect(run.stdout).toBe('');
+  });
+});

@@ -1,0 +1,94 @@
+/**
+ * Interrupts on a real child process running conformance on the embedded reference: SIGINT and SIGTERM
+ * end the run with a report marked aborted by that signal, the documented exit code, and the
+ * redis-server the reference started stopped; a second signal exits at once (130), still leaving no
+ * redis-server behind.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { startCli } from '../support/run-cli.ts';
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'svc-interrupts-'));
+});
+afterAll(() => rm(dir, { recursive: true, force: true }));
+
+/** The redis-server processes whose parent is `pid`. */
+function redisChildren(pid: number): number[] {
+  try {
+    const out = execFileSync('ps', ['-o', 'pid=,args=', '--ppid', String(pid)], { encoding: 'utf8' });
+    return out
+      .split('\n')
+      .filter((line) => line.includes('redis-server'))
+      .map((line) => Number(line.trim().split(/\s+/)[0]));
+  } catch {
+    return [];
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    const state = execFileSync('ps', ['-o', 'stat=', '-p', String(pid)], { encoding: 'utf8' }).trim();
+    return state !== '' && !state.startsWith('Z');
+  } catch {
+    return false;
+  }
+}
+
+async function waitFor(condition: () => boolean, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return true;
+}
+
+describe('interrupting a conformance run on the embedded reference', () => {
+  test.each(['SIGINT', 'SIGTERM'] as const)(
+    '%s: the partial report is marked aborted by it, exit 2, and no redis-server is left',
+    async (signal) => {
+      const reportDir = join(dir, signal);
+      const run = startCli(['conformance', '--report-dir', reportDir], { timeoutMs: 60_000, env: { REDIS_URL: '' } });
+      const pid = run.child.pid ?? 0;
+      expect(await waitFor(() => redisChildren(pid).length > 0, 20_000)).toBe(true);
+      const [redis] = redisChildren(pid);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      run.child.kill(signal);
+      const done = await run.finished;
+      expect(done.exitCode, done.stderr).toBe(2);
+      expect(done.stderr).toContain(`${signal}: stopping the run`);
+      const report = JSON.parse(await readFile(join(reportDir, 'report.json'), 'utf8')) as {
+        aborted: string;
+        targets: { cases: { verdict: { kind: string; reason?: string } }[] }[];
+      };
+      expect(report.aborted).toBe(`interrupted (${signal})`);
+      const notRun = report.targets.flatMap((target) => target.cases).filter((item) => item.verdict.kind === 'error');
+      for (const item of notRun) expect(item.verdict.reason).toContain(signal);
+      expect(await waitFor(() => !alive(redis ?? 0), 5_000)).toBe(true);
+    },
+    60_000,
+  );
+
+  test('a second signal exits at once with 130, and the redis-server still goes', async () => {
+    const run = startCli(['conformance', '--report-dir', join(dir, 'twice')], {
+      timeoutMs: 60_000,
+      env: { REDIS_URL: '' },
+    });
+    const pid = run.child.pid ?? 0;
+    expect(await waitFor(() => redisChildren(pid).length > 0, 20_000)).toBe(true);
+    const [redis] = redisChildren(pid);
+    run.child.kill('SIGINT');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    run.child.kill('SIGINT');
+    const done = await run.finished;
+    expect(done.exitCode).toBe(130);
+    expect(done.stderr).toContain('again: exiting now');
+    expect(await waitFor(() => !alive(redis ?? 0), 5_000)).toBe(true);
+  }, 60_000);
+});
