@@ -188,7 +188,8 @@ export const cases = defineCases([
     id: 'kv.reply-shapes.big-integers',
     rules: ['B.response.result-shape'],
     title: 'Integers beyond 2^53 keep every digit',
-    expect: 'INCRBY past 2^53 (to odd values a double cannot hold) answers the exact digits, in POST / and in a /pipeline item.',
+    expect:
+      'INCRBY past 2^53 (to odd values a double cannot hold) answers the exact digits, in POST / and in a /pipeline item.',
     async run(ctx) {
       const kv = createKvClient(ctx);
       const key = keySpace(ctx, kv).key('big');
