@@ -67,7 +67,7 @@ export const cases = defineCases([
             'the text with U+FFFD for invalid UTF-8',
           );
         }),
-        { numRuns: 40, rule: 'B.post.body-last-arg' },
+        { numRuns: 40 },
       );
       ctx.observe(note);
     },
@@ -95,7 +95,7 @@ export const cases = defineCases([
           checkResult('B.path.percent-decoding', await kv.path('GET', ['echo', name]), name, 'ECHO by path');
           checkResult('B.root.json-array', await kv.root(['EXISTS', key]), 1, 'EXISTS by POST /');
         }),
-        { numRuns: 40, rule: 'B.path.percent-decoding' },
+        { numRuns: 40 },
       );
       ctx.observe(note);
     },
@@ -167,7 +167,7 @@ export const cases = defineCases([
             await kv.root(['DEL', key]);
           },
         ),
-        { numRuns: 2, rule: 'B.limits.max-request-size', timeLimitMs: 20_000 },
+        { numRuns: 2, timeLimitMs: 20_000 },
       );
       ctx.observe(`${note}; maximum request size ${maxRequestBytes} bytes`);
     },

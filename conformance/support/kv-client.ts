@@ -3,7 +3,7 @@
  * Area B" built from the target and its dialect (vendor header names come from the dialect table).
  */
 import type { CaseContext } from '../../src/engines/conformance/conformance-case.ts';
-import { dispatcherFor, type HttpResponse, httpRequest } from '../../src/http/http-client.ts';
+import { dispatcherFor, type HttpResponse, headerValue, httpRequest, jsonBody } from '../../src/http/http-client.ts';
 import {
   type Arg,
   type JsonArg,
@@ -18,6 +18,7 @@ import {
   queryString,
   rootRequest,
 } from '../../src/protocol/kv/request-forms.ts';
+import { harnessError } from '../../src/shared/errors.ts';
 import { vendorHeader } from '../../src/target/dialects.ts';
 import { type Credentials, standard, wireCredentials } from './credentials.ts';
 
@@ -54,6 +55,19 @@ export interface KvClient {
   headers(options?: KvCallOptions): Record<string, string>;
 }
 
+/**
+ * An answer that calls itself JSON but is not (an HTML error page behind a proxy, a cut body) is no
+ * answer of the protocol: SVC_TARGET_GARBAGE, so the case ends as an error, never as a rule's failure.
+ */
+export function notGarbage(res: HttpResponse): HttpResponse {
+  const type = headerValue(res, 'content-type')?.split(';')[0]?.trim().toLowerCase();
+  if (type === 'application/json' && res.body.length > 0 && jsonBody(res) === undefined) {
+    const start = JSON.stringify(res.body.subarray(0, 60).toString('utf8'));
+    throw harnessError('SVC_TARGET_GARBAGE', `the target answered application/json that is not JSON: ${start}…`);
+  }
+  return res;
+}
+
 export function createKvClient(ctx: CaseContext): KvClient {
   const kv = ctx.target.kv;
   if (!kv) ctx.skip('the target has no kv area.');
@@ -76,18 +90,21 @@ export function createKvClient(ctx: CaseContext): KvClient {
     return { ...out, ...options.headers };
   };
 
-  const raw = (request: RawKvRequest) => {
+  const raw = async (request: RawKvRequest) => {
     const wire = wireCredentials(ctx, request.credentials ?? standard);
     const all = headers(request);
     if (request.contentType !== undefined) all['content-type'] = request.contentType;
-    return httpRequest({
-      dispatcher,
-      url: url(request.path, [...(request.query ?? []), ...wire.query]),
-      method: request.method,
-      headers: all,
-      ...(request.body !== undefined && { body: request.body }),
-      ...(request.timeoutMs !== undefined && { timeoutMs: request.timeoutMs }),
-    });
+    return notGarbage(
+      await httpRequest({
+        dispatcher,
+        ...(ctx.target.maxAnswerBytes !== undefined && { maxAnswerBytes: ctx.target.maxAnswerBytes }),
+        url: url(request.path, [...(request.query ?? []), ...wire.query]),
+        method: request.method,
+        headers: all,
+        ...(request.body !== undefined && { body: request.body }),
+        ...(request.timeoutMs !== undefined && { timeoutMs: request.timeoutMs }),
+      }),
+    );
   };
 
   return {

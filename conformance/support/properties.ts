@@ -5,15 +5,12 @@
  */
 import fc from 'fast-check';
 import { CheckFailure, isCheckFailure } from '../../src/engines/conformance/check-failure.ts';
-import { oneLine } from '../../src/shared/errors.ts';
 
 /** The seed of every property case: SVC_FC_SEED, else a fixed value, so runs are reproducible. */
 export const propertySeed: number = Number.parseInt(process.env.SVC_FC_SEED ?? '', 10) || 20_261_121;
 
 export interface PropertyOptions {
   readonly numRuns: number;
-  /** Rule blamed when the predicate throws something other than a CheckFailure. */
-  readonly rule: string;
   /** @default 15_000 */
   readonly timeLimitMs?: number;
 }
@@ -39,7 +36,8 @@ export async function checkProperty<Ts>(property: fc.IAsyncProperty<Ts>, options
   const replay = `fast-check seed ${details.seed}, path ${details.counterexamplePath}, counterexample ${example.length > 120 ? `${example.slice(0, 120)}…` : example}`;
   const error = details.errorInstance;
   if (isCheckFailure(error)) throw new CheckFailure(error.rule, error.received, error.expected, replay);
-  throw new CheckFailure(options.rule, oneLine(error) || 'an error', 'the property to hold', replay);
+  // A transport failure or garbage answer, a blocked step, a harness defect: never a property's failure.
+  throw error;
 }
 
 /**

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { rootCertificates } from 'node:tls';
 import { Agent, type Dispatcher, request } from 'undici';
-import { harnessError } from '../shared/errors.ts';
+import { harnessError, isHarnessError } from '../shared/errors.ts';
 
 /** The methods the harness sends: the ordinary ones, and WebDAV's for the 405 rule's wider checks. */
 export type HttpMethod =
@@ -29,6 +29,11 @@ export interface HttpRequest {
   readonly body?: string | Uint8Array;
   /** Whole-request budget in milliseconds, headers and body. @default 10_000 */
   readonly timeoutMs?: number;
+  /**
+   * The most an answer's body may hold; a longer one is garbage (SVC_TARGET_GARBAGE), read no further.
+   * @default defaultMaxAnswerBytes (100 MiB, ten times the spec's largest request)
+   */
+  readonly maxAnswerBytes?: number;
   readonly dispatcher?: Dispatcher;
 }
 
@@ -42,6 +47,7 @@ export interface HttpResponse {
 }
 
 export const defaultTimeoutMs = 10_000;
+export const defaultMaxAnswerBytes = 100 * 1024 * 1024;
 
 const sharedAgent = new Agent({ connections: 64, keepAliveTimeout: 4_000 });
 
@@ -87,11 +93,27 @@ export async function httpRequest(req: HttpRequest): Promise<HttpResponse> {
       headersTimeout: timeoutMs,
       bodyTimeout: timeoutMs,
     });
-    const body = Buffer.from(await res.body.arrayBuffer());
+    const body = await readCapped(res.body, req.maxAnswerBytes ?? defaultMaxAnswerBytes, req.url);
     return { status: res.statusCode, headers: res.headers, body, elapsedMs: performance.now() - started };
   } catch (error) {
+    if (isHarnessError(error)) throw error;
     throw transportError(req.url, error, timeoutMs);
   }
+}
+
+/** The body's bytes, or SVC_TARGET_GARBAGE once it passes `max` (the rest is never read). */
+async function readCapped(body: Dispatcher.ResponseData['body'], max: number, url: string): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let total = 0;
+  for await (const chunk of body) {
+    total += (chunk as Buffer).length;
+    if (total > max) {
+      body.destroy();
+      throw harnessError('SVC_TARGET_GARBAGE', `${safeOrigin(url)} answered more than ${max} bytes`);
+    }
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks, total);
 }
 
 /** OpenSSL's and Node's codes for a certificate the client does not trust. */

@@ -16,6 +16,7 @@ export const targetSchema = {
     $schema: { type: 'string' },
     name: { type: 'string', minLength: 1 },
     dialect: { enum: ['svc', 'upstash'] },
+    maxAnswerBytes: { type: 'integer', minimum: 1024 },
     tls: {
       type: 'object',
       additionalProperties: false,

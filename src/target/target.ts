@@ -62,6 +62,8 @@ export interface Target {
   /** Which vendor names the target uses. @default 'svc' */
   readonly dialect: DialectName;
   readonly tls?: TargetTls;
+  /** The most one answer of the target may hold before it counts as garbage. @default 100 MiB */
+  readonly maxAnswerBytes?: number;
   readonly messaging?: MessagingEndpoint;
   readonly kv?: KvEndpoint;
   readonly management?: ManagementEndpoint;

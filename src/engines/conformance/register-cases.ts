@@ -5,7 +5,7 @@
  * SVC_RULES filters by rule glob and SVC_RUN_ID names the run in every key prefix.
  */
 import { inject, type TestContext, test } from 'vitest';
-import { harnessError } from '../../shared/errors.ts';
+import { harnessError, isHarnessError } from '../../shared/errors.ts';
 import { createRedactor, type Redactor } from '../../shared/redact.ts';
 import { withTimeout } from '../../shared/with-timeout.ts';
 import { missingCapability } from '../../target/areas.ts';
@@ -46,7 +46,18 @@ interface RunSetup {
   readonly runId: string;
   readonly redact: Redactor;
   readonly setups: Map<TargetArea, CaseSetup>;
+  /** Cases in a row that ended in a transport failure or a garbage answer, and the last one's reason. */
+  readonly transport: { streak: number; last: string };
 }
+
+/**
+ * After this many cases in a row ended in transport failures, the target is taken to have stopped
+ * answering: the remaining cases of the run end at once as errors instead of each waiting out its
+ * own timeout (a stalled target would otherwise hold the run for minutes).
+ */
+export const stalledAfterCases = 3;
+
+const transportCodes = new Set(['SVC_TARGET_UNREACHABLE', 'SVC_TARGET_GARBAGE']);
 
 let current: RunSetup | undefined;
 
@@ -63,6 +74,7 @@ function runSetup(): RunSetup {
       // Plain vitest runs know only the target's secrets; the engine hands over every secret of its run.
       redact: createRedactor(provided?.secrets ?? []),
       setups: new Map(),
+      transport: { streak: 0, last: '' },
     };
   }
   return current;
@@ -95,11 +107,11 @@ export function registerCases(area: TargetArea, cases: readonly ConformanceCase[
   }
   for (const item of selected) {
     const meta: CaseMeta = { id: item.id, area, rules: item.rules, title: item.title, expect: item.expect };
-    test(item.id, { meta: { svcCase: meta } }, (context) => runCase(item, setup, redact, run.runId, context));
+    test(item.id, { meta: { svcCase: meta } }, (context) => runCase(item, setup, redact, run, context));
   }
 }
 
-async function runCase(item: ConformanceCase, setup: CaseSetup, redact: Redactor, runId: string, context: TestContext) {
+async function runCase(item: ConformanceCase, setup: CaseSetup, redact: Redactor, run: RunSetup, context: TestContext) {
   const finish = (outcome: CaseOutcome) => {
     context.task.meta.svcOutcome = outcome;
   };
@@ -109,11 +121,23 @@ async function runCase(item: ConformanceCase, setup: CaseSetup, redact: Redactor
     finish({ verdict: { kind: 'skip', reason }, notes: [] });
     context.skip(reason);
   }
+  if (run.transport.streak >= stalledAfterCases) {
+    const reason = redact(
+      `not run: the target stopped answering (${run.transport.streak} cases in a row ended in transport errors; the last: ${run.transport.last})`,
+    );
+    finish({ verdict: { kind: 'error', reason }, notes: [] });
+    throw new Error(reason);
+  }
   const catalog = await loadRuleCatalog();
   const timeoutMs = context.task.timeout > 0 ? context.task.timeout : defaultTimeoutMs;
   const runBudgetMs = Math.floor(timeoutMs * runShare);
   const controller = new AbortController();
-  const recorder = createCaseContext({ target: setup.target, caseId: item.id, signal: controller.signal, runId });
+  const recorder = createCaseContext({
+    target: setup.target,
+    caseId: item.id,
+    signal: controller.signal,
+    runId: run.runId,
+  });
   let thrown: { error: unknown } | undefined;
   try {
     await withTimeout(item.run(recorder.context), runBudgetMs, '', () =>
@@ -129,6 +153,9 @@ async function runCase(item: ConformanceCase, setup: CaseSetup, redact: Redactor
   const verdict = verdictOf({ rules: item.rules, levelOf: (id) => catalog.get(id)?.level, thrown, notes });
   const safeVerdict = 'reason' in verdict ? { ...verdict, reason: redact(verdict.reason) } : verdict;
   finish({ verdict: safeVerdict, notes });
+  const transport = thrown !== undefined && isHarnessError(thrown.error) && transportCodes.has(thrown.error.code);
+  run.transport.streak = transport ? run.transport.streak + 1 : 0;
+  if (transport && 'reason' in safeVerdict) run.transport.last = safeVerdict.reason;
   if (safeVerdict.kind === 'skip') context.skip(safeVerdict.reason);
   if ((safeVerdict.kind === 'fail' || safeVerdict.kind === 'error') && thrown) {
     // Plain vitest shows the failure; keep the original error (and its diff) unless it held a secret.

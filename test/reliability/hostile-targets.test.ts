@@ -1,0 +1,123 @@
+/**
+ * Targets that answer the first ping and then misbehave: they stall, send endless bodies, answer HTML
+ * that calls itself JSON, or reset every connection. Each run ends within a bound, with `error`
+ * verdicts that say what happened (never a rule's failure, a pass or an observation), exit code 2, and
+ * the harness's memory bounded by the answer cap.
+ */
+
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { stalledAfterCases } from '../../src/engines/conformance/register-cases.ts';
+import { listenOnLoopback } from '../support/loopback.ts';
+import { runCli } from '../support/run-cli.ts';
+
+type Mode = 'stall' | 'endless' | 'html' | 'reset';
+
+/** Answers GET /ping like area B, then misbehaves as `mode` says on every other request. */
+async function hostileServer(mode: Mode): Promise<{ url: string; close(): Promise<void> }> {
+  const server: Server = createServer((req, res) => {
+    if (req.url?.startsWith('/ping')) {
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{"result":"PONG"}');
+      return;
+    }
+    req.resume();
+    if (mode === 'stall') return;
+    if (mode === 'reset') return void req.socket.destroy();
+    if (mode === 'html') {
+      res.writeHead(200, { 'content-type': 'application/json' }).end('<html><body>502 Bad Gateway</body></html>');
+      return;
+    }
+    // Endless: 1 MiB chunks until the client goes away.
+    res.writeHead(200, { 'content-type': 'application/json' });
+    const chunk = Buffer.alloc(1024 * 1024, 'x');
+    const pump = () => {
+      while (!res.destroyed && res.write(chunk)) {}
+      if (!res.destroyed) res.once('drain', pump);
+    };
+    pump();
+  });
+  const { url } = await listenOnLoopback(server);
+  return {
+    url,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+interface Report {
+  readonly gate: string;
+  readonly targets: {
+    readonly cases: { readonly id: string; readonly verdict: { kind: string; reason?: string } }[];
+  }[];
+}
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'svc-hostile-'));
+});
+afterAll(() => rm(dir, { recursive: true, force: true }));
+
+async function runAgainst(mode: Mode, extra: Record<string, unknown> = {}) {
+  const server = await hostileServer(mode);
+  try {
+    const target = join(dir, `${mode}.json`);
+    await writeFile(
+      target,
+      JSON.stringify({ name: mode, kv: { url: server.url, token: 'hostile-token-1234' }, ...extra }),
+    );
+    const reportDir = join(dir, mode);
+    const run = await runCli(['conformance', '--target', target, '--report-dir', reportDir], {
+      reportDir,
+      timeoutMs: 170_000,
+    });
+    const report = run.report as Report;
+    const cases = report.targets.flatMap((item) => item.cases);
+    return { run, report, cases };
+  } finally {
+    await server.close();
+  }
+}
+
+describe('hostile targets after a good first ping', () => {
+  test('a target that stops answering: three cases wait, the rest end at once as errors', async () => {
+    const { run, report, cases } = await runAgainst('stall');
+    expect(run.exitCode, run.stderr).toBe(2);
+    expect(report.gate).toBe('error');
+    expect(cases.every((item) => item.verdict.kind === 'error' || item.verdict.kind === 'skip')).toBe(true);
+    const waited = cases.filter(
+      (item) => item.verdict.kind === 'error' && !item.verdict.reason?.includes('the target stopped answering'),
+    );
+    // The cases that waited out the stall before the run gave up on the target.
+    expect(waited.length, JSON.stringify(waited.map((item) => [item.id, item.verdict.reason]))).toBe(stalledAfterCases);
+    // Three cases of about 10 s (request) + 5 s (cleanup) each, then the rest at once.
+    expect(run.durationMs).toBeLessThan(100_000);
+  }, 180_000);
+
+  test('endless bodies are cut at the answer cap and are garbage errors', async () => {
+    const { run, cases } = await runAgainst('endless', { maxAnswerBytes: 4 * 1024 * 1024 });
+    expect(run.exitCode, run.stderr).toBe(2);
+    expect(cases.some((item) => item.verdict.reason?.includes('answered more than 4194304 bytes'))).toBe(true);
+    expect(cases.filter((item) => ['fail', 'pass', 'observation'].includes(item.verdict.kind))).toEqual([]);
+  }, 180_000);
+
+  test('HTML that calls itself JSON is garbage, never a failure or an unhandled error', async () => {
+    const { run, cases } = await runAgainst('html');
+    expect(run.exitCode, run.stderr).toBe(2);
+    expect(run.stderr + run.stdout).not.toContain('unhandled error');
+    expect(cases.some((item) => item.verdict.reason?.includes('application/json that is not JSON'))).toBe(true);
+    expect(cases.filter((item) => ['fail', 'pass', 'observation'].includes(item.verdict.kind))).toEqual([]);
+  }, 180_000);
+
+  test('connections reset after the ping are transport errors', async () => {
+    const { run, cases } = await runAgainst('reset');
+    expect(run.exitCode, run.stderr).toBe(2);
+    expect(run.stderr + run.stdout).not.toContain('unhandled error');
+    expect(cases.filter((item) => ['fail', 'pass', 'observation'].includes(item.verdict.kind))).toEqual([]);
+  }, 180_000);
+});
