@@ -1,6 +1,7 @@
 /**
  * Secrets never reach a report or a log: every string the harness writes passes through a redactor
- * built from the target's secrets, in the forms they travel in (as is, percent-encoded, base64).
+ * built from the target's secrets, in the forms they travel in (as is, percent-encoded, base64), and
+ * URLs are shown without their credentials.
  */
 
 export const redactedMark = '[redacted]';
@@ -13,9 +14,58 @@ export function secretForms(secret: string): string[] {
 
 export type Redactor = (text: string) => string;
 
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * Replaces each secret where it stands as a whole value: not inside a longer word or token, so a
+ * short token (`t`) never mangles the text around it (`target`, JSON keys), while `Bearer t`,
+ * `"t"` and `_token=t` are still caught.
+ */
 export function createRedactor(secrets: Iterable<string>): Redactor {
   // Longest first, so a secret that contains another is replaced whole.
   const forms = [...new Set([...secrets].flatMap(secretForms))].sort((a, b) => b.length - a.length);
   if (forms.length === 0) return (text) => text;
-  return (text) => forms.reduce((current, form) => current.replaceAll(form, redactedMark), text);
+  const pattern = new RegExp(`(?<![A-Za-z0-9])(?:${forms.map(escapeRegExp).join('|')})(?![A-Za-z0-9])`, 'g');
+  return (text) => text.replace(pattern, redactedMark);
+}
+
+/** Query parameters that carry credentials in the service's URLs (and common ones elsewhere). */
+const credentialParameters = new Set([
+  '_token',
+  'svc_token',
+  'qstash_token',
+  'token',
+  'access_token',
+  'password',
+  'key',
+]);
+
+/** A URL with its user information and credential query parameters replaced; unparsable text as is. */
+export function redactUrl(url: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return url;
+  }
+  const names = [...parsed.searchParams.keys()].filter((name) => credentialParameters.has(name.toLowerCase()));
+  // Unchanged URLs keep their spelling (no trailing slash added by the parser).
+  if (!parsed.username && !parsed.password && names.length === 0) return url;
+  if (parsed.username) parsed.username = redactedMark;
+  if (parsed.password) parsed.password = redactedMark;
+  for (const name of names) parsed.searchParams.set(name, redactedMark);
+  return parsed.toString();
+}
+
+/** The secrets a URL carries: its password and the values of its credential query parameters. */
+export function urlSecrets(url: string): string[] {
+  try {
+    const parsed = new URL(url);
+    const values = [...parsed.searchParams.entries()]
+      .filter(([name]) => credentialParameters.has(name.toLowerCase()))
+      .map(([, value]) => value);
+    return [decodeURIComponent(parsed.password), ...values].filter((value) => value.length > 0);
+  } catch {
+    return [];
+  }
 }

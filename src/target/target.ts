@@ -3,6 +3,7 @@
  * harness reads targets through this module (a target file, or the SVC_* environment variables).
  * The reference service writes the same shape with `svc-harness serve --write-target FILE`.
  */
+import { redactUrl, urlSecrets } from '../shared/redact.ts';
 import type { DialectName } from './dialects.ts';
 
 export interface MessagingEndpoint {
@@ -72,7 +73,7 @@ export interface Target {
 
 export type TargetArea = 'messaging' | 'kv' | 'management';
 
-/** Every secret a target holds, for redaction of reports and logs. */
+/** Every secret a target holds, for redaction of reports and logs: tokens, passwords, and URL credentials. */
 export function targetSecrets(target: Target): string[] {
   const secrets = [
     target.messaging?.token,
@@ -80,8 +81,19 @@ export function targetSecrets(target: Target): string[] {
     target.kv?.readOnlyToken,
     target.management?.password,
     target.admin?.token,
+    ...targetUrls(target).flatMap(urlSecrets),
   ];
   return secrets.filter((s): s is string => typeof s === 'string' && s.length > 0);
+}
+
+function targetUrls(target: Target): string[] {
+  return [
+    target.messaging?.url,
+    ...Object.values(target.messaging?.regions ?? {}),
+    target.kv?.url,
+    target.management?.url,
+    target.admin?.url,
+  ].filter((url): url is string => url !== undefined);
 }
 
 /** The target without its secrets, safe to write into a report. */
@@ -90,9 +102,16 @@ export function describeTarget(target: Target): Record<string, unknown> {
     name: target.name,
     dialect: target.dialect,
     ...(target.tls && { tls: { ca: target.tls.ca ?? null, insecure: target.tls.insecure === true } }),
-    ...(target.messaging && { messaging: { url: target.messaging.url, regions: target.messaging.regions ?? {} } }),
-    ...(target.kv && { kv: { url: target.kv.url, readOnlyToken: target.kv.readOnlyToken !== undefined } }),
-    ...(target.management && { management: { url: target.management.url } }),
-    ...(target.admin && { admin: { url: target.admin.url } }),
+    ...(target.messaging && {
+      messaging: {
+        url: redactUrl(target.messaging.url),
+        regions: Object.fromEntries(
+          Object.entries(target.messaging.regions ?? {}).map(([region, url]) => [region, redactUrl(url)]),
+        ),
+      },
+    }),
+    ...(target.kv && { kv: { url: redactUrl(target.kv.url), readOnlyToken: target.kv.readOnlyToken !== undefined } }),
+    ...(target.management && { management: { url: redactUrl(target.management.url) } }),
+    ...(target.admin && { admin: { url: redactUrl(target.admin.url) } }),
   };
 }

@@ -37,4 +37,16 @@ describe('dialects', () => {
     expect(isDialectName('svc')).toBe(true);
     expect(isDialectName('redis')).toBe(false);
   });
+
+  test('credentials in target URLs are secrets and never described', () => {
+    const target: Target = {
+      name: 'u',
+      dialect: 'svc',
+      kv: { url: 'http://user:s3cret-pw@127.0.0.1:1/?_token=q-token-value', token: 'kt' },
+    };
+    expect(targetSecrets(target)).toEqual(expect.arrayContaining(['s3cret-pw', 'q-token-value']));
+    const described = JSON.stringify(describeTarget(target));
+    expect(described).not.toContain('s3cret-pw');
+    expect(described).not.toContain('q-token-value');
+  });
 });
