@@ -211,7 +211,8 @@ export const cases = defineCases([
     rules: ['B.auth.read-only.keys-scan-refused', 'B.observe.read-only-refusal'],
     needs: ['kv.readOnlyToken'],
     title: 'The Read Only token is refused KEYS and SCAN',
-    expect: 'KEYS and SCAN with the Read Only token do not succeed (status and text recorded).',
+    expect:
+      'KEYS, SCAN and a read-only script calling KEYS (EVAL_RO) with the Read Only token do not succeed (recorded).',
     async run(ctx) {
       const kv = createKvClient(ctx);
       await readOnlyTokenReads(ctx, kv);
@@ -219,6 +220,8 @@ export const cases = defineCases([
       for (const command of [
         ['KEYS', pattern],
         ['SCAN', '0', 'MATCH', pattern],
+        // A read-only script reaches KEYS all the same: refused as the command itself is.
+        ['EVAL_RO', "return redis.call('KEYS', ARGV[1])", '0', pattern],
       ]) {
         const res = await kv.root(command, readOnly);
         checkNotSuccess('B.auth.read-only.keys-scan-refused', res, command[0]);

@@ -9,6 +9,9 @@ import type { KvFaultCheck } from './kv-fault-check.ts';
 /** The transaction commands: refused as commands; only a fault lets /multi-exec take them in place. */
 export const transactionCommands: ReadonlySet<string> = new Set(['MULTI', 'EXEC', 'DISCARD', 'WATCH', 'UNWATCH']);
 
+/** Commands that run a script Redis flags read-only: it may still call what the Read Only token is refused. */
+const readOnlyScripts: ReadonlySet<string> = new Set(['EVAL_RO', 'EVALSHA_RO', 'FCALL_RO']);
+
 /** Commands refused on every path; `allowedBy` names the fault switch that lets them through. */
 const refusedGroups: readonly {
   readonly names: readonly string[];
@@ -84,6 +87,8 @@ export class CommandPolicy {
     if (name === 'PING' || name === 'ECHO') return true;
     if (this.#fault('readonly-refuses-reads')) return false;
     if (name === 'KEYS' || name === 'SCAN') return this.#fault('readonly-runs-keys');
+    // Read-only scripts may call KEYS, SCAN and INFO, which the token is refused directly: refused too.
+    if (readOnlyScripts.has(name)) return this.#fault('readonly-scripts-allowed');
     if (this.#fault('readonly-runs-writes')) return true;
     if (this.#isJson(name) && this.#json.mode === 'emulated') return this.#json.readOnlyCommands.has(name);
     const entry = this.#commands.get(name.toLowerCase());

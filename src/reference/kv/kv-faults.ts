@@ -304,6 +304,12 @@ export const kvFaults = defineFaults([
     description: 'The Read Only token runs write commands.',
   },
   {
+    name: 'readonly-scripts-allowed',
+    area: 'kv',
+    rule: 'B.auth.read-only.keys-scan-refused',
+    description: 'The Read Only token runs EVAL_RO, EVALSHA_RO and FCALL_RO, whose scripts may call KEYS and SCAN.',
+  },
+  {
     name: 'readonly-runs-keys',
     area: 'kv',
     rule: 'B.auth.read-only.keys-scan-refused',

@@ -259,6 +259,12 @@ const probes: Record<KvFaultName, { probe: Probe; options?: ReferenceOptions }> 
   'readonly-runs-writes': {
     probe: async (ref) => status(await call(ref, `/set/${uniqueKey()}/v`, { token: ro(ref) })),
   },
+  'readonly-scripts-allowed': {
+    probe: async (ref) =>
+      status(
+        await call(ref, '/', { body: ['EVAL_RO', "return redis.call('KEYS', 'none-such-*')", '0'], token: ro(ref) }),
+      ),
+  },
   'readonly-runs-keys': { probe: async (ref) => status(await call(ref, '/keys/none-such-*', { token: ro(ref) })) },
   'reset-keeps-tokens': {
     probe: async (ref) => {
