@@ -5,7 +5,7 @@
  */
 import { isAscii } from 'node:buffer';
 import type { CommandInfo } from '../../../protocol/kv/command-reply.ts';
-import { jsonCommandShapes, jsonScript } from './json-script.ts';
+import { jsonCommandShapes, jsonScript, keyPositions } from './json-script.ts';
 
 /** The backing Redis runs the JSON commands itself: they pass through unchanged. */
 export interface NativeJsonSupport {
@@ -61,14 +61,16 @@ export function emulatedJsonSupport(hasEvalRo: boolean): EmulatedJsonSupport {
       if (shape === undefined) return undefined;
       const rest = args.slice(1);
       if (rest.length < shape.minArgs || rest.length > shape.maxArgs) return arityError(name);
-      const keyCount = shape.keysUntilLast ? rest.length - 1 : 1;
+      const positions = new Set(keyPositions(shape.keys, rest.length));
+      const keys = rest.filter((_, i) => positions.has(i));
+      const others = rest.filter((_, i) => !positions.has(i));
       return [
         shape.readOnly ? evalRead : evalWrite,
         jsonScript,
-        Buffer.from(String(keyCount)),
-        ...rest.slice(0, keyCount),
+        Buffer.from(String(keys.length)),
+        ...keys,
         Buffer.from(name),
-        ...rest.slice(keyCount),
+        ...others,
       ];
     },
   };

@@ -9,9 +9,10 @@
 
 local NULL = {t = 'z'}
 
--- Redis 7 hands a script's pcall every error as a string, so errors are raised as their reply text.
+-- Errors are raised as {reply = the error reply's text}, which the dispatcher answers verbatim: some
+-- RedisJSON errors carry no class token ("expected value at line 1 column 1", "bad input number").
 local function fail(message)
-  error(message, 0)
+  error({reply = message}, 0)
 end
 
 local function is_table(v, t)
@@ -26,7 +27,9 @@ local function type_name(v)
   if v.t == 'o' then return 'object' end
   if v.t == 'a' then return 'array' end
   if v.t == 'n' then
-    if string.find(v.s, '^-?%d+$') then return 'integer' end
+    -- serde_json reads an integer past u64 as a double, which RedisJSON calls a number.
+    local digits = v.s ~= '-0' and string.match(v.s, '^-?0*(%d+)$')
+    if digits and (#digits < 20 or (#digits == 20 and digits <= '18446744073709551615')) then return 'integer' end
     return 'number'
   end
   return 'unknown'
@@ -46,6 +49,8 @@ local function utf8_char(code)
     0x80 + math.floor(code / 0x40) % 0x40, 0x80 + code % 0x40)
 end
 
+local literals = {t = 'true', f = 'false', n = 'null'}
+local literal_values = {['true'] = true, ['false'] = false, null = NULL}
 local escapes_in = {['"'] = '"', ['\\'] = '\\', ['/'] = '/', b = '\b', f = '\f', n = '\n', r = '\r', t = '\t'}
 local max_depth = 128
 
@@ -53,14 +58,14 @@ local function parse_json(text)
   local pos = 1
   local len = #text
 
-  -- Messages follow serde_json's, which RedisJSON reports.
+  -- Messages follow serde_json's, which RedisJSON reports (without a class token).
   local function parse_error(what)
     -- serde reports the last byte it read: the offending one, or the final byte at the end of the text.
     local line, column = 1, 0
     for i = 1, math.min(pos, len) do
       if string.sub(text, i, i) == '\n' then line = line + 1; column = 0 else column = column + 1 end
     end
-    fail('ERR ' .. what .. ' at line ' .. line .. ' column ' .. column)
+    fail(what .. ' at line ' .. line .. ' column ' .. column)
   end
 
   local function skip_space()
@@ -207,9 +212,18 @@ local function parse_json(text)
     if c == '[' then return parse_array(depth + 1) end
     if c == '"' then return parse_string() end
     if c == '-' or string.find(c, '^%d$') then return parse_number() end
-    if string.sub(text, pos, pos + 3) == 'true' then pos = pos + 4; return true end
-    if string.sub(text, pos, pos + 4) == 'false' then pos = pos + 5; return false end
-    if string.sub(text, pos, pos + 3) == 'null' then pos = pos + 4; return NULL end
+    local word = literals[c]
+    if word then
+      -- serde_json checks a literal byte by byte, blaming the first wrong one.
+      for i = 2, #word do
+        pos = pos + 1
+        local d = string.sub(text, pos, pos)
+        if d == '' then parse_error('EOF while parsing a value') end
+        if d ~= string.sub(word, i, i) then parse_error('expected ident') end
+      end
+      pos = pos + 1
+      return literal_values[word]
+    end
     if c == '' then parse_error('EOF while parsing a value') end
     parse_error('expected value')
   end
