@@ -106,6 +106,11 @@ describe('@upstash/redis against serve --dialect upstash', () => {
     expect(await redis.json.numincrby(key, '$.a', 2)).toEqual([3]);
     expect(await redis.json.arrappend(key, '$.list', 3)).toEqual([3]);
     expect(await redis.json.type(key, '$.list')).toEqual(['array']);
+    expect(await redis.json.merge(key, '$', { b: true, a: null })).toBe('OK');
+    expect(await redis.json.get(key)).toEqual({ list: [1, 2, 3], b: true });
+    expect(await redis.json.toggle(key, '$.b')).toEqual([0]);
+    expect(await redis.json.arrpop(key, '$.list')).toEqual([3]);
+    expect(await redis.json.strappend(key, '$.none', '"x"')).toEqual([]);
     await redis.del(key);
   });
 
