@@ -152,18 +152,17 @@ export class KvEngine {
     }
     // Sent together, so the client writes them as one pipeline on the shared connection; being
     // queued at the same moment, they share one write deadline.
-    const outcomes = await withWriteDeadline(this.#deadlineMs, (deadline) => {
-      const options = sendOptions(deadline);
-      return Promise.all(
-        commands.map((args) => {
+    const outcomes = await withWriteDeadline(this.#deadlineMs, (deadline) =>
+      Promise.all(
+        commands.map((args, index) => {
           const name = commandName(args);
           const refusal = this.#check(args, name, principal, true) ?? this.#countOne();
           return refusal !== undefined
             ? serviceError(refusal.errorKind, refusal.error)
-            : this.#execute(client, args, name, options);
+            : this.#execute(client, args, name, sendOptions(deadline.forCommand(index)));
         }),
-      );
-    });
+      ),
+    );
     if (this.#parts.fault('pipeline-long-reordered') && outcomes.length > 100) {
       return [...outcomes.slice(0, 100), ...outcomes.slice(100).reverse()];
     }
@@ -288,7 +287,9 @@ export class KvEngine {
 
   /** One command on its own, with a write deadline of its own. */
   #executeAlone(client: RedisClient, args: readonly Buffer[], name: string): Promise<Outcome> {
-    return withWriteDeadline(this.#deadlineMs, (deadline) => this.#execute(client, args, name, sendOptions(deadline)));
+    return withWriteDeadline(this.#deadlineMs, (deadline) =>
+      this.#execute(client, args, name, sendOptions(deadline.forCommand(0))),
+    );
   }
 
   async #execute(client: RedisClient, args: readonly Buffer[], name: string, options: SendOptions): Promise<Outcome> {

@@ -11,7 +11,11 @@ import { type WriteDeadline, withWriteDeadline } from './write-deadline.ts';
 
 /** How every area B command is sent: exact reply types, and the write deadline of its request. */
 export type SendOptions = WriteDeadline & { readonly typeMapping: typeof exactTypes };
-export const sendOptions = (deadline: WriteDeadline): SendOptions => ({ ...deadline, typeMapping: exactTypes });
+export const sendOptions = (deadline: WriteDeadline): SendOptions => ({
+  timeout: deadline.timeout,
+  abortSignal: deadline.abortSignal,
+  typeMapping: exactTypes,
+});
 
 export type MultiExecResult =
   | { kind: 'results'; results: RedisReply[] }
@@ -32,19 +36,21 @@ export async function multiExec(
   let confirmed: unknown;
   if (confirmMulti) {
     try {
-      confirmed = await withWriteDeadline(deadlineMs, (deadline) => client.sendCommand(['MULTI'], deadline));
+      confirmed = await withWriteDeadline(deadlineMs, (deadline) =>
+        client.sendCommand(['MULTI'], deadline.forCommand(0)),
+      );
     } catch (error) {
       return { kind: 'discarded', ...failed(error), queueErrors: new Map() };
     }
   }
-  const settled = await withWriteDeadline(deadlineMs, (deadline) => {
-    const options = sendOptions(deadline);
-    return Promise.allSettled([
-      confirmMulti ? confirmed : client.sendCommand(['MULTI'], deadline),
-      ...commands.map((args) => client.sendCommand(args, options)),
-      client.sendCommand(['EXEC'], options),
-    ]);
-  });
+  // MULTI is command 0, the queued commands 1…n, EXEC n + 1: each on the signal of its place.
+  const settled = await withWriteDeadline(deadlineMs, (deadline) =>
+    Promise.allSettled([
+      confirmMulti ? confirmed : client.sendCommand(['MULTI'], deadline.forCommand(0)),
+      ...commands.map((args, index) => client.sendCommand(args, sendOptions(deadline.forCommand(index + 1)))),
+      client.sendCommand(['EXEC'], sendOptions(deadline.forCommand(commands.length + 1))),
+    ]),
+  );
   const queueErrors = new Map<number, Failure>();
   for (const [position, result] of settled.slice(1, -1).entries()) {
     if (result.status === 'rejected') queueErrors.set(position, failed(result.reason));

@@ -24,17 +24,47 @@ export interface WriteDeadline {
   readonly abortSignal: AbortSignal;
 }
 
+/**
+ * The deadline of commands sent together, as each command's options. One timer aborts them all at
+ * once; their signals are many, each shared by at most `commandsPerSignal` commands: the client adds
+ * an abort listener per command and removes it once written, and removing one from an AbortSignal
+ * walks its list, so one signal for a 100,000-command pipeline made the request quadratic (minutes).
+ */
+export interface SharedWriteDeadline extends WriteDeadline {
+  /** The options of the `index`-th command sent under this deadline. */
+  forCommand(index: number): WriteDeadline;
+}
+
+/** Commands per AbortSignal: enough to keep signals few, few enough that a listener's removal is cheap. */
+export const commandsPerSignal = 128;
+
 /** Runs `send` with a deadline that passes after `deadlineMs`; its timer ends when `send` settles. */
 export async function withWriteDeadline<T>(
   deadlineMs: number,
-  send: (deadline: WriteDeadline) => Promise<T>,
+  send: (deadline: SharedWriteDeadline) => Promise<T>,
 ): Promise<T> {
-  const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(), deadlineMs);
+  const deadlines: WriteDeadline[] = [];
+  const deadlineOf = (slot: number): WriteDeadline => {
+    let deadline = deadlines[slot];
+    if (!deadline) {
+      const controller = new AbortController();
+      deadline = { timeout: 0, abortSignal: controller.signal };
+      controllers.push(controller);
+      deadlines[slot] = deadline;
+    }
+    return deadline;
+  };
+  const controllers: AbortController[] = [];
+  const first = deadlineOf(0);
+  // One moment for all: the signals abort together, in the order the commands were sent, so what is
+  // dropped is still the tail of what was sent together.
+  const timer = setTimeout(() => {
+    for (const controller of controllers) controller.abort();
+  }, deadlineMs);
   // Like the client's own timers: a pending deadline never keeps the process alive.
   timer.unref();
   try {
-    return await send({ timeout: 0, abortSignal: controller.signal });
+    return await send({ ...first, forCommand: (index) => deadlineOf(Math.floor(index / commandsPerSignal)) });
   } finally {
     clearTimeout(timer);
   }
