@@ -5,7 +5,7 @@
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { type Dispatcher, request } from 'undici';
 import { harnessError } from '../shared/errors.ts';
-import { transportError } from './http-client.ts';
+import { defaultMaxAnswerBytes, transportError } from './http-client.ts';
 
 export interface SseOpenOptions {
   readonly url: string;
@@ -14,6 +14,11 @@ export interface SseOpenOptions {
   readonly headers?: Readonly<Record<string, string>>;
   /** Budget for the response headers, in milliseconds. @default 5_000 */
   readonly openTimeoutMs?: number;
+  /**
+   * The most the stream may hold in events not yet taken; past it the stream ends as garbage, so a
+   * target that floods a reader cannot grow the harness's memory. @default 100 MiB
+   */
+  readonly maxBufferedBytes?: number;
   readonly dispatcher?: Dispatcher;
 }
 
@@ -50,10 +55,22 @@ export async function openSse(options: SseOpenOptions): Promise<SseStream> {
   const queue: string[] = [];
   const waiters: Array<(data: string | Error) => void> = [];
   let ended: Error | undefined;
+  let queuedBytes = 0;
+  const maxBufferedBytes = options.maxBufferedBytes ?? defaultMaxAnswerBytes;
   const deliver = (item: string | Error) => {
     const waiter = waiters.shift();
     if (waiter) waiter(item);
-    else if (typeof item === 'string') queue.push(item);
+    else if (typeof item === 'string') {
+      queue.push(item);
+      queuedBytes += item.length;
+      if (queuedBytes > maxBufferedBytes) {
+        ended ??= harnessError(
+          'SVC_TARGET_GARBAGE',
+          `event stream sent more than ${maxBufferedBytes} bytes not yet read`,
+        );
+        res.body.destroy();
+      }
+    }
   };
   const parser = createParser({ onEvent: (event: EventSourceMessage) => deliver(event.data) });
   res.body.on('data', (chunk: Buffer) => parser.feed(chunk.toString('utf8')));
@@ -70,7 +87,10 @@ export async function openSse(options: SseOpenOptions): Promise<SseStream> {
     pending: () => [...queue],
     next(timeoutMs = 5_000) {
       const queued = queue.shift();
-      if (queued !== undefined) return Promise.resolve(queued);
+      if (queued !== undefined) {
+        queuedBytes -= queued.length;
+        return Promise.resolve(queued);
+      }
       if (ended) return Promise.reject(ended);
       return new Promise<string>((resolve, reject) => {
         const onItem = (item: string | Error) => {

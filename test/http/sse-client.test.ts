@@ -13,6 +13,7 @@ const server = createServer((req, res) => {
   res.write('data: OK\n\n');
   if (req.url === '/two') res.write('data: subscribe,ch,1\n\ndata: message,ch,hi\n\n');
   if (req.url === '/end') res.end('data: last\n\n');
+  if (req.url === '/flood') for (let index = 0; index < 200; index++) res.write(`data: ${'x'.repeat(1000)}\n\n`);
 });
 let url: string;
 
@@ -62,5 +63,20 @@ describe('openSse', () => {
     await expect(stream.next(500)).rejects.toThrow();
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(streams.size).toBe(0);
+  });
+
+  test('a stream that floods its reader ends as garbage past the buffer bound', async () => {
+    const stream = await openSse({ url: `${url}/flood`, maxBufferedBytes: 50_000 });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const taken: string[] = [];
+    let error: unknown;
+    try {
+      for (;;) taken.push(await stream.next(500));
+    } catch (thrown) {
+      error = thrown;
+    }
+    expect(taken.length).toBeLessThan(200);
+    expect(error).toMatchObject({ code: 'SVC_TARGET_GARBAGE', message: expect.stringContaining('not yet read') });
+    stream.close();
   });
 });
