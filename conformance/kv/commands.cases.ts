@@ -208,11 +208,14 @@ function refusedCase(row: RefusedRow): ConformanceCase {
       const withKey = (command: readonly string[]) => command.map((arg) => (arg === '{k}' ? key : arg));
       // The positive first: POST / runs a command; a target refusing everything proves nothing.
       await steps(kv, [['PING'], ...(row.arrange ?? []).map(withKey)]);
-      checkError(row.rule, await kv.root(withKey(row.command)), { context: 'POST /' });
+      checkError(row.rule, await kv.root(withKey(row.command)), { context: 'POST /', observe: ctx.observe });
       // The path form is another way to send the same command; where the target lacks it, the rule
       // held on POST / and the path form's absence is its own case's failure (B.methods.allowed).
       if (await pathFormAvailable(kv)) {
-        checkError(row.rule, await kv.path('POST', withKey(row.command)), { context: 'path form' });
+        checkError(row.rule, await kv.path('POST', withKey(row.command)), {
+          context: 'path form',
+          observe: ctx.observe,
+        });
       } else ctx.observe('the path form is not available: checked on POST / only');
     },
   };
@@ -285,7 +288,7 @@ export const cases = defineCases([
         await transactionRuns(kv, key);
         await kv.root(['DEL', key]);
         const res = await kv.multiExec([['SET', key, 'v'], command, ['GET', key]]);
-        checkDiscarded(rule, res);
+        checkDiscarded(rule, res, undefined, ctx.observe);
         checkResult(rule, await kv.root(['EXISTS', key]), 0, 'the SET must not have run');
       },
     }),

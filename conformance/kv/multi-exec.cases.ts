@@ -25,7 +25,7 @@ async function expectDiscarded(
   await transactionRuns(kv, key);
   await kv.root(['DEL', key]);
   const res = await send();
-  const text = checkDiscarded(rule, res, what);
+  const text = checkDiscarded(rule, res, what, ctx.observe);
   ctx.observe(`${what}: discarded with status ${res.status}, ${JSON.stringify(text.slice(0, 80))}`);
   checkResult(rule, await kv.root(['EXISTS', key]), 0, `${what}: the first command must not have run`);
 }
@@ -240,7 +240,7 @@ export const cases = defineCases([
             ['SET', second, 'v'],
           ]),
       );
-      const text = checkDiscarded('B.multi-exec.discard.daily-limit', res);
+      const text = checkDiscarded('B.multi-exec.discard.daily-limit', res, undefined, ctx.observe);
       ctx.observe(`over the daily limit: discarded with status ${res.status}, ${JSON.stringify(text.slice(0, 80))}`);
       checkResult(
         'B.multi-exec.discard.daily-limit',

@@ -221,13 +221,18 @@ export function checkItems(rule: string, res: HttpResponse, expected: readonly I
  * A discarded transaction: one `{error}` object, not an array of items (under `rule`, the discard's);
  * the error body's shape and class token under their own rules. The status is recorded by the caller.
  */
-export function checkDiscarded(rule: string, res: HttpResponse, context?: string): string {
+export function checkDiscarded(
+  rule: string,
+  res: HttpResponse,
+  context?: string,
+  observe?: (note: string) => void,
+): string {
   const body = jsonBody(res);
   if (Array.isArray(body)) {
     throw new CheckFailure(rule, describe(res), 'the whole transaction discarded: a single {error} object', context);
   }
   const text = checkErrorBody('B.response.error-shape', res, context);
-  checkClassToken('B.errors.class-token', text, undefined, context);
+  checkClassToken('B.errors.class-token', text, undefined, context, observe);
   return text;
 }
 
