@@ -5,8 +5,8 @@
  */
 
 import { defineCases } from '../../src/engines/conformance/conformance-case.ts';
-import type { HttpMethod } from '../../src/http/http-client.ts';
 import { jsonBody } from '../../src/http/http-client.ts';
+import type { HttpMethod } from '../../src/protocol/http-method.ts';
 import { keySpace } from '../support/key-space.ts';
 import { checkErrorBody, checkResult, checkStatus, checkThat, describe, resultOf } from '../support/kv-checks.ts';
 import { createKvClient } from '../support/kv-client.ts';

@@ -4,7 +4,8 @@
  * `needs: ['admin']` and are skipped with a reason on a target without one.
  */
 import type { CaseContext } from '../../src/engines/conformance/conformance-case.ts';
-import { dispatcherFor, type HttpMethod, httpRequest } from '../../src/http/http-client.ts';
+import { dispatcherFor, httpRequest } from '../../src/http/http-client.ts';
+import type { HttpMethod } from '../../src/protocol/http-method.ts';
 import { harnessError } from '../../src/shared/errors.ts';
 
 export interface KvLimitsView {

@@ -4,10 +4,10 @@
  */
 import type { CaseContext } from '../../src/engines/conformance/conformance-case.ts';
 import { dispatcherFor, type HttpResponse, headerValue, httpRequest, jsonBody } from '../../src/http/http-client.ts';
+import type { HttpMethod } from '../../src/protocol/http-method.ts';
 import {
   type Arg,
   type JsonArg,
-  type KvMethod,
   type KvRequestShape,
   kvVendorHeaders,
   multiExecRequest,
@@ -40,7 +40,7 @@ export interface RawKvRequest extends KvCallOptions, KvRequestShape {}
 
 export interface KvClient {
   /** `METHOD /{command}/{arg1}/…`, each argument one percent-encoded segment. */
-  path(method: KvMethod, args: readonly Arg[], options?: KvCallOptions): Promise<HttpResponse>;
+  path(method: HttpMethod, args: readonly Arg[], options?: KvCallOptions): Promise<HttpResponse>;
   /** `POST /{command}/{args…}?NAME=value…` with `body` as the last argument before the query pairs. */
   postBody(args: readonly Arg[], body: Arg, query?: QueryPairs, options?: KvCallOptions): Promise<HttpResponse>;
   /** `POST /` with a JSON array: command name first, then its arguments. */

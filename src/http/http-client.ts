@@ -6,20 +6,8 @@ import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { rootCertificates } from 'node:tls';
 import { Agent, type Dispatcher, request } from 'undici';
+import type { HttpMethod } from '../protocol/http-method.ts';
 import { harnessError, isHarnessError } from '../shared/errors.ts';
-
-/** The methods the harness sends: the ordinary ones, and WebDAV's for the 405 rule's wider checks. */
-export type HttpMethod =
-  | 'GET'
-  | 'HEAD'
-  | 'POST'
-  | 'PUT'
-  | 'DELETE'
-  | 'PATCH'
-  | 'OPTIONS'
-  | 'PROPFIND'
-  | 'LOCK'
-  | 'SEARCH';
 
 export interface HttpRequest {
   readonly url: string;

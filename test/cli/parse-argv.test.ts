@@ -1,16 +1,9 @@
 import { describe, expect, test } from 'vitest';
 import { parseArgv } from '../../src/cli/parse-argv.ts';
 import { isHarnessError } from '../../src/shared/errors.ts';
+import { harnessErrorMessage } from '../support/harness-error.ts';
 
-function usageError(run: () => unknown): string {
-  try {
-    run();
-  } catch (error) {
-    expect(isHarnessError(error) && error.code).toBe('SVC_USAGE');
-    return (error as Error).message;
-  }
-  throw new Error('expected a usage error');
-}
+const usageError = (run: () => unknown) => harnessErrorMessage('SVC_USAGE', run);
 
 describe('parseArgv', () => {
   test('no arguments, help and --help give help', () => {

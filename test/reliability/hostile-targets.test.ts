@@ -6,49 +6,12 @@
  */
 
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { stalledAfterCases } from '../../src/engines/conformance/register-cases.ts';
-import { listenOnLoopback } from '../support/loopback.ts';
+import { type HostileMode, startHostileServer } from '../engines/conformance/fixtures/bad-servers.ts';
 import { runCli } from '../support/run-cli.ts';
-
-type Mode = 'stall' | 'endless' | 'html' | 'reset';
-
-/** Answers GET /ping like area B, then misbehaves as `mode` says on every other request. */
-async function hostileServer(mode: Mode): Promise<{ url: string; close(): Promise<void> }> {
-  const server: Server = createServer((req, res) => {
-    if (req.url?.startsWith('/ping')) {
-      res.writeHead(200, { 'content-type': 'application/json' }).end('{"result":"PONG"}');
-      return;
-    }
-    req.resume();
-    if (mode === 'stall') return;
-    if (mode === 'reset') return void req.socket.destroy();
-    if (mode === 'html') {
-      res.writeHead(200, { 'content-type': 'application/json' }).end('<html><body>502 Bad Gateway</body></html>');
-      return;
-    }
-    // Endless: 1 MiB chunks until the client goes away.
-    res.writeHead(200, { 'content-type': 'application/json' });
-    const chunk = Buffer.alloc(1024 * 1024, 'x');
-    const pump = () => {
-      while (!res.destroyed && res.write(chunk)) {}
-      if (!res.destroyed) res.once('drain', pump);
-    };
-    pump();
-  });
-  const { url } = await listenOnLoopback(server);
-  return {
-    url,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-}
 
 interface Report {
   readonly gate: string;
@@ -63,8 +26,8 @@ beforeAll(async () => {
 });
 afterAll(() => rm(dir, { recursive: true, force: true }));
 
-async function runAgainst(mode: Mode, extra: Record<string, unknown> = {}) {
-  const server = await hostileServer(mode);
+async function runAgainst(mode: HostileMode, extra: Record<string, unknown> = {}) {
+  const server = await startHostileServer(mode);
   try {
     const target = join(dir, `${mode}.json`);
     await writeFile(

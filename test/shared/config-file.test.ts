@@ -5,16 +5,9 @@ import { Ajv } from 'ajv';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { readJsonFile, schemaProblem } from '../../src/shared/config-file.ts';
 import { isHarnessError } from '../../src/shared/errors.ts';
+import { harnessErrorMessage } from '../support/harness-error.ts';
 
-function configError(run: () => unknown): string {
-  try {
-    run();
-  } catch (error) {
-    expect(isHarnessError(error) && error.code).toBe('SVC_CONFIG');
-    return (error as Error).message;
-  }
-  throw new Error('expected a config error');
-}
+const configError = (run: () => unknown) => harnessErrorMessage('SVC_CONFIG', run);
 
 describe('readJsonFile', () => {
   let dir: string;

@@ -1,4 +1,5 @@
 /** Test servers on loopback: listen on port 0 and learn the port the kernel chose. */
+import type { Server as HttpServer } from 'node:http';
 import { createConnection, type Server } from 'node:net';
 
 /** Starts `server` on 127.0.0.1 at a free port; resolves to its base URL and port. */
@@ -25,5 +26,13 @@ export function portAnswers(url: string): Promise<boolean> {
       resolve(true);
     });
     socket.once('error', () => resolve(false));
+  });
+}
+
+/** Closes a test server, ending its open connections first (a stalled response would hold it). */
+export function closeServer(server: HttpServer): Promise<void> {
+  return new Promise<void>((resolve) => {
+    server.closeAllConnections();
+    server.close(() => resolve());
   });
 }

@@ -4,8 +4,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll } from 'vitest';
-import { type HttpMethod, type HttpResponse, httpRequest } from '../../src/http/http-client.ts';
+import { type HttpResponse, httpRequest } from '../../src/http/http-client.ts';
 import { openSse, type SseStream } from '../../src/http/sse-client.ts';
+import type { HttpMethod } from '../../src/protocol/http-method.ts';
 import { acquireRedis } from '../../src/reference/redis/acquire-redis.ts';
 import type { RedisBacking } from '../../src/reference/redis/redis-backing.ts';
 import type { ReferenceOptions } from '../../src/reference/reference-options.ts';

@@ -2,18 +2,11 @@ import { describe, expect, test } from 'vitest';
 import { isHarnessError } from '../../src/shared/errors.ts';
 import { missingCapability, parseAreaList } from '../../src/target/areas.ts';
 import type { Target } from '../../src/target/target.ts';
+import { harnessErrorMessage } from '../support/harness-error.ts';
 
 const target: Target = { name: 't', dialect: 'upstash', kv: { url: 'http://127.0.0.1:1', token: 'tok' } };
 
-function usageError(run: () => unknown): string {
-  try {
-    run();
-  } catch (error) {
-    expect(isHarnessError(error) && error.code).toBe('SVC_USAGE');
-    return (error as Error).message;
-  }
-  throw new Error('expected a usage error');
-}
+const usageError = (run: () => unknown) => harnessErrorMessage('SVC_USAGE', run);
 
 describe('parseAreaList', () => {
   const areas = ['kv', 'messaging', 'management'] as const;

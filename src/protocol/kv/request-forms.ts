@@ -6,27 +6,17 @@
  * builds a request the same way.
  */
 
+import type { HttpMethod } from '../http-method.ts';
+
 /** A protocol argument: text (sent as UTF-8) or exact bytes. */
 export type Arg = string | Uint8Array;
 /** An argument inside a JSON command (`POST /`, `/pipeline`, `/multi-exec`). */
 export type JsonArg = string | number;
 export type QueryPairs = readonly (readonly [string, string])[];
 
-export type KvMethod =
-  | 'GET'
-  | 'HEAD'
-  | 'POST'
-  | 'PUT'
-  | 'DELETE'
-  | 'PATCH'
-  | 'OPTIONS'
-  | 'PROPFIND'
-  | 'LOCK'
-  | 'SEARCH';
-
 /** One request to the kv base URL, before credentials and vendor headers are added. */
 export interface KvRequestShape {
-  readonly method: KvMethod;
+  readonly method: HttpMethod;
   /** Already encoded, starting with `/`. */
   readonly path: string;
   /** Query pairs, encoded when the URL is built. */
@@ -69,7 +59,7 @@ export function queryString(query: QueryPairs = []): string {
 }
 
 /** `METHOD /{command}/{args…}`. */
-export function pathRequest(method: KvMethod, args: readonly Arg[]): TextKvRequest {
+export function pathRequest(method: HttpMethod, args: readonly Arg[]): TextKvRequest {
   return { method, path: commandPath(args) };
 }
 
