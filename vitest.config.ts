@@ -11,6 +11,8 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['test/**/*.test.ts'],
+          // Fails the run when a test leaves a redis-server or an svc-* temporary folder behind.
+          globalSetup: ['test/support/leftovers.ts'],
           testTimeout: 60_000,
           hookTimeout: 120_000,
           pool: 'forks',

@@ -15,8 +15,11 @@ const startAttempts = 5;
 const readyTimeoutMs = 10_000;
 const stopTimeoutMs = 5_000;
 
-/** Children still running, killed if this process exits without stopping them (no orphaned servers). */
-const liveChildren = new Set<ChildProcess>();
+/**
+ * Children still running, with their folders: killed and removed if this process exits without
+ * stopping them (a forced exit on a second Ctrl-C), so no server or folder is left behind.
+ */
+const liveChildren = new Map<ChildProcess, string>();
 let exitHookInstalled = false;
 
 /** The first executable `redis-server` on `env.PATH`, or undefined. */
@@ -71,7 +74,7 @@ async function startOnPort(binary: string, port: number, dir: string): Promise<R
   }).then(() => {
     alive = false;
   });
-  track(child);
+  track(child, dir);
 
   const url = `redis://127.0.0.1:${port}`;
   try {
@@ -103,12 +106,15 @@ async function kill(child: ChildProcess, exited: Promise<void>): Promise<void> {
   liveChildren.delete(child);
 }
 
-function track(child: ChildProcess): void {
-  liveChildren.add(child);
+function track(child: ChildProcess, dir: string): void {
+  liveChildren.set(child, dir);
   if (exitHookInstalled) return;
   exitHookInstalled = true;
   process.once('exit', () => {
-    for (const live of liveChildren) live.kill('SIGKILL');
+    for (const [live, folder] of liveChildren) {
+      live.kill('SIGKILL');
+      rmSync(folder, { recursive: true, force: true });
+    }
   });
 }
 
