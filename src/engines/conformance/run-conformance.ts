@@ -146,12 +146,12 @@ export async function runConformance(options: ConformanceOptions = {}): Promise<
   const planned: PlannedTarget[] = reference
     ? [{ target: reference.target, embedded: true }]
     : fileTargets.map((target) => ({ target, embedded: false }));
+  const known = (result: CaseResult) => knownFailure(result, expectations, utcDay(now()));
+  const context: TargetContext = { options, caseFiles, suiteRoot, runId, secrets, problem, redact, events, known };
   try {
     for (const { target, embedded } of planned) {
       if (options.signal?.aborted) break;
       events.onTarget(target.name, embedded);
-      const known = (result: CaseResult) => knownFailure(result, expectations, utcDay(now()));
-      const context = { options, caseFiles, suiteRoot, runId, secrets, problem, redact, events, known };
       targetRuns.push(await runTarget(target, embedded, context));
     }
     if (options.signal?.aborted) aborted = `interrupted (${interruptReason(options.signal)})`;
