@@ -69,11 +69,6 @@ export class KvEngine {
     return unavailable(`no reply from Redis within ${this.#replyDeadlineMs} ms`);
   }
 
-  #noReplyOutcome(): Outcome {
-    const { errorKind, error } = this.#noReply;
-    return serviceError(errorKind, error);
-  }
-
   /**
    * Spec "Authentication" 1 for the streams: the Read Only token may open only those whose command
    * Redis flags read-only; an ACL token's stream runs as its user, so Redis enforces its channels.
@@ -117,11 +112,11 @@ export class KvEngine {
   async runOne(args: readonly Buffer[], principal: Principal): Promise<Outcome> {
     const name = commandName(args);
     const refusal = this.#check(args, name, principal) ?? this.#countOne();
-    if (refusal !== undefined) return serviceError(refusal.errorKind, refusal.error);
+    if (refusal !== undefined) return serviceError(refusal);
     return withReplyDeadline(
       this.#replyDeadlineMs,
       async () => this.#executeAlone((await this.#link(principal)).client, args, name),
-      () => this.#noReplyOutcome(),
+      () => serviceError(this.#noReply),
     );
   }
 
@@ -130,7 +125,7 @@ export class KvEngine {
     return withReplyDeadline(
       this.#replyDeadlineMs,
       () => this.#pipeline(commands, principal),
-      () => commands.map(() => this.#noReplyOutcome()),
+      () => commands.map(() => serviceError(this.#noReply)),
     );
   }
 
@@ -141,10 +136,7 @@ export class KvEngine {
       for (const args of commands) {
         const name = commandName(args);
         const refusal = this.#check(args, name, principal) ?? this.#countOne();
-        const outcome =
-          refusal !== undefined
-            ? serviceError(refusal.errorKind, refusal.error)
-            : await this.#executeAlone(client, args, name);
+        const outcome = refusal !== undefined ? serviceError(refusal) : await this.#executeAlone(client, args, name);
         outcomes.push(outcome);
         if (outcome.kind === 'error') break;
       }
@@ -158,7 +150,7 @@ export class KvEngine {
           const name = commandName(args);
           const refusal = this.#check(args, name, principal, true) ?? this.#countOne();
           return refusal !== undefined
-            ? serviceError(refusal.errorKind, refusal.error)
+            ? serviceError(refusal)
             : this.#execute(client, args, name, sendOptions(deadline.forCommand(index)));
         }),
       ),
@@ -209,9 +201,9 @@ export class KvEngine {
     const results = commands.map((_, index): Outcome => {
       const placed = inPlace.get(index);
       if (placed === 'OK') return { kind: 'reply', reply: 'OK' };
-      if (placed !== undefined) return serviceError(placed.errorKind, placed.error);
+      if (placed !== undefined) return serviceError(placed);
       // Every queued command has a reply when EXEC answered; answered as before, a plain 400.
-      return byIndex.get(index) ?? serviceError('execution', 'ERR internal error');
+      return byIndex.get(index) ?? serviceError(failure('execution', 'ERR internal error'));
     });
     const failed = results.find((outcome) => outcome.kind === 'error' && outcome.source === 'redis');
     if (failed?.kind === 'error' && fault('transaction-discards-on-runtime-error')) {
@@ -264,7 +256,7 @@ export class KvEngine {
         const queueError = attempt.queueErrors.get(position);
         return queueError !== undefined
           ? ({ kind: 'error', source: 'redis', ...queueError } as const)
-          : (rerunResults[next++] ?? serviceError('execution', 'ERR internal error'));
+          : (rerunResults[next++] ?? serviceError(failure('execution', 'ERR internal error')));
       }),
     };
   }
@@ -310,15 +302,15 @@ export class KvEngine {
 
   /** Spec "Endpoints > Area B" rule 6 and "Authentication" 3: ACL RESTTOKEN <user> <password>. */
   async #aclResttoken(args: readonly Buffer[]): Promise<Outcome> {
-    if (args.length !== 4) return serviceError('syntax', "ERR wrong number of arguments for 'acl|resttoken' command");
+    if (args.length !== 4)
+      return serviceError(failure('syntax', "ERR wrong number of arguments for 'acl|resttoken' command"));
     const user = { username: args[2]!.toString('utf8'), password: args[3]!.toString('utf8') };
     let known: boolean;
     try {
       known = this.#parts.fault('resttoken-ignores-password') || (await this.#parts.connections.verify(user));
     } catch (error) {
       // Redis could not be asked: a server failure of this command alone, never of its whole pipeline.
-      const lost = unavailable(oneLine(error));
-      return serviceError(lost.errorKind, lost.error);
+      return serviceError(unavailable(oneLine(error)));
     }
     if (!known) {
       const error = `ERR Wrong password or user "${user.username}" does not exist`;

@@ -38,8 +38,8 @@ export function failure(errorKind: ErrorKind, error: string): Failure {
 }
 
 /** An error the service itself answers (its checks, its deadlines). */
-export function serviceError(errorKind: ErrorKind, error: string): Outcome {
-  return { kind: 'error', source: 'service', errorKind, error };
+export function serviceError(cause: Failure): Outcome {
+  return { kind: 'error', source: 'service', ...cause };
 }
 
 /** A failure to reach Redis, worded once. */
