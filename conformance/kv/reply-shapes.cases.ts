@@ -7,6 +7,7 @@
  */
 import { show } from '../../src/engines/conformance/check-failure.ts';
 import { type ConformanceCase, defineCases } from '../../src/engines/conformance/conformance-case.ts';
+import type { HttpResponse } from '../../src/http/http-client.ts';
 import { fromBase64, toBase64 } from '../../src/protocol/kv/base64.ts';
 import { keySpace } from '../support/key-space.ts';
 import { checkItems, checkResp2, checkStatus, checkThat, itemsOf, resultOf } from '../support/kv-checks.ts';
@@ -142,6 +143,17 @@ function shapeCase(row: ShapeRow): ConformanceCase {
 const nestedBytesScript = "return {string.char(97, 255, 98), {string.char(128), 'ok'}}";
 const nestedBytes: Reply = [Uint8Array.from([97, 255, 98]), [Uint8Array.from([128]), 'ok']];
 
+/**
+ * Status 200 and `"result":<digits>` in the body's text, read as text: a JSON parser would round a
+ * number past 2^53, so the digits themselves are looked for.
+ */
+function checkDigits(res: HttpResponse, digits: string, where: string): void {
+  checkStatus('B.response.result-shape', res, 200, where);
+  const text = res.body.toString('utf8');
+  const exact = new RegExp(`"result"\\s*:\\s*${digits}\\s*}`).test(text);
+  checkThat('B.response.result-shape', exact, `body ${show(text)}`, `"result":${digits}`, where);
+}
+
 /** Every string at any depth is padded standard base64. */
 function allBase64(value: unknown): boolean {
   if (typeof value === 'string') return fromBase64(value) !== undefined;
@@ -202,27 +214,9 @@ export const cases = defineCases([
       const kv = createKvClient(ctx);
       const key = keySpace(ctx, kv).key('big');
       await steps(kv, [['SET', key, '9007199254740993']]);
-      // A JSON parser would round the number: the digits are read from the body's text.
-      const one = await kv.root(['INCRBY', key, '2']);
-      checkStatus('B.response.result-shape', one, 200, 'POST /');
-      const text = one.body.toString('utf8');
-      checkThat(
-        'B.response.result-shape',
-        /"result"\s*:\s*9007199254740995\s*}/.test(text),
-        `body ${show(text)}`,
-        '{"result":9007199254740995}',
-        'POST /',
-      );
-      const batch = await kv.pipeline([['INCRBY', key, '2']]);
-      checkStatus('B.response.result-shape', batch, 200, '/pipeline');
-      const items = batch.body.toString('utf8');
-      checkThat(
-        'B.response.result-shape',
-        /"result"\s*:\s*9007199254740997\s*}/.test(items),
-        `body ${show(items)}`,
-        '[{"result":9007199254740997}]',
-        '/pipeline',
-      );
+      // Each answer adds 2, to odd values a double cannot hold: INCRBY in POST /, then in a /pipeline item.
+      checkDigits(await kv.root(['INCRBY', key, '2']), '9007199254740995', 'POST /');
+      checkDigits(await kv.pipeline([['INCRBY', key, '2']]), '9007199254740997', '/pipeline');
     },
   },
   {
