@@ -43,23 +43,17 @@ export async function withWriteDeadline<T>(
   deadlineMs: number,
   send: (deadline: SharedWriteDeadline) => Promise<T>,
 ): Promise<T> {
-  const deadlines: WriteDeadline[] = [];
-  const deadlineOf = (slot: number): WriteDeadline => {
-    let deadline = deadlines[slot];
-    if (!deadline) {
-      const controller = new AbortController();
-      deadline = { timeout: 0, abortSignal: controller.signal };
-      controllers.push(controller);
-      deadlines[slot] = deadline;
-    }
-    return deadline;
-  };
+  // Slot i holds the controller of commands i × commandsPerSignal and on, made when first asked for.
   const controllers: AbortController[] = [];
+  const deadlineOf = (slot: number): WriteDeadline => {
+    controllers[slot] ??= new AbortController();
+    return { timeout: 0, abortSignal: controllers[slot].signal };
+  };
   const first = deadlineOf(0);
-  // One moment for all: the signals abort together, in the order the commands were sent, so what is
-  // dropped is still the tail of what was sent together.
+  // One moment for all: the signals abort together, in slot order (the order the commands were sent),
+  // so what is dropped is still the tail of what was sent together.
   const timer = setTimeout(() => {
-    for (const controller of controllers) controller.abort();
+    for (const controller of controllers) controller?.abort();
   }, deadlineMs);
   // Like the client's own timers: a pending deadline never keeps the process alive.
   timer.unref();
