@@ -45,7 +45,8 @@ interface RunSetup {
   readonly rules: string | undefined;
   readonly runId: string;
   readonly redact: Redactor;
-  readonly setups: Map<TargetArea, CaseSetup>;
+  /** Each area's setup and redactor, resolved on the first file of that area. */
+  readonly setups: Map<TargetArea, { readonly setup: CaseSetup; readonly redact: Redactor }>;
   /** Cases in a row that ended in a transport failure or a garbage answer, and the last one's reason. */
   readonly transport: { streak: number; last: string };
 }
@@ -80,14 +81,15 @@ function runSetup(): RunSetup {
   return current;
 }
 
-function caseSetupOf(run: RunSetup, area: TargetArea): { setup: CaseSetup; redact: Redactor } {
-  let setup = run.setups.get(area);
-  if (!setup) {
-    setup = resolveCaseSetup(area, process.env, run.provided);
-    run.setups.set(area, setup);
+function caseSetupOf(run: RunSetup, area: TargetArea): { readonly setup: CaseSetup; readonly redact: Redactor } {
+  let found = run.setups.get(area);
+  if (!found) {
+    const setup = resolveCaseSetup(area, process.env, run.provided);
+    const redact = run.provided || !setup.target ? run.redact : createRedactor(targetSecrets(setup.target));
+    found = { setup, redact };
+    run.setups.set(area, found);
   }
-  const redact = run.provided || !setup.target ? run.redact : createRedactor(targetSecrets(setup.target));
-  return { setup, redact };
+  return found;
 }
 
 /** Share of the vitest timeout a case's run may use; the rest is for its cleanups. */
