@@ -5,9 +5,11 @@
 
 import type { CaseResult, ConformanceRun } from '../results/conformance-run.ts';
 import { gateOf, totalsOf, verdictKinds } from '../results/conformance-run.ts';
+import { conformanceOnly, type HarnessRun } from '../results/harness-run.ts';
 import type { Reporter } from '../results/reporter.ts';
 import { gateFailingKinds, verdictRule } from '../results/verdict.ts';
 import { oneLine } from '../shared/errors.ts';
+import { loadSummaryLines, progressText, scenarioLines, scenarioStartLine } from './load-console.ts';
 
 const label: Record<CaseResult['verdict']['kind'], string> = {
   pass: 'PASS',
@@ -69,6 +71,22 @@ export function renderConsoleSummary(
   files: readonly string[] = defaultFiles,
   listCases = true,
 ): string {
+  return renderRunSummary(conformanceOnly(run), files, listCases);
+}
+
+/** The summary of any run: the conformance part, the load part, then the gate and the report folder. */
+export function renderRunSummary(run: HarnessRun, files: readonly string[] = defaultFiles, listCases = true): string {
+  const lines: string[] = [];
+  if (run.conformance) lines.push(...conformanceLines(run.conformance, listCases));
+  // Each scenario's lines were printed as it ended: the summary keeps only the load's first line then.
+  if (run.load) lines.push(...loadSummaryLines(run.load).slice(0, listCases ? undefined : 1));
+  if (run.aborted) lines.push(`stopped early: ${run.aborted}`);
+  lines.push(`gate: ${gateOf(run.exitCode)} (exit code ${run.exitCode}) in ${(run.durationMs / 1000).toFixed(1)} s`);
+  if (files.length > 0) lines.push(`reports: ${run.reportDir} (${files.join(', ')})`);
+  return `${lines.join('\n')}\n`;
+}
+
+function conformanceLines(run: ConformanceRun, listCases: boolean): string[] {
   const lines: string[] = [];
   for (const target of run.targets) {
     const kind = target.embedded ? ' (embedded reference)' : '';
@@ -87,10 +105,7 @@ export function renderConsoleSummary(
     }
     if (listCases) lines.push(...errorLines(target.cases));
   }
-  if (run.aborted) lines.push(`stopped early: ${run.aborted}`);
-  lines.push(`gate: ${gateOf(run.exitCode)} (exit code ${run.exitCode}) in ${(run.durationMs / 1000).toFixed(1)} s`);
-  if (files.length > 0) lines.push(`reports: ${run.reportDir} (${files.join(', ')})`);
-  return `${lines.join('\n')}\n`;
+  return lines;
 }
 
 /**
@@ -138,6 +153,22 @@ export function createConsoleObserver(
       clear();
       write(`svc-harness: ${line}\n`);
     },
+    onScenarioStart(name, line) {
+      clear();
+      write(`${scenarioStartLine(name, line)}\n`);
+    },
+    onProgress(progress) {
+      // A rewritten line on a terminal; elsewhere (CI logs) a plain line every five seconds.
+      if (stream.isTTY) {
+        const width = Math.max(20, (stream.columns ?? 100) - 1);
+        write(`\r\x1b[2K${progressText(progress).slice(0, width)}`);
+        lineShown = true;
+      } else if (Math.floor(progress.elapsedS) % 5 === 0) write(`${progressText(progress)}\n`);
+    },
+    onScenarioEnd(result) {
+      clear();
+      write(`${scenarioLines(result).join('\n')}\n`);
+    },
     end: clear,
   };
 }
@@ -160,7 +191,7 @@ export function createConsoleReporter(options: {
     onRunEnd(run, { redact }) {
       observer.end();
       // Every case that did not pass was printed once as it ended; the summary does not repeat it.
-      options.summary.write(redact(renderConsoleSummary(run, options.files, false)));
+      options.summary.write(redact(renderRunSummary(run, options.files, false)));
     },
   };
 }

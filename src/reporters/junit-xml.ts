@@ -5,6 +5,8 @@
 import { join } from 'node:path';
 import type { CaseResult, ConformanceRun } from '../results/conformance-run.ts';
 import { totalsOf } from '../results/conformance-run.ts';
+import type { HarnessRun } from '../results/harness-run.ts';
+import type { ScenarioResult } from '../results/load-run.ts';
 import type { Reporter } from '../results/reporter.ts';
 import { writeReportFile } from '../shared/report-files.ts';
 
@@ -71,13 +73,47 @@ function counts(results: readonly CaseResult[]) {
   };
 }
 
-export function renderJunitXml(run: ConformanceRun): string {
-  const suites = run.targets.map((target) => {
+function conformanceSuites(run: ConformanceRun): string[] {
+  return run.targets.map((target) => {
     const time = target.cases.reduce((sum, result) => sum + result.durationMs, 0);
     const head = `  <testsuite${attrs({ name: target.name, ...counts(target.cases), time: seconds(time), timestamp: run.startedAt })}>\n`;
     return `${head}${target.cases.map((result) => testcase(result, target.name)).join('')}  </testsuite>\n`;
   });
-  const root = attrs({ name: 'svc-harness conformance', ...counts(run.results), time: seconds(run.durationMs) });
+}
+
+/** A load scenario as a testsuite: one testcase per threshold (failed thresholds are failures). */
+function scenarioSuite(scenario: ScenarioResult): string {
+  const failed = scenario.thresholds.filter((threshold) => !threshold.ok).length;
+  const head = `  <testsuite${attrs({ name: `load.${scenario.name}`, tests: scenario.thresholds.length, failures: failed, errors: scenario.problem ? 1 : 0, skipped: 0, time: seconds(scenario.durationMs), timestamp: scenario.startedAt })}>\n`;
+  const cases = scenario.thresholds.map((threshold) => {
+    const value = threshold.value === null ? 'no data' : String(threshold.value);
+    const failure = threshold.ok
+      ? ''
+      : `      <failure${attrs({ type: 'threshold', message: `${threshold.expression}: value ${value}` })}>${escapeXml(`${threshold.expression}: value ${value}`)}</failure>\n`;
+    return `    <testcase${attrs({ name: threshold.expression, classname: `load.${scenario.name}`, time: '0.000' })}>\n      <properties>\n        <property${attrs({ name: 'value', value })}/>\n        <property${attrs({ name: 'source', value: threshold.source })}/>\n      </properties>\n${failure}    </testcase>\n`;
+  });
+  const problem = scenario.problem
+    ? `    <testcase${attrs({ name: 'scenario ran', classname: `load.${scenario.name}`, time: '0.000' })}>\n      <error${attrs({ type: 'error', message: scenario.problem })}>${escapeXml(scenario.problem)}</error>\n    </testcase>\n`
+    : '';
+  return `${head}${problem}${cases.join('')}  </testsuite>\n`;
+}
+
+export function renderJunitXml(run: HarnessRun): string {
+  const suites = [
+    ...(run.conformance ? conformanceSuites(run.conformance) : []),
+    ...(run.load?.scenarios ?? []).map(scenarioSuite),
+  ];
+  const caseCounts = counts(run.conformance?.results ?? []);
+  const thresholds = (run.load?.scenarios ?? []).flatMap((scenario) => scenario.thresholds);
+  const problems = (run.load?.scenarios ?? []).filter((scenario) => scenario.problem).length;
+  const root = attrs({
+    name: run.load ? (run.conformance ? 'svc-harness run' : 'svc-harness load') : 'svc-harness conformance',
+    tests: caseCounts.tests + thresholds.length + problems,
+    failures: caseCounts.failures + thresholds.filter((threshold) => !threshold.ok).length,
+    errors: caseCounts.errors + problems,
+    skipped: caseCounts.skipped,
+    time: seconds(run.durationMs),
+  });
   return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites${root}>\n${suites.join('')}</testsuites>\n`;
 }
 

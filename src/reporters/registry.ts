@@ -4,11 +4,12 @@
  */
 import type { Reporter } from '../results/reporter.ts';
 import { createConsoleReporter } from './console-output.ts';
+import { createHtmlReporter } from './html-report.ts';
 import { createJunitReporter } from './junit-xml.ts';
 import { createJsonReporter } from './report-json.ts';
 import { createMarkdownReporter } from './summary-md.ts';
 
-export const reporterNames = ['console', 'json', 'junit', 'markdown'] as const;
+export const reporterNames = ['console', 'json', 'junit', 'markdown', 'html'] as const;
 export type ReporterName = (typeof reporterNames)[number];
 
 /** Where the console reporter writes: progress (stderr) and the summary (stdout). */
@@ -21,6 +22,7 @@ const fileReporters: Readonly<Record<Exclude<ReporterName, 'console'>, () => Rep
   json: createJsonReporter,
   junit: createJunitReporter,
   markdown: createMarkdownReporter,
+  html: createHtmlReporter,
 };
 
 /**

@@ -11,14 +11,16 @@ import {
   totalsOf,
   type VerdictTotals,
 } from '../results/conformance-run.ts';
+import type { HarnessRun } from '../results/harness-run.ts';
 import type { Reporter } from '../results/reporter.ts';
 import type { RuleCatalog } from '../results/rule.ts';
 import { type Verdict, verdictRule } from '../results/verdict.ts';
 import { writeReportFile } from '../shared/report-files.ts';
 import { toolVersion as currentToolVersion } from '../shared/tool-version.ts';
+import { loadDocument } from './load-document.ts';
 import { ruleVerdicts, runAreas } from './rule-verdicts.ts';
 
-export const reportSchemaVersion = 1;
+export const reportSchemaVersion = 2;
 
 function totals(value: VerdictTotals) {
   return {
@@ -54,24 +56,15 @@ function caseEntry(result: CaseResult) {
   };
 }
 
-/** The report document; keys are created in the order they are written. */
-export function reportDocument(run: ConformanceRun, catalog: RuleCatalog, toolVersion: string) {
+/** The conformance part of the document: what was asked, the totals, each target's cases, each rule. */
+function conformanceFields(run: ConformanceRun, catalog: RuleCatalog) {
   return {
-    schemaVersion: reportSchemaVersion,
-    tool: { name: 'svc-harness', version: toolVersion },
-    startedAt: run.startedAt,
-    finishedAt: run.finishedAt,
-    durationMs: run.durationMs,
     settings: {
       areas: [...run.settings.areas],
       rules: run.settings.rules ?? null,
       expectations: run.settings.expectations ?? null,
       faults: [...run.settings.faults],
     },
-    exitCode: run.exitCode,
-    gate: gateOf(run.exitCode),
-    aborted: run.aborted ?? null,
-    problems: [...run.problems],
     totals: totals(totalsOf(run.results)),
     targets: run.targets.map((target) => ({
       name: target.name,
@@ -92,9 +85,29 @@ export function reportDocument(run: ConformanceRun, catalog: RuleCatalog, toolVe
   };
 }
 
+/**
+ * The report document; keys are created in the order they are written. The conformance fields are
+ * there when conformance ran (as in schema version 1), `load` when load ran.
+ */
+export function reportDocument(run: HarnessRun, catalog: RuleCatalog, toolVersion: string) {
+  return {
+    schemaVersion: reportSchemaVersion,
+    tool: { name: 'svc-harness', version: toolVersion },
+    startedAt: run.startedAt,
+    finishedAt: run.finishedAt,
+    durationMs: run.durationMs,
+    exitCode: run.exitCode,
+    gate: gateOf(run.exitCode),
+    aborted: run.aborted ?? null,
+    problems: [...run.problems],
+    ...(run.conformance && conformanceFields(run.conformance, catalog)),
+    ...(run.load && { load: loadDocument(run.load) }),
+  };
+}
+
 export type ReportDocument = ReturnType<typeof reportDocument>;
 
-export function renderReportJson(run: ConformanceRun, catalog: RuleCatalog, toolVersion: string): string {
+export function renderReportJson(run: HarnessRun, catalog: RuleCatalog, toolVersion: string): string {
   return `${JSON.stringify(reportDocument(run, catalog, toolVersion), null, 2)}\n`;
 }
 

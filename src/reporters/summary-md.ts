@@ -2,35 +2,40 @@
 
 import { join } from 'node:path';
 import { type ConformanceRun, gateOf, totalsOf, type VerdictTotals, verdictKinds } from '../results/conformance-run.ts';
+import type { HarnessRun } from '../results/harness-run.ts';
 import type { Reporter } from '../results/reporter.ts';
 import type { RuleCatalog } from '../results/rule.ts';
 import { writeReportFile } from '../shared/report-files.ts';
+import { loadMarkdown } from './load-markdown.ts';
+import { cell, table } from './markdown-table.ts';
 import { ruleVerdicts } from './rule-verdicts.ts';
 
 /** A table cell: no pipes or line breaks may escape it. */
-export function cell(text: string): string {
-  return text.replace(/\r?\n/g, ' ').replaceAll('|', '\\|');
-}
-
-function row(cells: readonly (string | number)[]): string {
-  return `| ${cells.map((value) => cell(String(value))).join(' | ')} |`;
-}
-
-function table(header: readonly string[], rows: readonly (readonly (string | number)[])[]): string[] {
-  return [row(header), row(header.map(() => '---')), ...rows.map(row)];
-}
+export { cell };
 
 const counts = (totals: VerdictTotals) => [...verdictKinds.map((kind) => totals[kind]), totals.total];
 
-export function renderSummaryMarkdown(run: ConformanceRun, catalog: RuleCatalog): string {
+/** The run: its gate, then the conformance part and the load part, whichever ran. */
+export function renderSummaryMarkdown(run: HarnessRun, catalog: RuleCatalog): string {
+  const title = run.conformance && run.load ? 'Run' : run.load ? 'Load' : 'Conformance';
   const lines = [
-    '# Conformance summary',
+    `# ${title} summary`,
     '',
     `Gate: **${gateOf(run.exitCode)}** (exit code ${run.exitCode}) · started ${run.startedAt} · ${(run.durationMs / 1000).toFixed(1)} s`,
     '',
   ];
   if (run.aborted) lines.push(`The run stopped early: ${cell(run.aborted)}`, '');
   if (run.problems.length > 0) lines.push('Problems:', '', ...run.problems.map((problem) => `- ${cell(problem)}`), '');
+  if (run.conformance) {
+    if (run.load) lines.push('## Conformance', '');
+    lines.push(...conformanceMarkdown(run.conformance, catalog, run.load ? '###' : '##'));
+  }
+  if (run.load) lines.push(...loadMarkdown(run.load, run.conformance ? '##' : ''));
+  return `${lines.join('\n')}`;
+}
+
+function conformanceMarkdown(run: ConformanceRun, catalog: RuleCatalog, heading: string): string[] {
+  const lines: string[] = [];
   lines.push(
     ...table(
       ['target', ...verdictKinds, 'total'],
@@ -39,7 +44,7 @@ export function renderSummaryMarkdown(run: ConformanceRun, catalog: RuleCatalog)
     '',
   );
   for (const target of run.targets) {
-    lines.push(`## ${cell(target.name)}${target.embedded ? ' (embedded reference)' : ''}`, '');
+    lines.push(`${heading} ${cell(target.name)}${target.embedded ? ' (embedded reference)' : ''}`, '');
     if (target.problem) lines.push(`Not run: ${cell(target.problem)}`, '');
     const rules = ruleVerdicts(catalog.rules, target.areas, target.cases);
     lines.push(
@@ -65,7 +70,7 @@ export function renderSummaryMarkdown(run: ConformanceRun, catalog: RuleCatalog)
       );
     }
   }
-  return `${lines.join('\n')}`;
+  return lines;
 }
 
 /** The `markdown` reporter: summary.md in the run's report folder. */

@@ -93,11 +93,12 @@ export function gateExitCode(
   return ExitCode.ok;
 }
 
-/** The gate as a word, for reports and the console: 0 passed, 1 failed, anything else error. */
+/** The gate as a word, for reports and the console: 0 passed, 1 or 99 (a threshold) failed, anything else error. */
 export type Gate = 'passed' | 'failed' | 'error';
 
 export function gateOf(exitCode: number): Gate {
-  return exitCode === 0 ? 'passed' : exitCode === 1 ? 'failed' : 'error';
+  if (exitCode === ExitCode.ok) return 'passed';
+  return exitCode === ExitCode.failed || exitCode === ExitCode.thresholds ? 'failed' : 'error';
 }
 
 /**

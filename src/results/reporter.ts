@@ -3,7 +3,9 @@
  * runs, and the one run object at the end. Runners call these hooks and nothing else; reporters
  * (src/reporters/) render and write. Every hook is optional.
  */
-import type { CaseResult, ConformanceRun } from './conformance-run.ts';
+import type { CaseResult } from './conformance-run.ts';
+import type { HarnessRun } from './harness-run.ts';
+import type { ScenarioResult } from './load-run.ts';
 import type { RuleCatalog } from './rule.ts';
 
 /** What every reporter is handed with the finished run. */
@@ -15,6 +17,21 @@ export interface RunEndContext {
    * what they write through it: the output boundary, so no renderer has to think about secrets.
    */
   readonly redact: (text: string) => string;
+}
+
+/** The live figures of a running load scenario. */
+export interface LoadProgress {
+  readonly scenario: string;
+  readonly elapsedS: number;
+  readonly durationS: number;
+  /** Requests that ended in the last second. */
+  readonly rate: number;
+  /** p99 latency (ms) of the requests that ended in the last second. */
+  readonly p99Ms: number;
+  /** Failed requests so far. */
+  readonly errors: number;
+  /** Dropped requests so far. */
+  readonly dropped: number;
 }
 
 export interface Reporter {
@@ -30,8 +47,14 @@ export interface Reporter {
   onResult?(result: CaseResult): void;
   /** A one-line problem (a target down, a suite file that failed); already redacted. */
   onProblem?(line: string): void;
+  /** A load scenario is about to run; `line` says how (model, rate or connections, duration). */
+  onScenarioStart?(name: string, line: string): void;
+  /** Once a second while a load scenario runs. */
+  onProgress?(progress: LoadProgress): void;
+  /** A load scenario ended (its texts already redacted). */
+  onScenarioEnd?(result: ScenarioResult): void;
   /** The run ended, completely or not (`run.aborted`): render and write. */
-  onRunEnd?(run: ConformanceRun, context: RunEndContext): void | Promise<void>;
+  onRunEnd?(run: HarnessRun, context: RunEndContext): void | Promise<void>;
 }
 
 /** The hooks a runner calls: every reporter's, in order; `onRunEnd` waits for each in turn. */
@@ -50,6 +73,15 @@ export function reporterEvents(reporters: readonly Reporter[]): RunEvents {
     },
     onProblem: (line) => {
       for (const reporter of reporters) reporter.onProblem?.(line);
+    },
+    onScenarioStart: (name, line) => {
+      for (const reporter of reporters) reporter.onScenarioStart?.(name, line);
+    },
+    onProgress: (progress) => {
+      for (const reporter of reporters) reporter.onProgress?.(progress);
+    },
+    onScenarioEnd: (result) => {
+      for (const reporter of reporters) reporter.onScenarioEnd?.(result);
     },
     onRunEnd: async (run, context) => {
       for (const reporter of reporters) await reporter.onRunEnd?.(run, context);

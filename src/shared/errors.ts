@@ -12,6 +12,8 @@ export const ExitCode = {
   failed: 1,
   /** Usage or infrastructure error: bad flags or config, a target that cannot be reached. */
   usage: 2,
+  /** A load run completed and a threshold failed (the code k6 uses for the same). */
+  thresholds: 99,
   /** A second SIGINT or SIGTERM ended the run at once, before its report (128 + SIGINT, as shells count). */
   interrupted: 130,
 } as const;
@@ -37,6 +39,7 @@ export const errorCatalog = {
   },
   SVC_REFERENCE_START: { exitCode: ExitCode.usage, summary: 'the reference service could not start' },
   SVC_GATE_FAILED: { exitCode: ExitCode.failed, summary: 'the run completed and a gate failed' },
+  SVC_THRESHOLDS_FAILED: { exitCode: ExitCode.thresholds, summary: 'a load run completed and a threshold failed' },
   SVC_INTERNAL: { exitCode: ExitCode.usage, summary: 'a defect of svc-harness itself (please report it)' },
 } as const satisfies Record<string, ErrorDefinition>;
 

@@ -1,9 +1,10 @@
 import { describe, expect, test } from 'vitest';
 import { escapeXml, renderJunitXml } from '../../src/reporters/junit-xml.ts';
+import { conformanceOnly } from '../../src/results/harness-run.ts';
 import { sampleRun } from './sample-run.ts';
 
 describe('junit.xml', () => {
-  const xml = renderJunitXml(sampleRun);
+  const xml = renderJunitXml(conformanceOnly(sampleRun));
 
   test('one testsuite per target with counts; one testcase per case', () => {
     expect(xml).toContain(

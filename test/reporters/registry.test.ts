@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { createReporters } from '../../src/reporters/registry.ts';
+import { conformanceOnly } from '../../src/results/harness-run.ts';
 import { reporterEvents } from '../../src/results/reporter.ts';
 import { createRedactor } from '../../src/shared/redact.ts';
 import { sampleCatalog, sampleRun } from './sample-run.ts';
@@ -21,10 +22,10 @@ describe('the file reporters', () => {
     await mkdir(dir, { recursive: true });
     const secret = 'Unauthorized';
     const events = reporterEvents(createReporters(['json', 'junit', 'markdown']));
-    await events.onRunEnd(
-      { ...sampleRun, reportDir: dir },
-      { catalog: sampleCatalog, redact: createRedactor([secret]) },
-    );
+    await events.onRunEnd(conformanceOnly({ ...sampleRun, reportDir: dir }), {
+      catalog: sampleCatalog,
+      redact: createRedactor([secret]),
+    });
     expect((await readdir(dir)).sort()).toEqual([...reportFiles].sort());
     for (const name of reportFiles) {
       const text = await readFile(join(dir, name), 'utf8');

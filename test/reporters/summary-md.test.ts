@@ -1,9 +1,10 @@
 import { describe, expect, test } from 'vitest';
 import { cell, renderSummaryMarkdown } from '../../src/reporters/summary-md.ts';
+import { conformanceOnly } from '../../src/results/harness-run.ts';
 import { sampleCatalog, sampleRun } from './sample-run.ts';
 
 describe('summary.md', () => {
-  const text = renderSummaryMarkdown(sampleRun, sampleCatalog);
+  const text = renderSummaryMarkdown(conformanceOnly(sampleRun), sampleCatalog);
 
   test('states the gate and the totals per target', () => {
     expect(text).toContain('Gate: **failed** (exit code 1)');
@@ -33,7 +34,7 @@ describe('summary.md', () => {
 
   test('an aborted run and problems are stated', () => {
     const aborted = renderSummaryMarkdown(
-      { ...sampleRun, aborted: 'interrupted (SIGINT)', problems: ['target down'] },
+      conformanceOnly({ ...sampleRun, aborted: 'interrupted (SIGINT)', problems: ['target down'] }),
       sampleCatalog,
     );
     expect(aborted).toContain('The run stopped early: interrupted (SIGINT)');

@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { join, resolve } from 'node:path';
 import { checkFaults, type EmbeddedReference, startEmbeddedReference } from '../../reference/embedded.ts';
 import { type CaseResult, type ConformanceRun, gateExitCode, type TargetRun } from '../../results/conformance-run.ts';
+import { conformanceOnly } from '../../results/harness-run.ts';
 import { type Reporter, type RunEvents, reporterEvents } from '../../results/reporter.ts';
 import type { RuleCatalog } from '../../results/rule.ts';
 import { harnessError, isHarnessError } from '../../shared/errors.ts';
@@ -42,6 +43,13 @@ export interface ConformanceOptions {
   readonly suiteRoot?: string;
   /** @default () => new Date() */
   readonly now?: () => Date;
+  /**
+   * A reference the caller started and will stop (`svc-harness run` keeps it for the load part);
+   * used instead of starting one. @default none
+   */
+  readonly reference?: EmbeddedReference;
+  /** False when the caller renders the run with more parts (`svc-harness run`). @default true */
+  readonly emitRunEnd?: boolean;
 }
 
 interface PlannedTarget {
@@ -103,7 +111,10 @@ export async function runConformance(options: ConformanceOptions = {}): Promise<
   checkOptions(options, catalog);
   const fileTargets = uniqueNames((options.targets ?? []).map((path) => loadTargetFileSync(path)));
   // The reference starts (waiting on Redis) while the suites load (compiling): the two overlap.
-  const referenceStart = fileTargets.length === 0 ? startEmbeddedReference(options.faults ?? []) : undefined;
+  const referenceStart =
+    fileTargets.length === 0 && options.reference === undefined
+      ? startEmbeddedReference(options.faults ?? [])
+      : undefined;
   referenceStart?.catch(() => {});
   let caseFiles: CaseFile[];
   let expectations: Expectation[];
@@ -118,7 +129,7 @@ export async function runConformance(options: ConformanceOptions = {}): Promise<
         })
       : [];
     await makeReportDir(reportDir, 'report folder (--report-dir)');
-    reference = await referenceStart;
+    reference = options.reference ?? (await referenceStart);
   } catch (error) {
     await referenceStart?.then(
       (started) => started.stop(),
@@ -167,7 +178,7 @@ export async function runConformance(options: ConformanceOptions = {}): Promise<
     await finish();
     throw error;
   } finally {
-    await reference?.stop().catch(() => {});
+    if (options.reference === undefined) await reference?.stop().catch(() => {});
   }
   return finish();
 
@@ -196,7 +207,7 @@ export async function runConformance(options: ConformanceOptions = {}): Promise<
       exitCode: gateExitCode(results, problems, aborted),
       reportDir,
     };
-    await events.onRunEnd(run, { catalog, redact });
+    if (options.emitRunEnd !== false) await events.onRunEnd(conformanceOnly(run), { catalog, redact });
     return run;
   }
 }

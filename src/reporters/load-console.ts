@@ -1,0 +1,51 @@
+/** What the console says about load: a line per scenario as it starts, live progress, the end summary. */
+import type { LoadRun, ScenarioResult } from '../results/load-run.ts';
+import type { LoadProgress } from '../results/reporter.ts';
+
+/** `elapsed 12/30 s · 998 req/s · p99 4.1 ms · errors 0 · dropped 0` */
+export function progressText(progress: LoadProgress): string {
+  return [
+    `${progress.scenario}: ${Math.floor(progress.elapsedS)}/${progress.durationS} s`,
+    `${Math.round(progress.rate)} req/s`,
+    `p99 ${progress.p99Ms} ms`,
+    `errors ${progress.errors}`,
+    `dropped ${progress.dropped}`,
+  ].join(' · ');
+}
+
+export function scenarioStartLine(name: string, line: string): string {
+  return `load: ${name}: ${line}`;
+}
+
+/** One line per scenario, a line per failed threshold and per accounting problem. */
+export function scenarioLines(scenario: ScenarioResult): string[] {
+  const { requests, latencyMs } = scenario;
+  const lines = [
+    `${scenario.name} (${scenario.engine}, ${scenario.model}): ${requests.completed}/${requests.sent} completed, ${requests.failed} failed, ${requests.dropped} dropped · ${scenario.throughput.requestsPerSecond.toFixed(1)} req/s · p50 ${latencyMs.p50} ms · p99 ${latencyMs.p99} ms · max ${latencyMs.max} ms`,
+  ];
+  if (scenario.problem) lines.push(`  problem: ${scenario.problem}`);
+  for (const error of scenario.errors) lines.push(`  ${error.count} × ${error.kind}: ${error.example}`);
+  for (const threshold of scenario.thresholds) {
+    if (!threshold.ok) lines.push(`  THRESHOLD FAILED ${threshold.expression} (value ${threshold.value ?? 'no data'})`);
+  }
+  const { lostUpdates, doubledUpdates, delivery } = scenario.accounting;
+  if ((lostUpdates ?? 0) > 0 || (doubledUpdates ?? 0) > 0) {
+    lines.push(`  lost updates ${lostUpdates ?? 0}, doubled updates ${doubledUpdates ?? 0}`);
+  }
+  if (delivery) {
+    lines.push(
+      `  delivery: ${delivery.received}/${delivery.expected} received, ${delivery.lost} lost, ${delivery.duplicated} duplicated, ${delivery.outOfOrder} out of order`,
+    );
+  }
+  return lines;
+}
+
+export function loadSummaryLines(run: LoadRun): string[] {
+  const passed = run.scenarios.flatMap((scenario) => scenario.thresholds).filter((threshold) => threshold.ok).length;
+  const total = run.scenarios.flatMap((scenario) => scenario.thresholds).length;
+  return [
+    `load against ${run.target}${run.embedded ? ' (embedded reference)' : ''}: ${run.scenarios.length} scenarios, thresholds ${passed}/${total} ok`,
+    ...run.scenarios.flatMap(scenarioLines),
+    ...run.problems.map((problem) => `  problem: ${problem}`),
+  ];
+}

@@ -1,0 +1,99 @@
+/**
+ * The `load` part of report.json: each scenario in a fixed key order (so two reports diff line by
+ * line), with its encoded histogram, time series, thresholds and accounting. Schema: the `load`
+ * definition in schemas/report.schema.json.
+ */
+import type { LatencySummary, LoadRun, ScenarioResult } from '../results/load-run.ts';
+
+function latency(summary: LatencySummary) {
+  return {
+    count: summary.count,
+    min: summary.min,
+    mean: summary.mean,
+    p50: summary.p50,
+    p90: summary.p90,
+    p99: summary.p99,
+    p999: summary.p999,
+    max: summary.max,
+  };
+}
+
+const round = (value: number) => Math.round(value * 1000) / 1000;
+
+function scenarioEntry(scenario: ScenarioResult) {
+  const { delivery } = scenario.accounting;
+  return {
+    name: scenario.name,
+    title: scenario.title,
+    engine: scenario.engine,
+    model: scenario.model,
+    settings: {
+      rate: scenario.settings.rate ?? null,
+      ramp: scenario.settings.ramp ?? null,
+      durationS: scenario.settings.durationS,
+      connections: scenario.settings.connections,
+      workers: scenario.settings.workers,
+      seed: scenario.settings.seed,
+      batch: scenario.settings.batch ? [...scenario.settings.batch] : null,
+      valueSize: scenario.settings.valueSize ? [...scenario.settings.valueSize] : null,
+    },
+    startedAt: scenario.startedAt,
+    durationMs: scenario.durationMs,
+    problem: scenario.problem ?? null,
+    requests: { ...scenario.requests },
+    commands: scenario.commands,
+    throughput: {
+      requestsPerSecond: round(scenario.throughput.requestsPerSecond),
+      commandsPerSecond: round(scenario.throughput.commandsPerSecond),
+    },
+    latencyMs: latency(scenario.latencyMs),
+    histogram: scenario.histogram,
+    thresholds: scenario.thresholds.map((threshold) => ({
+      expression: threshold.expression,
+      metric: threshold.metric,
+      source: threshold.source,
+      ok: threshold.ok,
+      value: threshold.value,
+    })),
+    checks: scenario.checks.map((check) => ({ name: check.name, passes: check.passes, fails: check.fails })),
+    errors: scenario.errors.map((error) => ({ kind: error.kind, count: error.count, example: error.example })),
+    counters: { ...scenario.counters },
+    lostUpdates: scenario.accounting.lostUpdates ?? null,
+    doubledUpdates: scenario.accounting.doubledUpdates ?? null,
+    unknownOutcomes: scenario.accounting.unknownOutcomes ?? null,
+    delivery: delivery
+      ? {
+          subscribers: delivery.subscribers,
+          expected: delivery.expected,
+          received: delivery.received,
+          lost: delivery.lost,
+          duplicated: delivery.duplicated,
+          outOfOrder: delivery.outOfOrder,
+          latencyMs: latency(delivery.latencyMs),
+          histogram: delivery.histogram,
+        }
+      : null,
+    tags: scenario.tags.map((tag) => ({
+      tags: { ...tag.tags },
+      requests: { ...tag.requests },
+      commands: tag.commands,
+      latencyMs: latency(tag.latencyMs),
+      histogram: tag.histogram,
+    })),
+    series: scenario.series.map((point) => ({ ...point })),
+  };
+}
+
+export function loadDocument(run: LoadRun) {
+  return {
+    startedAt: run.startedAt,
+    finishedAt: run.finishedAt,
+    durationMs: run.durationMs,
+    target: run.target,
+    embedded: run.embedded,
+    exitCode: run.exitCode,
+    aborted: run.aborted ?? null,
+    problems: [...run.problems],
+    scenarios: run.scenarios.map(scenarioEntry),
+  };
+}

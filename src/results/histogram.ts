@@ -1,0 +1,89 @@
+/**
+ * Latency histograms, with their settings in one place (after autocannon's lib/histUtil.js): HDR
+ * histograms in microseconds from 1 µs to one hour at 3 significant digits, encoded as compressed
+ * base64 so a result is plain JSON, and merged by decode and add (workers, tags, segments, runs).
+ */
+import * as hdr from 'hdr-histogram-js';
+
+export type Histogram = hdr.Histogram;
+
+/** Milliseconds. In the open model measured from each request's intended start (coordinated omission corrected). */
+export interface LatencySummary {
+  readonly count: number;
+  readonly min: number;
+  readonly mean: number;
+  readonly p50: number;
+  readonly p90: number;
+  readonly p99: number;
+  readonly p999: number;
+  readonly max: number;
+}
+
+/** One hour in microseconds: anything longer is recorded as one hour (a request times out well before). */
+export const highestMicros = 3_600_000_000;
+
+export function newHistogram(): Histogram {
+  return hdr.build({
+    lowestDiscernibleValue: 1,
+    highestTrackableValue: highestMicros,
+    numberOfSignificantValueDigits: 3,
+    bitBucketSize: 'packed',
+    autoResize: false,
+  });
+}
+
+/** Records one latency given in milliseconds (fractions kept to the microsecond). */
+export function recordMs(histogram: Histogram, ms: number): void {
+  const micros = Math.round(ms * 1000);
+  histogram.recordValue(Math.min(Math.max(micros, 1), highestMicros));
+}
+
+export function encodeHistogram(histogram: Histogram): string {
+  return hdr.encodeIntoCompressedBase64(histogram);
+}
+
+export function decodeHistogram(encoded: string): Histogram {
+  const decoded = hdr.decodeFromCompressedBase64(encoded, 'packed', false);
+  // Decoding yields a histogram with the encoder's range; re-add into ours so every one adds to every other.
+  const histogram = newHistogram();
+  histogram.add(decoded);
+  decoded.destroy();
+  return histogram;
+}
+
+/** Decode-and-add: one histogram of every encoded one. */
+export function mergeEncoded(encoded: readonly string[]): Histogram {
+  const total = newHistogram();
+  for (const item of encoded) {
+    const part = decodeHistogram(item);
+    total.add(part);
+    part.destroy();
+  }
+  return total;
+}
+
+const ms = (micros: number) => Math.round(micros) / 1000;
+
+/** The summary in milliseconds; zeros for an empty histogram. */
+export function summarize(histogram: Histogram): LatencySummary {
+  const count = histogram.totalCount;
+  if (count === 0) return { count: 0, min: 0, mean: 0, p50: 0, p90: 0, p99: 0, p999: 0, max: 0 };
+  return {
+    count,
+    min: ms(histogram.minNonZeroValue),
+    mean: ms(histogram.mean),
+    p50: ms(histogram.getValueAtPercentile(50)),
+    p90: ms(histogram.getValueAtPercentile(90)),
+    p99: ms(histogram.getValueAtPercentile(99)),
+    p999: ms(histogram.getValueAtPercentile(99.9)),
+    max: ms(histogram.maxValue),
+  };
+}
+
+/** A percentile (0–100) in milliseconds of an encoded histogram. */
+export function percentileOf(encoded: string, percentile: number): number {
+  const histogram = decodeHistogram(encoded);
+  const value = histogram.totalCount === 0 ? 0 : ms(histogram.getValueAtPercentile(percentile));
+  histogram.destroy();
+  return value;
+}

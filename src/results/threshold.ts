@@ -1,0 +1,249 @@
+/**
+ * k6-syntax thresholds (`http_req_duration{batch:100}: p(99)<50`): parsed and checked before a run
+ * starts, so a typo is a usage error in the first second rather than a gate that silently never
+ * fires, and evaluated over a finished ScenarioResult. Two choices differ from k6 on purpose:
+ * - no data (no tag entry matches, no request for a rate, an empty histogram, no fan-out accounting)
+ *   gives `value: null, ok: false`: k6 passes such a threshold, but a gate that saw nothing must not pass;
+ * - a threshold given twice is an error: k6 keeps one silently, which hides an edit that went wrong.
+ * Latencies come from the encoded histograms by decode and add, so every percentile is exact.
+ */
+import { harnessError } from '../shared/errors.ts';
+import { type Histogram, mergeEncoded, summarize } from './histogram.ts';
+import type { ScenarioResult, TagMetrics, ThresholdResult } from './load-run.ts';
+
+export type ThresholdSource = 'scenario' | 'cli';
+export type MetricKind = 'trend' | 'rate' | 'counter';
+
+export interface Threshold {
+  /** Normalised: `metric{k:v}: agg op n` (tags in the order given, no tag block when there are none). */
+  readonly text: string;
+  readonly metric: string;
+  readonly tags: Readonly<Record<string, string>>;
+  /** `avg`, `min`, `max`, `med`, `p(99.9)`, `rate` or `count`. */
+  readonly aggregation: string;
+  readonly operator: string;
+  readonly bound: number;
+  readonly source: ThresholdSource;
+}
+
+/** Trends are in ms, rates are fractions 0..1, counters are counts (their `rate` is per second). */
+export const knownMetrics: Readonly<Record<string, MetricKind>> = {
+  http_req_duration: 'trend',
+  delivery_latency: 'trend',
+  http_req_failed: 'rate',
+  checks: 'rate',
+  http_reqs: 'counter',
+  dropped_iterations: 'counter',
+  commands: 'counter',
+  lost_updates: 'counter',
+  doubled_updates: 'counter',
+  delivery_lost: 'counter',
+  delivery_duplicated: 'counter',
+  delivery_out_of_order: 'counter',
+};
+
+const aggregationsOf: Readonly<Record<MetricKind, readonly string[]>> = {
+  trend: ['avg', 'min', 'max', 'med', 'p(N)'],
+  rate: ['rate'],
+  counter: ['count', 'rate'],
+};
+
+/** k6's operators; longest first so `<=` is not read as `<` followed by `=5`. */
+const operators = ['===', '==', '!=', '<=', '>=', '<', '>'];
+
+/** The http_* metrics select TagMetrics entries by any tag; the others know only these. */
+const tagsAllowed = (metric: string): readonly string[] | 'any' =>
+  metric.startsWith('http_') ? 'any' : metric === 'checks' ? ['scenario', 'check'] : ['scenario'];
+
+export function parseThreshold(text: string, source: ThresholdSource): Threshold {
+  // JSON quoting keeps the message one line even when the text holds a newline.
+  const fail = (why: string) => harnessError('SVC_USAGE', `threshold ${JSON.stringify(text)}: ${why}`);
+  const trimmed = text.trim();
+  if (trimmed === '') throw fail('empty; expected METRIC[{tag:value,...}]:EXPRESSION');
+
+  const nameEnd = trimmed.search(/[{:]/);
+  const metric = (nameEnd === -1 ? trimmed : trimmed.slice(0, nameEnd)).trim();
+  if (metric.includes('}')) throw fail('unbalanced brace: } without {');
+  if (!/^[a-z_][a-z0-9_]*$/.test(metric)) throw fail(`bad metric name "${metric}"; expected [a-z_][a-z0-9_]*`);
+  if (!Object.hasOwn(knownMetrics, metric)) {
+    throw fail(`unknown metric ${metric}; known: ${Object.keys(knownMetrics).join(', ')}`);
+  }
+  const kind = knownMetrics[metric]!;
+
+  let rest = nameEnd === -1 ? '' : trimmed.slice(nameEnd);
+  const tags: Record<string, string> = {};
+  const allowed = tagsAllowed(metric);
+  if (rest.startsWith('{')) {
+    const close = rest.indexOf('}');
+    if (close === -1) throw fail('unbalanced brace: { without }');
+    const block = rest.slice(1, close);
+    if (block.includes('{')) throw fail('unbalanced brace: { inside a tag block');
+    for (const part of block.trim() === '' ? [] : block.split(',')) {
+      const colon = part.indexOf(':');
+      const key = colon === -1 ? '' : part.slice(0, colon).trim();
+      const value = colon === -1 ? '' : part.slice(colon + 1).trim();
+      if (key === '' || value === '') throw fail(`bad tag "${part.trim()}"; expected key:value`);
+      if (Object.hasOwn(tags, key)) throw fail(`tag ${key} given twice`);
+      if (allowed !== 'any' && !allowed.includes(key)) {
+        throw fail(`${metric} takes no tag ${key}; its tags: ${allowed.join(', ')}`);
+      }
+      tags[key] = value;
+    }
+    rest = rest.slice(close + 1).trimStart();
+  }
+  if (rest.startsWith('}')) throw fail('unbalanced brace: } without {');
+  if (!rest.startsWith(':')) throw fail(`expected ":" and an expression after ${metric}`);
+
+  const expression = rest.slice(1).trim();
+  if (expression === '') throw fail('missing expression; expected AGGREGATION OPERATOR NUMBER');
+  const token = /^[A-Za-z_]\w*(?:\([^)]*\))?/.exec(expression)?.[0] ?? '';
+  let aggregation = token;
+  if (token.startsWith('p(')) {
+    const inside = token.slice(2, -1).trim();
+    const percentile = Number(inside);
+    if (!/^\d+(\.\d+)?$/.test(inside) || percentile <= 0 || percentile > 100) {
+      throw fail(`bad percentile ${token}; expected p(N) with 0 < N <= 100`);
+    }
+    aggregation = `p(${percentile})`;
+  } else if (!['avg', 'min', 'max', 'med', 'rate', 'count'].includes(token)) {
+    throw fail(`unknown aggregation "${token}"; expected avg, min, max, med, p(N), rate or count`);
+  }
+  const family = aggregation.startsWith('p(') ? 'p(N)' : aggregation;
+  if (!aggregationsOf[kind].includes(family)) {
+    throw fail(
+      `${metric} is a ${kind} metric and does not support ${aggregation}; supported: ${aggregationsOf[kind].join(', ')}`,
+    );
+  }
+
+  const afterAggregation = expression.slice(token.length).trimStart();
+  const operator = operators.find((candidate) => afterAggregation.startsWith(candidate));
+  if (operator === undefined) throw fail(`expected an operator (${operators.join(' ')}) after ${aggregation}`);
+  const number = afterAggregation.slice(operator.length).trim();
+  if (number === '') throw fail(`missing the number after ${operator}`);
+  const bound = Number(number);
+  if (!Number.isFinite(bound)) throw fail(`"${number}" is not a finite number`);
+
+  const tagText = Object.entries(tags)
+    .map(([key, value]) => `${key}:${value}`)
+    .join(',');
+  const normalised = `${metric}${tagText === '' ? '' : `{${tagText}}`}: ${aggregation} ${operator} ${bound}`;
+  return { text: normalised, metric, tags, aggregation, operator, bound, source };
+}
+
+/** Parses every text; the same threshold twice (tags in any order, `50` and `50.0` alike) is an error. */
+export function parseThresholds(texts: readonly string[], source: ThresholdSource): Threshold[] {
+  const seen = new Map<string, string>();
+  return texts.map((text) => {
+    const threshold = parseThreshold(text, source);
+    const tags = Object.entries(threshold.tags).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    const key = JSON.stringify([threshold.metric, tags, threshold.aggregation, threshold.operator, threshold.bound]);
+    const first = seen.get(key);
+    if (first !== undefined) {
+      throw harnessError('SVC_USAGE', `threshold ${JSON.stringify(text)}: duplicate of ${JSON.stringify(first)}`);
+    }
+    seen.set(key, text);
+    return threshold;
+  });
+}
+
+/** Applies to a scenario? (its `scenario` tag, if any, names it) */
+export function appliesTo(threshold: Threshold, scenarioName: string): boolean {
+  const named = threshold.tags.scenario;
+  return named === undefined || named === scenarioName;
+}
+
+/** The http_* data: the whole scenario without selecting tags, else the tag entries carrying them all. */
+function selectedTags(threshold: Threshold, scenario: ScenarioResult): readonly TagMetrics[] | 'all' {
+  const wanted = Object.entries(threshold.tags).filter(([key]) => key !== 'scenario');
+  if (wanted.length === 0) return 'all';
+  return scenario.tags.filter((entry) =>
+    wanted.every(([key, value]) => Object.hasOwn(entry.tags, key) && String(entry.tags[key]) === value),
+  );
+}
+
+/** Which summary field each named trend aggregation reads (`med` is the median, p50). */
+const summaryField = { avg: 'mean', min: 'min', max: 'max', med: 'p50' } as const;
+
+/** The trend aggregation of the merged histograms, in ms; null when they hold nothing. */
+function trendValue(aggregation: string, encoded: readonly string[]): number | null {
+  const histogram: Histogram = mergeEncoded(encoded);
+  try {
+    if (histogram.totalCount === 0) return null;
+    // A percentile other than the summary's: read from the merged histogram, rounded as summarize does.
+    if (aggregation.startsWith('p(')) {
+      return Math.round(histogram.getValueAtPercentile(Number(aggregation.slice(2, -1)))) / 1000;
+    }
+    return summarize(histogram)[summaryField[aggregation as keyof typeof summaryField]];
+  } finally {
+    histogram.destroy();
+  }
+}
+
+/**
+ * The counters read from the scenario as a whole (http_reqs, which tags can select, is apart).
+ * Unreported lost/doubled updates are 0 (a scenario that cannot lose one); fan-out counts are no data without a fan-out.
+ */
+const counters: Readonly<Record<string, (scenario: ScenarioResult) => number | null>> = {
+  dropped_iterations: (scenario) => scenario.requests.dropped,
+  commands: (scenario) => scenario.commands,
+  lost_updates: (scenario) => scenario.accounting.lostUpdates ?? 0,
+  doubled_updates: (scenario) => scenario.accounting.doubledUpdates ?? 0,
+  delivery_lost: (scenario) => scenario.accounting.delivery?.lost ?? null,
+  delivery_duplicated: (scenario) => scenario.accounting.delivery?.duplicated ?? null,
+  delivery_out_of_order: (scenario) => scenario.accounting.delivery?.outOfOrder ?? null,
+};
+
+/** The value the threshold compares, or null when there is no data (or it is for another scenario). */
+export function thresholdValue(threshold: Threshold, scenario: ScenarioResult): number | null {
+  if (!appliesTo(threshold, scenario.name)) return null;
+  const ratio = (part: number, whole: number) => (whole > 0 ? part / whole : null);
+  const selected = selectedTags(threshold, scenario);
+  const requests = selected === 'all' ? [scenario.requests] : selected.map((entry) => entry.requests);
+  const sum = (field: 'failed' | 'sent') => requests.reduce((total, item) => total + item[field], 0);
+  switch (threshold.metric) {
+    case 'http_req_duration':
+      return trendValue(
+        threshold.aggregation,
+        selected === 'all' ? [scenario.histogram] : selected.map((entry) => entry.histogram),
+      );
+    case 'delivery_latency': {
+      const delivery = scenario.accounting.delivery;
+      return delivery === undefined ? null : trendValue(threshold.aggregation, [delivery.histogram]);
+    }
+    case 'http_req_failed':
+      return ratio(sum('failed'), sum('sent'));
+    case 'checks': {
+      const name = threshold.tags.check;
+      const checks = scenario.checks.filter((check) => name === undefined || check.name === name);
+      const passes = checks.reduce((total, check) => total + check.passes, 0);
+      return ratio(passes, passes + checks.reduce((total, check) => total + check.fails, 0));
+    }
+  }
+  const read =
+    threshold.metric === 'http_reqs' ? () => (requests.length === 0 ? null : sum('sent')) : counters[threshold.metric];
+  if (read === undefined) throw harnessError('SVC_INTERNAL', `threshold ${JSON.stringify(threshold.text)}: no metric`);
+  const count = read(scenario);
+  return count === null || threshold.aggregation === 'count' ? count : ratio(count, scenario.durationMs / 1000);
+}
+
+/** `==` and `===` are the same on numbers; k6 accepts both. */
+const comparisons: Readonly<Record<string, (value: number, bound: number) => boolean>> = {
+  '<': (value, bound) => value < bound,
+  '<=': (value, bound) => value <= bound,
+  '>': (value, bound) => value > bound,
+  '>=': (value, bound) => value >= bound,
+  '==': (value, bound) => value === bound,
+  '===': (value, bound) => value === bound,
+  '!=': (value, bound) => value !== bound,
+};
+
+/** Every threshold that applies to the scenario, evaluated, in the given order. */
+export function evaluateThresholds(thresholds: readonly Threshold[], scenario: ScenarioResult): ThresholdResult[] {
+  return thresholds
+    .filter((threshold) => appliesTo(threshold, scenario.name))
+    .map((threshold) => {
+      const value = thresholdValue(threshold, scenario);
+      const ok = value !== null && comparisons[threshold.operator]?.(value, threshold.bound) === true;
+      return { expression: threshold.text, metric: threshold.metric, source: threshold.source, ok, value };
+    });
+}
