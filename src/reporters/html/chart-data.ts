@@ -4,7 +4,7 @@
  */
 import type { VerdictTotals } from '../../results/conformance-run.ts';
 import { decodeHistogram } from '../../results/histogram.ts';
-import { batchCurve, type ScenarioResult } from '../../results/load-run.ts';
+import { batchCurve, type ScenarioResult, type TagMetrics } from '../../results/load-run.ts';
 import type { RuleVerdicts } from '../rule-verdicts.ts';
 
 /**
@@ -46,9 +46,7 @@ export const palette = ['#0072B2', '#E69F00', '#009E73', '#CC79A7', '#56B4E9', '
 const colorAt = (index: number) => palette[index % palette.length] ?? '#000000';
 
 /** The percentiles a latency curve is drawn at; only those the sample count can resolve are kept. */
-export const curvePercentiles: readonly number[] = [
-  0, 50, 75, 90, 95, 99, 99.5, 99.9, 99.95, 99.99, 99.995, 99.999,
-];
+export const curvePercentiles: readonly number[] = [0, 50, 75, 90, 95, 99, 99.5, 99.9, 99.95, 99.99, 99.995, 99.999];
 
 /** The nines-axis position of a percentile, rounded so 90 % is exactly 1. */
 export function ninesOf(percentile: number): number {
@@ -56,12 +54,12 @@ export function ninesOf(percentile: number): number {
 }
 
 /**
- * The percentiles worth drawing for `count` samples: up to as many nines as the count has digits
- * (1,000 samples resolve 99.9 %, not 99.99 %), so the curve does not run flat along the max.
+ * The percentiles worth drawing for `count` samples: no more nines than the count resolves (1,200
+ * samples resolve 99.9 %, not 99.99 %), so the curve does not run flat along the max.
  */
 export function percentilesFor(count: number): number[] {
-  const digits = Math.max(1, Math.ceil(Math.log10(Math.max(count, 1))));
-  return curvePercentiles.filter((percentile) => ninesOf(percentile) <= digits);
+  const resolved = Math.max(1, Math.log10(Math.max(count, 1)));
+  return curvePercentiles.filter((percentile) => ninesOf(percentile) <= resolved + 1e-6);
 }
 
 /** An encoded histogram's latencies (ms) at `percentiles`; undefined when it holds no sample. */
@@ -83,13 +81,30 @@ function wantsLog(series: readonly ChartSeries[]): boolean {
 
 /** A lowercase id part; an index keeps two scenarios whose names differ only in punctuation apart. */
 export function slug(text: string, index: number): string {
-  return `${text.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '') || 'scenario'}-${index}`;
+  return `${
+    text
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-|-$/g, '') || 'scenario'
+  }-${index}`;
 }
 
-const tagLabel = (tags: Readonly<Record<string, string>>) =>
-  Object.entries(tags)
+export function tagLabel(tags: Readonly<Record<string, string>>): string {
+  const label = Object.entries(tags)
     .map(([key, value]) => `${key}:${value}`)
     .join(' ');
+  return label === '' ? '(untagged)' : label;
+}
+
+/**
+ * The tag sets worth showing beside `all requests`, in natural order (batch:1 before batch:10 before
+ * batch:100); a lone untagged set is every request again and is left out.
+ */
+export function shownTags(scenario: ScenarioResult): TagMetrics[] {
+  const tags =
+    scenario.tags.length === 1 && Object.keys(scenario.tags[0]?.tags ?? {}).length === 0 ? [] : scenario.tags;
+  return [...tags].sort((a, b) => tagLabel(a.tags).localeCompare(tagLabel(b.tags), 'en', { numeric: true }));
+}
 
 /** Most tag series a latency chart draws beside `all`; more would be unreadable. */
 const maxTagCurves = 7;
@@ -100,7 +115,7 @@ export function latencyChart(scenario: ScenarioResult, key: string): ChartSpec |
   const all = percentileCurve(scenario.histogram, percentiles);
   if (!all) return undefined;
   const curves = [{ label: 'all requests', values: all }];
-  for (const tag of scenario.tags.slice(0, maxTagCurves)) {
+  for (const tag of shownTags(scenario).slice(0, maxTagCurves)) {
     const values = percentileCurve(tag.histogram, percentiles);
     if (values) curves.push({ label: tagLabel(tag.tags), values });
   }
@@ -202,7 +217,12 @@ export function verdictChart(rules: readonly RuleVerdicts[]): ChartSpec | undefi
     id: 'verdicts',
     title: 'Conformance: case verdicts by rule',
     kind: 'stacked-bars',
-    x: { label: 'rule', scale: 'rules', values: rules.map((_, index) => index), names: rules.map(({ rule }) => rule.id) },
+    x: {
+      label: 'rule',
+      scale: 'rules',
+      values: rules.map((_, index) => index),
+      names: rules.map(({ rule }) => rule.id),
+    },
     y: { label: 'cases', log: false },
     series: stacked.reverse(),
   };

@@ -3,8 +3,7 @@ import { type ConformanceRun, totalsOf, type VerdictTotals, verdictKinds } from 
 import type { RuleCatalog } from '../../results/rule.ts';
 import { ruleVerdicts, runAreas } from '../rule-verdicts.ts';
 import { verdictChart } from './chart-data.ts';
-import type { Section } from './load-section.ts';
-import { type Cell, figure, type Text, table } from './markup.ts';
+import { type Cell, figure, type Section, type Text, table } from './markup.ts';
 
 const counts = (totals: VerdictTotals): Cell[] => [...verdictKinds.map((kind) => totals[kind]), totals.total];
 

@@ -5,15 +5,12 @@ import {
   type ChartSpec,
   deliveryChart,
   latencyChart,
+  shownTags,
   slug,
+  tagLabel,
   timelineChart,
 } from './chart-data.ts';
-import { type Cell, figure, formatMs, formatNumber, type Text, table, verdictCell } from './markup.ts';
-
-export interface Section {
-  readonly html: string;
-  readonly charts: readonly ChartSpec[];
-}
+import { type Cell, figure, formatMs, formatNumber, type Section, type Text, table, verdictCell } from './markup.ts';
 
 const html = (text: string): Cell => ({ html: text });
 
@@ -47,12 +44,7 @@ function requestsTable(scenario: ScenarioResult): string {
 
 function latencyTable(t: Text, scenario: ScenarioResult): string {
   const rows = [{ label: 'all requests', latency: scenario.latencyMs }];
-  for (const tag of scenario.tags) {
-    const label = Object.entries(tag.tags)
-      .map(([key, value]) => `${key}:${value}`)
-      .join(' ');
-    rows.push({ label, latency: tag.latencyMs });
-  }
+  for (const tag of shownTags(scenario)) rows.push({ label: tagLabel(tag.tags), latency: tag.latencyMs });
   return table(
     'latency (ms)',
     ['requests', 'count', 'mean', 'p50', 'p90', 'p99', 'p99.9', 'max'],

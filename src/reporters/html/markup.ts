@@ -3,8 +3,15 @@
  * that comes from the run goes through `Text` (redact, then escape): redacting before escaping also
  * catches a secret holding `&` or `<`, which escaping would otherwise hide from the redactor.
  */
+import type { HarnessRun } from '../../results/harness-run.ts';
 import { ExitCode } from '../../shared/errors.ts';
 import type { ChartSpec } from './chart-data.ts';
+
+/** A part of the page: its HTML and the charts its containers expect. */
+export interface Section {
+  readonly html: string;
+  readonly charts: readonly ChartSpec[];
+}
 
 /** Run-derived text to HTML: redacted, then escaped. */
 export type Text = (value: string) => string;
@@ -78,36 +85,34 @@ export function verdictCell(ok: boolean): Html {
  * chart without data gets no container, only its title and "no data".
  */
 export function figure(t: Text, spec: ChartSpec | undefined, title: string): string {
-  if (!spec) return `<figure class="chart empty"><figcaption>${t(title)}</figcaption><p class="no-data">no data</p></figure>`;
+  if (!spec)
+    return `<figure class="chart empty"><figcaption>${t(title)}</figcaption><p class="no-data">no data</p></figure>`;
   return `<figure class="chart" id="chart-${spec.id}" data-chart="${spec.id}"><figcaption>${t(spec.title)}</figcaption><div class="plot"></div></figure>`;
 }
 
-/** The run's header: gate, timing, abort and problem lines. */
-export function header(
-  t: Text,
-  run: {
-    readonly exitCode: number;
-    readonly startedAt: string;
-    readonly finishedAt: string;
-    readonly durationMs: number;
-    readonly aborted?: string;
-    readonly problems: readonly string[];
-  },
-  parts: readonly string[],
-): string {
+/** The run's header: gate (per part too, when both ran), timing, abort and problem lines. */
+export function header(t: Text, run: HarnessRun, parts: readonly string[]): string {
   const gate = gateWord(run.exitCode);
   const gateClass = run.exitCode === 0 ? 'ok' : 'bad';
+  const partGates = [
+    ...(run.conformance ? [['conformance', run.conformance.exitCode] as const] : []),
+    ...(run.load ? [['load', run.load.exitCode] as const] : []),
+  ];
   const lines = [
     '<header>',
     `<h1>svc-harness report <small>${escapeHtml(parts.join(' + '))}</small></h1>`,
     `<p class="gate ${gateClass}" id="gate">Gate: <strong>${escapeHtml(gate)}</strong> (exit code ${run.exitCode})</p>`,
     '<dl class="facts">',
+    ...(partGates.length > 1
+      ? partGates.map(([part, code]) => `<dt>${part}</dt><dd>${escapeHtml(gateWord(code))} (exit code ${code})</dd>`)
+      : []),
     `<dt>started</dt><dd>${t(run.startedAt)}</dd>`,
     `<dt>finished</dt><dd>${t(run.finishedAt)}</dd>`,
     `<dt>duration</dt><dd>${(run.durationMs / 1000).toFixed(1)} s</dd>`,
     '</dl>',
   ];
-  if (run.aborted !== undefined) lines.push(`<p class="problem" id="aborted">The run stopped early: ${t(run.aborted)}</p>`);
+  if (run.aborted !== undefined)
+    lines.push(`<p class="problem" id="aborted">The run stopped early: ${t(run.aborted)}</p>`);
   if (run.problems.length > 0) {
     lines.push(
       '<div class="problems" id="problems"><h2>Problems</h2><ul>',
