@@ -26,10 +26,66 @@ export interface OptionSpec {
 
 export interface CommandSpec {
   readonly summary: string;
+  /** Words after the command that are not flags (`load command pipeline`), handed over as `_`. */
+  readonly positionals?: { readonly name: string; readonly description: string };
   readonly options: Readonly<Record<string, OptionSpec>>;
   /** Loads the handler: `run(values)` resolves to the exit code. */
   readonly load: () => Promise<{ run: (values: ParsedValues) => Promise<number> }>;
 }
+
+const loadOptions = {
+  model: {
+    type: 'string',
+    choices: ['open', 'closed'],
+    description:
+      'open: requests arrive at --rate whatever the target does (latency from each intended start); closed: --connections at full speed through autocannon',
+    default: 'open',
+  },
+  rate: { type: 'string', description: 'Requests per second (open model)', default: 'the scenario’s' },
+  duration: { type: 'string', description: 'How long each scenario runs: 500ms, 10s, 2m', default: 'the scenario’s' },
+  ramp: {
+    type: 'string',
+    description:
+      'Ramp stages DURATION:RATE, comma-separated, from 0 (10s:100,30s:500); instead of --rate and --duration',
+  },
+  connections: {
+    type: 'string',
+    description:
+      'Open model: most requests in flight (further arrivals are dropped, and counted); closed model: connections',
+    default: '1000 open, 10 closed',
+  },
+  workers: {
+    type: 'string',
+    description: 'Threads sending the open model’s load',
+    default: 'one per 3,000 req/s, at most one per core',
+  },
+  batch: {
+    type: 'string',
+    description: 'Commands per request, comma-separated (pipeline: batch sizes; transaction: INCRs per transaction)',
+    default: 'the scenario’s',
+  },
+  'value-size': { type: 'string', description: 'Value sizes in bytes, comma-separated', default: 'the scenario’s' },
+  seed: {
+    type: 'string',
+    description: 'Seed of the scenarios’ random choices (the same seed sends the same requests)',
+    default: '1',
+  },
+  timeout: { type: 'string', description: 'Timeout of every request and stream wait', default: '10s' },
+  threshold: {
+    type: 'string',
+    multiple: true,
+    description:
+      'k6-syntax threshold METRIC[{tag:value}]:EXPR, e.g. "http_req_duration{batch:100}:p(99)<50", on top of each scenario’s own',
+  },
+} as const satisfies Record<string, OptionSpec>;
+
+const reporterOption = {
+  type: 'string',
+  multiple: true,
+  choices: reporterNames,
+  description: `Reporter by name: ${reporterNames.join(', ')}`,
+  default: 'all of them',
+} as const satisfies OptionSpec;
 
 export const commandTable = {
   serve: {
@@ -106,15 +162,46 @@ export const commandTable = {
         multiple: true,
         description: 'Turn on a fault switch of the embedded reference (not with --target), to see the suite catch it',
       },
-      reporter: {
-        type: 'string',
-        multiple: true,
-        choices: reporterNames,
-        description: `Reporter by name: ${reporterNames.join(', ')}`,
-        default: 'all of them',
-      },
+      reporter: reporterOption,
     },
     load: () => import('./commands/conformance.ts'),
+  },
+  load: {
+    summary: 'Run load scenarios against a target (default: the embedded reference service)',
+    positionals: {
+      name: 'scenario',
+      description: 'Scenarios to run (default: all): command, pipeline, transaction, kv-fanout',
+    },
+    options: {
+      target: { type: 'string', description: 'Target file', default: 'start the embedded reference' },
+      ...loadOptions,
+      'report-dir': {
+        type: 'string',
+        description: 'Where report.json, junit.xml, summary.md and index.html go',
+        default: 'reports/<timestamp>/',
+      },
+      reporter: reporterOption,
+    },
+    load: () => import('./commands/load.ts'),
+  },
+  run: {
+    summary: 'The main job: conformance, then a short load run of every scenario the target supports, into one report',
+    options: {
+      target: { type: 'string', description: 'Target file', default: 'start the embedded reference' },
+      duration: { type: 'string', description: 'How long each load scenario runs', default: '3s' },
+      threshold: loadOptions.threshold,
+      expectations: {
+        type: 'string',
+        description: 'Expectations file: known failures with reason and optional expiry',
+      },
+      'report-dir': {
+        type: 'string',
+        description: 'Where report.json, junit.xml, summary.md and index.html go',
+        default: 'reports/<timestamp>/',
+      },
+      reporter: reporterOption,
+    },
+    load: () => import('./commands/run.ts'),
   },
   rules: {
     summary: 'List the rule catalog with each rule’s level, spec section and covering cases',

@@ -1,5 +1,5 @@
 /** Renders --help from the command table, so help and parsing cannot disagree. */
-import { type CommandName, commandTable, type OptionSpec } from './command-table.ts';
+import { type CommandName, type CommandSpec, commandTable, type OptionSpec } from './command-table.ts';
 
 export function renderHelp(command?: CommandName): string {
   if (command === undefined) {
@@ -15,16 +15,17 @@ export function renderHelp(command?: CommandName): string {
       '',
     ].join('\n');
   }
-  const spec = commandTable[command];
+  const spec: CommandSpec = commandTable[command];
   const rows = Object.entries(spec.options).map(
     ([name, option]) => [flagLabel(name, option), describeOption(option)] as const,
   );
   const width = Math.max(...rows.map(([flag]) => flag.length));
   return [
-    `Usage: svc-harness ${command} [options]`,
+    `Usage: svc-harness ${command}${spec.positionals ? ` [<${spec.positionals.name}>…]` : ''} [options]`,
     '',
     spec.summary,
     '',
+    ...(spec.positionals ? [`<${spec.positionals.name}>…: ${spec.positionals.description}`, ''] : []),
     'Options:',
     ...rows.map(([flag, text]) => `  ${flag.padEnd(width)}  ${text}`),
     '',

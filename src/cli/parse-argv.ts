@@ -35,7 +35,7 @@ export function parseArgv(argv: readonly string[]): ParsedArgv {
   }
   let parsed: ReturnType<typeof parseArgs>;
   try {
-    parsed = parseArgs({ args: [...rest], options, allowPositionals: false, strict: true });
+    parsed = parseArgs({ args: [...rest], options, allowPositionals: spec.positionals !== undefined, strict: true });
   } catch (error) {
     // node:util's messages may span lines ("ambiguous … use '--x=-1'"); the hint is worth keeping, on one line.
     throw harnessError('SVC_USAGE', `${first}: ${(error as Error).message.replace(/\s*\n\s*/g, ' ')}`);
@@ -50,6 +50,7 @@ export function parseArgv(argv: readonly string[]): ParsedArgv {
       throw harnessError('SVC_USAGE', `${first}: --${name} must be one of ${option.choices.join(', ')}`);
     }
   }
+  if (spec.positionals) values._ = [...parsed.positionals];
   return { kind: 'run', command: first, values };
 }
 

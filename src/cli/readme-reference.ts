@@ -2,22 +2,23 @@
  * The README's command reference, rendered from the same table that drives parsing and --help;
  * a test keeps README.md and this rendering in step.
  */
-import { commandTable, type OptionSpec } from './command-table.ts';
+import { type CommandSpec, commandTable, type OptionSpec } from './command-table.ts';
 import { describeOption, valuePlaceholder } from './help-text.ts';
 
 export const referenceStartMarker = '<!-- cli-reference:start (generated from src/cli/command-table.ts) -->';
 export const referenceEndMarker = '<!-- cli-reference:end -->';
 
 export function renderCliReference(): string {
-  const sections = Object.entries(commandTable).map(([name, spec]) => {
+  const sections = Object.entries(commandTable).map(([name, spec]: [string, CommandSpec]) => {
     const rows = Object.entries(spec.options).map(
       ([flag, option]) => `| \`--${flag}\`${valueHint(option)} | ${cell(option)} |`,
     );
     return [
-      `### \`svc-harness ${name}\``,
+      `### \`svc-harness ${name}${spec.positionals ? ` [<${spec.positionals.name}>…]` : ''}\``,
       '',
       `${spec.summary}.`,
       '',
+      ...(spec.positionals ? [`\`<${spec.positionals.name}>…\`: ${spec.positionals.description}.`, ''] : []),
       '| option | meaning |',
       '| --- | --- |',
       ...rows,

@@ -67,6 +67,20 @@ export function dispatcherFor(tls: TlsTrust | undefined): Dispatcher {
   return agent;
 }
 
+/**
+ * A dispatcher of its own for a load run: `connections` sockets at most, one request on each at a
+ * time (so the number in flight is bounded by it), with the target's TLS trust. The caller closes it.
+ */
+export function loadDispatcher(connections: number, tls: TlsTrust | undefined): Agent {
+  const ca = tls?.ca === undefined ? undefined : [...rootCertificates, readFileSync(tls.ca, 'utf8')];
+  return new Agent({
+    connections,
+    pipelining: 1,
+    keepAliveTimeout: 10_000,
+    connect: { ...(ca && { ca }), ...(tls?.insecure === true && { rejectUnauthorized: false }) },
+  });
+}
+
 /** Sends one request; throws HarnessError SVC_TARGET_UNREACHABLE on transport failure or timeout. */
 export async function httpRequest(req: HttpRequest): Promise<HttpResponse> {
   const timeoutMs = req.timeoutMs ?? defaultTimeoutMs;

@@ -1,0 +1,43 @@
+/** `svc-harness load <scenario…>`: flags into settings (checked first), then runLoad with the reporters. */
+import { parseLoadSettings } from '../../engines/load/load-settings.ts';
+import { runLoad } from '../../engines/load/run-load.ts';
+import { createReporters, type ReporterName } from '../../reporters/registry.ts';
+import { withInterrupts } from '../interrupts.ts';
+import type { ParsedValues } from '../parsed-values.ts';
+
+const settingFlags = [
+  'model',
+  'rate',
+  'duration',
+  'ramp',
+  'connections',
+  'workers',
+  'batch',
+  'value-size',
+  'seed',
+  'timeout',
+];
+
+/** The string flags parseLoadSettings reads. */
+export function settingValues(values: ParsedValues): Record<string, string | undefined> {
+  return Object.fromEntries(
+    settingFlags.map((flag) => [flag, typeof values[flag] === 'string' ? (values[flag] as string) : undefined]),
+  );
+}
+
+export async function run(values: ParsedValues): Promise<number> {
+  const settings = parseLoadSettings(settingValues(values));
+  const reporters = createReporters(values.reporter as ReporterName[] | undefined);
+  const result = await withInterrupts((signal) =>
+    runLoad({
+      scenarios: (values._ as string[] | undefined) ?? [],
+      ...(typeof values.target === 'string' && { target: values.target }),
+      settings,
+      thresholds: (values.threshold as string[] | undefined) ?? [],
+      ...(typeof values['report-dir'] === 'string' && { reportDir: values['report-dir'] }),
+      signal,
+      reporters,
+    }),
+  );
+  return result.exitCode;
+}

@@ -1,0 +1,30 @@
+/**
+ * `svc-harness run`: the main job. Conformance, then a short load run of every scenario against the
+ * same target (the embedded reference stays up between them), rendered as one run into one report.
+ */
+
+import { parseLoadSettings } from '../../engines/load/load-settings.ts';
+import { runMainJob } from '../../engines/run/main-job.ts';
+import { createReporters, type ReporterName } from '../../reporters/registry.ts';
+import { withInterrupts } from '../interrupts.ts';
+import type { ParsedValues } from '../parsed-values.ts';
+
+export async function run(values: ParsedValues): Promise<number> {
+  const settings = parseLoadSettings({
+    ...(typeof values.duration === 'string' && { duration: values.duration }),
+  });
+  const reporters = createReporters(values.reporter as ReporterName[] | undefined);
+  const result = await withInterrupts((signal) =>
+    runMainJob({
+      ...(typeof values.target === 'string' && { target: values.target }),
+      settings,
+      maxDurationS: 3,
+      thresholds: (values.threshold as string[] | undefined) ?? [],
+      ...(typeof values.expectations === 'string' && { expectations: values.expectations }),
+      ...(typeof values['report-dir'] === 'string' && { reportDir: values['report-dir'] }),
+      signal,
+      reporters,
+    }),
+  );
+  return result.exitCode;
+}

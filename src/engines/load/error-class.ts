@@ -1,0 +1,46 @@
+/** Why a request got no usable answer, from undici's error codes: counted by class in the report. */
+import type { ErrorClass } from '../../results/load-run.ts';
+
+const byCode: Readonly<Record<string, ErrorClass>> = {
+  ECONNREFUSED: 'refused',
+  ECONNRESET: 'reset',
+  EPIPE: 'reset',
+  UND_ERR_SOCKET: 'reset',
+  UND_ERR_CLOSED: 'reset',
+  UND_ERR_HEADERS_TIMEOUT: 'timeout',
+  UND_ERR_BODY_TIMEOUT: 'timeout',
+  UND_ERR_CONNECT_TIMEOUT: 'timeout',
+  ETIMEDOUT: 'timeout',
+  UND_ERR_INFO: 'garbage',
+  HPE_INVALID_CONSTANT: 'garbage',
+  HPE_INVALID_STATUS: 'garbage',
+  HPE_INVALID_HEADER_TOKEN: 'garbage',
+  UND_ERR_RES_EXCEEDED_MAX_SIZE: 'garbage',
+};
+
+function codeOf(error: unknown): string | undefined {
+  if (typeof error !== 'object' || error === null) return undefined;
+  const code = 'code' in error && typeof error.code === 'string' ? error.code : undefined;
+  if (code && code in byCode) return code;
+  // undici wraps the socket's error (a reset during the body) as the cause.
+  return 'cause' in error ? (codeOf(error.cause) ?? code) : code;
+}
+
+export function classifyError(error: unknown): { kind: ErrorClass; example: string } {
+  const code = codeOf(error);
+  const message = error instanceof Error ? error.message : String(error);
+  const kind = (code && byCode[code]) || (code?.startsWith('HPE_') ? 'garbage' : 'other');
+  return { kind, example: `${code ? `${code}: ` : ''}${message}`.split('\n')[0] ?? '' };
+}
+
+/** A body that says it is JSON must look like JSON: a cheap test of its ends, not a second parse. */
+export function looksLikeJson(body: string): boolean {
+  const text = body.trim();
+  if (text.length === 0) return false;
+  const first = text[0];
+  const last = text[text.length - 1];
+  if (first === '{') return last === '}';
+  if (first === '[') return last === ']';
+  if (first === '"') return last === '"';
+  return /^(-?\d|true|false|null)/.test(text);
+}

@@ -1,0 +1,103 @@
+/**
+ * What a load run is asked to do, parsed from flags and checked before anything starts: one clear
+ * line for a bad value. Durations take `500ms`, `10s`, `2m` or plain seconds; a ramp is
+ * `DURATION:RATE` stages separated by commas (`10s:100,30s:500`); lists are comma separated.
+ */
+import { harnessError } from '../../shared/errors.ts';
+import type { RampStage } from './schedule.ts';
+
+export type Model = 'open' | 'closed';
+
+export interface LoadSettings {
+  readonly model: Model;
+  readonly rate?: number;
+  readonly durationS?: number;
+  readonly ramp?: { readonly text: string; readonly stages: readonly RampStage[] };
+  readonly connections?: number;
+  readonly workers?: number;
+  readonly batch?: readonly number[];
+  readonly valueSize?: readonly number[];
+  /** @default 1 */
+  readonly seed: number;
+  /** Per request and per stream event. @default 10 s */
+  readonly timeoutMs: number;
+}
+
+const bad = (flag: string, value: string, want: string) =>
+  harnessError('SVC_USAGE', `load: ${flag} "${value}" is not ${want}`);
+
+/** Seconds from `500ms`, `10s`, `2m`, `1h` or a plain number of seconds. */
+export function parseDuration(text: string, flag = '--duration'): number {
+  const match = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)?\s*$/.exec(text);
+  if (!match) throw bad(flag, text, 'a duration (500ms, 10s, 2m)');
+  const value = Number(match[1]);
+  const unit = match[2] ?? 's';
+  const seconds = unit === 'ms' ? value / 1000 : unit === 'm' ? value * 60 : unit === 'h' ? value * 3600 : value;
+  if (!(seconds > 0)) throw bad(flag, text, 'a duration above zero');
+  return seconds;
+}
+
+export function parsePositive(text: string, flag: string, integer = true): number {
+  const value = Number(text);
+  if (text.trim() === '' || !Number.isFinite(value) || value <= 0 || (integer && !Number.isInteger(value))) {
+    throw bad(flag, text, integer ? 'a whole number above zero' : 'a number above zero');
+  }
+  return value;
+}
+
+export function parseList(text: string, flag: string, allowZero = false): number[] {
+  return text.split(',').map((item) => {
+    const value = Number(item.trim());
+    if (item.trim() === '' || !Number.isInteger(value) || value < (allowZero ? 0 : 1)) {
+      throw bad(flag, text, `a comma-separated list of whole numbers${allowZero ? '' : ' above zero'}`);
+    }
+    return value;
+  });
+}
+
+export function parseRamp(text: string): { text: string; stages: RampStage[] } {
+  const stages = text.split(',').map((stage) => {
+    const [duration, rate, extra] = stage.split(':');
+    if (duration === undefined || rate === undefined || extra !== undefined) {
+      throw bad('--ramp', text, 'stages of DURATION:RATE separated by commas (10s:100,30s:500)');
+    }
+    const value = Number(rate.trim());
+    if (rate.trim() === '' || !Number.isFinite(value) || value < 0) {
+      throw bad('--ramp', text, 'stages whose rates are numbers of zero or more');
+    }
+    return { durationS: parseDuration(duration, '--ramp'), rate: value };
+  });
+  if (stages.every((stage) => stage.rate === 0)) throw bad('--ramp', text, 'a ramp that sends anything');
+  return { text, stages };
+}
+
+/** Flag values (strings, as the CLI parser gives them) into settings; every check before the run. */
+export function parseLoadSettings(values: Readonly<Record<string, string | undefined>>): LoadSettings {
+  const model = values.model ?? 'open';
+  if (model !== 'open' && model !== 'closed') throw bad('--model', model, 'open or closed');
+  const ramp = values.ramp === undefined ? undefined : parseRamp(values.ramp);
+  if (ramp && values.rate !== undefined) {
+    throw harnessError('SVC_USAGE', 'load: --ramp and --rate are exclusive (a ramp states its rates)');
+  }
+  if (ramp && values.duration !== undefined) {
+    throw harnessError('SVC_USAGE', 'load: --ramp and --duration are exclusive (a ramp lasts as long as its stages)');
+  }
+  if (model === 'closed' && (ramp || values.rate !== undefined)) {
+    throw harnessError(
+      'SVC_USAGE',
+      'load: the closed model has no arrival rate (--rate, --ramp); it runs --connections at full speed',
+    );
+  }
+  return {
+    model,
+    ...(values.rate !== undefined && { rate: parsePositive(values.rate, '--rate', false) }),
+    ...(values.duration !== undefined && { durationS: parseDuration(values.duration) }),
+    ...(ramp && { ramp }),
+    ...(values.connections !== undefined && { connections: parsePositive(values.connections, '--connections') }),
+    ...(values.workers !== undefined && { workers: parsePositive(values.workers, '--workers') }),
+    ...(values.batch !== undefined && { batch: parseList(values.batch, '--batch') }),
+    ...(values['value-size'] !== undefined && { valueSize: parseList(values['value-size'], '--value-size', true) }),
+    seed: values.seed === undefined ? 1 : parsePositive(values.seed, '--seed'),
+    timeoutMs: values.timeout === undefined ? 10_000 : parseDuration(values.timeout, '--timeout') * 1000,
+  };
+}

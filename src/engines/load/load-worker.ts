@@ -1,0 +1,81 @@
+/**
+ * A worker thread of the open model: loads the scenario module, sends its share of the schedule
+ * (every `count`-th arrival), posts progress each second and its recorder part at the end. Workers
+ * share nothing but the schedule's origin, given in epoch milliseconds since each thread has its own
+ * `performance.now()` clock.
+ */
+import { performance } from 'node:perf_hooks';
+import { parentPort, workerData } from 'node:worker_threads';
+import { loadDispatcher } from '../../http/http-client.ts';
+import type { LoadTarget } from './load-target.ts';
+import { runOpenPart } from './open-model.ts';
+import type { RecorderPart } from './recorder.ts';
+import { loadScenario } from './scenario-registry.ts';
+import { constantSchedule, type RampStage, rampSchedule } from './schedule.ts';
+
+export interface WorkerInput {
+  readonly scenarioFile: string;
+  readonly state: unknown;
+  readonly target: LoadTarget;
+  readonly schedule: { readonly rate: number; readonly durationS: number; readonly ramp?: readonly RampStage[] };
+  readonly connections: number;
+  readonly timeoutMs: number;
+  readonly drainMs: number;
+  readonly seed: number;
+  readonly part: { readonly index: number; readonly count: number };
+  readonly originEpochMs: number;
+}
+
+export type WorkerMessage =
+  | {
+      readonly type: 'progress';
+      readonly rate: number;
+      readonly p99Ms: number;
+      readonly errors: number;
+      readonly dropped: number;
+    }
+  | { readonly type: 'done'; readonly part: RecorderPart }
+  | { readonly type: 'failed'; readonly message: string };
+
+async function main(input: WorkerInput): Promise<void> {
+  const port = parentPort;
+  if (!port) return;
+  const controller = new AbortController();
+  port.on('message', (message: unknown) => {
+    if (message === 'stop') controller.abort();
+  });
+  try {
+    const scenario = await loadScenario(input.scenarioFile);
+    const schedule = input.schedule.ramp
+      ? rampSchedule(input.schedule.ramp)
+      : constantSchedule(input.schedule.rate, input.schedule.durationS);
+    const dispatcher = loadDispatcher(input.connections, input.target.tls);
+    const recorder = await runOpenPart(
+      scenario,
+      input.state,
+      input.target,
+      dispatcher,
+      {
+        schedule,
+        connections: input.connections,
+        timeoutMs: input.timeoutMs,
+        seed: input.seed,
+        part: input.part,
+        origin: input.originEpochMs - performance.timeOrigin,
+        drainMs: input.drainMs,
+      },
+      controller.signal,
+      { progress: (progress) => port.postMessage({ type: 'progress', ...progress } satisfies WorkerMessage) },
+    );
+    port.postMessage({ type: 'done', part: recorder.part() } satisfies WorkerMessage);
+    recorder.destroy();
+    await dispatcher.destroy();
+  } catch (error) {
+    port.postMessage({
+      type: 'failed',
+      message: error instanceof Error ? error.message : String(error),
+    } satisfies WorkerMessage);
+  }
+}
+
+await main(workerData as WorkerInput);

@@ -1,0 +1,310 @@
+/**
+ * What one engine part (the main thread, a worker, later a k6 segment) measures of one scenario:
+ * HDR histograms overall, per tag set and per second; request counts; checks; classified errors;
+ * the scenario's tallies. A part is turned into plain data (`RecorderPart`, histograms encoded) and
+ * parts are merged by decode and add. No list of samples anywhere.
+ */
+import {
+  encodeHistogram,
+  type Histogram,
+  mergeEncoded,
+  newHistogram,
+  recordMs,
+  summarize,
+} from '../../results/histogram.ts';
+import type {
+  CheckTotals,
+  ErrorClass,
+  ErrorCount,
+  RequestCounts,
+  SeriesPoint,
+  TagMetrics,
+} from '../../results/load-run.ts';
+
+interface Counts {
+  sent: number;
+  completed: number;
+  failed: number;
+  dropped: number;
+}
+
+const zero = (): Counts => ({ sent: 0, completed: 0, failed: 0, dropped: 0 });
+
+interface TagEntry {
+  readonly tags: Readonly<Record<string, string>>;
+  readonly counts: Counts;
+  commands: number;
+  readonly histogram: Histogram;
+}
+
+interface SecondEntry {
+  readonly counts: Counts;
+  readonly histogram: Histogram;
+}
+
+/** A part as plain data: what a worker posts, what parts merge from. */
+export interface RecorderPart {
+  readonly counts: RequestCounts;
+  readonly commands: number;
+  readonly histogram: string;
+  readonly tags: readonly {
+    tags: Readonly<Record<string, string>>;
+    counts: RequestCounts;
+    commands: number;
+    histogram: string;
+  }[];
+  readonly seconds: readonly { second: number; counts: RequestCounts; histogram: string }[];
+  readonly checks: readonly CheckTotals[];
+  readonly errors: readonly ErrorCount[];
+  readonly tallies: Readonly<Record<string, number>>;
+}
+
+const tagKey = (tags: Readonly<Record<string, string>>) =>
+  Object.keys(tags)
+    .sort()
+    .map((key) => `${key}=${tags[key]}`)
+    .join(',');
+
+export class Recorder {
+  readonly #origin: number;
+  readonly #counts = zero();
+  #commands = 0;
+  readonly #histogram = newHistogram();
+  readonly #tags = new Map<string, TagEntry>();
+  readonly #seconds = new Map<number, SecondEntry>();
+  readonly #checks = new Map<string, { passes: number; fails: number }>();
+  readonly #errors = new Map<ErrorClass, { count: number; example: string }>();
+  readonly #tallies = new Map<string, number>();
+
+  /** `origin`: the scenario's start on `performance.now()`'s clock; seconds count from it. */
+  constructor(origin: number) {
+    this.#origin = origin;
+  }
+
+  #tag(tags: Readonly<Record<string, string>>): TagEntry {
+    const key = tagKey(tags);
+    let entry = this.#tags.get(key);
+    if (!entry) {
+      entry = { tags, counts: zero(), commands: 0, histogram: newHistogram() };
+      this.#tags.set(key, entry);
+    }
+    return entry;
+  }
+
+  #second(at: number): SecondEntry {
+    const second = Math.max(0, Math.floor((at - this.#origin) / 1000));
+    let entry = this.#seconds.get(second);
+    if (!entry) {
+      entry = { counts: zero(), histogram: newHistogram() };
+      this.#seconds.set(second, entry);
+    }
+    return entry;
+  }
+
+  sent(tags: Readonly<Record<string, string>>, at: number): void {
+    this.#counts.sent++;
+    this.#tag(tags).counts.sent++;
+    this.#second(at).counts.sent++;
+  }
+
+  /** A request due at `at` that could not be sent: counted, never hidden. */
+  dropped(tags: Readonly<Record<string, string>>, at: number): void {
+    this.#counts.dropped++;
+    this.#tag(tags).counts.dropped++;
+    this.#second(at).counts.dropped++;
+  }
+
+  /** An answered request; `latencyMs` from its intended start in the open model. */
+  completed(tags: Readonly<Record<string, string>>, commands: number, latencyMs: number, at: number): void {
+    this.#counts.completed++;
+    this.#commands += commands;
+    const tag = this.#tag(tags);
+    tag.counts.completed++;
+    tag.commands += commands;
+    recordMs(this.#histogram, latencyMs);
+    recordMs(tag.histogram, latencyMs);
+    const second = this.#second(at);
+    second.counts.completed++;
+    recordMs(second.histogram, latencyMs);
+  }
+
+  /** A failed request (no answer, or a status the scenario does not expect); its latency is kept too. */
+  failed(
+    tags: Readonly<Record<string, string>>,
+    kind: ErrorClass,
+    example: string,
+    latencyMs: number,
+    at: number,
+  ): void {
+    this.#counts.failed++;
+    const tag = this.#tag(tags);
+    tag.counts.failed++;
+    recordMs(tag.histogram, latencyMs);
+    const second = this.#second(at);
+    second.counts.failed++;
+    recordMs(this.#histogram, latencyMs);
+    recordMs(second.histogram, latencyMs);
+    this.error(kind, example);
+  }
+
+  /** Requests still in flight when the run ended: failed, class `cut-short` (their tags are not kept). */
+  cutShort(count: number, example: string): void {
+    if (count === 0) return;
+    this.#counts.failed += count;
+    const entry = this.#errors.get('cut-short');
+    if (entry) entry.count += count;
+    else this.#errors.set('cut-short', { count, example });
+  }
+
+  error(kind: ErrorClass, example: string): void {
+    const entry = this.#errors.get(kind);
+    if (entry) entry.count++;
+    else this.#errors.set(kind, { count: 1, example });
+  }
+
+  check(name: string, ok: boolean): void {
+    let entry = this.#checks.get(name);
+    if (!entry) {
+      entry = { passes: 0, fails: 0 };
+      this.#checks.set(name, entry);
+    }
+    if (ok) entry.passes++;
+    else entry.fails++;
+  }
+
+  tally(name: string, value = 1): void {
+    this.#tallies.set(name, (this.#tallies.get(name) ?? 0) + value);
+  }
+
+  /** The last whole second's completed requests and p99, for the progress line. */
+  lastSecond(now: number): { rate: number; p99Ms: number } {
+    const second = Math.floor((now - this.#origin) / 1000) - 1;
+    const entry = this.#seconds.get(second);
+    if (!entry) return { rate: 0, p99Ms: 0 };
+    return { rate: entry.counts.completed + entry.counts.failed, p99Ms: summarize(entry.histogram).p99 };
+  }
+
+  get failures(): number {
+    return this.#counts.failed;
+  }
+
+  get drops(): number {
+    return this.#counts.dropped;
+  }
+
+  part(): RecorderPart {
+    return {
+      counts: { ...this.#counts },
+      commands: this.#commands,
+      histogram: encodeHistogram(this.#histogram),
+      tags: [...this.#tags.values()].map((entry) => ({
+        tags: entry.tags,
+        counts: { ...entry.counts },
+        commands: entry.commands,
+        histogram: encodeHistogram(entry.histogram),
+      })),
+      seconds: [...this.#seconds.entries()].map(([second, entry]) => ({
+        second,
+        counts: { ...entry.counts },
+        histogram: encodeHistogram(entry.histogram),
+      })),
+      checks: [...this.#checks.entries()].map(([name, entry]) => ({ name, ...entry })),
+      errors: [...this.#errors.entries()].map(([kind, entry]) => ({ kind, ...entry })),
+      tallies: Object.fromEntries(this.#tallies),
+    };
+  }
+
+  /** Frees the histograms (packed arrays are plain memory, but a worker may run many scenarios). */
+  destroy(): void {
+    this.#histogram.destroy();
+    for (const entry of this.#tags.values()) entry.histogram.destroy();
+    for (const entry of this.#seconds.values()) entry.histogram.destroy();
+  }
+}
+
+const addCounts = (a: RequestCounts, b: RequestCounts): RequestCounts => ({
+  sent: a.sent + b.sent,
+  completed: a.completed + b.completed,
+  failed: a.failed + b.failed,
+  dropped: a.dropped + b.dropped,
+});
+
+/** The merged figures of every part: decode and add. */
+export interface MergedParts {
+  readonly counts: RequestCounts;
+  readonly commands: number;
+  readonly histogram: string;
+  readonly tags: readonly TagMetrics[];
+  readonly series: readonly SeriesPoint[];
+  readonly checks: readonly CheckTotals[];
+  readonly errors: readonly ErrorCount[];
+  readonly tallies: Readonly<Record<string, number>>;
+}
+
+function mergedHistogram(encoded: readonly string[]): { encoded: string; histogram: Histogram } {
+  const histogram = mergeEncoded(encoded);
+  return { encoded: encodeHistogram(histogram), histogram };
+}
+
+export function mergeParts(parts: readonly RecorderPart[]): MergedParts {
+  const counts = parts.reduce((sum, part) => addCounts(sum, part.counts), zero() as RequestCounts);
+  const overall = mergedHistogram(parts.map((part) => part.histogram));
+  overall.histogram.destroy();
+
+  const tagGroups = new Map<string, RecorderPart['tags'][number][]>();
+  for (const entry of parts.flatMap((part) => part.tags)) {
+    const key = tagKey(entry.tags);
+    tagGroups.set(key, [...(tagGroups.get(key) ?? []), entry]);
+  }
+  const tags: TagMetrics[] = [...tagGroups.values()].map((group) => {
+    const merged = mergedHistogram(group.map((entry) => entry.histogram));
+    const latencyMs = summarize(merged.histogram);
+    merged.histogram.destroy();
+    return {
+      tags: group[0]?.tags ?? {},
+      requests: group.reduce((sum, entry) => addCounts(sum, entry.counts), zero() as RequestCounts),
+      commands: group.reduce((sum, entry) => sum + entry.commands, 0),
+      latencyMs,
+      histogram: merged.encoded,
+    };
+  });
+
+  const secondGroups = new Map<number, RecorderPart['seconds'][number][]>();
+  for (const entry of parts.flatMap((part) => part.seconds)) {
+    secondGroups.set(entry.second, [...(secondGroups.get(entry.second) ?? []), entry]);
+  }
+  const series: SeriesPoint[] = [...secondGroups.entries()]
+    .sort(([a], [b]) => a - b)
+    .map(([second, group]) => {
+      const histogram = mergeEncoded(group.map((entry) => entry.histogram));
+      const summary = summarize(histogram);
+      histogram.destroy();
+      const total = group.reduce((sum, entry) => addCounts(sum, entry.counts), zero() as RequestCounts);
+      return { second, ...total, p50: summary.p50, p90: summary.p90, p99: summary.p99, max: summary.max };
+    });
+
+  const checks = new Map<string, { passes: number; fails: number }>();
+  for (const check of parts.flatMap((part) => part.checks)) {
+    const entry = checks.get(check.name) ?? { passes: 0, fails: 0 };
+    checks.set(check.name, { passes: entry.passes + check.passes, fails: entry.fails + check.fails });
+  }
+  const errors = new Map<ErrorClass, { count: number; example: string }>();
+  for (const error of parts.flatMap((part) => part.errors)) {
+    const entry = errors.get(error.kind);
+    errors.set(error.kind, { count: (entry?.count ?? 0) + error.count, example: entry?.example ?? error.example });
+  }
+  const tallies: Record<string, number> = {};
+  for (const part of parts) {
+    for (const [name, value] of Object.entries(part.tallies)) tallies[name] = (tallies[name] ?? 0) + value;
+  }
+  return {
+    counts,
+    commands: parts.reduce((sum, part) => sum + part.commands, 0),
+    histogram: overall.encoded,
+    tags,
+    series,
+    checks: [...checks.entries()].map(([name, entry]) => ({ name, ...entry })),
+    errors: [...errors.entries()].map(([kind, entry]) => ({ kind, ...entry })),
+    tallies,
+  };
+}

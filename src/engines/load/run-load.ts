@@ -1,0 +1,169 @@
+/**
+ * The programmatic load run: check everything first (scenario names, settings, every threshold),
+ * start the embedded reference unless a target is given, run each scenario in turn, and hand the
+ * run to the reporters, also when it stops midway. `svc-harness run` calls it after conformance,
+ * with the reference already started, and renders both parts as one run.
+ */
+import { randomBytes } from 'node:crypto';
+import { resolve } from 'node:path';
+import { type EmbeddedReference, startEmbeddedReference } from '../../reference/embedded.ts';
+import type { HarnessRun } from '../../results/harness-run.ts';
+import type { LoadRun, ScenarioResult } from '../../results/load-run.ts';
+import { type Reporter, reporterEvents } from '../../results/reporter.ts';
+import { parseThresholds, type Threshold } from '../../results/threshold.ts';
+import { ExitCode, harnessError, oneLine } from '../../shared/errors.ts';
+import { createRedactor, type Redactor } from '../../shared/redact.ts';
+import { makeReportDir } from '../../shared/report-files.ts';
+import { loadTargetFileSync } from '../../target/load-target.ts';
+import { type Target, targetSecrets } from '../../target/target.ts';
+import { loadRuleCatalog } from '../conformance/rule-catalog.ts';
+import { defaultReportDir } from '../conformance/run-conformance.ts';
+import type { LoadSettings } from './load-settings.ts';
+import { kvLoadTarget } from './load-target.ts';
+import { runScenario } from './run-scenario.ts';
+import { checkScenarioNames, loadScenario, scenarioFile, scenarioNames, scenariosDir } from './scenario-registry.ts';
+
+export interface LoadOptions {
+  /** @default every scenario */
+  readonly scenarios?: readonly string[];
+  /** A target file; none: the embedded reference (or `reference`). */
+  readonly target?: string;
+  /** A reference the caller started and stops (`svc-harness run`). */
+  readonly reference?: EmbeddedReference;
+  readonly settings: LoadSettings;
+  /** k6-syntax thresholds from the command line, on top of each scenario's own. */
+  readonly thresholds?: readonly string[];
+  /** The main job's short runs: each scenario's default duration capped to this many seconds. */
+  readonly maxDurationS?: number;
+  readonly reportDir?: string;
+  readonly signal?: AbortSignal;
+  readonly reporters?: readonly Reporter[];
+  /** False when the caller renders the run with more parts. @default true */
+  readonly emitRunEnd?: boolean;
+  /** Leave out scenarios of areas the target lacks, without a problem (the main job). @default false */
+  readonly onlySupported?: boolean;
+  /** Secrets the caller knows beyond the target's (redaction). */
+  readonly secrets?: readonly string[];
+  readonly now?: () => Date;
+  /** @default scenarios/ of the repository */
+  readonly scenariosDir?: string;
+}
+
+/** The load run's exit code: 2 when it could not run or stopped early, 99 when a threshold failed. */
+export function loadExitCode(
+  scenarios: readonly ScenarioResult[],
+  problems: readonly string[],
+  aborted?: string,
+): number {
+  if (aborted !== undefined || problems.length > 0 || scenarios.some((scenario) => scenario.problem)) {
+    return ExitCode.usage;
+  }
+  return scenarios.some((scenario) => scenario.thresholds.some((threshold) => !threshold.ok))
+    ? ExitCode.thresholds
+    : ExitCode.ok;
+}
+
+/** Redacts every string of a result (error examples and problems may quote a URL or an answer). */
+function redactResult(result: ScenarioResult, redact: Redactor): ScenarioResult {
+  return JSON.parse(redact(JSON.stringify(result))) as ScenarioResult;
+}
+
+export async function runLoad(options: LoadOptions): Promise<LoadRun> {
+  const now = options.now ?? (() => new Date());
+  const started = now();
+  const dir = options.scenariosDir ?? scenariosDir;
+  const names = options.scenarios?.length ? [...options.scenarios] : scenarioNames(dir);
+  checkScenarioNames(names, dir);
+  const cliThresholds = parseThresholds(options.thresholds ?? [], 'cli');
+  // Every module and every threshold is checked before anything starts.
+  const planned = await Promise.all(
+    names.map(async (name) => {
+      const file = scenarioFile(name, dir);
+      const scenario = await loadScenario(file);
+      let own: Threshold[];
+      try {
+        own = parseThresholds(scenario.thresholds, 'scenario');
+      } catch (error) {
+        throw harnessError('SVC_CONFIG', `scenario ${name}: ${oneLine(error)}`);
+      }
+      return { name, file, scenario, thresholds: [...own, ...cliThresholds] };
+    }),
+  );
+  const fileTarget = options.target === undefined ? undefined : loadTargetFileSync(options.target);
+  const reportDir = resolve(options.reportDir ?? defaultReportDir(started));
+  const catalog = await loadRuleCatalog();
+  await makeReportDir(reportDir, 'report folder (--report-dir)');
+  const owned = fileTarget || options.reference ? undefined : await startEmbeddedReference([]);
+  const reference = options.reference ?? owned;
+  const target: Target = fileTarget ?? (reference as EmbeddedReference).target;
+  const redact = createRedactor([...targetSecrets(target), ...(reference?.secrets ?? []), ...(options.secrets ?? [])]);
+  const events = reporterEvents(options.reporters ?? []);
+  const signal = options.signal ?? new AbortController().signal;
+  const runId = randomBytes(4).toString('hex');
+  const results: ScenarioResult[] = [];
+  const problems: string[] = [];
+  let aborted: string | undefined;
+  try {
+    const kv = kvLoadTarget(target);
+    for (const item of planned) {
+      if (signal.aborted) break;
+      if (!kv) {
+        if (options.onlySupported) continue;
+        problems.push(redact(`${item.name}: the target has no kv area, which the scenario loads`));
+        continue;
+      }
+      const line = `${options.settings.model} model on ${target.name}${reference ? ' (embedded reference)' : ''}`;
+      events.onScenarioStart(item.name, line);
+      const result = redactResult(
+        await runScenario({
+          scenario: item.scenario,
+          file: item.file,
+          settings: options.settings,
+          thresholds: item.thresholds,
+          target: kv,
+          runId,
+          signal,
+          progress: events.onProgress,
+          ...(options.maxDurationS !== undefined && { maxDurationS: options.maxDurationS }),
+        }),
+        redact,
+      );
+      results.push(result);
+      events.onScenarioEnd(result);
+    }
+    if (signal.aborted) {
+      aborted = `interrupted (${typeof signal.reason === 'string' ? signal.reason : 'aborted'})`;
+      for (const item of planned.slice(results.length)) problems.push(`${item.name}: not run: the run was interrupted`);
+    }
+  } catch (error) {
+    aborted = redact(oneLine(error));
+  } finally {
+    await owned?.stop().catch(() => {});
+  }
+  const finished = now();
+  const run: LoadRun = {
+    startedAt: started.toISOString(),
+    finishedAt: finished.toISOString(),
+    durationMs: finished.getTime() - started.getTime(),
+    target: target.name,
+    embedded: reference !== undefined,
+    scenarios: results,
+    problems,
+    ...(aborted !== undefined && { aborted }),
+    exitCode: loadExitCode(results, problems, aborted),
+  };
+  if (options.emitRunEnd !== false) {
+    const whole: HarnessRun = {
+      startedAt: run.startedAt,
+      finishedAt: run.finishedAt,
+      durationMs: run.durationMs,
+      reportDir,
+      exitCode: run.exitCode,
+      ...(aborted !== undefined && { aborted }),
+      problems,
+      load: run,
+    };
+    await events.onRunEnd(whole, { catalog, redact });
+  }
+  return run;
+}

@@ -1,0 +1,93 @@
+/**
+ * The main job (`svc-harness run`): conformance, then a short load run of every scenario the target
+ * supports, against one target (the embedded reference stays up between the two), rendered as one
+ * run into one report. Everything is checked before the reference starts.
+ */
+import { resolve } from 'node:path';
+import { type EmbeddedReference, startEmbeddedReference } from '../../reference/embedded.ts';
+import { combinedExitCode, type HarnessRun } from '../../results/harness-run.ts';
+import { type Reporter, reporterEvents } from '../../results/reporter.ts';
+import { parseThresholds } from '../../results/threshold.ts';
+import { createRedactor } from '../../shared/redact.ts';
+import { makeReportDir } from '../../shared/report-files.ts';
+import { loadTargetFileSync } from '../../target/load-target.ts';
+import { targetSecrets } from '../../target/target.ts';
+import { loadRuleCatalog } from '../conformance/rule-catalog.ts';
+import { defaultReportDir, runConformance } from '../conformance/run-conformance.ts';
+import type { LoadSettings } from '../load/load-settings.ts';
+import { runLoad } from '../load/run-load.ts';
+
+export interface MainJobOptions {
+  readonly target?: string;
+  readonly settings: LoadSettings;
+  readonly maxDurationS?: number;
+  readonly thresholds?: readonly string[];
+  readonly expectations?: string;
+  readonly reportDir?: string;
+  readonly signal?: AbortSignal;
+  readonly reporters?: readonly Reporter[];
+  readonly now?: () => Date;
+}
+
+export async function runMainJob(options: MainJobOptions): Promise<HarnessRun> {
+  const now = options.now ?? (() => new Date());
+  const started = now();
+  parseThresholds(options.thresholds ?? [], 'cli');
+  const fileTarget = options.target === undefined ? undefined : loadTargetFileSync(options.target);
+  const reportDir = resolve(options.reportDir ?? defaultReportDir(started));
+  await makeReportDir(reportDir, 'report folder (--report-dir)');
+  const catalog = await loadRuleCatalog();
+  const reference: EmbeddedReference | undefined = fileTarget ? undefined : await startEmbeddedReference([]);
+  const secrets = [
+    ...(fileTarget ? targetSecrets(fileTarget) : []),
+    ...(reference ? [...targetSecrets(reference.target), ...reference.secrets] : []),
+  ];
+  const redact = createRedactor(secrets);
+  const events = reporterEvents(options.reporters ?? []);
+  const signal = options.signal ?? new AbortController().signal;
+  try {
+    const conformance = await runConformance({
+      targets: options.target === undefined ? [] : [options.target],
+      ...(reference && { reference }),
+      ...(options.expectations !== undefined && { expectations: options.expectations }),
+      reportDir,
+      signal,
+      reporters: options.reporters ?? [],
+      emitRunEnd: false,
+      now,
+    });
+    const load = signal.aborted
+      ? undefined
+      : await runLoad({
+          ...(options.target !== undefined && { target: options.target }),
+          ...(reference && { reference }),
+          settings: options.settings,
+          thresholds: options.thresholds ?? [],
+          ...(options.maxDurationS !== undefined && { maxDurationS: options.maxDurationS }),
+          onlySupported: true,
+          reportDir,
+          signal,
+          reporters: options.reporters ?? [],
+          emitRunEnd: false,
+          secrets,
+          now,
+        });
+    const finished = now();
+    const aborted = load?.aborted ?? conformance.aborted;
+    const run: HarnessRun = {
+      startedAt: started.toISOString(),
+      finishedAt: finished.toISOString(),
+      durationMs: finished.getTime() - started.getTime(),
+      reportDir,
+      exitCode: combinedExitCode(conformance.exitCode, load?.exitCode),
+      ...(aborted !== undefined && { aborted }),
+      problems: [...conformance.problems, ...(load?.problems ?? [])],
+      conformance,
+      ...(load && { load }),
+    };
+    await events.onRunEnd(run, { catalog, redact });
+    return run;
+  } finally {
+    await reference?.stop().catch(() => {});
+  }
+}
