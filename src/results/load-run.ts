@@ -169,7 +169,8 @@ export interface BatchPoint {
 /** The batch-size curve of a scenario whose requests carry a `batch` tag, smallest batch first. */
 export function batchCurve(scenario: ScenarioResult): BatchPoint[] {
   // Per second of load, not of the scenario's whole time (setup and finish send nothing measured).
-  const seconds = scenario.settings.durationS > 0 ? scenario.settings.durationS : Math.max(scenario.durationMs, 1) / 1000;
+  const seconds =
+    scenario.settings.durationS > 0 ? scenario.settings.durationS : Math.max(scenario.durationMs, 1) / 1000;
   const byBatch = new Map<number, TagMetrics[]>();
   for (const tag of scenario.tags) {
     const batch = Number(tag.tags.batch);

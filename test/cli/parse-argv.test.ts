@@ -1,6 +1,5 @@
 import { describe, expect, test } from 'vitest';
 import { parseArgv } from '../../src/cli/parse-argv.ts';
-import { isHarnessError } from '../../src/shared/errors.ts';
 import { harnessErrorMessage } from '../support/harness-error.ts';
 
 const usageError = (run: () => unknown) => harnessErrorMessage('SVC_USAGE', run);

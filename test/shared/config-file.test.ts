@@ -4,7 +4,6 @@ import { join } from 'node:path';
 import { Ajv } from 'ajv';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { readJsonFile, schemaProblem } from '../../src/shared/config-file.ts';
-import { isHarnessError } from '../../src/shared/errors.ts';
 import { harnessErrorMessage } from '../support/harness-error.ts';
 
 const configError = (run: () => unknown) => harnessErrorMessage('SVC_CONFIG', run);

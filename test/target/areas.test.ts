@@ -1,5 +1,4 @@
 import { describe, expect, test } from 'vitest';
-import { isHarnessError } from '../../src/shared/errors.ts';
 import { missingCapability, parseAreaList } from '../../src/target/areas.ts';
 import type { Target } from '../../src/target/target.ts';
 import { harnessErrorMessage } from '../support/harness-error.ts';
