@@ -6,26 +6,16 @@
  */
 import { mkdir, readFile, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createHtmlReporter, renderHtmlReport } from '../../src/reporters/html-report.ts';
 import { conformanceOnly, type HarnessRun } from '../../src/results/harness-run.ts';
 import { createRedactor } from '../../src/shared/redact.ts';
-import { launchChromium } from '../support/chromium.ts';
+import { launchChromium, openReport } from '../support/chromium.ts';
 import { sampleHarnessRun, sampleLoadRun, sampleSecret } from './sample-load-run.ts';
 import { sampleCatalog, sampleRun } from './sample-run.ts';
 
 const outputDir = resolve(import.meta.dirname, '../../reports/test-html-report');
-
-interface Rendered {
-  readonly expected: number;
-  readonly rendered: number;
-  /** Per `[data-chart]` container: its id and its canvas's size (0 × 0 when it has none). */
-  readonly canvases: readonly { readonly id: string; readonly width: number; readonly height: number }[];
-  readonly errors: readonly string[];
-  readonly blocked: readonly string[];
-}
 
 async function writeReport(run: HarnessRun): Promise<string> {
   await rm(run.reportDir, { recursive: true, force: true });
@@ -33,46 +23,6 @@ async function writeReport(run: HarnessRun): Promise<string> {
   const reporter = createHtmlReporter();
   await reporter.onRunEnd?.(run, { catalog: sampleCatalog, redact: createRedactor([sampleSecret]) });
   return join(run.reportDir, 'index.html');
-}
-
-/** Opens the page offline, waits for the charts, and screenshots it as index.png beside it. */
-async function openReport(browser: Browser, file: string): Promise<Rendered> {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-  const errors: string[] = [];
-  const blocked: string[] = [];
-  page.on('console', (message) => {
-    if (message.type() === 'error') errors.push(message.text());
-  });
-  page.on('pageerror', (error) => errors.push(error.message));
-  // The report must be self-contained: anything but the file itself is refused and noted.
-  await page.route('**/*', (route) => {
-    const url = route.request().url();
-    if (url.startsWith('file:')) return route.continue();
-    blocked.push(url);
-    return route.abort();
-  });
-  try {
-    await page.goto(pathToFileURL(file).href);
-    await page.waitForSelector('body[data-charts-rendered]', { timeout: 30_000 }).catch((error: unknown) => {
-      // The script never finished (it did not parse, the data did not): say what the page said.
-      throw new Error(`the charts never settled: ${[String(error), ...errors].join(' | ')}`);
-    });
-    // Attributes and boxes, not page.evaluate: the project's TypeScript has no DOM types.
-    const body = page.locator('body');
-    const expected = Number(await body.getAttribute('data-charts-expected'));
-    const rendered = Number(await body.getAttribute('data-charts-rendered'));
-    const canvases = [];
-    for (const container of await page.locator('[data-chart]').all()) {
-      const id = (await container.getAttribute('data-chart')) ?? '';
-      const canvas = container.locator('canvas');
-      const box = (await canvas.count()) === 1 ? await canvas.boundingBox() : null;
-      canvases.push({ id, width: box?.width ?? 0, height: box?.height ?? 0 });
-    }
-    await page.screenshot({ path: join(file, '..', 'index.png'), fullPage: true });
-    return { expected, rendered, canvases, errors, blocked };
-  } finally {
-    await page.close();
-  }
 }
 
 describe('the html reporter', () => {

@@ -4,6 +4,8 @@
  * fails the test with one line saying how to get one; a skip would let an unrendered report pass CI.
  */
 import { accessSync, constants } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { type Browser, chromium } from 'playwright-core';
 
 /** The browser binary: `SVC_CHROMIUM`, else Debian's. */
@@ -22,4 +24,54 @@ export async function launchChromium(): Promise<Browser> {
   }
   // --no-sandbox: the tests run as root in containers, where Chromium's sandbox cannot start.
   return chromium.launch({ executablePath, args: ['--no-sandbox'] });
+}
+
+/** What a report page drew, and what it tried that failed. */
+export interface Rendered {
+  readonly expected: number;
+  readonly rendered: number;
+  /** Per `[data-chart]` container: its id and its canvas's size (0 × 0 when it has none). */
+  readonly canvases: readonly { readonly id: string; readonly width: number; readonly height: number }[];
+  readonly errors: readonly string[];
+  readonly blocked: readonly string[];
+}
+
+/** Opens the page offline, waits for the charts, and screenshots it as index.png beside it. */
+export async function openReport(browser: Browser, file: string): Promise<Rendered> {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  const errors: string[] = [];
+  const blocked: string[] = [];
+  page.on('console', (message) => {
+    if (message.type() === 'error') errors.push(message.text());
+  });
+  page.on('pageerror', (error) => errors.push(error.message));
+  // The report must be self-contained: anything but the file itself is refused and noted.
+  await page.route('**/*', (route) => {
+    const url = route.request().url();
+    if (url.startsWith('file:')) return route.continue();
+    blocked.push(url);
+    return route.abort();
+  });
+  try {
+    await page.goto(pathToFileURL(file).href);
+    await page.waitForSelector('body[data-charts-rendered]', { timeout: 30_000 }).catch((error: unknown) => {
+      // The script never finished (it did not parse, the data did not): say what the page said.
+      throw new Error(`the charts never settled: ${[String(error), ...errors].join(' | ')}`);
+    });
+    // Attributes and boxes, not page.evaluate: the project's TypeScript has no DOM types.
+    const body = page.locator('body');
+    const expected = Number(await body.getAttribute('data-charts-expected'));
+    const rendered = Number(await body.getAttribute('data-charts-rendered'));
+    const canvases = [];
+    for (const container of await page.locator('[data-chart]').all()) {
+      const id = (await container.getAttribute('data-chart')) ?? '';
+      const canvas = container.locator('canvas');
+      const box = (await canvas.count()) === 1 ? await canvas.boundingBox() : null;
+      canvases.push({ id, width: box?.width ?? 0, height: box?.height ?? 0 });
+    }
+    await page.screenshot({ path: join(file, '..', 'index.png'), fullPage: true });
+    return { expected, rendered, canvases, errors, blocked };
+  } finally {
+    await page.close();
+  }
 }

@@ -1,0 +1,123 @@
+/**
+ * The main job end to end, as a new user runs it: `svc-harness run` against the embedded reference
+ * writes one report (conformance and all four load scenarios) whose four files hold together, and
+ * whose index.html draws every chart in headless Chromium. Then the same main job against a target
+ * file whose credentials are known: none of them appears in anything written or printed.
+ */
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Ajv } from 'ajv';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import schema from '../../schemas/report.schema.json' with { type: 'json' };
+import { type RunningReference, startReference } from '../../src/reference/reference-service.ts';
+import { secretForms } from '../../src/shared/redact.ts';
+import { targetSecrets } from '../../src/target/target.ts';
+import { launchChromium, openReport } from '../support/chromium.ts';
+import { runCli } from '../support/run-cli.ts';
+
+const validateReport = new Ajv({ allErrors: true }).compile(schema);
+
+interface LoadScenarioEntry {
+  readonly name: string;
+  readonly requests: { sent: number; completed: number; failed: number; dropped: number };
+  readonly thresholds: readonly { expression: string; ok: boolean }[];
+  readonly lostUpdates: number | null;
+  readonly delivery: { expected: number; received: number; lost: number } | null;
+}
+
+interface RunReport {
+  readonly exitCode: number;
+  readonly totals: { readonly total: number; readonly fail: number };
+  readonly load: { readonly scenarios: readonly LoadScenarioEntry[] };
+}
+
+describe('svc-harness run', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'svc-run-'));
+  });
+  afterAll(() => rm(dir, { recursive: true, force: true }));
+
+  test('against the embedded reference: conformance and the four scenarios pass, into one report', async () => {
+    const reportDir = join(dir, 'embedded');
+    const run = await runCli(['run', '--duration', '2s', '--report-dir', reportDir], { reportDir, timeoutMs: 170_000 });
+    expect(run.exitCode, run.stderr.slice(-2000)).toBe(0);
+    expect((await readdir(reportDir)).sort()).toEqual(['index.html', 'junit.xml', 'report.json', 'summary.md']);
+    expect(validateReport(run.report), JSON.stringify(validateReport.errors)).toBe(true);
+    const report = run.report as RunReport;
+    expect(report.totals.total).toBeGreaterThan(100);
+    expect(report.totals.fail).toBe(0);
+    expect(report.load.scenarios.map((scenario) => scenario.name)).toEqual([
+      'command',
+      'pipeline',
+      'transaction',
+      'kv-fanout',
+    ]);
+    for (const scenario of report.load.scenarios) {
+      expect(scenario.requests.sent, scenario.name).toBeGreaterThan(0);
+      expect(scenario.requests.sent, scenario.name).toBe(scenario.requests.completed + scenario.requests.failed);
+      expect(scenario.thresholds.length, scenario.name).toBeGreaterThan(0);
+      expect(
+        scenario.thresholds.filter((threshold) => !threshold.ok),
+        scenario.name,
+      ).toEqual([]);
+    }
+    const byName = new Map(report.load.scenarios.map((scenario) => [scenario.name, scenario]));
+    expect(byName.get('transaction')?.lostUpdates).toBe(0);
+    const delivery = byName.get('kv-fanout')?.delivery;
+    expect(delivery?.expected).toBeGreaterThan(0);
+    expect(delivery?.received).toBe(delivery?.expected);
+
+    const summary = await readFile(join(reportDir, 'summary.md'), 'utf8');
+    expect(summary).toContain('# Run summary');
+    expect(summary).toContain('## Conformance');
+    expect(summary).toContain('## Load');
+    expect(summary).toContain('Batch-size curve of `pipeline`');
+    const junit = await readFile(join(reportDir, 'junit.xml'), 'utf8');
+    expect(junit).toContain('<testsuite name="load.transaction"');
+    expect(junit).toContain('name="lost_updates: count == 0"');
+    expect(run.stdout).toContain('gate: passed (exit code 0)');
+
+    const browser = await launchChromium();
+    try {
+      const page = await openReport(browser, join(reportDir, 'index.html'));
+      expect(page.errors).toEqual([]);
+      expect(page.blocked).toEqual([]);
+      expect(page.rendered).toBe(page.expected);
+      // Latency and timeline per scenario, the batch curve, the fan-out, the verdicts.
+      expect(page.rendered).toBeGreaterThanOrEqual(11);
+      for (const canvas of page.canvases) expect(canvas.width * canvas.height, canvas.id).toBeGreaterThan(0);
+    } finally {
+      await browser.close();
+    }
+  }, 180_000);
+
+  describe('against a target file', () => {
+    let reference: RunningReference;
+    beforeAll(async () => {
+      reference = await startReference({});
+    });
+    afterAll(() => reference.stop());
+
+    test('no credential of the target appears in any file written or in the console', async () => {
+      const reportDir = join(dir, 'secrets');
+      const target = join(dir, 'target.json');
+      await writeFile(target, JSON.stringify(reference.target));
+      const run = await runCli(['run', '--target', target, '--duration', '1s', '--report-dir', reportDir], {
+        reportDir,
+        timeoutMs: 170_000,
+      });
+      expect(run.exitCode, run.stderr.slice(-2000)).toBe(0);
+      const secrets = targetSecrets(reference.target).flatMap(secretForms);
+      expect(secrets.length).toBeGreaterThanOrEqual(3);
+      const written = await Promise.all(
+        (await readdir(reportDir)).map((name) => readFile(join(reportDir, name), 'utf8')),
+      );
+      for (const text of [...written, run.stdout, run.stderr]) {
+        for (const secret of secrets)
+          expect(text.includes(secret), `a secret leaked: ${secret.slice(0, 3)}…`).toBe(false);
+      }
+    }, 180_000);
+  });
+});
