@@ -10,7 +10,7 @@ describe('README command reference', () => {
   });
 
   it('gives the two commands a new user runs', () => {
-    expect(readme).toContain('bash scripts/setup.sh && npx svc-harness conformance');
+    expect(readme).toContain('bash scripts/setup.sh && npx svc-harness run');
     expect(readme).toContain('npm test');
   });
 });
