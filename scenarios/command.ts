@@ -24,6 +24,9 @@ interface State {
 
 type Meta = { readonly op: 'GET' | 'SET' };
 
+/** One tag object per operation, reused: engines find their metrics by it. */
+const tagsOf = { GET: { op: 'GET' }, SET: { op: 'SET' } } as const;
+
 const keyOf = (prefix: string, index: number) => `${prefix}:k:${index}`;
 
 async function forEachChunk(context: ScenarioContext, build: (index: number) => (string | number)[]): Promise<void> {
@@ -56,7 +59,7 @@ export default defineScenario<State, Meta>({
     return {
       method: shape.method === 'GET' ? 'GET' : 'POST',
       path: shape.path,
-      tags: { op },
+      tags: tagsOf[op],
       commands: 1,
       meta: { op },
     };

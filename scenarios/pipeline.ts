@@ -16,6 +16,18 @@ interface State {
 
 type Meta = { readonly batch: number };
 
+/** One tag object per batch and value size, reused: engines find their metrics by it. */
+const tagCache = new Map<string, Readonly<Record<string, string>>>();
+function tagsFor(batch: number, value: number): Readonly<Record<string, string>> {
+  const key = `${batch}/${value}`;
+  let tags = tagCache.get(key);
+  if (!tags) {
+    tags = { batch: String(batch), value: String(value) };
+    tagCache.set(key, tags);
+  }
+  return tags;
+}
+
 const keyOf = (prefix: string, index: number) => `${prefix}:p:${index}`;
 
 /** Every item an object with `result` and no `error`, one per command. */
@@ -57,7 +69,7 @@ export default defineScenario<State, Meta>({
       path: shape.path,
       body: shape.body ?? '',
       contentType: 'application/json',
-      tags: { batch: String(batch), value: String(value.length) },
+      tags: tagsFor(batch, value.length),
       commands: batch,
       meta: { batch },
     };

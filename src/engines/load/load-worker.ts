@@ -23,10 +23,13 @@ export interface WorkerInput {
   readonly drainMs: number;
   readonly seed: number;
   readonly part: { readonly index: number; readonly count: number };
-  readonly originEpochMs: number;
 }
 
+/** From the main thread: start now that every worker is ready (the schedule's origin, epoch ms), or stop. */
+export type WorkerCommand = { readonly type: 'start'; readonly originEpochMs: number } | { readonly type: 'stop' };
+
 export type WorkerMessage =
+  | { readonly type: 'ready' }
   | {
       readonly type: 'progress';
       readonly rate: number;
@@ -41,15 +44,23 @@ async function main(input: WorkerInput): Promise<void> {
   const port = parentPort;
   if (!port) return;
   const controller = new AbortController();
-  port.on('message', (message: unknown) => {
-    if (message === 'stop') controller.abort();
+  let start: (originEpochMs: number) => void = () => {};
+  const started = new Promise<number>((resolve) => {
+    start = resolve;
+  });
+  port.on('message', (message: WorkerCommand) => {
+    if (message.type === 'stop') controller.abort();
+    else start(message.originEpochMs);
   });
   try {
+    // Loading the modules takes longer than a schedule's first arrivals: the clock starts after.
     const scenario = await loadScenario(input.scenarioFile);
     const schedule = input.schedule.ramp
       ? rampSchedule(input.schedule.ramp)
       : constantSchedule(input.schedule.rate, input.schedule.durationS);
     const dispatcher = loadDispatcher(input.connections, input.target.tls);
+    port.postMessage({ type: 'ready' } satisfies WorkerMessage);
+    const originEpochMs = await started;
     const recorder = await runOpenPart(
       scenario,
       input.state,
@@ -61,7 +72,7 @@ async function main(input: WorkerInput): Promise<void> {
         timeoutMs: input.timeoutMs,
         seed: input.seed,
         part: input.part,
-        origin: input.originEpochMs - performance.timeOrigin,
+        origin: originEpochMs - performance.timeOrigin,
         drainMs: input.drainMs,
       },
       controller.signal,

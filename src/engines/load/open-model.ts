@@ -43,9 +43,12 @@ export interface PartProgress {
 
 /** Reads a body up to `max` bytes; past it the request fails as garbage. */
 async function readBody(
-  body: AsyncIterable<Uint8Array> & { destroy(): void },
+  body: AsyncIterable<Uint8Array> & { destroy(): void; text(): Promise<string> },
+  declared: string | string[] | undefined,
   max: number,
 ): Promise<string | undefined> {
+  // A declared length within bounds is read in one go (undici's fast path); anything else chunk by chunk.
+  if (typeof declared === 'string' && Number(declared) <= max) return body.text();
   const chunks: Uint8Array[] = [];
   let size = 0;
   for await (const chunk of body) {
@@ -117,7 +120,7 @@ export async function runOpenPart<State, Meta>(
           headersTimeout: options.timeoutMs,
           bodyTimeout: options.timeoutMs,
         });
-        const body = await readBody(res.body, target.maxAnswerBytes);
+        const body = await readBody(res.body, res.headers['content-length'], target.maxAnswerBytes);
         if (closed) return;
         const end = performance.now();
         const latency = end - due;

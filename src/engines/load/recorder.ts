@@ -71,6 +71,8 @@ export class Recorder {
   #commands = 0;
   readonly #histogram = newHistogram();
   readonly #tags = new Map<string, TagEntry>();
+  /** Scenarios reuse their tag objects: found by identity first, the sorted key only on a miss. */
+  readonly #tagsByObject = new WeakMap<object, TagEntry>();
   readonly #seconds = new Map<number, SecondEntry>();
   readonly #checks = new Map<string, { passes: number; fails: number }>();
   readonly #errors = new Map<ErrorClass, { count: number; example: string }>();
@@ -82,12 +84,15 @@ export class Recorder {
   }
 
   #tag(tags: Readonly<Record<string, string>>): TagEntry {
+    const known = this.#tagsByObject.get(tags);
+    if (known) return known;
     const key = tagKey(tags);
     let entry = this.#tags.get(key);
     if (!entry) {
       entry = { tags, counts: zero(), commands: 0, histogram: newHistogram() };
       this.#tags.set(key, entry);
     }
+    this.#tagsByObject.set(tags, entry);
     return entry;
   }
 

@@ -18,7 +18,7 @@ import { runClosed } from './closed-model.ts';
 import { type Fanout, openFanout } from './fanout.ts';
 import type { LoadSettings } from './load-settings.ts';
 import type { LoadTarget } from './load-target.ts';
-import type { WorkerInput, WorkerMessage } from './load-worker.ts';
+import type { WorkerCommand, WorkerInput, WorkerMessage } from './load-worker.ts';
 import { type PartProgress, runOpenPart } from './open-model.ts';
 import { mergeParts, type RecorderPart } from './recorder.ts';
 import { constantSchedule, rampSchedule, type Schedule } from './schedule.ts';
@@ -95,7 +95,6 @@ async function runWorkers(
   run: ScenarioRun,
   options: ScenarioOptions & { workers: number },
   state: unknown,
-  originEpochMs: number,
   onProgress: (part: number, progress: PartProgress) => void,
 ): Promise<RecorderPart[]> {
   const workers = Array.from({ length: options.workers }, (_, index) => {
@@ -113,12 +112,19 @@ async function runWorkers(
       drainMs: run.settings.timeoutMs,
       seed: options.seed,
       part: { index, count: options.workers },
-      originEpochMs,
     };
     return new Worker(new URL('./load-worker.ts', import.meta.url), { workerData: input });
   });
   const stop = () => {
-    for (const worker of workers) worker.postMessage('stop');
+    for (const worker of workers) worker.postMessage({ type: 'stop' } satisfies WorkerCommand);
+  };
+  let ready = 0;
+  // Every worker has loaded its modules: one origin for all, a moment ahead so none starts late.
+  const onReady = () => {
+    ready++;
+    if (ready < workers.length) return;
+    const originEpochMs = performance.timeOrigin + performance.now() + 20;
+    for (const worker of workers) worker.postMessage({ type: 'start', originEpochMs } satisfies WorkerCommand);
   };
   run.signal.addEventListener('abort', stop, { once: true });
   try {
@@ -126,7 +132,8 @@ async function runWorkers(
       workers.map((worker, index) =>
         new Promise<RecorderPart>((resolve, reject) => {
           worker.on('message', (message: WorkerMessage) => {
-            if (message.type === 'progress') onProgress(index, message);
+            if (message.type === 'ready') onReady();
+            else if (message.type === 'progress') onProgress(index, message);
             else if (message.type === 'done') resolve(message.part);
             else reject(new Error(`worker ${index + 1}: ${message.message}`));
           });
@@ -214,16 +221,10 @@ export async function runScenario(run: ScenarioRun): Promise<ScenarioResult> {
       recorder.destroy();
     } else if (options.workers > 1) {
       parts.push(
-        ...(await runWorkers(
-          run,
-          options,
-          state,
-          performance.timeOrigin + performance.now() + 50,
-          (index, progress) => {
-            partProgress.set(index, progress);
-            if (index === 0) report();
-          },
-        )),
+        ...(await runWorkers(run, options, state, (index, progress) => {
+          partProgress.set(index, progress);
+          if (index === 0) report();
+        })),
       );
     } else {
       const dispatcher = loadDispatcher(options.connections, run.target.tls);
