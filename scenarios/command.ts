@@ -47,7 +47,14 @@ export default defineScenario<State, Meta>({
   async setup(context) {
     const values = context.options.valueSize.map((size, index) => valueOfSize(size, context.options.seed + index));
     const state = { prefix: context.prefix, values };
-    await forEachChunk(context, (index) => ['SET', keyOf(state.prefix, index), values[index % values.length] ?? '']);
+    // Unprepared, the load still runs (a hostile target's errors are what the run is for); GETs then fail their check.
+    await forEachChunk(context, (index) => [
+      'SET',
+      keyOf(state.prefix, index),
+      values[index % values.length] ?? '',
+    ]).catch((error: unknown) =>
+      context.problem(`preparing the key space failed: ${error instanceof Error ? error.message : String(error)}`),
+    );
     return state;
   },
   request(state, iteration) {

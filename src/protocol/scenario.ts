@@ -56,6 +56,12 @@ export interface ScenarioContext {
   /** Unique per run: every key and channel the scenario writes starts with it. */
   readonly prefix: string;
   readonly options: ScenarioOptions;
+  /**
+   * Something went wrong that the run must report, without stopping the scenario (preparing the
+   * key space failed: the load still runs, and its checks show what that means).
+   */
+  problem(line: string): void;
+  /** Resolves with the answer, whatever its status; rejects when none came (refused, reset, timed out). */
   send(request: {
     readonly method: 'GET' | 'POST';
     readonly path: string;

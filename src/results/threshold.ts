@@ -181,13 +181,14 @@ function trendValue(aggregation: string, encoded: readonly string[]): number | n
 
 /**
  * The counters read from the scenario as a whole (http_reqs, which tags can select, is apart).
- * Unreported lost/doubled updates are 0 (a scenario that cannot lose one); fan-out counts are no data without a fan-out.
+ * Unreported lost/doubled updates and fan-out counts are no data: a scenario that did not (or could
+ * not, its final check failed) account for them has not shown there were none.
  */
 const counters: Readonly<Record<string, (scenario: ScenarioResult) => number | null>> = {
   dropped_iterations: (scenario) => scenario.requests.dropped,
   commands: (scenario) => scenario.commands,
-  lost_updates: (scenario) => scenario.accounting.lostUpdates ?? 0,
-  doubled_updates: (scenario) => scenario.accounting.doubledUpdates ?? 0,
+  lost_updates: (scenario) => scenario.accounting.lostUpdates ?? null,
+  doubled_updates: (scenario) => scenario.accounting.doubledUpdates ?? null,
   delivery_lost: (scenario) => scenario.accounting.delivery?.lost ?? null,
   delivery_duplicated: (scenario) => scenario.accounting.delivery?.duplicated ?? null,
   delivery_out_of_order: (scenario) => scenario.accounting.delivery?.outOfOrder ?? null,

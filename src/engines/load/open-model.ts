@@ -183,7 +183,10 @@ export async function runOpenPart<State, Meta>(
   // In-flight requests may finish within the drain time; what is left is cut short, and counted.
   const drained = await Promise.race([
     Promise.all([...inFlight]).then(() => true),
-    new Promise<boolean>((resolve) => setTimeout(() => resolve(false), options.drainMs).unref()),
+    // Interrupted, the user is waiting: a second at most.
+    new Promise<boolean>((resolve) =>
+      setTimeout(() => resolve(false), signal.aborted ? Math.min(1000, options.drainMs) : options.drainMs).unref(),
+    ),
   ]);
   if (progressTimer) clearInterval(progressTimer);
   closed = true;

@@ -69,8 +69,9 @@ export function scenarioOptions(run: ScenarioRun): ScenarioOptions & { workers: 
   };
 }
 
-function contextFor(run: ScenarioRun, options: ScenarioOptions): ScenarioContext {
+function contextFor(run: ScenarioRun, options: ScenarioOptions, problems: string[]): ScenarioContext {
   return {
+    problem: (line) => problems.push(line),
     prefix: `svc-load:${run.runId}:${run.scenario.name}:${randomBytes(3).toString('hex')}`,
     options,
     async send(request) {
@@ -151,7 +152,8 @@ export async function runScenario(run: ScenarioRun): Promise<ScenarioResult> {
   const { scenario } = run;
   const options = scenarioOptions(run);
   const startedAt = new Date();
-  const context = contextFor(run, options);
+  const problems: string[] = [];
+  const context = contextFor(run, options, problems);
   const base = {
     name: scenario.name,
     title: scenario.title,
@@ -169,7 +171,6 @@ export async function runScenario(run: ScenarioRun): Promise<ScenarioResult> {
     },
     startedAt: startedAt.toISOString(),
   };
-  const problems: string[] = [];
   let state: unknown;
   try {
     state = await scenario.setup(context);
@@ -241,7 +242,7 @@ export async function runScenario(run: ScenarioRun): Promise<ScenarioResult> {
             seed: options.seed,
             part: { index: 0, count: 1 },
             origin: performance.now(),
-            drainMs: run.signal.aborted ? 1000 : run.settings.timeoutMs,
+            drainMs: run.settings.timeoutMs,
           },
           run.signal,
           {
