@@ -1,0 +1,221 @@
+/**
+ * `svc-harness load` end to end: bad input is one line, exit 2, before anything starts (no report
+ * folder, no reference); `--help` lists the options and the scenarios; real runs on the embedded
+ * reference write report.json (valid against the schema), summary.md with the batch curve and
+ * junit.xml with a testcase per threshold; a failed command-line threshold exits 99; the closed
+ * model runs through autocannon.
+ */
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Ajv } from 'ajv';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import schema from '../../schemas/report.schema.json' with { type: 'json' };
+import { escapeXml } from '../../src/reporters/junit-xml.ts';
+import { type CliRun, runCli } from '../support/run-cli.ts';
+
+const validateReport = new Ajv({ allErrors: true }).compile(schema);
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'svc-cli-load-'));
+});
+afterAll(() => rm(dir, { recursive: true, force: true }));
+
+/** Bad input ends with one line on stderr, exit code 2, no stack trace. */
+function expectOneLine(run: CliRun, pattern: RegExp) {
+  const lines = run.stderr.split('\n').filter((line) => line.length > 0);
+  expect(lines, run.stderr).toHaveLength(1);
+  expect(lines[0]).toMatch(pattern);
+  expect(run.stderr + run.stdout).not.toMatch(/\n\s+at /);
+  expect(run.exitCode).toBe(2);
+}
+
+interface ScenarioEntry {
+  readonly name: string;
+  readonly model: string;
+  readonly engine: string;
+  readonly problem: string | null;
+  readonly settings: { connections: number; rate: number | null; batch: number[] | null };
+  readonly requests: { sent: number; completed: number; failed: number };
+  readonly tags: readonly { tags: Record<string, string>; requests: { sent: number } }[];
+  readonly thresholds: readonly { expression: string; source: string; ok: boolean; value: number | null }[];
+}
+
+interface Report {
+  readonly exitCode: number;
+  readonly gate: string;
+  readonly load: { readonly scenarios: readonly ScenarioEntry[] };
+}
+
+describe('load: bad input gives one line, exit 2, and starts nothing', () => {
+  const cases: readonly { name: string; args: readonly string[]; line: RegExp }[] = [
+    { name: 'an unknown scenario', args: ['nosuch'], line: /no scenario "nosuch" \(known: .*command.*\)/ },
+    {
+      name: 'a threshold without its number',
+      args: ['command', '--threshold', 'http_req_duration:p(99)<'],
+      line: /threshold "http_req_duration:p\(99\)<": missing the number/,
+    },
+    {
+      name: 'a threshold on an unknown metric',
+      args: ['command', '--threshold', 'nosuch:rate<1'],
+      line: /threshold "nosuch:rate<1": unknown metric nosuch/,
+    },
+    {
+      name: 'the same threshold twice',
+      args: ['command', '--threshold', 'checks:rate>0.5', '--threshold', 'checks: rate > 0.50'],
+      line: /duplicate of "checks:rate>0.5"/,
+    },
+    { name: 'a rate that is not a number', args: ['command', '--rate', 'abc'], line: /--rate "abc"/ },
+    { name: 'a ramp stage without a rate', args: ['command', '--ramp', '10s'], line: /--ramp "10s"/ },
+    { name: 'a negative duration', args: ['command', '--duration=-1'], line: /--duration "-1"/ },
+    {
+      name: 'a negative duration as a separate word',
+      args: ['command', '--duration', '-1'],
+      line: /--duration/,
+    },
+    {
+      name: 'a rate with the closed model',
+      args: ['command', '--model', 'closed', '--rate', '5'],
+      line: /closed model has no arrival rate/,
+    },
+  ];
+
+  test.each(cases)('$name', async ({ name, args, line }) => {
+    const reportDir = join(dir, `bad-${name.replaceAll(' ', '-')}`);
+    const run = await runCli(['load', ...args, '--report-dir', reportDir], { timeoutMs: 20_000 });
+    expectOneLine(run, new RegExp(`^svc-harness: .*${line.source}.* \\[SVC_USAGE\\]$`));
+    // Checked before anything starts: no report folder, so no run (and no reference) began.
+    expect(existsSync(reportDir)).toBe(false);
+    expect(run.stdout).toBe('');
+  });
+
+  test('a target file that does not exist is one SVC_CONFIG line', async () => {
+    const reportDir = join(dir, 'bad-missing-target');
+    const run = await runCli(['load', 'command', '--target', join(dir, 'missing.json'), '--report-dir', reportDir], {
+      timeoutMs: 20_000,
+    });
+    expectOneLine(run, /^svc-harness: target file .*missing\.json: no such file \[SVC_CONFIG\]$/);
+    expect(existsSync(reportDir)).toBe(false);
+  });
+});
+
+describe('load --help', () => {
+  test('lists the options and the scenario names', async () => {
+    const run = await runCli(['load', '--help']);
+    expect(run.exitCode).toBe(0);
+    for (const option of [
+      '--target',
+      '--model',
+      '--rate',
+      '--duration',
+      '--ramp',
+      '--connections',
+      '--workers',
+      '--batch',
+      '--value-size',
+      '--seed',
+      '--timeout',
+      '--threshold',
+      '--report-dir',
+      '--reporter',
+    ]) {
+      expect(run.stdout).toContain(option);
+    }
+    for (const scenario of ['command', 'pipeline', 'transaction', 'kv-fanout']) expect(run.stdout).toContain(scenario);
+  });
+});
+
+describe('load on the embedded reference', () => {
+  async function load(name: string, args: readonly string[]) {
+    const reportDir = join(dir, name);
+    const run = await runCli(['load', ...args, '--report-dir', reportDir], {
+      reportDir,
+      timeoutMs: 60_000,
+      env: { REDIS_URL: '' },
+    });
+    expect(run.report, run.stderr).toBeDefined();
+    expect(validateReport(run.report), JSON.stringify(validateReport.errors)).toBe(true);
+    const report = run.report as Report;
+    const [scenario] = report.load.scenarios;
+    if (!scenario) throw new Error('no scenario in report.json');
+    const junit = await readFile(join(reportDir, 'junit.xml'), 'utf8');
+    const summary = await readFile(join(reportDir, 'summary.md'), 'utf8');
+    return { run, report, scenario, junit, summary };
+  }
+
+  test('pipeline with batches 1 and 10: exit 0, tags per batch, the batch curve, a testcase per threshold', async () => {
+    const { run, report, scenario, junit, summary } = await load('pipeline', [
+      'pipeline',
+      '--duration',
+      '1s',
+      '--rate',
+      '20',
+      '--batch',
+      '1,10',
+    ]);
+    expect(run.exitCode, run.stderr + run.stdout).toBe(0);
+    expect(report.gate).toBe('passed');
+    expect(scenario.problem).toBeNull();
+    expect(scenario.settings.batch).toEqual([1, 10]);
+    expect(scenario.requests.sent).toBe(20);
+    expect(scenario.requests.completed).toBe(20);
+    const batches = [...new Set(scenario.tags.map((tag) => tag.tags.batch))].sort();
+    expect(batches).toEqual(['1', '10']);
+    expect(summary).toContain('Batch-size curve of `pipeline`');
+    expect(summary).toMatch(/^\| 1 \|/m);
+    expect(summary).toMatch(/^\| 10 \|/m);
+    const testcases = junit.match(/<testcase /g) ?? [];
+    expect(scenario.thresholds.length).toBeGreaterThan(0);
+    expect(testcases).toHaveLength(scenario.thresholds.length);
+    for (const threshold of scenario.thresholds) {
+      expect(junit).toContain(`<testcase name="${escapeXml(threshold.expression)}"`);
+    }
+    expect(junit).not.toContain('<failure');
+  });
+
+  test('a command-line threshold that fails: exit 99, failed in report.json, a <failure in junit.xml', async () => {
+    const { run, report, scenario, junit } = await load('pipeline-threshold', [
+      'pipeline',
+      '--duration',
+      '1s',
+      '--rate',
+      '20',
+      '--batch',
+      '1,10',
+      '--threshold',
+      'http_req_duration:p(99)<0.001',
+    ]);
+    expect(run.exitCode, run.stderr + run.stdout).toBe(99);
+    expect(report.exitCode).toBe(99);
+    expect(report.gate).toBe('failed');
+    const failed = scenario.thresholds.filter((threshold) => !threshold.ok);
+    expect(failed).toEqual([
+      expect.objectContaining({ expression: 'http_req_duration: p(99) < 0.001', source: 'cli', ok: false }),
+    ]);
+    expect(failed[0]?.value).toBeGreaterThan(0.001);
+    expect(junit.match(/<failure /g) ?? []).toHaveLength(1);
+    expect(junit).toMatch(/<failure type="threshold" message="http_req_duration: p\(99\) &lt; 0\.001: value /);
+  });
+
+  test('--model closed --connections 2 runs through autocannon: model "closed", 2 connections, exit 0', async () => {
+    const { run, scenario } = await load('closed', [
+      'command',
+      '--model',
+      'closed',
+      '--connections',
+      '2',
+      '--duration',
+      '1s',
+    ]);
+    expect(run.exitCode, run.stderr + run.stdout).toBe(0);
+    expect(scenario.model).toBe('closed');
+    expect(scenario.engine).toBe('node');
+    expect(scenario.settings.connections).toBe(2);
+    expect(scenario.settings.rate).toBeNull();
+    expect(scenario.problem).toBeNull();
+    expect(scenario.requests.completed).toBeGreaterThan(0);
+    expect(scenario.requests.sent).toBe(scenario.requests.completed + scenario.requests.failed);
+  });
+});

@@ -1,0 +1,134 @@
+/**
+ * The scenarios' own accounting against fake targets that break exactly one invariant, through
+ * `runLoad`: transactions answered as committed but never stored are lost updates; a fan-out that
+ * drops, duplicates or reorders messages shows in `delivery` with the very counts the fake made
+ * (times the scenario's 8 subscribers). Each breaks its scenario's thresholds: exit code 99.
+ */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { parseLoadSettings } from '../../../src/engines/load/load-settings.ts';
+import { runLoad } from '../../../src/engines/load/run-load.ts';
+import type { ScenarioResult } from '../../../src/results/load-run.ts';
+import { startFanoutKv, startNoCommitKv } from './fixtures/kv-fakes.ts';
+
+/** kv-fanout's subscribers (scenarios/kv-fanout.ts). */
+const subscribers = 8;
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'svc-load-accounting-'));
+});
+afterAll(() => rm(dir, { recursive: true, force: true }));
+
+async function loadAgainst(name: string, url: string, scenario: string) {
+  const target = join(dir, `${name}.json`);
+  await writeFile(target, JSON.stringify({ name, kv: { url, token: 'accounting-token-4242' } }));
+  const run = await runLoad({
+    scenarios: [scenario],
+    target,
+    settings: parseLoadSettings({ duration: '1s', rate: '50' }),
+    reporters: [],
+    reportDir: join(dir, name),
+  });
+  expect(run.scenarios).toHaveLength(1);
+  const result = run.scenarios[0] as ScenarioResult;
+  expect(result.problem).toBeUndefined();
+  expect(result.requests.sent).toBe(result.requests.completed + result.requests.failed);
+  return { run, result };
+}
+
+const threshold = (result: ScenarioResult, prefix: string) =>
+  result.thresholds.find((item) => item.expression.startsWith(prefix));
+
+describe('transaction: committed increments that are not there', () => {
+  test('are lost updates; the threshold and the final check fail; exit 99', async () => {
+    const fake = await startNoCommitKv();
+    try {
+      const { run, result } = await loadAgainst('no-commit', fake.url, 'transaction');
+      expect(result.requests.completed).toBe(50);
+      expect(fake.transactions()).toBe(50);
+      // Every transaction said it committed 3 INCRs, none is there: every one of them is lost.
+      const committed = Object.entries(result.counters)
+        .filter(([name]) => name.startsWith('committed:'))
+        .reduce((sum, [, value]) => sum + value, 0);
+      expect(committed).toBe(50 * 3);
+      expect(result.accounting.lostUpdates).toBe(committed);
+      expect(result.accounting.doubledUpdates).toBe(0);
+      expect(result.accounting.unknownOutcomes).toBe(0);
+      expect(threshold(result, 'lost_updates')).toMatchObject({ ok: false, value: committed });
+      expect(threshold(result, 'doubled_updates')).toMatchObject({ ok: true, value: 0 });
+      expect(result.checks.find((check) => check.name === 'every counter equals its committed increments')).toEqual({
+        name: 'every counter equals its committed increments',
+        passes: 0,
+        fails: 1,
+      });
+      expect(run.exitCode).toBe(99);
+    } finally {
+      await fake.close();
+    }
+  });
+});
+
+describe('kv-fanout: delivery accounting equals what the fake did', () => {
+  test('every 10th message dropped and every 7th duplicated: lost and duplicated exact, thresholds fail, exit 99', async () => {
+    const fake = await startFanoutKv({ dropEvery: 10, duplicateEvery: 7 });
+    try {
+      const { run, result } = await loadAgainst('drop-dup', fake.url, 'kv-fanout');
+      const { counts } = fake;
+      expect(counts.streams).toBe(subscribers);
+      expect(counts.published).toBe(50);
+      expect(counts.dropped).toBe(5);
+      expect(counts.duplicated).toBe(7);
+      const delivery = result.accounting.delivery;
+      expect(delivery).toMatchObject({
+        subscribers,
+        expected: counts.published * subscribers,
+        received: (counts.published - counts.dropped) * subscribers,
+        lost: counts.dropped * subscribers,
+        duplicated: counts.duplicated * subscribers,
+        outOfOrder: 0,
+      });
+      // PUBLISH answered how many streams were open: every subscriber reached.
+      expect(result.checks.find((check) => check.name === 'every subscriber reached')).toMatchObject({ fails: 0 });
+      expect(result.counters.published).toBe(counts.published);
+      expect(threshold(result, 'delivery_lost')).toMatchObject({ ok: false, value: counts.dropped * subscribers });
+      expect(threshold(result, 'delivery_duplicated')).toMatchObject({
+        ok: false,
+        value: counts.duplicated * subscribers,
+      });
+      expect(threshold(result, 'delivery_out_of_order')).toMatchObject({ ok: true, value: 0 });
+      expect(run.exitCode).toBe(99);
+    } finally {
+      await fake.close();
+    }
+  });
+
+  test('every 5th message held back until after the publish two later: out of order exact, exit 99', async () => {
+    const fake = await startFanoutKv({ holdEvery: 5 });
+    try {
+      const { run, result } = await loadAgainst('reorder', fake.url, 'kv-fanout');
+      const { counts } = fake;
+      expect(counts.published).toBe(50);
+      // The 50th has no publish two later: it goes out alone, late but in order.
+      expect(counts.reordered).toBe(9);
+      expect(result.accounting.delivery).toMatchObject({
+        subscribers,
+        expected: counts.published * subscribers,
+        received: counts.published * subscribers,
+        lost: 0,
+        duplicated: 0,
+        outOfOrder: counts.reordered * subscribers,
+      });
+      expect(threshold(result, 'delivery_out_of_order')).toMatchObject({
+        ok: false,
+        value: counts.reordered * subscribers,
+      });
+      expect(threshold(result, 'delivery_lost')).toMatchObject({ ok: true });
+      expect(run.exitCode).toBe(99);
+    } finally {
+      await fake.close();
+    }
+  });
+});

@@ -1,0 +1,146 @@
+/**
+ * `svc-harness load` against targets that misbehave: a port that refuses, one that goes away at the
+ * first measured request, one that resets every connection, stalls, answers garbage that
+ * calls itself JSON, or answers 500; and a fan-out whose subscriber streams are cut short. Each run
+ * ends within a bound with a non-zero exit code, writes a report.json valid against the schema,
+ * counts every sent request as completed or failed, and classifies the errors.
+ */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Ajv } from 'ajv';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import schema from '../../schemas/report.schema.json' with { type: 'json' };
+import { refusedUrl } from '../engines/conformance/fixtures/bad-servers.ts';
+import {
+  type FakeServer,
+  type HostileKvMode,
+  startFanoutKv,
+  startHostileKv,
+} from '../engines/load/fixtures/kv-fakes.ts';
+import { type CliRun, runCli } from '../support/run-cli.ts';
+
+const validateReport = new Ajv({ allErrors: true }).compile(schema);
+
+interface ScenarioEntry {
+  readonly name: string;
+  readonly problem: string | null;
+  readonly requests: { sent: number; completed: number; failed: number; dropped: number };
+  readonly errors: readonly { kind: string; count: number; example: string }[];
+  readonly thresholds: readonly { expression: string; ok: boolean }[];
+}
+
+interface LoadReport {
+  readonly exitCode: number;
+  readonly load: { readonly scenarios: readonly ScenarioEntry[]; readonly problems: readonly string[] };
+}
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'svc-load-hostile-'));
+});
+afterAll(() => rm(dir, { recursive: true, force: true }));
+
+async function loadAgainst(
+  name: string,
+  url: string,
+  scenario = 'command',
+): Promise<{ run: CliRun; report: LoadReport; scenario: ScenarioEntry }> {
+  const target = join(dir, `${name}.json`);
+  await writeFile(target, JSON.stringify({ name, kv: { url, token: 'hostile-load-token-9876' } }));
+  const reportDir = join(dir, name);
+  const run = await runCli(
+    [
+      'load',
+      scenario,
+      '--target',
+      target,
+      '--duration',
+      '2s',
+      '--rate',
+      '50',
+      '--timeout',
+      '1s',
+      '--report-dir',
+      reportDir,
+      '--reporter',
+      'json',
+    ],
+    { reportDir, timeoutMs: 30_000 },
+  );
+  expect(run.exitCode, run.stderr).not.toBeNull();
+  expect(run.report, `no report.json; stderr: ${run.stderr}`).toBeDefined();
+  expect(validateReport(run.report), JSON.stringify(validateReport.errors)).toBe(true);
+  const report = run.report as LoadReport;
+  expect(report.load.scenarios).toHaveLength(1);
+  const [entry] = report.load.scenarios;
+  if (!entry) throw new Error('no scenario in report.json');
+  // Every request sent is accounted for: answered, or failed (a class per failure).
+  expect(entry.requests.sent).toBe(entry.requests.completed + entry.requests.failed);
+  expect(entry.errors.reduce((sum, error) => sum + error.count, 0)).toBe(entry.requests.failed);
+  expect(run.stderr + run.stdout).not.toMatch(/\n\s+at |unhandled/i);
+  return { run, report, scenario: entry };
+}
+
+/** Counts by error class. */
+const kinds = (entry: ScenarioEntry) => Object.fromEntries(entry.errors.map((error) => [error.kind, error.count]));
+
+describe('load against hostile targets', () => {
+  const cases: readonly {
+    mode: HostileKvMode | 'refused';
+    expected: readonly string[];
+    exitCodes: readonly number[];
+  }[] = [
+    // A port that was bound and closed: setup cannot prepare the key space (a problem), every request is refused.
+    { mode: 'refused', expected: ['refused'], exitCodes: [2] },
+    // The target stops listening at the first measured request (whose own connection resets): what follows is refused.
+    { mode: 'vanish', expected: ['refused', 'reset'], exitCodes: [2] },
+    { mode: 'reset', expected: ['reset'], exitCodes: [2, 99] },
+    { mode: 'stall', expected: ['timeout', 'cut-short'], exitCodes: [2, 99] },
+    { mode: 'garbage', expected: ['garbage'], exitCodes: [2, 99] },
+    { mode: 'status', expected: ['status'], exitCodes: [2, 99] },
+  ];
+
+  test.each(cases)('$mode: errors classed as $expected, ends in bounded time, exit 2 or 99', async (item) => {
+    let server: FakeServer | undefined;
+    try {
+      if (item.mode !== 'refused') server = await startHostileKv(item.mode);
+      const { run, scenario } = await loadAgainst(item.mode, server?.url ?? (await refusedUrl()));
+      expect(item.exitCodes, run.stderr).toContain(run.exitCode);
+      expect(run.durationMs).toBeLessThan(20_000);
+      expect(scenario.requests.sent).toBeGreaterThan(0);
+      expect(scenario.requests.completed).toBe(0);
+      const counts = kinds(scenario);
+      // Nothing beyond the classes this misbehaviour may cause (a request cut at the end is cut short).
+      expect([...item.expected, 'cut-short']).toEqual(expect.arrayContaining(Object.keys(counts)));
+      const classified = item.expected.reduce((sum, kind) => sum + (counts[kind] ?? 0), 0);
+      expect(classified, JSON.stringify(scenario.errors)).toBeGreaterThan(0);
+      if (item.mode !== 'stall') expect(counts[item.expected[0] ?? '']).toBeGreaterThan(scenario.requests.failed / 2);
+      expect(scenario.thresholds.find((threshold) => threshold.expression.startsWith('http_req_failed'))?.ok).toBe(
+        false,
+      );
+      if (item.mode === 'refused') {
+        expect(scenario.problem).toMatch(/^preparing the key space failed: .*refused the connection/);
+        expect(counts.refused).toBe(scenario.requests.sent);
+      }
+      if (item.mode === 'refused' || item.mode === 'vanish') {
+        expect(scenario.problem).toMatch(/finish failed .*refused the connection/);
+      }
+    } finally {
+      await server?.close();
+    }
+  });
+
+  test('kv-fanout whose subscriber streams end after the subscribe event: a problem about the stream, exit 2', async () => {
+    const server = await startFanoutKv({ endAfterSubscribe: true });
+    try {
+      const { run, scenario } = await loadAgainst('stream-cut', server.url, 'kv-fanout');
+      expect(run.exitCode).toBe(2);
+      expect(run.durationMs).toBeLessThan(20_000);
+      expect(scenario.problem).toMatch(/subscriber \d+'s stream ended early/);
+      expect(server.counts.streams).toBe(8);
+    } finally {
+      await server.close();
+    }
+  });
+});
