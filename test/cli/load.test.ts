@@ -80,6 +80,11 @@ describe('load: bad input gives one line, exit 2, and starts nothing', () => {
       args: ['command', '--model', 'closed', '--rate', '5'],
       line: /closed model has no arrival rate/,
     },
+    {
+      name: 'the fan-out with the closed model',
+      args: ['kv-fanout', '--model', 'closed'],
+      line: /kv-fanout accounts for every publish at every subscriber, which needs the open model/,
+    },
   ];
 
   test.each(cases)('$name', async ({ name, args, line }) => {

@@ -45,6 +45,7 @@ async function loadAgainst(
   name: string,
   url: string,
   scenario = 'command',
+  flags: readonly string[] = ['--rate', '50'],
 ): Promise<{ run: CliRun; report: LoadReport; scenario: ScenarioEntry }> {
   const target = join(dir, `${name}.json`);
   await writeFile(target, JSON.stringify({ name, kv: { url, token: 'hostile-load-token-9876' } }));
@@ -57,8 +58,7 @@ async function loadAgainst(
       target,
       '--duration',
       '2s',
-      '--rate',
-      '50',
+      ...flags,
       '--timeout',
       '1s',
       '--report-dir',
@@ -128,6 +128,29 @@ describe('load against hostile targets', () => {
       }
     } finally {
       await server?.close();
+    }
+  });
+
+  // The closed model (autocannon) reconnects by itself after a reset or its own timeout: the request
+  // that got no answer is found unanswered when its connection sends the next one, and counted.
+  test.each([
+    { mode: 'reset' as const, expected: 'reset' },
+    { mode: 'stall' as const, expected: 'timeout' },
+  ])('closed model, $mode: every unanswered request counted as $expected', async (item) => {
+    const server = await startHostileKv(item.mode);
+    try {
+      const { run, scenario } = await loadAgainst(`closed-${item.mode}`, server.url, 'command', [
+        '--model',
+        'closed',
+        '--connections',
+        '2',
+      ]);
+      expect([2, 99]).toContain(run.exitCode);
+      expect(run.durationMs).toBeLessThan(20_000);
+      expect(scenario.requests.completed).toBe(0);
+      expect(kinds(scenario)[item.expected], JSON.stringify(scenario.errors)).toBeGreaterThan(0);
+    } finally {
+      await server.close();
     }
   });
 

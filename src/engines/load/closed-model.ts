@@ -3,13 +3,14 @@
  * throughput ceilings. Each connection sends its next request when its answer came, so latency here
  * is service time under load (what autocannon measures), not what an arriving user would see; the
  * open model is the one for that. Every answer is checked by the scenario and recorded in the same
- * histograms as the open model's.
+ * histograms as the open model's. autocannon does not wait for the answers in flight when it stops:
+ * those requests are withdrawn from the counts (see the end of runClosed).
  */
 import { performance } from 'node:perf_hooks';
 import autocannon from 'autocannon';
 import type { Scenario, ScenarioRequest, Tally } from '../../protocol/scenario.ts';
 import { seededRandom } from '../../protocol/scenario.ts';
-import { classifyError } from './error-class.ts';
+import type { ErrorClass } from '../../results/load-run.ts';
 import type { LoadTarget } from './load-target.ts';
 import type { PartProgress } from './open-model.ts';
 import { Recorder } from './recorder.ts';
@@ -25,6 +26,8 @@ export interface ClosedOptions {
 /** One connection's request in flight (autocannon keeps a context object per connection). */
 interface ConnectionContext {
   request?: ScenarioRequest<unknown>;
+  /** When it was sent; undefined once its answer came. */
+  sentAt?: number;
 }
 
 export async function runClosed<State, Meta>(
@@ -38,14 +41,38 @@ export async function runClosed<State, Meta>(
   const recorder = new Recorder(options.origin);
   const tally: Tally = { add: (name, value) => recorder.tally(name, value) };
   const iteration = { index: 0, random: seededRandom(options.seed) };
-  let lastTags: Readonly<Record<string, string>> = {};
-  // autocannon calls onResponse, then emits 'response' for the same answer: the request passes between them here.
-  let answered: ScenarioRequest<Meta> | undefined;
+  const basePath = new URL(target.baseUrl).pathname.replace(/\/+$/, '');
+  // Requests sent and not yet answered, oldest first. With one request per connection at a time, more
+  // than `connections` of them means the oldest were abandoned: autocannon reconnects after a reset
+  // or its own timeout and sends a new request, and the old one's answer never comes.
+  const pending = new Set<ConnectionContext>();
+  let timeouts = 0;
+  // autocannon calls onResponse, then emits 'response' for the same answer: the context passes between them here.
+  let answered: ConnectionContext | undefined;
+
+  const unanswered = (context: ConnectionContext, kind: ErrorClass, example: string) => {
+    pending.delete(context);
+    const request = context.request as ScenarioRequest<Meta> | undefined;
+    if (!request || context.sentAt === undefined) return;
+    const now = performance.now();
+    recorder.failed(request.tags, kind, example, now - context.sentAt, now);
+    for (const outcome of scenario.check(state, request, null, tally)) recorder.check(outcome.name, outcome.ok);
+    context.sentAt = undefined;
+  };
+  const failAbandoned = () => {
+    for (const context of pending) {
+      if (pending.size <= options.connections) break;
+      if (timeouts > 0) {
+        timeouts--;
+        unanswered(context, 'timeout', `no answer within ${options.timeoutMs} ms`);
+      } else unanswered(context, 'reset', 'the connection closed before the answer');
+    }
+  };
+
   let settle: (error?: unknown) => void = () => {};
   const done = new Promise<void>((resolve, reject) => {
     settle = (error) => (error ? reject(error) : resolve());
   });
-
   const instance = autocannon(
     {
       url: target.baseUrl,
@@ -56,22 +83,27 @@ export async function runClosed<State, Meta>(
       headers: { ...target.headers },
       requests: [
         {
-          setupRequest: (request, context) => {
+          setupRequest: (request, raw) => {
+            const context = raw as ConnectionContext;
             const next = scenario.request(state, iteration) as ScenarioRequest<unknown>;
             iteration.index++;
-            (context as ConnectionContext).request = next;
-            lastTags = next.tags;
+            context.request = next;
+            context.sentAt = performance.now();
+            recorder.sent(next.tags, context.sentAt);
+            pending.add(context);
+            failAbandoned();
             return {
               ...request,
               method: next.method,
-              path: `${new URL(target.baseUrl).pathname.replace(/\/+$/, '')}${next.path}`,
+              path: `${basePath}${next.path}`,
               ...(next.body !== undefined && { body: next.body }),
               headers: { ...target.headers, ...(next.contentType && { 'content-type': next.contentType }) },
             };
           },
-          onResponse: (status, body, context) => {
-            const request = (context as ConnectionContext).request as ScenarioRequest<Meta> | undefined;
-            answered = request;
+          onResponse: (status, body, raw) => {
+            const context = raw as ConnectionContext;
+            answered = context;
+            const request = context.request as ScenarioRequest<Meta> | undefined;
             if (!request) return;
             for (const outcome of scenario.check(state, request, { status, body }, tally)) {
               recorder.check(outcome.name, outcome.ok);
@@ -82,21 +114,21 @@ export async function runClosed<State, Meta>(
     },
     (error: unknown) => settle(error ?? undefined),
   );
-  // autocannon reports each answer's status and time; the request it answers is the connection's own.
   instance.on('response', (_client, statusCode, _bytes, responseTime) => {
-    const now = performance.now();
-    const request = answered;
+    const context = answered;
     answered = undefined;
-    const tags = request?.tags ?? lastTags;
-    recorder.sent(tags, now - responseTime);
-    if (statusCode >= 200 && statusCode < 300) recorder.completed(tags, request?.commands ?? 1, responseTime, now);
-    else recorder.failed(tags, 'status', `status ${statusCode}`, responseTime, now);
-  });
-  instance.on('reqError', (error: unknown) => {
+    const request = context?.request;
+    if (!context || !request || context.sentAt === undefined) return;
+    context.sentAt = undefined;
+    pending.delete(context);
     const now = performance.now();
-    const { kind, example } = classifyError(error);
-    recorder.sent(lastTags, now);
-    recorder.failed(lastTags, kind, example, options.timeoutMs, now);
+    if (statusCode >= 200 && statusCode < 300) recorder.completed(request.tags, request.commands, responseTime, now);
+    else recorder.failed(request.tags, 'status', `status ${statusCode}`, responseTime, now);
+  });
+  // autocannon's request errors are its own timeouts (a bare Error('request timed out')): the next
+  // abandoned request is counted as one.
+  instance.on('reqError', () => {
+    timeouts++;
   });
   const stop = () => instance.stop();
   signal.addEventListener('abort', stop, { once: true });
@@ -111,6 +143,17 @@ export async function runClosed<State, Meta>(
   } finally {
     if (timer) clearInterval(timer);
     signal.removeEventListener('abort', stop);
+  }
+  // autocannon stops without waiting for its last answers (one per connection): those requests are
+  // withdrawn from `sent` and counted in `abandoned-at-end`, and the scenario hears their outcome is
+  // unknown (a transaction may have committed).
+  failAbandoned();
+  for (const context of pending) {
+    const request = context.request as ScenarioRequest<Meta> | undefined;
+    if (!request || context.sentAt === undefined) continue;
+    recorder.withdraw(request.tags, context.sentAt);
+    recorder.tally('abandoned-at-end');
+    for (const outcome of scenario.check(state, request, null, tally)) recorder.check(outcome.name, outcome.ok);
   }
   return recorder;
 }

@@ -7,6 +7,7 @@
  * no order to keep.
  */
 import { performance } from 'node:perf_hooks';
+import { dispatcherFor } from '../../http/http-client.ts';
 import { openSse, type SseStream } from '../../http/sse-client.ts';
 import type { FanoutPart } from '../../protocol/scenario.ts';
 import { encodeHistogram, newHistogram, recordMs, summarize } from '../../results/histogram.ts';
@@ -52,6 +53,7 @@ export async function openFanout<State>(
         headers: target.headers,
         openTimeoutMs: timeoutMs,
         maxBufferedBytes: target.maxAnswerBytes,
+        dispatcher: dispatcherFor(target.tls),
       });
       if (stream.status !== 200) throw new Error(`subscriber ${index + 1}: the stream answered ${stream.status}`);
       // The subscription is live once the target says so; publishing earlier could be lost legitimately.
@@ -70,9 +72,12 @@ export async function openFanout<State>(
     while (!closing) {
       let data: string;
       try {
-        data = await subscriber.stream.next(60_000);
+        data = await subscriber.stream.next(timeoutMs);
       } catch (error) {
-        if (!closing) subscriber.cut = error instanceof Error ? error.message : String(error);
+        const message = error instanceof Error ? error.message : String(error);
+        // A quiet stretch (a ramp's slow start) is not a cut: only the stream's end is.
+        if (!closing && message.startsWith('no event within')) continue;
+        if (!closing) subscriber.cut = message;
         return;
       }
       const received = performance.now();

@@ -97,7 +97,8 @@ export class Recorder {
   }
 
   #second(at: number): SecondEntry {
-    const second = Math.max(0, Math.floor((at - this.#origin) / 1000));
+    // A hair over: an arrival due exactly on a second (origin + n·1000/rate) must not fall into the one before by rounding.
+    const second = Math.max(0, Math.floor((at - this.#origin) / 1000 + 1e-6));
     let entry = this.#seconds.get(second);
     if (!entry) {
       entry = { counts: zero(), histogram: newHistogram() };
@@ -110,6 +111,16 @@ export class Recorder {
     this.#counts.sent++;
     this.#tag(tags).counts.sent++;
     this.#second(at).counts.sent++;
+  }
+
+  /**
+   * A request sent at `at` whose answer will never be read (autocannon abandons its in-flight
+   * requests when it stops): taken back out of `sent`, so it is neither completed nor failed.
+   */
+  withdraw(tags: Readonly<Record<string, string>>, at: number): void {
+    this.#counts.sent--;
+    this.#tag(tags).counts.sent--;
+    this.#second(at).counts.sent--;
   }
 
   /** A request due at `at` that could not be sent: counted, never hidden. */

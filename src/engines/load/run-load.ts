@@ -86,6 +86,12 @@ export async function runLoad(options: LoadOptions): Promise<LoadRun> {
       } catch (error) {
         throw harnessError('SVC_CONFIG', `scenario ${name}: ${oneLine(error)}`);
       }
+      if (scenario.fanout && options.settings.model === 'closed') {
+        throw harnessError(
+          'SVC_USAGE',
+          `load: ${name} accounts for every publish at every subscriber, which needs the open model (--model closed is for throughput ceilings)`,
+        );
+      }
       return { name, file, scenario, thresholds: [...own, ...cliThresholds] };
     }),
   );

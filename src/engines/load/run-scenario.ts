@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { cpus } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
-import { httpRequest, loadDispatcher } from '../../http/http-client.ts';
+import { dispatcherFor, httpRequest, loadDispatcher } from '../../http/http-client.ts';
 import type { Scenario, ScenarioContext, ScenarioOptions } from '../../protocol/scenario.ts';
 import { decodeHistogram, summarize } from '../../results/histogram.ts';
 import type { DeliveryAccounting, ScenarioResult } from '../../results/load-run.ts';
@@ -82,6 +82,7 @@ function contextFor(run: ScenarioRun, options: ScenarioOptions, problems: string
         ...(request.body !== undefined && { body: request.body }),
         timeoutMs: run.settings.timeoutMs,
         maxAnswerBytes: run.target.maxAnswerBytes,
+        dispatcher: dispatcherFor(run.target.tls),
       });
       return { status: res.status, body: res.body.toString('utf8') };
     },
@@ -269,6 +270,10 @@ export async function runScenario(run: ScenarioRun): Promise<ScenarioResult> {
   } finally {
     fanout?.close();
   }
+  // Interrupted, the load ran until now, not for its planned duration: rates are per second it ran.
+  const loadSeconds = run.signal.aborted
+    ? Math.max(0.001, (performance.now() - origin) / 1000)
+    : options.durationS || 1;
   if (run.signal.aborted) problems.push('interrupted');
 
   const merged = mergeParts(parts);
@@ -292,8 +297,8 @@ export async function runScenario(run: ScenarioRun): Promise<ScenarioResult> {
     requests: merged.counts,
     commands: merged.commands,
     throughput: {
-      requestsPerSecond: merged.counts.completed / (options.durationS || 1),
-      commandsPerSecond: merged.commands / (options.durationS || 1),
+      requestsPerSecond: merged.counts.completed / loadSeconds,
+      commandsPerSecond: merged.commands / loadSeconds,
     },
     latencyMs,
     histogram: merged.histogram,
