@@ -1,0 +1,218 @@
+/**
+ * Benchmark: engine cost, the load generator's CPU time (user + system, from /usr/bin/time) per
+ * completed request, for the node engine, autocannon and wrk against the same fast local server
+ * (bench/load-test-server.ts in its own process, so its CPU is never counted). Two regimes:
+ * a fixed rate all of them sustain (node engine open model, autocannon `-R`; wrk has no fixed rate,
+ * so it appears at maximum only) and maximum throughput with 10 connections (node engine closed
+ * model, autocannon `-c 10`, `wrk -t1 -c10`).
+ *
+ * Each generator is a child process under `/usr/bin/time -f '%e %U %S'`. Whole-process CPU
+ * includes Node's start and module loading, so the figure compared is the marginal cost: (CPU of
+ * the run − CPU of the same command with a near-empty load) / (requests − its requests). wrk
+ * starts in a millisecond: its whole-process figure is its marginal one.
+ *
+ *   node bench/load-engine-cost.ts [--rate 2000] [--seconds 10] [--connections 10] [--ac-rate-connections 100]
+ *
+ * Loopback only; about 6 × seconds + 20 s (default ~80 s).
+ */
+import { parseArgs } from 'node:util';
+import {
+  autocannonBin,
+  driverFile,
+  fixed,
+  hardStop,
+  lastJsonLine,
+  positive,
+  renderTable,
+  runTimed,
+  shellLine,
+  startTestServer,
+  type TimedRun,
+  tempDir,
+  whole,
+} from './load-bench-util.ts';
+import type { DriverResult } from './load-engine-driver.ts';
+import { runBench } from './run-bench.ts';
+
+const { values } = parseArgs({
+  options: {
+    rate: { type: 'string', default: '2000' },
+    seconds: { type: 'string', default: '10' },
+    connections: { type: 'string', default: '10' },
+    'ac-rate-connections': { type: 'string', default: '100' },
+  },
+});
+const rate = positive(values.rate, 'rate');
+const seconds = positive(values.seconds, 'seconds');
+
+interface Measured {
+  readonly generator: string;
+  readonly regime: 'fixed rate' | 'maximum';
+  readonly command: string;
+  readonly completed: number;
+  readonly failed: number;
+  readonly loadS: number;
+  readonly cpuS: number;
+  readonly problems: readonly string[];
+  /** CPU and requests of the same command with a near-empty load; undefined for wrk. */
+  readonly baseline?: { readonly cpuS: number; readonly completed: number; readonly command: string };
+}
+
+async function main(): Promise<void> {
+  hardStop((8 * seconds + 120) * 1000, 'load-engine-cost');
+  const server = await startTestServer();
+  const dir = tempDir();
+  const url = server.plainUrl;
+  const limit = (seconds + 60) * 1000;
+  const cpu = (run: TimedRun) => run.userS + run.sysS;
+  try {
+    console.log('svc-harness load-engine-cost benchmark');
+    console.log(`  node ${process.version}; loopback; server: bench/load-test-server.ts (own process, not counted)`);
+    console.log('');
+    const rows: Measured[] = [];
+
+    // The node engine through the driver (the CLI takes scenarios only from scenarios/).
+    const node = async (regime: Measured['regime']): Promise<Measured> => {
+      const flags =
+        regime === 'fixed rate'
+          ? ['--model', 'open', '--rate', String(rate)]
+          : ['--model', 'closed', '--connections', values.connections];
+      const args = [driverFile, '--url', url, ...flags];
+      const emptyArgs = [...args, '--seconds', '0.1'];
+      const empty = await runTimed(process.execPath, emptyArgs, limit, dir.path);
+      const run = await runTimed(process.execPath, [...args, '--seconds', String(seconds)], limit, dir.path);
+      const result = lastJsonLine<DriverResult>(run.stdout, 'node engine');
+      const emptyResult = lastJsonLine<DriverResult>(empty.stdout, 'node engine (empty)');
+      return {
+        generator: 'node engine',
+        regime,
+        command: shellLine(['node', 'bench/load-engine-driver.ts', ...args.slice(1), '--seconds', String(seconds)]),
+        completed: result.completed,
+        failed: result.failed + result.dropped,
+        loadS: result.loadS,
+        cpuS: cpu(run),
+        problems: [...result.problems, ...(result.dropped > 0 ? [`${result.dropped} dropped`] : [])],
+        baseline: {
+          cpuS: cpu(empty),
+          completed: emptyResult.completed,
+          command: shellLine(['node', 'bench/load-engine-driver.ts', ...emptyArgs.slice(1)]),
+        },
+      };
+    };
+
+    const autocannon = async (regime: Measured['regime']): Promise<Measured> => {
+      const flags =
+        regime === 'fixed rate'
+          ? ['-R', String(rate), '-c', values['ac-rate-connections']]
+          : ['-c', values.connections];
+      const args = [...flags, '-d', String(seconds), '-H', 'authorization=Bearer t', '--json', `${url}/ping`];
+      const emptyArgs = ['-a', '10', '-c', '1', '-H', 'authorization=Bearer t', '--json', `${url}/ping`];
+      const empty = await runTimed(autocannonBin, emptyArgs, limit, dir.path);
+      const run = await runTimed(autocannonBin, args, limit, dir.path);
+      const result = lastJsonLine<AutocannonJson>(run.stdout, 'autocannon');
+      const emptyResult = lastJsonLine<AutocannonJson>(empty.stdout, 'autocannon (empty)');
+      return {
+        generator: 'autocannon',
+        regime,
+        command: shellLine(['autocannon', ...args]),
+        completed: result['2xx'],
+        failed: result.non2xx + result.errors + result.timeouts,
+        loadS: result.duration,
+        cpuS: cpu(run),
+        problems: [],
+        baseline: {
+          cpuS: cpu(empty),
+          completed: emptyResult['2xx'],
+          command: shellLine(['autocannon', ...emptyArgs]),
+        },
+      };
+    };
+
+    const wrk = async (): Promise<Measured> => {
+      const args = ['-t1', `-c${values.connections}`, `-d${seconds}s`, '-H', 'authorization: Bearer t', `${url}/ping`];
+      const run = await runTimed('wrk', args, limit, dir.path);
+      const completed = Number(/(\d+) requests in/.exec(run.stdout)?.[1]);
+      const non2xx = Number(/Non-2xx or 3xx responses: (\d+)/.exec(run.stdout)?.[1] ?? 0);
+      const socket = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(run.stdout);
+      const errors = socket ? socket.slice(1).reduce((sum, item) => sum + Number(item), 0) : 0;
+      if (!Number.isFinite(completed))
+        throw new Error(`wrk: no request count in its output: ${run.stdout.slice(-300)}`);
+      return {
+        generator: 'wrk',
+        regime: 'maximum',
+        command: shellLine(['wrk', ...args]),
+        completed: completed - non2xx,
+        failed: non2xx + errors,
+        loadS: Number(/requests in ([\d.]+)s/.exec(run.stdout)?.[1] ?? seconds),
+        cpuS: cpu(run),
+        problems: [],
+      };
+    };
+
+    // One at a time: never two generators on the two cores at once.
+    rows.push(await node('fixed rate'), await autocannon('fixed rate'));
+    rows.push(await node('maximum'), await autocannon('maximum'), await wrk());
+
+    const marginal = (row: Measured) =>
+      row.baseline
+        ? ((row.cpuS - row.baseline.cpuS) / (row.completed - row.baseline.completed)) * 1e6
+        : (row.cpuS / row.completed) * 1e6;
+    console.log(
+      renderTable(
+        [
+          'generator',
+          'regime',
+          'completed',
+          'failed',
+          'req/s',
+          'CPU s',
+          'CPU ms / 1k req (whole)',
+          'CPU ms / 1k req (marginal)',
+        ],
+        rows.map((row) => [
+          row.generator,
+          row.regime === 'fixed rate' ? `${whole(rate)}/s` : 'maximum',
+          whole(row.completed),
+          whole(row.failed),
+          whole(row.completed / row.loadS),
+          fixed(row.cpuS, 2),
+          fixed((row.cpuS / row.completed) * 1e6),
+          fixed(marginal(row)),
+        ]),
+      ),
+    );
+    for (const row of rows) {
+      for (const problem of row.problems) console.log(`  ! ${row.generator}, ${row.regime}: ${problem}`);
+    }
+    console.log('');
+    const ratio = (regime: Measured['regime']) => {
+      const engine = rows.find((row) => row.generator === 'node engine' && row.regime === regime);
+      const peer = rows.find((row) => row.generator === 'autocannon' && row.regime === regime);
+      return engine && peer ? marginal(engine) / marginal(peer) : Number.NaN;
+    };
+    console.log(
+      `node engine / autocannon, marginal CPU per request: fixed rate ${fixed(ratio('fixed rate'), 2)}, ` +
+        `maximum ${fixed(ratio('maximum'), 2)}   (aim <= 0.7, floor <= 1.0)`,
+    );
+    console.log(
+      'wrk has no fixed-rate mode (wrk2 has -R): it appears at maximum only. The closed model of the node engine runs autocannon underneath, plus its own checks and histograms.',
+    );
+    console.log('');
+    console.log('commands (each under /usr/bin/time -f "%e %U %S"; the empty-load baselines after them):');
+    for (const row of rows) console.log(`  ${row.command}`);
+    for (const row of rows) if (row.baseline) console.log(`  ${row.baseline.command}`);
+  } finally {
+    await server.stop();
+    dir.remove();
+  }
+}
+
+interface AutocannonJson {
+  readonly '2xx': number;
+  readonly non2xx: number;
+  readonly errors: number;
+  readonly timeouts: number;
+  readonly duration: number;
+}
+
+await runBench(main);
