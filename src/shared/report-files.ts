@@ -4,7 +4,7 @@
  * time, from the nearest existing ancestor down, each step a plain mkdir that fails for good.
  */
 import { mkdir, stat, writeFile } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { harnessError } from './errors.ts';
 
 function reason(error: unknown): string {
@@ -46,4 +46,15 @@ export async function writeReportFile(path: string, text: string): Promise<void>
   await writeFile(path, text).catch((error: unknown) => {
     throw harnessError('SVC_USAGE', `cannot write the report file ${path}: ${reason(error)}`);
   });
+}
+
+/** `reports/<UTC timestamp>/`, relative to the working directory: a run's folder when none is given. */
+export function defaultReportDir(now: Date): string {
+  return join(
+    'reports',
+    now
+      .toISOString()
+      .replace(/:/g, '-')
+      .replace(/\.\d+Z$/, 'Z'),
+  );
 }

@@ -4,7 +4,7 @@
  * and write the reports (also when the run stops midway). The CLI command is a thin wrapper.
  */
 import { randomBytes } from 'node:crypto';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { checkFaults, type EmbeddedReference, startEmbeddedReference } from '../../reference/embedded.ts';
 import { type CaseResult, type ConformanceRun, gateExitCode, type TargetRun } from '../../results/conformance-run.ts';
 import { conformanceOnly } from '../../results/harness-run.ts';
@@ -12,7 +12,7 @@ import { type Reporter, type RunEvents, reporterEvents } from '../../results/rep
 import type { RuleCatalog } from '../../results/rule.ts';
 import { harnessError, isHarnessError } from '../../shared/errors.ts';
 import { createRedactor, type Redactor } from '../../shared/redact.ts';
-import { makeReportDir } from '../../shared/report-files.ts';
+import { defaultReportDir, makeReportDir } from '../../shared/report-files.ts';
 import { areasOf, checkAreas, targetAreas } from '../../target/areas.ts';
 import { loadTargetFileSync } from '../../target/load-target.ts';
 import { describeTarget, type Target, type TargetArea, targetSecrets } from '../../target/target.ts';
@@ -55,16 +55,6 @@ export interface ConformanceOptions {
 interface PlannedTarget {
   readonly target: Target;
   readonly embedded: boolean;
-}
-
-export function defaultReportDir(now: Date): string {
-  return join(
-    'reports',
-    now
-      .toISOString()
-      .replace(/:/g, '-')
-      .replace(/\.\d+Z$/, 'Z'),
-  );
 }
 
 function checkOptions(options: ConformanceOptions, catalog: RuleCatalog): void {

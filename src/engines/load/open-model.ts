@@ -41,6 +41,8 @@ export interface PartProgress {
   readonly dropped: number;
 }
 
+const decoder = new TextDecoder();
+
 /** Reads a body up to `max` bytes; past it the request fails as garbage. */
 async function readBody(
   body: AsyncIterable<Uint8Array> & { destroy(): void; text(): Promise<string> },
@@ -59,7 +61,7 @@ async function readBody(
     }
     chunks.push(chunk);
   }
-  return chunks.length === 1 ? new TextDecoder().decode(chunks[0]) : new TextDecoder().decode(concat(chunks, size));
+  return decoder.decode(chunks.length === 1 ? chunks[0] : concat(chunks, size));
 }
 
 function concat(chunks: readonly Uint8Array[], size: number): Uint8Array {
@@ -90,6 +92,16 @@ export async function runOpenPart<State, Meta>(
   const url = new URL(target.baseUrl);
   const basePath = url.pathname.replace(/\/+$/, '');
   let next = part.index;
+  // One headers object per content type, built once: not a copy per request.
+  const headerSets = new Map<string | undefined, Readonly<Record<string, string>>>();
+  const headersFor = (contentType: string | undefined) => {
+    let headers = headerSets.get(contentType);
+    if (!headers) {
+      headers = { ...target.headers, ...(contentType && { 'content-type': contentType }) };
+      headerSets.set(contentType, headers);
+    }
+    return headers;
+  };
 
   // Set when the drain time is over: an answer after it is not counted (the request already counts as cut short).
   let closed = false;
@@ -107,8 +119,7 @@ export async function runOpenPart<State, Meta>(
     }
     recorder.sent(request.tags, due);
     hooks.observer?.sent(n, performance.now());
-    const headers: Record<string, string> = { ...target.headers };
-    if (request.contentType) headers['content-type'] = request.contentType;
+    const headers = headersFor(request.contentType);
     const task = (async () => {
       try {
         const res = await dispatcher.request({

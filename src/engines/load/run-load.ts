@@ -10,14 +10,13 @@ import { type EmbeddedReference, startEmbeddedReference } from '../../reference/
 import type { HarnessRun } from '../../results/harness-run.ts';
 import type { LoadRun, ScenarioResult } from '../../results/load-run.ts';
 import { type Reporter, reporterEvents } from '../../results/reporter.ts';
+import { createRuleCatalog } from '../../results/rule.ts';
 import { parseThresholds, type Threshold } from '../../results/threshold.ts';
 import { ExitCode, harnessError, oneLine } from '../../shared/errors.ts';
 import { createRedactor, type Redactor } from '../../shared/redact.ts';
-import { makeReportDir } from '../../shared/report-files.ts';
+import { defaultReportDir, makeReportDir } from '../../shared/report-files.ts';
 import { loadTargetFileSync } from '../../target/load-target.ts';
 import { type Target, targetSecrets } from '../../target/target.ts';
-import { loadRuleCatalog } from '../conformance/rule-catalog.ts';
-import { defaultReportDir } from '../conformance/run-conformance.ts';
 import type { LoadSettings } from './load-settings.ts';
 import { kvLoadTarget } from './load-target.ts';
 import { runScenario } from './run-scenario.ts';
@@ -97,7 +96,6 @@ export async function runLoad(options: LoadOptions): Promise<LoadRun> {
   );
   const fileTarget = options.target === undefined ? undefined : loadTargetFileSync(options.target);
   const reportDir = resolve(options.reportDir ?? defaultReportDir(started));
-  const catalog = await loadRuleCatalog();
   await makeReportDir(reportDir, 'report folder (--report-dir)');
   const owned = fileTarget || options.reference ? undefined : await startEmbeddedReference([]);
   const reference = options.reference ?? owned;
@@ -169,7 +167,8 @@ export async function runLoad(options: LoadOptions): Promise<LoadRun> {
       problems,
       load: run,
     };
-    await events.onRunEnd(whole, { catalog, redact });
+    // A load-only run has no rule to show: no catalog to load (it imports every suite's rule file).
+    await events.onRunEnd(whole, { catalog: createRuleCatalog([]), redact });
   }
   return run;
 }

@@ -14,7 +14,6 @@ import type { DeliveryAccounting, ScenarioResult } from '../../results/load-run.
 import type { LoadProgress } from '../../results/reporter.ts';
 import { evaluateThresholds, type Threshold } from '../../results/threshold.ts';
 import { oneLine } from '../../shared/errors.ts';
-import { runClosed } from './closed-model.ts';
 import { type Fanout, openFanout } from './fanout.ts';
 import type { LoadSettings } from './load-settings.ts';
 import type { LoadTarget } from './load-target.ts';
@@ -202,6 +201,8 @@ export async function runScenario(run: ScenarioRun): Promise<ScenarioResult> {
       fanout = await openFanout(scenario.fanout, state, run.target, schedule.total, run.settings.timeoutMs);
     }
     if (run.settings.model === 'closed') {
+      // Loaded on use: autocannon is a fifth of the engine's start-up memory, and open runs never need it.
+      const { runClosed } = await import('./closed-model.ts');
       const recorder = await runClosed(
         scenario,
         state,

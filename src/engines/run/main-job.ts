@@ -9,11 +9,11 @@ import { combinedExitCode, type HarnessRun } from '../../results/harness-run.ts'
 import { type Reporter, reporterEvents } from '../../results/reporter.ts';
 import { parseThresholds } from '../../results/threshold.ts';
 import { createRedactor } from '../../shared/redact.ts';
-import { makeReportDir } from '../../shared/report-files.ts';
+import { defaultReportDir, makeReportDir } from '../../shared/report-files.ts';
 import { loadTargetFileSync } from '../../target/load-target.ts';
 import { targetSecrets } from '../../target/target.ts';
 import { loadRuleCatalog } from '../conformance/rule-catalog.ts';
-import { defaultReportDir, runConformance } from '../conformance/run-conformance.ts';
+import { runConformance } from '../conformance/run-conformance.ts';
 import type { LoadSettings } from '../load/load-settings.ts';
 import { runLoad } from '../load/run-load.ts';
 

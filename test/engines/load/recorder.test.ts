@@ -254,9 +254,12 @@ describe('Recorder + mergeParts', () => {
         )
         .sort((x, y) => x - y);
       if (ended.length === 0) continue;
-      near(point.p50, exactPercentile(ended, 50));
-      near(point.p99, exactPercentile(ended, 99));
-      near(point.max, ended.at(-1) ?? 0);
+      // Per-second histograms keep 2 significant digits: within 1 %.
+      const nearSecond = (value: number, expected: number) =>
+        expect(Math.abs(value - expected), `${value} vs ${expected}`).toBeLessThanOrEqual(expected * 0.01 + 0.002);
+      nearSecond(point.p50, exactPercentile(ended, 50));
+      nearSecond(point.p99, exactPercentile(ended, 99));
+      nearSecond(point.max, ended.at(-1) ?? 0);
     }
   });
 
@@ -293,7 +296,8 @@ describe('Recorder + mergeParts', () => {
       else recorder.failed({}, 'timeout', 'late', 1000, origin + 1200 + index);
     }
     expect(recorder.lastSecond(origin + 2500)).toMatchObject({ rate: 10 });
-    expect(recorder.lastSecond(origin + 2500).p99Ms).toBeCloseTo(1000, 0);
+    // A per-second histogram: 2 significant digits.
+    expect(Math.abs(recorder.lastSecond(origin + 2500).p99Ms - 1000)).toBeLessThanOrEqual(10);
     expect(recorder.lastSecond(origin + 3500)).toEqual({ rate: 0, p99Ms: 0 });
     expect(recorder.failures).toBe(2);
     recorder.destroy();
