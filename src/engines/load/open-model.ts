@@ -10,6 +10,7 @@ import type { Agent } from 'undici';
 import type { Scenario, ScenarioAnswer, ScenarioRequest, Tally } from '../../protocol/scenario.ts';
 import { seededRandom } from '../../protocol/scenario.ts';
 import { classifyError, looksLikeJson } from './error-class.ts';
+import { type ExchangeResult, exchange } from './exchange.ts';
 import type { LoadTarget } from './load-target.ts';
 import { Recorder } from './recorder.ts';
 import type { Schedule } from './schedule.ts';
@@ -41,39 +42,6 @@ export interface PartProgress {
   readonly dropped: number;
 }
 
-const decoder = new TextDecoder();
-
-/** Reads a body up to `max` bytes; past it the request fails as garbage. */
-async function readBody(
-  body: AsyncIterable<Uint8Array> & { destroy(): void; text(): Promise<string> },
-  declared: string | string[] | undefined,
-  max: number,
-): Promise<string | undefined> {
-  // A declared length within bounds is read in one go (undici's fast path); anything else chunk by chunk.
-  if (typeof declared === 'string' && Number(declared) <= max) return body.text();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    size += chunk.length;
-    if (size > max) {
-      body.destroy();
-      return undefined;
-    }
-    chunks.push(chunk);
-  }
-  return decoder.decode(chunks.length === 1 ? chunks[0] : concat(chunks, size));
-}
-
-function concat(chunks: readonly Uint8Array[], size: number): Uint8Array {
-  const all = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    all.set(chunk, offset);
-    offset += chunk.length;
-  }
-  return all;
-}
-
 export async function runOpenPart<State, Meta>(
   scenario: Scenario<State, Meta>,
   state: State,
@@ -88,7 +56,6 @@ export async function runOpenPart<State, Meta>(
   const random = seededRandom(options.seed + options.part.index * 7919);
   const iteration = { index: 0, random };
   const { schedule, part } = options;
-  const inFlight = new Set<Promise<void>>();
   const url = new URL(target.baseUrl);
   const basePath = url.pathname.replace(/\/+$/, '');
   let next = part.index;
@@ -110,59 +77,66 @@ export async function runOpenPart<State, Meta>(
     if (answer !== null) hooks.observer?.answered(n, performance.now(), answer.status < 300);
   };
 
+  let inFlight = 0;
+  let drainedNow: () => void = () => {};
+  const ended = (request: ScenarioRequest<Meta>, n: number, due: number, result: ExchangeResult) => {
+    inFlight--;
+    if (inFlight === 0) drainedNow();
+    if (closed) return;
+    const latency = result.end - due;
+    if (result.kind === 'error') {
+      const { kind, example } = classifyError(result.error);
+      recorder.failed(request.tags, kind, example, latency, result.end);
+      settle(request, n, null);
+      return;
+    }
+    if (result.kind === 'too-long' || (result.contentType.includes('json') && !looksLikeJson(result.body))) {
+      const example =
+        result.kind === 'too-long'
+          ? 'an answer longer than maxAnswerBytes'
+          : `status ${result.status}: a JSON answer that is not JSON`;
+      recorder.failed(request.tags, 'garbage', example, latency, result.end);
+      settle(request, n, null);
+      return;
+    }
+    if (result.status >= 200 && result.status < 300) {
+      recorder.completed(request.tags, request.commands, latency, result.end);
+    } else {
+      recorder.failed(
+        request.tags,
+        'status',
+        `status ${result.status}: ${result.body.slice(0, 120)}`,
+        latency,
+        result.end,
+      );
+    }
+    settle(request, n, { status: result.status, body: result.body });
+  };
+
   const send = (n: number, due: number) => {
     iteration.index = n;
     const request = scenario.request(state, iteration);
-    if (inFlight.size >= options.connections) {
+    if (inFlight >= options.connections) {
       recorder.dropped(request.tags, due);
       return;
     }
     recorder.sent(request.tags, due);
     hooks.observer?.sent(n, performance.now());
-    const headers = headersFor(request.contentType);
-    const task = (async () => {
-      try {
-        const res = await dispatcher.request({
-          origin: url.origin,
-          path: `${basePath}${request.path}`,
-          method: request.method,
-          headers,
-          ...(request.body !== undefined && { body: request.body }),
-          headersTimeout: options.timeoutMs,
-          bodyTimeout: options.timeoutMs,
-        });
-        const body = await readBody(res.body, res.headers['content-length'], target.maxAnswerBytes);
-        if (closed) return;
-        const end = performance.now();
-        const latency = end - due;
-        const type = String(res.headers['content-type'] ?? '');
-        if (body === undefined || (type.includes('json') && !looksLikeJson(body))) {
-          recorder.failed(
-            request.tags,
-            'garbage',
-            body === undefined
-              ? 'an answer longer than maxAnswerBytes'
-              : `status ${res.statusCode}: a JSON answer that is not JSON`,
-            latency,
-            end,
-          );
-          settle(request, n, null);
-          return;
-        }
-        if (res.statusCode >= 200 && res.statusCode < 300)
-          recorder.completed(request.tags, request.commands, latency, end);
-        else recorder.failed(request.tags, 'status', `status ${res.statusCode}: ${body.slice(0, 120)}`, latency, end);
-        settle(request, n, { status: res.statusCode, body });
-      } catch (error) {
-        if (closed) return;
-        const end = performance.now();
-        const { kind, example } = classifyError(error);
-        recorder.failed(request.tags, kind, example, end - due, end);
-        settle(request, n, null);
-      }
-    })();
-    inFlight.add(task);
-    void task.finally(() => inFlight.delete(task));
+    inFlight++;
+    exchange(
+      dispatcher,
+      {
+        origin: url.origin,
+        path: `${basePath}${request.path}`,
+        method: request.method,
+        headers: headersFor(request.contentType),
+        ...(request.body !== undefined && { body: request.body }),
+        headersTimeout: options.timeoutMs,
+        bodyTimeout: options.timeoutMs,
+      },
+      target.maxAnswerBytes,
+      (result) => ended(request, n, due, result),
+    );
   };
 
   const progressTimer = hooks.progress
@@ -193,7 +167,10 @@ export async function runOpenPart<State, Meta>(
 
   // In-flight requests may finish within the drain time; what is left is cut short, and counted.
   const drained = await Promise.race([
-    Promise.all([...inFlight]).then(() => true),
+    new Promise<boolean>((resolve) => {
+      drainedNow = () => resolve(true);
+      if (inFlight === 0) resolve(true);
+    }),
     // Interrupted, the user is waiting: a second at most.
     new Promise<boolean>((resolve) =>
       setTimeout(() => resolve(false), signal.aborted ? Math.min(1000, options.drainMs) : options.drainMs).unref(),
@@ -201,6 +178,6 @@ export async function runOpenPart<State, Meta>(
   ]);
   if (progressTimer) clearInterval(progressTimer);
   closed = true;
-  if (!drained) recorder.cutShort(inFlight.size, `still in flight ${options.drainMs} ms after the load ended`);
+  if (!drained) recorder.cutShort(inFlight, `still in flight ${options.drainMs} ms after the load ended`);
   return recorder;
 }

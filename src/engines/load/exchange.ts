@@ -1,0 +1,70 @@
+/**
+ * One request through undici's dispatch API, callbacks instead of promises and streams: the answer's
+ * end is timed inside the parser's own callback, before any promise or stream machinery, so when a
+ * thousand held answers arrive at once each is timed when it came, not when its turn in the event
+ * loop's queue came (measured: a promise-and-stream read timed the p90 request of a released stall
+ * about 40 ms late), and a request costs fewer allocations.
+ */
+import { performance } from 'node:perf_hooks';
+import type { Dispatcher } from 'undici';
+
+export type ExchangeResult =
+  | {
+      readonly kind: 'answer';
+      readonly status: number;
+      readonly contentType: string;
+      readonly body: string;
+      readonly end: number;
+    }
+  | { readonly kind: 'too-long'; readonly status: number; readonly end: number }
+  | { readonly kind: 'error'; readonly error: Error; readonly end: number };
+
+const decoder = new TextDecoder();
+
+export function exchange(
+  dispatcher: Dispatcher,
+  options: Dispatcher.DispatchOptions,
+  maxAnswerBytes: number,
+  done: (result: ExchangeResult) => void,
+): void {
+  let status = 0;
+  let contentType = '';
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let tooLong = false;
+  let finished = false;
+  const finish = (result: ExchangeResult) => {
+    if (finished) return;
+    finished = true;
+    done(result);
+  };
+  dispatcher.dispatch(options, {
+    // undici checks that a handler has every step, even one it does nothing in.
+    onRequestStart() {},
+    onResponseStart(_controller, statusCode, headers) {
+      status = statusCode;
+      const type = headers['content-type'];
+      contentType = Array.isArray(type) ? (type[0] ?? '') : (type ?? '');
+    },
+    onResponseData(controller, chunk) {
+      if (tooLong) return;
+      size += chunk.length;
+      if (size > maxAnswerBytes) {
+        tooLong = true;
+        chunks.length = 0;
+        finish({ kind: 'too-long', status, end: performance.now() });
+        controller.abort(new Error('an answer longer than maxAnswerBytes'));
+        return;
+      }
+      chunks.push(chunk);
+    },
+    onResponseEnd() {
+      const end = performance.now();
+      const body = chunks.length === 1 ? decoder.decode(chunks[0]) : decoder.decode(Buffer.concat(chunks, size));
+      finish({ kind: 'answer', status, contentType, body, end });
+    },
+    onResponseError(_controller, error) {
+      finish({ kind: 'error', error, end: performance.now() });
+    },
+  });
+}
