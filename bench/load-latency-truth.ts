@@ -11,6 +11,7 @@
  *   node bench/load-latency-truth.ts [--seconds 12] [--rate 1000] [--baseline-seconds 3]
  *     [--connections 2000 (node engine: most in flight)] [--ac-connections 1000]
  *     [--start-at-ms 0 (where in a window the engine's run starts; the truth follows the phase)]
+ *     [--workers 1 (threads of the node engine's open model)]
  *
  * Loopback only; about 2 × seconds + 15 s; hard stop at 4 × seconds + 60 s.
  */
@@ -46,6 +47,7 @@ const { values } = parseArgs({
     'window-ms': { type: 'string', default: '4000' },
     'stall-ms': { type: 'string', default: '1000' },
     'start-at-ms': { type: 'string', default: '0' },
+    workers: { type: 'string', default: '1' },
   },
 });
 const seconds = positive(values.seconds, 'seconds');
@@ -220,7 +222,7 @@ async function nodeRun(dir: string, url: string, durationS: number): Promise<Sce
       rate: String(rate),
       duration: `${durationS}s`,
       connections: values.connections,
-      workers: '1',
+      workers: values.workers,
     }),
     reportDir: dir,
     reporters: [],
