@@ -37,8 +37,8 @@ interface ScenarioEntry {
   readonly model: string;
   readonly engine: string;
   readonly problem: string | null;
-  readonly settings: { connections: number; rate: number | null; batch: number[] | null };
-  readonly requests: { sent: number; completed: number; failed: number };
+  readonly settings: { connections: number; workers: number; rate: number | null; batch: number[] | null };
+  readonly requests: { sent: number; completed: number; failed: number; dropped: number };
   readonly tags: readonly { tags: Record<string, string>; requests: { sent: number } }[];
   readonly thresholds: readonly { expression: string; source: string; ok: boolean; value: number | null }[];
 }
@@ -222,5 +222,27 @@ describe('load on the embedded reference', () => {
     expect(scenario.problem).toBeNull();
     expect(scenario.requests.completed).toBeGreaterThan(0);
     expect(scenario.requests.sent).toBe(scenario.requests.completed + scenario.requests.failed);
+  });
+
+  test('--workers 2 splits one schedule exactly: every arrival sent once, none dropped; plain progress lines off a terminal', async () => {
+    const { run, scenario } = await load('workers', ['command', '--workers', '2', '--rate', '40', '--duration', '6s']);
+    expect(run.exitCode, run.stderr + run.stdout).toBe(0);
+    expect(scenario.settings.workers).toBe(2);
+    // 40/s for 6 s: 240 arrivals, each sent by exactly one of the two threads.
+    expect(scenario.requests.sent).toBe(240);
+    expect(scenario.requests.dropped).toBe(0);
+    // Not a terminal: a plain line every 5 s (elapsed, rate, p99, errors, drops), no rewritten line.
+    expect(run.stderr).toMatch(/command: 5\/6 s · \d+ req\/s · p99 [\d.]+ ms · errors 0 · dropped 0\n/);
+    expect(run.stderr).not.toContain('\r');
+  });
+
+  test('the same --seed sends the same requests', async () => {
+    const mix = async (name: string) => {
+      const { scenario } = await load(name, ['command', '--seed', '7', '--rate', '100', '--duration', '1s']);
+      return Object.fromEntries(scenario.tags.map((tag) => [tag.tags.op ?? '', tag.requests.sent]));
+    };
+    const first = await mix('seed-1');
+    expect(Object.keys(first).sort()).toEqual(['GET', 'SET']);
+    expect(await mix('seed-2')).toEqual(first);
   });
 });
