@@ -207,7 +207,7 @@ describe('conformance against the reference service', () => {
       reportDir,
     });
     expect(run.exitCode, run.stderr + run.stdout).toBe(0);
-    expect((await readdir(reportDir)).sort()).toEqual(['junit.xml', 'report.json', 'summary.md']);
+    expect((await readdir(reportDir)).sort()).toEqual(['index.html', 'junit.xml', 'report.json', 'summary.md']);
     expect(validateReport(run.report), JSON.stringify(validateReport.errors)).toBe(true);
     expect(run.stdout).toContain('gate: passed (exit code 0)');
     expect(run.stdout).toContain(`reports: ${reportDir}`);

@@ -73,7 +73,9 @@ describe('parseArgv', () => {
   });
 
   test('unknown commands, unknown flags, missing values and positionals are one usage line', () => {
-    expect(usageError(() => parseArgv(['nope']))).toBe('unknown command "nope" (commands: serve, conformance, rules)');
+    expect(usageError(() => parseArgv(['nope']))).toBe(
+      'unknown command "nope" (commands: serve, conformance, load, run, rules)',
+    );
     for (const argv of [
       ['conformance', '--bogus'],
       ['conformance', '--target'],
