@@ -8,7 +8,7 @@
  * --expose-gc: at each mark it also notes the heap and RSS right after a full collection (live memory).
  *
  *   node bench/load-memory.ts [--requests 1000000] [--model closed|open] [--connections 10] [--rate 4000]
- *     [--max-seconds 240] [--sample-seconds 2]
+ *     [--max-seconds 240] [--sample-seconds 2] [--open-connections 1000 (open model: most in flight)]
  *
  * The default (1 M) takes about 3 min here (the closed model does ~5,500 req/s on 2 shared cores);
  * 10 M (`--requests 10000000 --max-seconds 2400`) about 30 min: the script prints its estimate for
@@ -38,6 +38,7 @@ const { values } = parseArgs({
     requests: { type: 'string', default: '1000000' },
     model: { type: 'string', default: 'closed' },
     connections: { type: 'string', default: '10' },
+    'open-connections': { type: 'string', default: '1000' },
     rate: { type: 'string', default: '4000' },
     'max-seconds': { type: 'string', default: '240' },
     'sample-seconds': { type: 'string', default: '2' },
@@ -69,6 +70,9 @@ async function main(): Promise<void> {
             values.rate,
             '--workers',
             '1',
+            // The most in flight (and sockets): the engine's default 1,000 unless --open-connections says.
+            '--connections',
+            values['open-connections'],
             '--seconds',
             String(Math.min(maxSeconds, requests / positive(values.rate, 'rate'))),
           ];

@@ -5,6 +5,7 @@
  * parts are merged by decode and add. No list of samples anywhere.
  */
 import {
+  decodeHistogram,
   encodeHistogram,
   type Histogram,
   mergeEncoded,
@@ -40,8 +41,13 @@ interface TagEntry {
 
 interface SecondEntry {
   readonly counts: Counts;
-  readonly histogram: Histogram;
+  /** Live while the second may still get records; encoded (and its array freed) once it is well past. */
+  histogram: Histogram | undefined;
+  encoded?: string;
 }
+
+/** Seconds this far behind the newest one are closed: their histograms encoded, their arrays freed. */
+const openSeconds = 3;
 
 /** A part as plain data: what a worker posts, what parts merge from. */
 export interface RecorderPart {
@@ -75,6 +81,7 @@ export class Recorder {
   /** Scenarios reuse their tag objects: found by identity first, the sorted key only on a miss. */
   readonly #tagsByObject = new WeakMap<object, TagEntry>();
   readonly #seconds = new Map<number, SecondEntry>();
+  #newestSecond = -1;
   readonly #checks = new Map<string, { passes: number; fails: number }>();
   readonly #errors = new Map<ErrorClass, { count: number; example: string }>();
   readonly #tallies = new Map<string, number>();
@@ -105,7 +112,36 @@ export class Recorder {
       entry = { counts: zero(), histogram: newSecondHistogram() };
       this.#seconds.set(second, entry);
     }
+    if (second > this.#newestSecond) {
+      this.#newestSecond = second;
+      this.#closeSeconds();
+    }
     return entry;
+  }
+
+  /**
+   * A run keeps one histogram per second; kept live, a long run's memory would grow with its length
+   * (13 KB a second). Seconds well past are encoded (a few hundred bytes) and their arrays freed.
+   */
+  #closeSeconds(): void {
+    for (const [second, entry] of this.#seconds) {
+      if (second > this.#newestSecond - openSeconds) continue;
+      if (entry.histogram) {
+        entry.encoded = encodeHistogram(entry.histogram);
+        entry.histogram.destroy();
+        entry.histogram = undefined;
+      }
+    }
+  }
+
+  /** A second's histogram to record into: a closed one is reopened (a late record: rare). */
+  #secondHistogram(entry: SecondEntry): Histogram {
+    if (!entry.histogram) {
+      entry.histogram =
+        entry.encoded === undefined ? newSecondHistogram() : decodeHistogram(entry.encoded, newSecondHistogram);
+      entry.encoded = undefined;
+    }
+    return entry.histogram;
   }
 
   sent(tags: Readonly<Record<string, string>>, at: number): void {
@@ -142,7 +178,7 @@ export class Recorder {
     recordMs(tag.histogram, latencyMs);
     const second = this.#second(at);
     second.counts.completed++;
-    recordMs(second.histogram, latencyMs);
+    recordMs(this.#secondHistogram(second), latencyMs);
   }
 
   /** A failed request (no answer, or a status the scenario does not expect); its latency is kept too. */
@@ -160,7 +196,7 @@ export class Recorder {
     const second = this.#second(at);
     second.counts.failed++;
     recordMs(this.#histogram, latencyMs);
-    recordMs(second.histogram, latencyMs);
+    recordMs(this.#secondHistogram(second), latencyMs);
     this.error(kind, example);
   }
 
@@ -197,7 +233,7 @@ export class Recorder {
   lastSecond(now: number): { rate: number; p99Ms: number } {
     const second = Math.floor((now - this.#origin) / 1000) - 1;
     const entry = this.#seconds.get(second);
-    if (!entry) return { rate: 0, p99Ms: 0 };
+    if (!entry?.histogram) return { rate: entry ? entry.counts.completed + entry.counts.failed : 0, p99Ms: 0 };
     // One percentile of a small histogram: this runs on the sending thread once a second.
     const p99Ms = entry.histogram.totalCount === 0 ? 0 : Math.round(entry.histogram.getValueAtPercentile(99)) / 1000;
     return { rate: entry.counts.completed + entry.counts.failed, p99Ms };
@@ -225,7 +261,9 @@ export class Recorder {
       seconds: [...this.#seconds.entries()].map(([second, entry]) => ({
         second,
         counts: { ...entry.counts },
-        histogram: encodeHistogram(entry.histogram),
+        histogram: entry.histogram
+          ? encodeHistogram(entry.histogram)
+          : (entry.encoded ?? encodeHistogram(newSecondHistogram())),
       })),
       checks: [...this.#checks.entries()].map(([name, entry]) => ({ name, ...entry })),
       errors: [...this.#errors.entries()].map(([kind, entry]) => ({ kind, ...entry })),
@@ -237,7 +275,7 @@ export class Recorder {
   destroy(): void {
     this.#histogram.destroy();
     for (const entry of this.#tags.values()) entry.histogram.destroy();
-    for (const entry of this.#seconds.values()) entry.histogram.destroy();
+    for (const entry of this.#seconds.values()) entry.histogram?.destroy();
   }
 }
 

@@ -22,7 +22,11 @@ import { type PartProgress, runOpenPart } from './open-model.ts';
 import { mergeParts, type RecorderPart } from './recorder.ts';
 import { constantSchedule, rampSchedule, type Schedule } from './schedule.ts';
 
-/** Above this many requests per second a thread of its own per share (measured: one thread holds ~4k/s with checks). */
+/**
+ * Above this many requests per second, a thread of its own per share. Measured here (bench/load-memory.ts,
+ * open model, one thread): 5,000 req/s of a trivial scenario held with drops below 0.1 %; the kv
+ * scenarios build and check more per request, so a thread takes 3,000.
+ */
 const ratePerWorker = 3000;
 /** The open model's default cap on requests in flight: past it, arrivals are dropped. */
 const defaultOpenConnections = 1000;

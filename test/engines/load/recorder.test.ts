@@ -302,4 +302,31 @@ describe('Recorder + mergeParts', () => {
     expect(recorder.failures).toBe(2);
     recorder.destroy();
   });
+
+  test('seconds well past are closed (encoded) and a late record reopens one: the series is unchanged', () => {
+    const recorder = new Recorder(origin);
+    // Ten seconds of answers, 5 ms in second s's first half and 50 ms in its second half.
+    for (let second = 0; second < 10; second++) {
+      for (let index = 0; index < 100; index++) {
+        const at = origin + second * 1000 + index * 10;
+        recorder.sent({}, at);
+        recorder.completed({}, 1, index < 50 ? 5 : 50, at);
+      }
+    }
+    // A late answer in second 1, long closed by now.
+    recorder.sent({}, origin + 1500);
+    recorder.completed({}, 1, 900, origin + 1500);
+    const merged = mergeParts([partOf(recorder)]);
+    recorder.destroy();
+    expect(merged.series).toHaveLength(10);
+    for (const point of merged.series) {
+      expect(point.completed, `second ${point.second}`).toBe(point.second === 1 ? 101 : 100);
+      // Second 1 has 101 answers, so its median is the 51st: 50 ms.
+      const median = point.second === 1 ? 50 : 5;
+      expect(Math.abs(point.p50 - median), `second ${point.second}`).toBeLessThanOrEqual(median * 0.01);
+      expect(Math.abs(point.max - (point.second === 1 ? 900 : 50)), `second ${point.second}`).toBeLessThanOrEqual(
+        point.second === 1 ? 9 : 0.5,
+      );
+    }
+  });
 });
