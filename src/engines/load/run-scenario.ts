@@ -3,154 +3,20 @@
  * closed), the fan-out subscribers when it has some, finish (verify and clean up), then the result
  * with its thresholds. Whatever happens, what was measured becomes the result, and finish runs.
  */
-import { randomBytes } from 'node:crypto';
-import { cpus } from 'node:os';
 import { performance } from 'node:perf_hooks';
-import { Worker } from 'node:worker_threads';
-import { dispatcherFor, httpRequest, loadDispatcher } from '../../http/http-client.ts';
-import type { Scenario, ScenarioContext, ScenarioOptions } from '../../protocol/scenario.ts';
+import { loadDispatcher } from '../../http/http-client.ts';
+import type { Scenario } from '../../protocol/scenario.ts';
 import { decodeHistogram, summarize } from '../../results/histogram.ts';
 import type { DeliveryAccounting, ScenarioResult } from '../../results/load-run.ts';
-import type { LoadProgress } from '../../results/reporter.ts';
 import { evaluateThresholds, type Threshold } from '../../results/threshold.ts';
 import { oneLine } from '../../shared/errors.ts';
 import { type Fanout, openFanout } from './fanout.ts';
-import type { LoadSettings } from './load-settings.ts';
-import type { LoadTarget } from './load-target.ts';
-import type { WorkerCommand, WorkerInput, WorkerMessage } from './load-worker.ts';
 import { type PartProgress, runOpenPart } from './open-model.ts';
 import { mergeParts, type RecorderPart } from './recorder.ts';
-import { constantSchedule, rampSchedule, type Schedule } from './schedule.ts';
+import { contextFor, type ScenarioRun, scenarioOptions, scheduleOf } from './scenario-plan.ts';
+import { runWorkers } from './worker-pool.ts';
 
-/**
- * Above this many requests per second, a thread of its own per share. Measured here (bench/load-memory.ts,
- * open model, one thread): 5,000 req/s of a trivial scenario held with drops below 0.1 %; the kv
- * scenarios build and check more per request, so a thread takes 3,000.
- */
-const ratePerWorker = 3000;
-/** The open model's default cap on requests in flight: past it, arrivals are dropped. */
-const defaultOpenConnections = 1000;
-const defaultClosedConnections = 10;
-
-export interface ScenarioRun {
-  readonly scenario: Scenario;
-  readonly file: string;
-  readonly settings: LoadSettings;
-  readonly thresholds: readonly Threshold[];
-  readonly target: LoadTarget;
-  readonly runId: string;
-  readonly signal: AbortSignal;
-  readonly progress: (progress: LoadProgress) => void;
-  /** The main job's short runs: the scenario's default duration capped to this. */
-  readonly maxDurationS?: number;
-}
-
-export function scenarioOptions(run: ScenarioRun): ScenarioOptions & { workers: number } {
-  const { scenario, settings } = run;
-  const defaults = scenario.defaults;
-  const durationS = settings.ramp
-    ? settings.ramp.stages.reduce((sum, stage) => sum + stage.durationS, 0)
-    : (settings.durationS ?? Math.min(defaults.durationS, run.maxDurationS ?? Number.POSITIVE_INFINITY));
-  const rate = settings.ramp
-    ? Math.max(...settings.ramp.stages.map((stage) => stage.rate))
-    : (settings.rate ?? defaults.rate);
-  const connections =
-    settings.connections ?? (settings.model === 'open' ? defaultOpenConnections : defaultClosedConnections);
-  // Fan-out accounting needs every publish on the thread that holds the subscribers.
-  const workers =
-    scenario.fanout || settings.model === 'closed'
-      ? 1
-      : (settings.workers ?? Math.min(cpus().length, Math.max(1, Math.ceil(rate / ratePerWorker))));
-  return {
-    durationS,
-    rate,
-    connections,
-    batch: settings.batch ?? defaults.batch,
-    valueSize: settings.valueSize ?? defaults.valueSize,
-    seed: settings.seed,
-    workers,
-  };
-}
-
-function contextFor(run: ScenarioRun, options: ScenarioOptions, problems: string[]): ScenarioContext {
-  return {
-    problem: (line) => problems.push(line),
-    prefix: `svc-load:${run.runId}:${run.scenario.name}:${randomBytes(3).toString('hex')}`,
-    options,
-    async send(request) {
-      const res = await httpRequest({
-        url: `${run.target.baseUrl}${request.path}`,
-        method: request.method,
-        headers: { ...run.target.headers, ...(request.body !== undefined && { 'content-type': 'application/json' }) },
-        ...(request.body !== undefined && { body: request.body }),
-        timeoutMs: run.settings.timeoutMs,
-        maxAnswerBytes: run.target.maxAnswerBytes,
-        dispatcher: dispatcherFor(run.target.tls),
-      });
-      return { status: res.status, body: res.body.toString('utf8') };
-    },
-  };
-}
-
-function scheduleOf(run: ScenarioRun, options: ScenarioOptions): Schedule {
-  return run.settings.ramp ? rampSchedule(run.settings.ramp.stages) : constantSchedule(options.rate, options.durationS);
-}
-
-async function runWorkers(
-  run: ScenarioRun,
-  options: ScenarioOptions & { workers: number },
-  state: unknown,
-  onProgress: (part: number, progress: PartProgress) => void,
-): Promise<RecorderPart[]> {
-  const workers = Array.from({ length: options.workers }, (_, index) => {
-    const input: WorkerInput = {
-      scenarioFile: run.file,
-      state,
-      target: run.target,
-      schedule: {
-        rate: options.rate,
-        durationS: options.durationS,
-        ...(run.settings.ramp && { ramp: run.settings.ramp.stages }),
-      },
-      connections: Math.max(1, Math.ceil(options.connections / options.workers)),
-      timeoutMs: run.settings.timeoutMs,
-      drainMs: run.settings.timeoutMs,
-      seed: options.seed,
-      part: { index, count: options.workers },
-    };
-    return new Worker(new URL('./load-worker.ts', import.meta.url), { workerData: input });
-  });
-  const stop = () => {
-    for (const worker of workers) worker.postMessage({ type: 'stop' } satisfies WorkerCommand);
-  };
-  let ready = 0;
-  // Every worker has loaded its modules: one origin for all, a moment ahead so none starts late.
-  const onReady = () => {
-    ready++;
-    if (ready < workers.length) return;
-    const originEpochMs = performance.timeOrigin + performance.now() + 20;
-    for (const worker of workers) worker.postMessage({ type: 'start', originEpochMs } satisfies WorkerCommand);
-  };
-  run.signal.addEventListener('abort', stop, { once: true });
-  try {
-    return await Promise.all(
-      workers.map((worker, index) =>
-        new Promise<RecorderPart>((resolve, reject) => {
-          worker.on('message', (message: WorkerMessage) => {
-            if (message.type === 'ready') onReady();
-            else if (message.type === 'progress') onProgress(index, message);
-            else if (message.type === 'done') resolve(message.part);
-            else reject(new Error(`worker ${index + 1}: ${message.message}`));
-          });
-          worker.on('error', reject);
-          worker.on('exit', (code) => reject(new Error(`worker ${index + 1} exited with code ${code}`)));
-        }).finally(() => void worker.terminate()),
-      ),
-    );
-  } finally {
-    run.signal.removeEventListener('abort', stop);
-  }
-}
+export type { ScenarioRun };
 
 export async function runScenario(run: ScenarioRun): Promise<ScenarioResult> {
   const { scenario } = run;

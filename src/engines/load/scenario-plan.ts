@@ -1,0 +1,88 @@
+/**
+ * How one scenario runs: its settings after defaults and the command line (rate, duration,
+ * connections, threads), the context its setup and finish talk to the target through, and its
+ * arrival schedule.
+ */
+import { randomBytes } from 'node:crypto';
+import { cpus } from 'node:os';
+import { dispatcherFor, httpRequest } from '../../http/http-client.ts';
+import type { Scenario, ScenarioContext, ScenarioOptions } from '../../protocol/scenario.ts';
+import type { LoadProgress } from '../../results/reporter.ts';
+import type { Threshold } from '../../results/threshold.ts';
+import type { LoadSettings } from './load-settings.ts';
+import type { LoadTarget } from './load-target.ts';
+import { constantSchedule, rampSchedule, type Schedule } from './schedule.ts';
+
+/**
+ * Above this many requests per second, a thread of its own per share. Measured here (bench/load-memory.ts,
+ * open model, one thread): 5,000 req/s of a trivial scenario held with drops below 0.1 %; the kv
+ * scenarios build and check more per request, so a thread takes 3,000.
+ */
+const ratePerWorker = 3000;
+/** The open model's default cap on requests in flight: past it, arrivals are dropped. */
+const defaultOpenConnections = 1000;
+const defaultClosedConnections = 10;
+
+export interface ScenarioRun {
+  readonly scenario: Scenario;
+  readonly file: string;
+  readonly settings: LoadSettings;
+  readonly thresholds: readonly Threshold[];
+  readonly target: LoadTarget;
+  readonly runId: string;
+  readonly signal: AbortSignal;
+  readonly progress: (progress: LoadProgress) => void;
+  /** The main job's short runs: the scenario's default duration capped to this. */
+  readonly maxDurationS?: number;
+}
+
+export function scenarioOptions(run: ScenarioRun): ScenarioOptions & { workers: number } {
+  const { scenario, settings } = run;
+  const defaults = scenario.defaults;
+  const durationS = settings.ramp
+    ? settings.ramp.stages.reduce((sum, stage) => sum + stage.durationS, 0)
+    : (settings.durationS ?? Math.min(defaults.durationS, run.maxDurationS ?? Number.POSITIVE_INFINITY));
+  const rate = settings.ramp
+    ? Math.max(...settings.ramp.stages.map((stage) => stage.rate))
+    : (settings.rate ?? defaults.rate);
+  const connections =
+    settings.connections ?? (settings.model === 'open' ? defaultOpenConnections : defaultClosedConnections);
+  // Fan-out accounting needs every publish on the thread that holds the subscribers.
+  const workers =
+    scenario.fanout || settings.model === 'closed'
+      ? 1
+      : (settings.workers ?? Math.min(cpus().length, Math.max(1, Math.ceil(rate / ratePerWorker))));
+  return {
+    durationS,
+    rate,
+    connections,
+    batch: settings.batch ?? defaults.batch,
+    valueSize: settings.valueSize ?? defaults.valueSize,
+    seed: settings.seed,
+    workers,
+  };
+}
+
+export function contextFor(run: ScenarioRun, options: ScenarioOptions, problems: string[]): ScenarioContext {
+  return {
+    problem: (line) => problems.push(line),
+    prefix: `svc-load:${run.runId}:${run.scenario.name}:${randomBytes(3).toString('hex')}`,
+    options,
+    async send(request) {
+      const res = await httpRequest({
+        url: `${run.target.baseUrl}${request.path}`,
+        method: request.method,
+        headers: { ...run.target.headers, ...(request.body !== undefined && { 'content-type': 'application/json' }) },
+        ...(request.body !== undefined && { body: request.body }),
+        timeoutMs: run.settings.timeoutMs,
+        maxAnswerBytes: run.target.maxAnswerBytes,
+        dispatcher: dispatcherFor(run.target.tls),
+      });
+      return { status: res.status, body: res.body.toString('utf8') };
+    },
+  };
+}
+
+export function scheduleOf(run: ScenarioRun, options: ScenarioOptions): Schedule {
+  return run.settings.ramp ? rampSchedule(run.settings.ramp.stages) : constantSchedule(options.rate, options.durationS);
+}
