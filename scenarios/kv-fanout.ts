@@ -9,6 +9,9 @@ import { defineScenario, isResultObject, parseJson } from '../src/protocol/scena
 
 const subscribers = 8;
 
+/** Publishes carry no tags; one object, reused. */
+const noTags = {};
+
 interface State {
   readonly channel: string;
 }
@@ -32,7 +35,7 @@ export default defineScenario<State, undefined>({
     return {
       method: 'POST',
       path: publishPath(state.channel, String(iteration.index)),
-      tags: {},
+      tags: noTags,
       commands: 1,
       meta: undefined,
     };

@@ -12,6 +12,9 @@ import { defineScenario, parseJson } from '../../src/protocol/scenario.ts';
  */
 export const pingCounter = { answered: 0, firstAt: 0, lastAt: 0 };
 
+/** One tag object, reused, as the kv scenarios do. */
+const noTags = {};
+
 export default defineScenario<null, undefined>({
   name: 'ping',
   title: 'GET /ping, status checked',
@@ -26,7 +29,7 @@ export default defineScenario<null, undefined>({
     return null;
   },
   request() {
-    return { method: 'GET', path: '/ping', tags: {}, commands: 1, meta: undefined };
+    return { method: 'GET', path: '/ping', tags: noTags, commands: 1, meta: undefined };
   },
   check(_state, _request, answer) {
     const now = Date.now();

@@ -78,8 +78,13 @@ export class Recorder {
   #commands = 0;
   readonly #histogram = newHistogram();
   readonly #tags = new Map<string, TagEntry>();
-  /** Scenarios reuse their tag objects: found by identity first, the sorted key only on a miss. */
-  readonly #tagsByObject = new WeakMap<object, TagEntry>();
+  /**
+   * Tag objects seen lately and their entries: scenarios reuse their tag objects, so most lookups end
+   * here without building the sorted key. Bounded and cleared when full, not a WeakMap: a scenario
+   * that makes a new object per request (a plain `{}`) churned an entry per request through a
+   * WeakMap, and its table's growth showed as resident memory in long runs.
+   */
+  readonly #byObject = new Map<object, TagEntry>();
   readonly #seconds = new Map<number, SecondEntry>();
   #newestSecond = -1;
   readonly #checks = new Map<string, { passes: number; fails: number }>();
@@ -92,7 +97,7 @@ export class Recorder {
   }
 
   #tag(tags: Readonly<Record<string, string>>): TagEntry {
-    const known = this.#tagsByObject.get(tags);
+    const known = this.#byObject.get(tags);
     if (known) return known;
     const key = tagKey(tags);
     let entry = this.#tags.get(key);
@@ -100,7 +105,8 @@ export class Recorder {
       entry = { tags, counts: zero(), commands: 0, histogram: newHistogram() };
       this.#tags.set(key, entry);
     }
-    this.#tagsByObject.set(tags, entry);
+    if (this.#byObject.size >= 64) this.#byObject.clear();
+    this.#byObject.set(tags, entry);
     return entry;
   }
 
