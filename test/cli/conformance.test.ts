@@ -16,7 +16,8 @@ import {
   startStallingServer,
 } from '../engines/conformance/fixtures/bad-servers.ts';
 import { type FixtureServer, startFixtureServer } from '../engines/conformance/fixtures/fixture-server.ts';
-import { type CliRun, runCli } from '../support/run-cli.ts';
+import { expectOneLine } from '../support/cli-expect.ts';
+import { runCli } from '../support/run-cli.ts';
 
 const validateReport = new Ajv({ allErrors: true }).compile(schema);
 
@@ -30,15 +31,6 @@ async function targetFile(name: string, content: unknown): Promise<string> {
   const path = join(dir, name);
   await writeFile(path, typeof content === 'string' ? content : JSON.stringify(content));
   return path;
-}
-
-/** Bad input ends with one line on stderr, exit code 2, no stack trace, quickly. */
-function expectOneLine(run: CliRun, pattern: RegExp) {
-  const lines = run.stderr.split('\n').filter((line) => line.length > 0);
-  expect(lines, run.stderr).toHaveLength(1);
-  expect(lines[0]).toMatch(pattern);
-  expect(run.stderr + run.stdout).not.toMatch(/\n\s+at /);
-  expect(run.exitCode).toBe(2);
 }
 
 describe('conformance: bad input gives one line and exit code 2', () => {

@@ -13,7 +13,8 @@ import { Ajv } from 'ajv';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import schema from '../../schemas/report.schema.json' with { type: 'json' };
 import { escapeXml } from '../../src/reporters/junit-xml.ts';
-import { type CliRun, runCli } from '../support/run-cli.ts';
+import { expectOneLine } from '../support/cli-expect.ts';
+import { runCli } from '../support/run-cli.ts';
 
 const validateReport = new Ajv({ allErrors: true }).compile(schema);
 
@@ -22,15 +23,6 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'svc-cli-load-'));
 });
 afterAll(() => rm(dir, { recursive: true, force: true }));
-
-/** Bad input ends with one line on stderr, exit code 2, no stack trace. */
-function expectOneLine(run: CliRun, pattern: RegExp) {
-  const lines = run.stderr.split('\n').filter((line) => line.length > 0);
-  expect(lines, run.stderr).toHaveLength(1);
-  expect(lines[0]).toMatch(pattern);
-  expect(run.stderr + run.stdout).not.toMatch(/\n\s+at /);
-  expect(run.exitCode).toBe(2);
-}
 
 interface ScenarioEntry {
   readonly name: string;

@@ -1,14 +1,8 @@
-/**
- * Interrupts on a real child process running conformance on the embedded reference: SIGINT and SIGTERM
- * end the run with a report marked aborted by that signal, the documented exit code, and the
- * redis-server the reference started stopped; a second signal exits at once (130), still leaving no
- * redis-server behind.
- */
-import { execFileSync } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { alive, redisChildren, waitFor } from '../support/processes.ts';
 import { startCli } from '../support/run-cli.ts';
 
 let dir: string;
@@ -16,38 +10,6 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'svc-interrupts-'));
 });
 afterAll(() => rm(dir, { recursive: true, force: true }));
-
-/** The redis-server processes whose parent is `pid`. */
-function redisChildren(pid: number): number[] {
-  try {
-    const out = execFileSync('ps', ['-o', 'pid=,args=', '--ppid', String(pid)], { encoding: 'utf8' });
-    return out
-      .split('\n')
-      .filter((line) => line.includes('redis-server'))
-      .map((line) => Number(line.trim().split(/\s+/)[0]));
-  } catch {
-    return [];
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    const state = execFileSync('ps', ['-o', 'stat=', '-p', String(pid)], { encoding: 'utf8' }).trim();
-    return state !== '' && !state.startsWith('Z');
-  } catch {
-    return false;
-  }
-}
-
-async function waitFor(condition: () => boolean, timeoutMs: number): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) return false;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  return true;
-}
 
 describe('interrupting a conformance run on the embedded reference', () => {
   test.each(['SIGINT', 'SIGTERM'] as const)(

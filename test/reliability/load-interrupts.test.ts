@@ -1,17 +1,10 @@
-/**
- * Interrupts on real child processes running load and the main job on the embedded reference: a
- * SIGTERM during `svc-harness load` keeps what was measured (the scenario's counts) in a report
- * marked aborted by it, exits 2 and stops the redis-server; a SIGINT during the conformance part of
- * `svc-harness run` writes an aborted report too. The leftovers check of the test run also fails on
- * a redis-server left behind.
- */
-import { execFileSync } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Ajv } from 'ajv';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import schema from '../../schemas/report.schema.json' with { type: 'json' };
+import { alive, redisChildren, waitFor } from '../support/processes.ts';
 import { startCli } from '../support/run-cli.ts';
 
 const validateReport = new Ajv({ allErrors: true }).compile(schema);
@@ -21,38 +14,6 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'svc-load-interrupts-'));
 });
 afterAll(() => rm(dir, { recursive: true, force: true }));
-
-/** The redis-server processes whose parent is `pid`. */
-function redisChildren(pid: number): number[] {
-  try {
-    const out = execFileSync('ps', ['-o', 'pid=,args=', '--ppid', String(pid)], { encoding: 'utf8' });
-    return out
-      .split('\n')
-      .filter((line) => line.includes('redis-server'))
-      .map((line) => Number(line.trim().split(/\s+/)[0]));
-  } catch {
-    return [];
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    const state = execFileSync('ps', ['-o', 'stat=', '-p', String(pid)], { encoding: 'utf8' }).trim();
-    return state !== '' && !state.startsWith('Z');
-  } catch {
-    return false;
-  }
-}
-
-async function waitFor(condition: () => boolean, timeoutMs: number): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) return false;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  return true;
-}
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

@@ -3,6 +3,8 @@
  * contended transaction, a fan-out) with real HDR histograms recorded from a seeded pseudo-random
  * sequence, so every run of the tests sees the same numbers, and one threshold that fails.
  */
+
+import { seededRandom } from '../../src/protocol/scenario.ts';
 import { combinedExitCode, type HarnessRun } from '../../src/results/harness-run.ts';
 import { encodeHistogram, type Histogram, newHistogram, recordMs, summarize } from '../../src/results/histogram.ts';
 import type {
@@ -17,18 +19,6 @@ import { sampleRun } from './sample-run.ts';
 
 /** A secret that must never reach a report: it stands in a run problem and in an error example. */
 export const sampleSecret = 'some-secret';
-
-/** mulberry32: tiny, seeded, good enough for test data. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Log-normal around `medianMs`, with a rare tail ten times slower (a GC pause, a retransmit). */
 function latency(next: () => number, medianMs: number, spread = 0.35): number {
@@ -157,7 +147,7 @@ function scenario(parts: ScenarioParts, simulated: Simulated): ScenarioResult {
 const settings = { durationS: seconds, workers: 2, seed: 7 };
 
 function commandScenario(): ScenarioResult {
-  const next = random(1);
+  const next = seededRandom(1);
   const simulated = simulate(500, 3, next, () => {
     const get = next() < 0.7;
     const failed = next() < 0.001 ? ('timeout' as const) : undefined;
@@ -206,7 +196,7 @@ function commandScenario(): ScenarioResult {
 }
 
 function pipelineScenario(): ScenarioResult {
-  const next = random(2);
+  const next = seededRandom(2);
   const batches = [1, 10, 100, 1000];
   const simulated = simulate(120, 0, next, () => {
     const batch = batches[Math.floor(next() * batches.length)] ?? 1;
@@ -236,7 +226,7 @@ function pipelineScenario(): ScenarioResult {
 }
 
 function transactionScenario(): ScenarioResult {
-  const next = random(3);
+  const next = seededRandom(3);
   const simulated = simulate(200, 0, next, () => ({ tags: {}, commands: 3, ms: latency(next, 2.4, 0.5) }));
   return scenario(
     {
@@ -253,7 +243,7 @@ function transactionScenario(): ScenarioResult {
 }
 
 function fanoutScenario(): ScenarioResult {
-  const next = random(4);
+  const next = seededRandom(4);
   const simulated = simulate(100, 0, next, () => ({ tags: {}, commands: 1, ms: latency(next, 1.5) }));
   const delivery = newHistogram();
   const subscribers = 4;
