@@ -34,6 +34,19 @@ export interface CommandSpec {
 }
 
 const loadOptions = {
+  engine: {
+    type: 'string',
+    choices: ['node', 'k6'],
+    description:
+      'Who makes the load: node (undici, worker threads, autocannon) or k6 (K6_BINARY, PATH, or built once from the Go module proxy)',
+    default: 'node',
+  },
+  segments: {
+    type: 'string',
+    description:
+      'k6: run this many k6 processes, one execution segment each (as k6-operator’s parallelism), merged into one result',
+    default: '1',
+  },
   model: {
     type: 'string',
     choices: ['open', 'closed'],

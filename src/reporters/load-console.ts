@@ -46,6 +46,7 @@ export function loadSummaryLines(run: LoadRun): string[] {
   return [
     `load against ${run.target}${run.embedded ? ' (embedded reference)' : ''}: ${run.scenarios.length} scenarios, thresholds ${passed}/${total} ok`,
     ...run.scenarios.flatMap(scenarioLines),
+    ...(run.skipped ?? []).map((item) => `  skipped ${item.name}: ${item.reason}`),
     ...run.problems.map((problem) => `  problem: ${problem}`),
   ];
 }

@@ -33,6 +33,8 @@ function scenarioEntry(scenario: ScenarioResult) {
       durationS: scenario.settings.durationS,
       connections: scenario.settings.connections,
       workers: scenario.settings.workers,
+      segments: scenario.settings.segments ?? null,
+      k6Version: scenario.settings.k6Version ?? null,
       seed: scenario.settings.seed,
       batch: scenario.settings.batch ? [...scenario.settings.batch] : null,
       valueSize: scenario.settings.valueSize ? [...scenario.settings.valueSize] : null,
@@ -94,6 +96,7 @@ export function loadDocument(run: LoadRun) {
     exitCode: run.exitCode,
     aborted: run.aborted ?? null,
     problems: [...run.problems],
+    skipped: (run.skipped ?? []).map((item) => ({ ...item })),
     scenarios: run.scenarios.map(scenarioEntry),
   };
 }

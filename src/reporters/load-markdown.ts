@@ -63,6 +63,8 @@ export function loadMarkdown(run: LoadRun, heading: string): string[] {
     ),
     '',
   );
+  for (const item of run.skipped ?? []) lines.push(`- \`${item.name}\` skipped: ${cell(item.reason)}`);
+  if ((run.skipped ?? []).length > 0) lines.push('');
   const problems = run.scenarios.filter((scenario) => scenario.problem);
   for (const scenario of problems) lines.push(`- \`${scenario.name}\`: ${cell(scenario.problem ?? '')}`);
   if (problems.length > 0) lines.push('');

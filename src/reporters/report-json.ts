@@ -20,7 +20,8 @@ import { toolVersion as currentToolVersion } from '../shared/tool-version.ts';
 import { loadDocument } from './load-document.ts';
 import { ruleVerdicts, runAreas } from './rule-verdicts.ts';
 
-export const reportSchemaVersion = 2;
+/** 3: a load scenario's settings say which k6 and how many segments (the k6 engine). */
+export const reportSchemaVersion = 3;
 
 function totals(value: VerdictTotals) {
   return {

@@ -113,6 +113,10 @@ export interface ScenarioSettings {
   readonly durationS: number;
   readonly connections: number;
   readonly workers: number;
+  /** k6: the processes the load was split over (execution segments), merged into this one result. */
+  readonly segments?: number;
+  /** k6: the version that ran. */
+  readonly k6Version?: string;
   readonly seed: number;
   readonly batch?: readonly number[];
   readonly valueSize?: readonly number[];
@@ -153,6 +157,8 @@ export interface LoadRun {
   readonly embedded: boolean;
   readonly scenarios: readonly ScenarioResult[];
   readonly problems: readonly string[];
+  /** Scenarios asked for that the engine cannot run, and why (k6 has no client for server-sent events); not a failure. */
+  readonly skipped?: readonly { readonly name: string; readonly reason: string }[];
   readonly aborted?: string;
   readonly exitCode: number;
 }

@@ -6,6 +6,8 @@ import { withInterrupts } from '../interrupts.ts';
 import type { ParsedValues } from '../parsed-values.ts';
 
 const settingFlags = [
+  'engine',
+  'segments',
   'model',
   'rate',
   'duration',
@@ -37,6 +39,7 @@ export async function run(values: ParsedValues): Promise<number> {
       ...(typeof values['report-dir'] === 'string' && { reportDir: values['report-dir'] }),
       signal,
       reporters,
+      log: (line) => process.stderr.write(`${line}\n`),
     }),
   );
   return result.exitCode;

@@ -7,8 +7,13 @@ import { harnessError } from '../../shared/errors.ts';
 import type { RampStage } from './schedule.ts';
 
 export type Model = 'open' | 'closed';
+export type EngineName = 'node' | 'k6';
 
 export interface LoadSettings {
+  /** Who makes the load: the node engine (undici, worker threads, autocannon) or k6. @default node */
+  readonly engine: EngineName;
+  /** k6 only: this many k6 processes, each with its own execution segment, merged into one result. */
+  readonly segments?: number;
   readonly model: Model;
   readonly rate?: number;
   readonly durationS?: number;
@@ -88,7 +93,20 @@ export function parseLoadSettings(values: Readonly<Record<string, string | undef
       'load: the closed model has no arrival rate (--rate, --ramp); it runs --connections at full speed',
     );
   }
+  const engine = values.engine ?? 'node';
+  if (engine !== 'node' && engine !== 'k6') throw bad('--engine', engine, 'node or k6');
+  if (values.segments !== undefined && engine !== 'k6') {
+    throw harnessError('SVC_USAGE', 'load: --segments splits the load over k6 processes: it needs --engine k6');
+  }
+  if (values.workers !== undefined && engine === 'k6') {
+    throw harnessError(
+      'SVC_USAGE',
+      'load: --workers sets the node engine’s threads; k6 spreads its load over VUs (--connections) and --segments',
+    );
+  }
   return {
+    engine,
+    ...(values.segments !== undefined && { segments: parsePositive(values.segments, '--segments') }),
     model,
     ...(values.rate !== undefined && { rate: parsePositive(values.rate, '--rate', false) }),
     ...(values.duration !== undefined && { durationS: parseDuration(values.duration) }),

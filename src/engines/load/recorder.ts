@@ -206,9 +206,20 @@ export class Recorder {
     this.error(kind, example);
   }
 
-  /** Requests still in flight when the run ended: failed, class `cut-short` (their tags are not kept). */
-  cutShort(count: number, example: string): void {
+  /** Due requests that could not be sent, known only by count and time (k6 reports its drops so). */
+  droppedUntagged(count: number, at: number): void {
+    this.#counts.dropped += count;
+    this.#second(at).counts.dropped += count;
+  }
+
+  /**
+   * Requests still in flight when the run ended: failed, class `cut-short` (their tags are not kept).
+   * `alsoSent`: they were not counted as sent yet (k6's samples come with the answer, so a request k6
+   * never finished is known only by the script's count of what it sent).
+   */
+  cutShort(count: number, example: string, alsoSent = false): void {
     if (count === 0) return;
+    if (alsoSent) this.#counts.sent += count;
     this.#counts.failed += count;
     const entry = this.#errors.get('cut-short');
     if (entry) entry.count += count;

@@ -17,6 +17,8 @@ import { createRedactor, type Redactor } from '../../shared/redact.ts';
 import { defaultReportDir, makeReportDir } from '../../shared/report-files.ts';
 import { loadTargetFileSync } from '../../target/load-target.ts';
 import { type Target, targetSecrets } from '../../target/target.ts';
+import { findK6 } from './k6/k6-binary.ts';
+import { runK6Scenario } from './k6/run-k6-scenario.ts';
 import type { LoadSettings } from './load-settings.ts';
 import { kvLoadTarget } from './load-target.ts';
 import { runScenario } from './run-scenario.ts';
@@ -46,6 +48,15 @@ export interface LoadOptions {
   readonly now?: () => Date;
   /** @default scenarios/ of the repository */
   readonly scenariosDir?: string;
+  /** Lines the run tells before it starts (a scenario k6 cannot run, a k6 build); the CLI prints them to stderr. */
+  readonly log?: (line: string) => void;
+}
+
+/** Why k6 cannot run a scenario, or undefined when it can. */
+function k6Lacks(scenario: { readonly fanout?: unknown }): string | undefined {
+  return scenario.fanout
+    ? 'its subscribers read server-sent events, which k6 has no client for in its core (and no SSE extension is served to build one in); run it with --engine node'
+    : undefined;
 }
 
 /** The load run's exit code: 2 when it could not run or stopped early, 99 when a threshold failed. */
@@ -85,7 +96,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadRun> {
       } catch (error) {
         throw harnessError('SVC_CONFIG', `scenario ${name}: ${oneLine(error)}`);
       }
-      if (scenario.fanout && options.settings.model === 'closed') {
+      if (scenario.fanout && options.settings.model === 'closed' && options.settings.engine !== 'k6') {
         throw harnessError(
           'SVC_USAGE',
           `load: ${name} accounts for every publish at every subscriber, which needs the open model (--model closed is for throughput ceilings)`,
@@ -94,6 +105,25 @@ export async function runLoad(options: LoadOptions): Promise<LoadRun> {
       return { name, file, scenario, thresholds: [...own, ...cliThresholds] };
     }),
   );
+  const log = options.log ?? (() => {});
+  const skipped: { name: string; reason: string }[] = [];
+  if (options.settings.engine === 'k6') {
+    for (const item of [...planned]) {
+      const reason = k6Lacks(item.scenario);
+      if (reason === undefined) continue;
+      skipped.push({ name: item.name, reason });
+      planned.splice(planned.indexOf(item), 1);
+      log(`load: ${item.name} is skipped on k6: ${reason}`);
+    }
+    if (planned.length === 0) {
+      throw harnessError(
+        'SVC_USAGE',
+        `load: nothing to run on k6: ${skipped.map((item) => `${item.name}: ${item.reason}`).join('; ')}`,
+      );
+    }
+  }
+  // Found (or built) before the target starts: a missing k6 is one line, not a started reference.
+  const k6 = options.settings.engine === 'k6' ? await findK6({ log }) : undefined;
   const fileTarget = options.target === undefined ? undefined : loadTargetFileSync(options.target);
   const reportDir = resolve(options.reportDir ?? defaultReportDir(started));
   await makeReportDir(reportDir, 'report folder (--report-dir)');
@@ -116,20 +146,24 @@ export async function runLoad(options: LoadOptions): Promise<LoadRun> {
         problems.push(redact(`${item.name}: the target has no kv area, which the scenario loads`));
         continue;
       }
-      const line = `${options.settings.model} model on ${target.name}${reference ? ' (embedded reference)' : ''}`;
+      const engine = k6
+        ? `k6 v${k6.version}${(options.settings.segments ?? 1) > 1 ? ` × ${options.settings.segments} segments` : ''}, `
+        : '';
+      const line = `${engine}${options.settings.model} model on ${target.name}${reference ? ' (embedded reference)' : ''}`;
       events.onScenarioStart(item.name, line);
+      const scenarioRun = {
+        scenario: item.scenario,
+        file: item.file,
+        settings: options.settings,
+        thresholds: item.thresholds,
+        target: kv,
+        runId,
+        signal,
+        progress: events.onProgress,
+        ...(options.maxDurationS !== undefined && { maxDurationS: options.maxDurationS }),
+      };
       const result = redactResult(
-        await runScenario({
-          scenario: item.scenario,
-          file: item.file,
-          settings: options.settings,
-          thresholds: item.thresholds,
-          target: kv,
-          runId,
-          signal,
-          progress: events.onProgress,
-          ...(options.maxDurationS !== undefined && { maxDurationS: options.maxDurationS }),
-        }),
+        k6 ? await runK6Scenario(scenarioRun, k6, options.settings.segments ?? 1) : await runScenario(scenarioRun),
         redact,
       );
       results.push(result);
@@ -153,6 +187,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadRun> {
     embedded: reference !== undefined,
     scenarios: results,
     problems,
+    ...(skipped.length > 0 && { skipped }),
     ...(aborted !== undefined && { aborted }),
     exitCode: loadExitCode(results, problems, aborted),
   };

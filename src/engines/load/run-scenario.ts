@@ -5,15 +5,14 @@
  */
 import { performance } from 'node:perf_hooks';
 import { loadDispatcher } from '../../http/http-client.ts';
-import type { Scenario } from '../../protocol/scenario.ts';
-import { decodeHistogram, summarize } from '../../results/histogram.ts';
+import type { ScenarioFinish } from '../../protocol/scenario.ts';
 import type { DeliveryAccounting, ScenarioResult } from '../../results/load-run.ts';
-import { evaluateThresholds, type Threshold } from '../../results/threshold.ts';
 import { oneLine } from '../../shared/errors.ts';
 import { type Fanout, openFanout } from './fanout.ts';
 import { type PartProgress, runOpenPart } from './open-model.ts';
 import { mergeParts, type RecorderPart } from './recorder.ts';
 import { contextFor, type ScenarioRun, scenarioOptions, scheduleOf } from './scenario-plan.ts';
+import { emptyResult, scenarioResult } from './scenario-result.ts';
 import { runWorkers } from './worker-pool.ts';
 
 export type { ScenarioRun };
@@ -148,86 +147,20 @@ export async function runScenario(run: ScenarioRun): Promise<ScenarioResult> {
   if (run.signal.aborted) problems.push('interrupted');
 
   const merged = mergeParts(parts);
-  let finish: Awaited<ReturnType<Scenario['finish']>> = {};
+  let finish: ScenarioFinish = {};
   try {
     finish = await scenario.finish(state, context, merged.tallies);
   } catch (error) {
     problems.push(`finish failed (what it wrote may be left under its prefix): ${oneLine(error)}`);
   }
-  const durationMs = Math.max(1, performance.now() - origin);
-  const latency = decodeHistogram(merged.histogram);
-  const latencyMs = summarize(latency);
-  latency.destroy();
-  const checks = [
-    ...merged.checks,
-    ...(finish.checks ?? []).map((check) => ({ name: check.name, passes: check.ok ? 1 : 0, fails: check.ok ? 0 : 1 })),
-  ];
-  const result: ScenarioResult = {
-    ...base,
-    durationMs,
-    requests: merged.counts,
-    commands: merged.commands,
-    throughput: {
-      requestsPerSecond: merged.counts.completed / loadSeconds,
-      commandsPerSecond: merged.commands / loadSeconds,
-    },
-    latencyMs,
-    histogram: merged.histogram,
-    series: merged.series,
-    tags: merged.tags,
-    checks,
-    errors: merged.errors,
-    counters: merged.tallies,
-    accounting: {
-      ...(finish.lostUpdates !== undefined && { lostUpdates: finish.lostUpdates }),
-      ...(finish.doubledUpdates !== undefined && { doubledUpdates: finish.doubledUpdates }),
-      ...(finish.unknownOutcomes !== undefined && { unknownOutcomes: finish.unknownOutcomes }),
-      ...(delivery && { delivery }),
-    },
-    thresholds: [],
-    ...(problems.length > 0 && { problem: problems.join('; ') }),
-  };
-  return { ...result, thresholds: evaluateThresholds(run.thresholds, result) };
-}
-
-function emptyResult(
-  base: Omit<
-    ScenarioResult,
-    | 'durationMs'
-    | 'requests'
-    | 'commands'
-    | 'throughput'
-    | 'latencyMs'
-    | 'histogram'
-    | 'series'
-    | 'tags'
-    | 'checks'
-    | 'errors'
-    | 'counters'
-    | 'accounting'
-    | 'thresholds'
-    | 'problem'
-  >,
-  problem: string,
-  thresholds: readonly Threshold[],
-): ScenarioResult {
-  const merged = mergeParts([]);
-  const result: ScenarioResult = {
-    ...base,
-    durationMs: 0,
-    requests: merged.counts,
-    commands: 0,
-    throughput: { requestsPerSecond: 0, commandsPerSecond: 0 },
-    latencyMs: summarize(decodeHistogram(merged.histogram)),
-    histogram: merged.histogram,
-    series: [],
-    tags: [],
-    checks: [],
-    errors: [],
-    counters: {},
-    accounting: {},
-    thresholds: [],
-    problem,
-  };
-  return { ...result, thresholds: evaluateThresholds(thresholds, result) };
+  return scenarioResult({
+    base,
+    merged,
+    finish,
+    ...(delivery && { delivery }),
+    problems,
+    loadSeconds,
+    durationMs: Math.max(1, performance.now() - origin),
+    thresholds: run.thresholds,
+  });
 }

@@ -1,0 +1,106 @@
+/**
+ * k6's `options` for the harness's scenarios: the open model as an arrival-rate executor (k6 drops an
+ * iteration when no VU is free, and counts it as `dropped_iterations`), a ramp as
+ * `ramping-arrival-rate` from 0, the closed model as `constant-vus`; the scenarios one after another;
+ * the harness's thresholds on metrics k6 knows as k6 thresholds, scoped to their scenario.
+ */
+import type { ScenarioOptions } from '../../../protocol/scenario.ts';
+import type { Threshold } from '../../../results/threshold.ts';
+import type { Model } from '../load-settings.ts';
+import type { RampStage } from '../schedule.ts';
+import { k6SystemTags } from './script/k6-config.ts';
+
+/** The metrics k6 itself measures under the same names; the others only the harness evaluates. */
+export const k6KnownMetrics: ReadonlySet<string> = new Set([
+  'http_req_duration',
+  'http_req_failed',
+  'http_reqs',
+  'checks',
+  'dropped_iterations',
+]);
+
+export interface K6ScenarioPlan {
+  readonly name: string;
+  readonly model: Model;
+  readonly options: ScenarioOptions;
+  readonly ramp?: readonly RampStage[];
+  readonly thresholds: readonly Threshold[];
+}
+
+/** The exported function of the n-th scenario in the generated entry. */
+export const execName = (index: number) => `scenario_${index}`;
+
+/** k6 durations: whole milliseconds. */
+const duration = (seconds: number) => `${Math.max(1, Math.round(seconds * 1000))}ms`;
+
+/**
+ * A rate as k6 takes it: a whole number of iterations per time unit. 2.5/s becomes 2,500 per 1,000 s,
+ * the same spacing between arrivals.
+ */
+function rateOf(perSecond: number): { rate: number; timeUnit: string } {
+  return Number.isInteger(perSecond)
+    ? { rate: perSecond, timeUnit: '1s' }
+    : { rate: Math.round(perSecond * 1000), timeUnit: '1000s' };
+}
+
+function executorOf(plan: K6ScenarioPlan, index: number, startS: number, graceS: number): Record<string, unknown> {
+  const { options } = plan;
+  const common = { exec: execName(index), startTime: duration(startS), gracefulStop: duration(graceS) };
+  if (plan.model === 'closed') {
+    return { executor: 'constant-vus', vus: options.connections, duration: duration(options.durationS), ...common };
+  }
+  // VUs made up front: 50 ms of arrivals at the peak rate; k6 makes more while it runs, up to the cap.
+  const peak = plan.ramp ? Math.max(...plan.ramp.map((stage) => stage.rate)) : options.rate;
+  const vus = {
+    preAllocatedVUs: Math.min(options.connections, Math.max(5, Math.ceil(peak * 0.05))),
+    maxVUs: options.connections,
+  };
+  if (plan.ramp) {
+    return {
+      executor: 'ramping-arrival-rate',
+      startRate: 0,
+      timeUnit: '1s',
+      stages: plan.ramp.map((stage) => ({ target: stage.rate, duration: duration(stage.durationS) })),
+      ...vus,
+      ...common,
+    };
+  }
+  return {
+    executor: 'constant-arrival-rate',
+    ...rateOf(options.rate),
+    duration: duration(options.durationS),
+    ...vus,
+    ...common,
+  };
+}
+
+/** `http_req_duration{batch:1}: p(99)<500` of scenario `pipeline` → `http_req_duration{scenario:pipeline,batch:1}`. */
+export function k6ThresholdKey(threshold: Threshold, scenario: string): string {
+  const tags = Object.entries({ scenario, ...threshold.tags }).map(([key, value]) => `${key}:${value}`);
+  return `${threshold.metric}{${tags.join(',')}}`;
+}
+
+export function k6Options(plans: readonly K6ScenarioPlan[], timeoutMs: number): Record<string, unknown> {
+  // In-flight requests end (answered or timed out) before k6 stops a scenario: none is cut off unseen.
+  const graceS = timeoutMs / 1000 + 1;
+  const scenarios: Record<string, unknown> = {};
+  const thresholds: Record<string, string[]> = {};
+  let startS = 0;
+  plans.forEach((plan, index) => {
+    scenarios[plan.name] = executorOf(plan, index, startS, graceS);
+    startS += plan.options.durationS + graceS;
+    for (const threshold of plan.thresholds) {
+      if (!k6KnownMetrics.has(threshold.metric)) continue;
+      const key = k6ThresholdKey(threshold, plan.name);
+      thresholds[key] = [...(thresholds[key] ?? []), `${threshold.aggregation}${threshold.operator}${threshold.bound}`];
+    }
+  });
+  return {
+    scenarios,
+    thresholds,
+    systemTags: k6SystemTags,
+    // Seconds, for the transaction scenario's counters and a slow target's first answers.
+    setupTimeout: '120s',
+    teardownTimeout: '120s',
+  };
+}

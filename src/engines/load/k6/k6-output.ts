@@ -1,0 +1,222 @@
+/**
+ * k6's JSON output (`--out json=FILE`, one JSON object a line, gzipped when the name ends in `.gz`)
+ * read into the node engine's Recorder: each `http_req_duration` sample is one request (its value the
+ * latency, its `expected_response` and `error_code` tags the outcome), `checks` are checks,
+ * `dropped_iterations` drops, and the script's `svc_tally` and `svc_sent` its tallies and what it sent.
+ * One RecorderPart per scenario per file, so segments, pods and files merge by decode and add, exactly
+ * as worker threads do. Lines of other metrics are skipped before they are parsed.
+ */
+import { createReadStream } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { createGunzip } from 'node:zlib';
+import { parseThreshold, type Threshold } from '../../../results/threshold.ts';
+import { harnessError, oneLine } from '../../../shared/errors.ts';
+import { Recorder, type RecorderPart } from '../recorder.ts';
+import { errorClassOfK6 } from './k6-codes.ts';
+import { commandsTag, k6Metrics } from './script/k6-config.ts';
+
+/** Tags k6 or k6-operator add; what is left are the scenario's own (`batch`, `op`). */
+const foreignTags = new Set([
+  'status',
+  'method',
+  'error',
+  'error_code',
+  'expected_response',
+  'scenario',
+  'check',
+  'group',
+  'name',
+  'url',
+  'proto',
+  'subproto',
+  'tls_version',
+  'service',
+  'instance_id',
+  'testrun_name',
+  'tally',
+  commandsTag,
+]);
+
+const wanted = new Set(['http_req_duration', 'checks', 'dropped_iterations', k6Metrics.sent, k6Metrics.tally]);
+
+interface Point {
+  readonly metric: string;
+  readonly type: 'Point';
+  readonly data: { readonly time: string; readonly value: number; readonly tags?: Readonly<Record<string, string>> };
+}
+
+interface MetricLine {
+  readonly type: 'Metric';
+  readonly data: { readonly name: string; readonly thresholds?: readonly string[] | null };
+}
+
+/** What the files hold per k6 scenario. */
+export interface K6ScenarioOutput {
+  readonly parts: RecorderPart[];
+  /** Thresholds k6 was given on this scenario (from the files' metric lines), in the harness's form. */
+  readonly thresholds: Threshold[];
+  /** Epoch ms of the first and last sample: the load's span. */
+  firstMs: number;
+  lastMs: number;
+}
+
+export interface K6Output {
+  readonly scenarios: Map<string, K6ScenarioOutput>;
+  /** Files read and lines taken. */
+  readonly files: number;
+  readonly samples: number;
+}
+
+interface FileScenario {
+  readonly recorder: Recorder;
+  sent: number;
+  answered: number;
+  firstMs: number;
+  lastMs: number;
+}
+
+/** `http_req_duration{scenario:pipeline,batch:1}` → the metric and its tags. */
+function splitMetricName(name: string): { metric: string; tags: Record<string, string> } {
+  const brace = name.indexOf('{');
+  if (brace === -1) return { metric: name, tags: {} };
+  const tags: Record<string, string> = {};
+  for (const part of name.slice(brace + 1, name.lastIndexOf('}')).split(',')) {
+    const colon = part.indexOf(':');
+    if (colon > 0) tags[part.slice(0, colon).trim()] = part.slice(colon + 1).trim();
+  }
+  return { metric: name.slice(0, brace), tags };
+}
+
+export async function readK6Outputs(files: readonly string[]): Promise<K6Output> {
+  const scenarios = new Map<string, K6ScenarioOutput>();
+  const thresholdTexts = new Map<string, Set<string>>();
+  let samples = 0;
+  const scenarioOf = (name: string) => {
+    let entry = scenarios.get(name);
+    if (!entry) {
+      entry = { parts: [], thresholds: [], firstMs: Number.POSITIVE_INFINITY, lastMs: 0 };
+      scenarios.set(name, entry);
+    }
+    return entry;
+  };
+
+  for (const file of files) {
+    const perScenario = new Map<string, FileScenario>();
+    const interned = new Map<string, Readonly<Record<string, string>>>();
+    const ownTags = (tags: Readonly<Record<string, string>>) => {
+      const kept: [string, string][] = [];
+      for (const key in tags) if (!foreignTags.has(key)) kept.push([key, tags[key] as string]);
+      kept.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+      const key = kept.map(([name, value]) => `${name}=${value}`).join(',');
+      let object = interned.get(key);
+      if (!object) {
+        object = Object.fromEntries(kept);
+        interned.set(key, object);
+      }
+      return object;
+    };
+    const forScenario = (name: string, at: number): FileScenario => {
+      let entry = perScenario.get(name);
+      if (!entry) {
+        // Seconds count from the epoch here; the reader shifts them to the load's first second at the end.
+        entry = { recorder: new Recorder(0), sent: 0, answered: 0, firstMs: at, lastMs: at };
+        perScenario.set(name, entry);
+      }
+      if (at < entry.firstMs) entry.firstMs = at;
+      if (at > entry.lastMs) entry.lastMs = at;
+      return entry;
+    };
+
+    const source = createReadStream(file);
+    const stream = file.endsWith('.gz') ? source.pipe(createGunzip()) : source;
+    const lines = createInterface({ input: stream, crlfDelay: Number.POSITIVE_INFINITY });
+    let lineNumber = 0;
+    try {
+      for await (const line of lines) {
+        lineNumber++;
+        if (line.startsWith('{"type":"Metric"')) {
+          const parsed = JSON.parse(line) as MetricLine;
+          const { metric, tags } = splitMetricName(parsed.data.name);
+          if (!parsed.data.thresholds?.length || tags.scenario === undefined) continue;
+          const { scenario, ...rest } = tags;
+          const block = Object.entries(rest).map(([key, value]) => `${key}:${value}`);
+          const texts = thresholdTexts.get(scenario) ?? new Set<string>();
+          for (const expression of parsed.data.thresholds) {
+            texts.add(`${metric}${block.length ? `{${block.join(',')}}` : ''}: ${expression}`);
+          }
+          thresholdTexts.set(scenario, texts);
+          continue;
+        }
+        // `{"metric":"NAME","type":"Point",…`: the name is read before anything is parsed.
+        if (!line.startsWith('{"metric":"')) {
+          if (line.trim() === '') continue;
+          throw new Error(`line ${lineNumber} is not a k6 JSON output line`);
+        }
+        const metric = line.slice(11, line.indexOf('"', 11));
+        if (!wanted.has(metric)) continue;
+        const point = JSON.parse(line) as Point;
+        const tags = point.data.tags ?? {};
+        // Samples without a scenario come from setup and teardown: not part of the load.
+        const scenarioName = tags.scenario;
+        if (scenarioName === undefined) continue;
+        samples++;
+        const at = Date.parse(point.data.time);
+        const entry = forScenario(scenarioName, at);
+        const { recorder } = entry;
+        const value = point.data.value;
+        if (metric === 'http_req_duration') {
+          entry.answered++;
+          const own = ownTags(tags);
+          recorder.sent(own, at);
+          if (tags.status === '0' || tags.status === undefined) {
+            const kind = errorClassOfK6(tags.error_code, tags.error);
+            recorder.failed(own, kind, `k6 error ${tags.error_code ?? '?'}: ${tags.error ?? 'no answer'}`, value, at);
+          } else if (tags.expected_response === 'false') {
+            recorder.failed(own, 'status', `status ${tags.status}`, value, at);
+          } else {
+            recorder.completed(own, Number(tags[commandsTag] ?? 1) || 1, value, at);
+          }
+        } else if (metric === 'checks') {
+          recorder.check(tags.check ?? 'unnamed check', value === 1);
+        } else if (metric === 'dropped_iterations') {
+          recorder.droppedUntagged(value, at);
+        } else if (metric === k6Metrics.tally) {
+          recorder.tally(tags.tally ?? 'unnamed', value);
+        } else {
+          entry.sent += value;
+        }
+      }
+    } catch (error) {
+      throw harnessError('SVC_CONFIG', `k6 output ${file}: ${oneLine(error)}`);
+    } finally {
+      lines.close();
+      source.destroy();
+    }
+
+    for (const [name, entry] of perScenario) {
+      // Sent by the script, never answered: k6 stopped (interrupted) before their samples were made.
+      const unseen = entry.sent - entry.answered;
+      if (unseen > 0) entry.recorder.cutShort(unseen, 'k6 stopped before these requests were answered', true);
+      const target = scenarioOf(name);
+      target.parts.push(entry.recorder.part());
+      entry.recorder.destroy();
+      target.firstMs = Math.min(target.firstMs, entry.firstMs);
+      target.lastMs = Math.max(target.lastMs, entry.lastMs);
+    }
+  }
+
+  // Seconds from the load's first second, over every file.
+  for (const [name, entry] of scenarios) {
+    const first = Math.floor(entry.firstMs / 1000);
+    entry.parts.splice(
+      0,
+      entry.parts.length,
+      ...entry.parts.map((part) => ({
+        ...part,
+        seconds: part.seconds.map((second) => ({ ...second, second: second.second - first })),
+      })),
+    );
+    for (const text of thresholdTexts.get(name) ?? []) entry.thresholds.push(parseThreshold(text, 'scenario'));
+  }
+  return { scenarios, files: files.length, samples };
+}

@@ -1,0 +1,202 @@
+/**
+ * One scenario on k6: setup in the harness's process (as on the node engine), its state in a file,
+ * the generated TypeScript entry handed to N k6 processes (one execution segment each, as
+ * k6-operator's `parallelism: N` gives its runners), their JSON outputs read into one result with
+ * global percentiles and thresholds, then finish with every segment's tallies.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import type { ScenarioFinish } from '../../../protocol/scenario.ts';
+import type { ScenarioResult } from '../../../results/load-run.ts';
+import { oneLine } from '../../../shared/errors.ts';
+import { mergeParts } from '../recorder.ts';
+import { contextFor, type ScenarioRun, scenarioOptions } from '../scenario-plan.ts';
+import { emptyResult, type ResultBase, scenarioResult } from '../scenario-result.ts';
+import type { K6Binary } from './k6-binary.ts';
+import { k6Exit } from './k6-codes.ts';
+import { runFolder, writeEntry } from './k6-entry.ts';
+import { k6Options } from './k6-options.ts';
+import { readK6Outputs } from './k6-output.ts';
+import type { K6Config } from './script/k6-config.ts';
+
+/** `0,1/3,2/3,1` and the i-th segment `1/3:2/3`, as k6-operator writes them. */
+export function executionSegments(count: number): { sequence: string; segments: string[] } {
+  const point = (index: number) => (index === 0 ? '0' : index === count ? '1' : `${index}/${count}`);
+  return {
+    sequence: Array.from({ length: count + 1 }, (_, index) => point(index)).join(','),
+    segments: Array.from({ length: count }, (_, index) => `${point(index)}:${point(index + 1)}`),
+  };
+}
+
+interface Finished {
+  readonly code: number | null;
+  readonly signal: string | null;
+  readonly stderr: string;
+}
+
+/** The last lines k6 wrote to stderr: the reason when it fails (k6 logs as `level=error msg=…`). */
+function lastError(stderr: string): string {
+  const lines = stderr.trim().split('\n').filter(Boolean);
+  const error = [...lines].reverse().find((line) => /level=(error|fatal)/.test(line)) ?? lines.at(-1) ?? '';
+  const message = /msg="((?:[^"\\]|\\.)*)"/.exec(error)?.[1] ?? error;
+  return message.replace(/\\n/g, ' ').slice(0, 300);
+}
+
+function waitFor(child: ChildProcess, deadlineMs: number): Promise<Finished> {
+  let stderr = '';
+  child.stderr?.setEncoding('utf8');
+  child.stderr?.on('data', (chunk: string) => {
+    // The end is what says why it failed; keep a bounded tail.
+    stderr = (stderr + chunk).slice(-16_384);
+  });
+  child.stdout?.resume();
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => child.kill('SIGKILL'), deadlineMs);
+    child.on('error', (error) => {
+      clearTimeout(timer);
+      resolve({ code: null, signal: null, stderr: `${stderr}\n${error.message}` });
+    });
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stderr });
+    });
+  });
+}
+
+export async function runK6Scenario(run: ScenarioRun, k6: K6Binary, segments: number): Promise<ScenarioResult> {
+  const { scenario } = run;
+  const options = scenarioOptions(run);
+  const startedAt = new Date();
+  const problems: string[] = [];
+  const context = contextFor(run, options, problems);
+  const base: ResultBase = {
+    name: scenario.name,
+    title: scenario.title,
+    engine: 'k6',
+    model: run.settings.model,
+    settings: {
+      ...(run.settings.model === 'open' && { rate: options.rate }),
+      ...(run.settings.ramp && { ramp: run.settings.ramp.text }),
+      durationS: options.durationS,
+      connections: options.connections,
+      workers: 1,
+      segments,
+      k6Version: k6.version,
+      seed: options.seed,
+      batch: options.batch,
+      valueSize: options.valueSize,
+    },
+    startedAt: startedAt.toISOString(),
+  };
+  let state: unknown;
+  try {
+    state = await scenario.setup(context);
+  } catch (error) {
+    return emptyResult(base, `setup failed: ${oneLine(error)}`, run.thresholds);
+  }
+
+  const plan = {
+    name: scenario.name,
+    model: run.settings.model,
+    options,
+    ...(run.settings.ramp && { ramp: run.settings.ramp.stages }),
+    thresholds: run.thresholds,
+  };
+  const origin = performance.now();
+  const outputs: string[] = [];
+  let finish: ScenarioFinish = {};
+  let merged = mergeParts([]);
+  let dir: string | undefined;
+  let firstMs = 0;
+  let lastMs = 0;
+  try {
+    const folder = await runFolder();
+    dir = folder;
+    const stateFile = join(folder, 'state.json');
+    await writeFile(stateFile, JSON.stringify({ [scenario.name]: state }));
+    const config: K6Config = {
+      baseUrl: run.target.baseUrl,
+      timeoutMs: run.settings.timeoutMs,
+      scenarios: [{ name: scenario.name, options, prefix: context.prefix }],
+      k6Options: {
+        ...k6Options([plan], run.settings.timeoutMs),
+        ...(run.target.tls?.insecure && { insecureSkipTLSVerify: true }),
+      },
+      stateFile,
+    };
+    const entry = await writeEntry(folder, config, [{ name: scenario.name, file: run.file }]);
+    const { sequence, segments: parts } = executionSegments(segments);
+    const deadlineMs = (options.durationS + run.settings.timeoutMs / 1000 + 1 + 300) * 1000;
+    const children = parts.map((segment, index) => {
+      const output = join(folder, `segment-${index}.json`);
+      outputs.push(output);
+      const args = [
+        'run',
+        '--quiet',
+        '--no-usage-report',
+        '--no-color',
+        '--summary-mode=disabled',
+        '--address=',
+        `--out=json=${output}`,
+        ...(segments > 1 ? [`--execution-segment=${segment}`, `--execution-segment-sequence=${sequence}`] : []),
+        entry,
+      ];
+      return spawn(k6.path, args, {
+        cwd: folder,
+        stdio: ['ignore', 'pipe', 'pipe'],
+        env: {
+          ...process.env,
+          // Credentials through the environment, never the entry or the command line.
+          SVC_K6_HEADERS: JSON.stringify(run.target.headers),
+          K6_NO_USAGE_REPORT: 'true',
+          ...(run.target.tls?.ca && { SSL_CERT_FILE: run.target.tls.ca }),
+        },
+      });
+    });
+    const stop = () => {
+      for (const child of children) child.kill('SIGINT');
+    };
+    run.signal.addEventListener('abort', stop, { once: true });
+    let finished: Finished[];
+    try {
+      finished = await Promise.all(children.map((child) => waitFor(child, deadlineMs)));
+    } finally {
+      run.signal.removeEventListener('abort', stop);
+    }
+    finished.forEach((result, index) => {
+      const exit = k6Exit(result.code, result.signal);
+      if (exit.outcome === 'failed') {
+        const which = segments > 1 ? ` (segment ${parts[index]})` : '';
+        problems.push(`k6${which} exited ${exit.code} (${exit.name}): ${lastError(result.stderr)}`);
+      }
+    });
+    const read = await readK6Outputs(outputs);
+    const mine = read.scenarios.get(scenario.name);
+    if (mine) {
+      merged = mergeParts(mine.parts);
+      firstMs = mine.firstMs;
+      lastMs = mine.lastMs;
+    }
+  } catch (error) {
+    problems.push(`the load stopped: ${oneLine(error)}`);
+  }
+  if (run.signal.aborted) problems.push('interrupted');
+  try {
+    finish = await scenario.finish(state, context, merged.tallies);
+  } catch (error) {
+    problems.push(`finish failed (what it wrote may be left under its prefix): ${oneLine(error)}`);
+  }
+  if (dir) await rm(dir, { recursive: true, force: true }).catch(() => {});
+  const loadSeconds = run.signal.aborted ? Math.max(0.001, (lastMs - firstMs) / 1000) : options.durationS || 1;
+  return scenarioResult({
+    base,
+    merged,
+    finish,
+    problems,
+    loadSeconds,
+    durationMs: Math.max(1, performance.now() - origin),
+    thresholds: run.thresholds,
+  });
+}

@@ -1,0 +1,127 @@
+/**
+ * Runs inside k6, not Node: the scenario API (src/protocol/scenario.ts) mapped onto k6. Each
+ * iteration builds the scenario's request, sends it with `k6/http` (the request's tags become k6
+ * tags, so k6's thresholds select by them), and hands the answer to the scenario's `check`, whose
+ * outcomes become k6 checks and whose tallies a k6 counter. The generated entry (k6-entry.ts) imports
+ * this module and the scenario modules and exports what k6 looks for.
+ *
+ * Like scenarios/, this folder may import no Node module: biome enforces it.
+ */
+import { check } from 'k6';
+import exec from 'k6/execution';
+import http from 'k6/http';
+import { Counter } from 'k6/metrics';
+import {
+  type Iteration,
+  type Scenario,
+  type ScenarioAnswer,
+  type ScenarioContext,
+  seededRandom,
+} from '../../../../protocol/scenario.ts';
+import { commandsTag, type K6Config, k6Metrics } from './k6-config.ts';
+
+type States = Record<string, unknown>;
+
+export interface K6Script {
+  readonly options: Readonly<Record<string, unknown>>;
+  setup(): Promise<States>;
+  teardown(states: States): Promise<void>;
+  /** One iteration of the named scenario (k6's `exec` function for it). */
+  iterate(name: string, states: States): void;
+}
+
+/** A different stream for every iteration, the same on every engine part: the seed mixed with the index. */
+function iterationRandom(seed: number, index: number): () => number {
+  return seededRandom((Math.imul(seed, 0x9e3779b1) + index) >>> 0);
+}
+
+function headersFromEnv(): Record<string, string> {
+  const headers: Record<string, string> = {};
+  const given = __ENV.SVC_K6_HEADERS;
+  if (given) Object.assign(headers, JSON.parse(given) as Record<string, string>);
+  if (__ENV.SVC_K6_TOKEN) headers.authorization = `Bearer ${__ENV.SVC_K6_TOKEN}`;
+  return headers;
+}
+
+export function k6Script(config: K6Config, scenarios: Readonly<Record<string, Scenario>>): K6Script {
+  // open() works only here, in k6's init context.
+  const given: States | undefined = config.stateFile ? (JSON.parse(open(config.stateFile)) as States) : undefined;
+  const headers = headersFromEnv();
+  const timeout = `${config.timeoutMs}ms`;
+  const sent = new Counter(k6Metrics.sent);
+  const tally = new Counter(k6Metrics.tally);
+
+  const context = (name: string, prefix: string): ScenarioContext => {
+    const entry = config.scenarios.find((item) => item.name === name);
+    if (!entry) throw new Error(`k6 script: no configuration for scenario ${name}`);
+    return {
+      prefix,
+      options: entry.options,
+      problem: (line) => console.warn(`${name}: ${line}`),
+      async send(request) {
+        const res = await http.asyncRequest(request.method, `${config.baseUrl}${request.path}`, request.body ?? null, {
+          headers: { ...headers, ...(request.body !== undefined && { 'content-type': 'application/json' }) },
+          timeout,
+          responseType: 'text',
+        });
+        if (res.status === 0) throw new Error(`no answer: ${res.error}`);
+        return { status: res.status, body: typeof res.body === 'string' ? res.body : '' };
+      },
+    };
+  };
+
+  return {
+    options: config.k6Options,
+
+    async setup() {
+      if (given) return given;
+      // A k6-operator runner: every runner runs setup (k6-operator does not share setup data), so each
+      // writes under a prefix of its own and deletes it in teardown.
+      const states: States = {};
+      const run = `k6-${Date.now().toString(36)}-${Math.floor(Math.random() * 0xffffff).toString(16)}`;
+      for (const entry of config.scenarios) {
+        const scenario = scenarios[entry.name];
+        if (!scenario) throw new Error(`k6 script: scenario ${entry.name} is not bundled`);
+        states[entry.name] = await scenario.setup(context(entry.name, entry.prefix ?? `svc-load:${run}:${entry.name}`));
+      }
+      return states;
+    },
+
+    async teardown(states) {
+      // The harness runs finish itself when it ran setup (it knows every segment's tallies).
+      if (given) return;
+      for (const entry of config.scenarios) {
+        const scenario = scenarios[entry.name];
+        if (!scenario) continue;
+        // Here only to delete what setup wrote: the tallies of the other runners are not known to this one.
+        await scenario.finish(states[entry.name], context(entry.name, ''), {});
+      }
+    },
+
+    iterate(name, states) {
+      const scenario = scenarios[name];
+      const entry = config.scenarios.find((item) => item.name === name);
+      if (!scenario || !entry) throw new Error(`k6 script: scenario ${name} is not bundled`);
+      const state = states[name];
+      // Unique across every segment of the run, as the node engine's iteration index is across threads.
+      const index = exec.scenario.iterationInTest;
+      const iteration: Iteration = { index, random: iterationRandom(entry.options.seed, index) };
+      const request = scenario.request(state, iteration);
+      sent.add(1, request.tags);
+      const res = http.request(request.method, `${config.baseUrl}${request.path}`, request.body ?? null, {
+        headers: { ...headers, ...(request.contentType !== undefined && { 'content-type': request.contentType }) },
+        tags: { ...request.tags, [commandsTag]: String(request.commands) },
+        timeout,
+        responseType: 'text',
+      });
+      const answer: ScenarioAnswer | null =
+        res.status === 0 ? null : { status: res.status, body: typeof res.body === 'string' ? res.body : '' };
+      const outcomes = scenario.check(state, request, answer, {
+        add: (tallyName, value = 1) => tally.add(value, { tally: tallyName }),
+      });
+      if (outcomes.length > 0) {
+        check(answer, Object.fromEntries(outcomes.map((outcome) => [outcome.name, () => outcome.ok])));
+      }
+    },
+  };
+}

@@ -1,0 +1,42 @@
+/**
+ * What the harness tells the k6 script: plain data, written into the generated entry (never a secret:
+ * credentials reach k6 through its environment, `SVC_K6_HEADERS` or `SVC_K6_TOKEN`). Shared by the
+ * Node side that writes it and the script that reads it inside k6.
+ */
+import type { ScenarioOptions } from '../../../../protocol/scenario.ts';
+
+export interface K6ScenarioConfig {
+  /** The harness's scenario name, also the k6 scenario's name and its exported function. */
+  readonly name: string;
+  readonly options: ScenarioOptions;
+  /** Set by the harness when it ran setup itself; else the script's setup makes one. */
+  readonly prefix?: string;
+}
+
+export interface K6Config {
+  /** The kv base URL, without a trailing slash. */
+  readonly baseUrl: string;
+  readonly timeoutMs: number;
+  readonly scenarios: readonly K6ScenarioConfig[];
+  /** k6's `options` (scenarios, executors, thresholds), built by the harness. */
+  readonly k6Options: Readonly<Record<string, unknown>>;
+  /**
+   * A JSON file with each scenario's state, from a setup the harness ran (local runs, and every
+   * segment shares it). Absent in a bundle for k6-operator: each runner runs the scenarios' setup.
+   */
+  readonly stateFile?: string;
+}
+
+/** The custom metrics the script adds to k6's own, read back by the output reader. */
+export const k6Metrics = {
+  /** One per request, before it is sent: what was sent, so a request cut short is counted. */
+  sent: 'svc_sent',
+  /** A scenario's tallies, by the tag `tally`. */
+  tally: 'svc_tally',
+} as const;
+
+/** The tag a request carries with its count of key-value commands (stripped from the tags kept). */
+export const commandsTag = 'svc_commands';
+
+/** The only system tags k6 is asked to write: no `url` or `name`, which would carry keys and values. */
+export const k6SystemTags = ['status', 'method', 'error', 'error_code', 'expected_response', 'scenario', 'check'];
