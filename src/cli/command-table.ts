@@ -216,6 +216,77 @@ export const commandTable = {
     },
     load: () => import('./commands/run.ts'),
   },
+  'k6 install': {
+    summary: `Find k6 (K6_BINARY, PATH, the cache) or build the pinned release from the Go module proxy into the cache, and print its path and version`,
+    options: {},
+    load: () => import('./commands/k6-install.ts'),
+  },
+  'k6 merge': {
+    summary:
+      'One report from k6 JSON outputs made elsewhere (the runner pods of a k6-operator run): global percentiles and thresholds',
+    positionals: { name: 'output', description: 'k6 JSON output files (`--out json=FILE`), gzipped or not' },
+    options: {
+      threshold: {
+        ...loadOptions.threshold,
+        description: `${loadOptions.threshold.description}; applied to every scenario, on top of the thresholds the outputs carry`,
+      },
+      'report-dir': {
+        type: 'string',
+        description: 'Where report.json, junit.xml, summary.md and index.html go',
+        default: 'reports/<timestamp>/',
+      },
+      reporter: reporterOption,
+    },
+    load: () => import('./commands/k6-merge.ts'),
+  },
+  'k6 manifest': {
+    summary:
+      'Write a k6-operator TestRun and the ConfigMap holding the scenarios bundled into one k6 script, for a run on Kubernetes',
+    positionals: {
+      name: 'scenario',
+      description: 'Scenarios to bundle, run one after another (default: every one k6 can run)',
+    },
+    options: {
+      parallelism: {
+        type: 'number',
+        integer: true,
+        min: 1,
+        description: 'Runner pods, each with its own execution segment',
+        default: '1',
+      },
+      target: { type: 'string', description: 'Target file: the kv base URL the pods load (its token stays out)' },
+      'base-url': { type: 'string', description: 'The kv base URL the pods load, instead of --target' },
+      name: {
+        type: 'string',
+        description: 'Name of the TestRun (the ConfigMap is NAME-script)',
+        default: 'svc-harness',
+      },
+      namespace: { type: 'string', description: 'Namespace of both objects', default: 'none (kubectl’s)' },
+      image: { type: 'string', description: 'Runner image', default: 'grafana/k6:<pinned k6>' },
+      'token-secret': {
+        type: 'string',
+        description: 'Secret (key `token`) the pods read the target’s token from',
+        default: 'svc-harness-target',
+      },
+      'results-claim': {
+        type: 'string',
+        description: 'PersistentVolumeClaim (ReadWriteMany) the pods write their JSON outputs to, under /results',
+        default: 'svc-harness-results',
+      },
+      out: { type: 'string', description: 'Write the manifest here', default: 'standard output' },
+      rate: loadOptions.rate,
+      duration: loadOptions.duration,
+      ramp: loadOptions.ramp,
+      model: loadOptions.model,
+      connections: loadOptions.connections,
+      batch: loadOptions.batch,
+      'value-size': loadOptions['value-size'],
+      seed: loadOptions.seed,
+      timeout: loadOptions.timeout,
+      threshold: loadOptions.threshold,
+    },
+    load: () => import('./commands/k6-manifest.ts'),
+  },
   rules: {
     summary: 'List the rule catalog with each rule’s level, spec section and covering cases',
     options: {

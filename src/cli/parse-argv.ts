@@ -13,7 +13,26 @@ function isCommandName(name: string): name is CommandName {
   return Object.hasOwn(commandTable, name);
 }
 
-export function parseArgv(argv: readonly string[]): ParsedArgv {
+/** Commands of two words (`k6 merge`): the group's name, then the command's. */
+const groups = new Set(Object.keys(commandTable).flatMap((name) => (name.includes(' ') ? [name.split(' ')[0]] : [])));
+
+/** `k6 merge a.json` → [`k6 merge`, `a.json`]; other argv as it is. */
+function joinGroup(argv: readonly string[]): readonly string[] {
+  const [first, second, ...rest] = argv;
+  if (first === undefined || !groups.has(first)) return argv;
+  const members = Object.keys(commandTable).filter((name) => name.startsWith(`${first} `));
+  if (second === undefined || second.startsWith('-')) {
+    throw harnessError('SVC_USAGE', `${first}: which one? (${members.join(', ')})`);
+  }
+  if (!isCommandName(`${first} ${second}`)) {
+    throw harnessError('SVC_USAGE', `unknown command "${first} ${second}" (commands: ${members.join(', ')})`);
+  }
+  return [`${first} ${second}`, ...rest];
+}
+
+export function parseArgv(given: readonly string[]): ParsedArgv {
+  const isHelp = given[0] === '--help' || given[0] === '-h' || given[0] === 'help';
+  const argv = isHelp ? [given[0] as string, ...joinGroup(given.slice(1))] : joinGroup(given);
   const [first, ...rest] = argv;
   if (first === undefined || first === '--help' || first === '-h' || first === 'help') {
     const named = rest[0];

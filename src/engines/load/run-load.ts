@@ -73,6 +73,27 @@ export function loadExitCode(
     : ExitCode.ok;
 }
 
+/** Hands a load-only run to the reporters (the load command, `k6 merge`). */
+export async function renderLoadRun(
+  run: LoadRun,
+  reportDir: string,
+  events: ReturnType<typeof reporterEvents>,
+  redact: Redactor,
+): Promise<void> {
+  const whole: HarnessRun = {
+    startedAt: run.startedAt,
+    finishedAt: run.finishedAt,
+    durationMs: run.durationMs,
+    reportDir,
+    exitCode: run.exitCode,
+    ...(run.aborted !== undefined && { aborted: run.aborted }),
+    problems: run.problems,
+    load: run,
+  };
+  // A load-only run has no rule to show: no catalog to load (it imports every suite's rule file).
+  await events.onRunEnd(whole, { catalog: createRuleCatalog([]), redact });
+}
+
 /** Redacts every string of a result (error examples and problems may quote a URL or an answer). */
 function redactResult(result: ScenarioResult, redact: Redactor): ScenarioResult {
   return JSON.parse(redact(JSON.stringify(result))) as ScenarioResult;
@@ -191,19 +212,6 @@ export async function runLoad(options: LoadOptions): Promise<LoadRun> {
     ...(aborted !== undefined && { aborted }),
     exitCode: loadExitCode(results, problems, aborted),
   };
-  if (options.emitRunEnd !== false) {
-    const whole: HarnessRun = {
-      startedAt: run.startedAt,
-      finishedAt: run.finishedAt,
-      durationMs: run.durationMs,
-      reportDir,
-      exitCode: run.exitCode,
-      ...(aborted !== undefined && { aborted }),
-      problems,
-      load: run,
-    };
-    // A load-only run has no rule to show: no catalog to load (it imports every suite's rule file).
-    await events.onRunEnd(whole, { catalog: createRuleCatalog([]), redact });
-  }
+  if (options.emitRunEnd !== false) await renderLoadRun(run, reportDir, events, redact);
   return run;
 }

@@ -36,7 +36,9 @@ export interface ScenarioRun {
   readonly maxDurationS?: number;
 }
 
-export function scenarioOptions(run: ScenarioRun): ScenarioOptions & { workers: number } {
+export function scenarioOptions(
+  run: Pick<ScenarioRun, 'scenario' | 'settings' | 'maxDurationS'>,
+): ScenarioOptions & { workers: number } {
   const { scenario, settings } = run;
   const defaults = scenario.defaults;
   const durationS = settings.ramp

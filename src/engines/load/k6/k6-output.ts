@@ -2,7 +2,8 @@
  * k6's JSON output (`--out json=FILE`, one JSON object a line, gzipped when the name ends in `.gz`)
  * read into the node engine's Recorder: each `http_req_duration` sample is one request (its value the
  * latency, its `expected_response` and `error_code` tags the outcome), `checks` are checks,
- * `dropped_iterations` drops, and the script's `svc_tally` and `svc_sent` its tallies and what it sent.
+ * `dropped_iterations` drops, and the script's `svc_tally`, `svc_sent` and `svc_threshold` its tallies,
+ * what it sent and the thresholds it was given.
  * One RecorderPart per scenario per file, so segments, pods and files merge by decode and add, exactly
  * as worker threads do. Lines of other metrics are skipped before they are parsed.
  */
@@ -37,7 +38,14 @@ const foreignTags = new Set([
   commandsTag,
 ]);
 
-const wanted = new Set(['http_req_duration', 'checks', 'dropped_iterations', k6Metrics.sent, k6Metrics.tally]);
+const wanted = new Set([
+  'http_req_duration',
+  'checks',
+  'dropped_iterations',
+  k6Metrics.sent,
+  k6Metrics.tally,
+  k6Metrics.threshold,
+]);
 
 interface Point {
   readonly metric: string;
@@ -45,15 +53,10 @@ interface Point {
   readonly data: { readonly time: string; readonly value: number; readonly tags?: Readonly<Record<string, string>> };
 }
 
-interface MetricLine {
-  readonly type: 'Metric';
-  readonly data: { readonly name: string; readonly thresholds?: readonly string[] | null };
-}
-
 /** What the files hold per k6 scenario. */
 export interface K6ScenarioOutput {
   readonly parts: RecorderPart[];
-  /** Thresholds k6 was given on this scenario (from the files' metric lines), in the harness's form. */
+  /** The thresholds the script was given on this scenario (its `svc_threshold` samples). */
   readonly thresholds: Threshold[];
   /** Epoch ms of the first and last sample: the load's span. */
   firstMs: number;
@@ -73,18 +76,6 @@ interface FileScenario {
   answered: number;
   firstMs: number;
   lastMs: number;
-}
-
-/** `http_req_duration{scenario:pipeline,batch:1}` → the metric and its tags. */
-function splitMetricName(name: string): { metric: string; tags: Record<string, string> } {
-  const brace = name.indexOf('{');
-  if (brace === -1) return { metric: name, tags: {} };
-  const tags: Record<string, string> = {};
-  for (const part of name.slice(brace + 1, name.lastIndexOf('}')).split(',')) {
-    const colon = part.indexOf(':');
-    if (colon > 0) tags[part.slice(0, colon).trim()] = part.slice(colon + 1).trim();
-  }
-  return { metric: name.slice(0, brace), tags };
 }
 
 export async function readK6Outputs(files: readonly string[]): Promise<K6Output> {
@@ -134,19 +125,7 @@ export async function readK6Outputs(files: readonly string[]): Promise<K6Output>
     try {
       for await (const line of lines) {
         lineNumber++;
-        if (line.startsWith('{"type":"Metric"')) {
-          const parsed = JSON.parse(line) as MetricLine;
-          const { metric, tags } = splitMetricName(parsed.data.name);
-          if (!parsed.data.thresholds?.length || tags.scenario === undefined) continue;
-          const { scenario, ...rest } = tags;
-          const block = Object.entries(rest).map(([key, value]) => `${key}:${value}`);
-          const texts = thresholdTexts.get(scenario) ?? new Set<string>();
-          for (const expression of parsed.data.thresholds) {
-            texts.add(`${metric}${block.length ? `{${block.join(',')}}` : ''}: ${expression}`);
-          }
-          thresholdTexts.set(scenario, texts);
-          continue;
-        }
+        if (line.startsWith('{"type":"Metric"')) continue;
         // `{"metric":"NAME","type":"Point",…`: the name is read before anything is parsed.
         if (!line.startsWith('{"metric":"')) {
           if (line.trim() === '') continue;
@@ -156,6 +135,14 @@ export async function readK6Outputs(files: readonly string[]): Promise<K6Output>
         if (!wanted.has(metric)) continue;
         const point = JSON.parse(line) as Point;
         const tags = point.data.tags ?? {};
+        if (metric === k6Metrics.threshold) {
+          // From setup, once per runner: the thresholds the script was given, per scenario.
+          if (tags.svc_scenario === undefined || tags.threshold === undefined) continue;
+          const texts = thresholdTexts.get(tags.svc_scenario) ?? new Set<string>();
+          texts.add(tags.threshold);
+          thresholdTexts.set(tags.svc_scenario, texts);
+          continue;
+        }
         // Samples without a scenario come from setup and teardown: not part of the load.
         const scenarioName = tags.scenario;
         if (scenarioName === undefined) continue;
@@ -216,7 +203,16 @@ export async function readK6Outputs(files: readonly string[]): Promise<K6Output>
         seconds: part.seconds.map((second) => ({ ...second, second: second.second - first })),
       })),
     );
-    for (const text of thresholdTexts.get(name) ?? []) entry.thresholds.push(parseThreshold(text, 'scenario'));
+    for (const text of thresholdTexts.get(name) ?? []) {
+      try {
+        entry.thresholds.push(parseThreshold(text, 'scenario'));
+      } catch (error) {
+        throw harnessError(
+          'SVC_CONFIG',
+          `k6 output: scenario ${name} carries a threshold the harness cannot read: ${oneLine(error)}`,
+        );
+      }
+    }
   }
   return { scenarios, files: files.length, samples };
 }

@@ -119,7 +119,14 @@ export async function runK6Scenario(run: ScenarioRun, k6: K6Binary, segments: nu
     const config: K6Config = {
       baseUrl: run.target.baseUrl,
       timeoutMs: run.settings.timeoutMs,
-      scenarios: [{ name: scenario.name, options, prefix: context.prefix }],
+      scenarios: [
+        {
+          name: scenario.name,
+          options,
+          prefix: context.prefix,
+          thresholds: run.thresholds.map((threshold) => threshold.text),
+        },
+      ],
       k6Options: {
         ...k6Options([plan], run.settings.timeoutMs),
         ...(run.target.tls?.insecure && { insecureSkipTLSVerify: true }),

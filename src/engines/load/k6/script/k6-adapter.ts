@@ -50,6 +50,7 @@ export function k6Script(config: K6Config, scenarios: Readonly<Record<string, Sc
   const timeout = `${config.timeoutMs}ms`;
   const sent = new Counter(k6Metrics.sent);
   const tally = new Counter(k6Metrics.tally);
+  const declared = new Counter(k6Metrics.threshold);
 
   const context = (name: string, prefix: string): ScenarioContext => {
     const entry = config.scenarios.find((item) => item.name === name);
@@ -74,6 +75,9 @@ export function k6Script(config: K6Config, scenarios: Readonly<Record<string, Sc
     options: config.k6Options,
 
     async setup() {
+      for (const entry of config.scenarios) {
+        for (const text of entry.thresholds ?? []) declared.add(0, { svc_scenario: entry.name, threshold: text });
+      }
       if (given) return given;
       // A k6-operator runner: every runner runs setup (k6-operator does not share setup data), so each
       // writes under a prefix of its own and deletes it in teardown.

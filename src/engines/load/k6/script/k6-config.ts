@@ -11,6 +11,12 @@ export interface K6ScenarioConfig {
   readonly options: ScenarioOptions;
   /** Set by the harness when it ran setup itself; else the script's setup makes one. */
   readonly prefix?: string;
+  /**
+   * The harness's thresholds on this scenario, as written (those on metrics k6 lacks too). The script
+   * writes them into its output once, so `k6 merge` judges the files by them: k6's JSON output keeps
+   * no thresholds of its own.
+   */
+  readonly thresholds?: readonly string[];
 }
 
 export interface K6Config {
@@ -33,6 +39,8 @@ export const k6Metrics = {
   sent: 'svc_sent',
   /** A scenario's tallies, by the tag `tally`. */
   tally: 'svc_tally',
+  /** One zero-valued sample per threshold, from setup: tags `svc_scenario` and `threshold`. */
+  threshold: 'svc_threshold',
 } as const;
 
 /** The tag a request carries with its count of key-value commands (stripped from the tags kept). */

@@ -1,0 +1,52 @@
+/** `svc-harness k6 manifest <scenario…>`: a k6-operator TestRun and its ConfigMap, to a file or stdout. */
+import { writeFile } from 'node:fs/promises';
+import { k6Manifest } from '../../engines/load/k6/k6-manifest.ts';
+import { parseLoadSettings } from '../../engines/load/load-settings.ts';
+import { harnessError, oneLine } from '../../shared/errors.ts';
+import { loadTargetFileSync } from '../../target/load-target.ts';
+import type { ParsedValues } from '../parsed-values.ts';
+import { settingValues } from './load.ts';
+
+const text = (values: ParsedValues, flag: string) =>
+  typeof values[flag] === 'string' ? (values[flag] as string) : undefined;
+
+function baseUrlOf(values: ParsedValues): string {
+  const given = text(values, 'base-url');
+  const targetFile = text(values, 'target');
+  if ((given === undefined) === (targetFile === undefined)) {
+    throw harnessError(
+      'SVC_USAGE',
+      'k6 manifest: give the URL the pods load, with --target FILE or --base-url URL (one of them)',
+    );
+  }
+  if (given !== undefined) return given;
+  const target = loadTargetFileSync(targetFile as string);
+  if (!target.kv) throw harnessError('SVC_CONFIG', `k6 manifest: the target file ${targetFile} has no kv area`);
+  return target.kv.url;
+}
+
+export async function run(values: ParsedValues): Promise<number> {
+  const settings = parseLoadSettings({ ...settingValues(values), engine: 'k6' });
+  const manifest = await k6Manifest({
+    scenarios: (values._ as string[] | undefined) ?? [],
+    parallelism: typeof values.parallelism === 'number' ? values.parallelism : 1,
+    baseUrl: baseUrlOf(values),
+    settings,
+    thresholds: (values.threshold as string[] | undefined) ?? [],
+    ...(text(values, 'name') !== undefined && { name: text(values, 'name') }),
+    ...(text(values, 'namespace') !== undefined && { namespace: text(values, 'namespace') }),
+    ...(text(values, 'image') !== undefined && { image: text(values, 'image') }),
+    ...(text(values, 'token-secret') !== undefined && { tokenSecret: text(values, 'token-secret') }),
+    ...(text(values, 'results-claim') !== undefined && { resultsClaim: text(values, 'results-claim') }),
+  });
+  const out = text(values, 'out');
+  if (out === undefined) {
+    process.stdout.write(manifest);
+    return 0;
+  }
+  await writeFile(out, manifest).catch((error: unknown) => {
+    throw harnessError('SVC_USAGE', `k6 manifest: cannot write --out ${out}: ${oneLine(error)}`);
+  });
+  process.stderr.write(`k6 manifest: wrote ${out}\n`);
+  return 0;
+}

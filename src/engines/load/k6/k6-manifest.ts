@@ -1,0 +1,152 @@
+/**
+ * `svc-harness k6 manifest`: a k6-operator run of the harness's scenarios. Two objects, one YAML
+ * stream: a ConfigMap holding the scenarios bundled into one k6 script (k6-entry.ts), and a TestRun
+ * (k6.io/v1alpha1, the schema of k6-operator v1.6.0) whose N runners each take an execution segment.
+ *
+ * What k6-operator does, and so what the manifest does about it (read in k6-operator v1.6.0):
+ * - each runner runs `setup()` and `teardown()` itself (setup data is shared only for Grafana Cloud
+ *   private load zones), so the script's setup writes under a prefix of its own per runner and its
+ *   teardown deletes it;
+ * - runners share no output, so each writes `--out json=/results/<pod>.json.gz` on a shared volume
+ *   (the pod's name from the downward API, expanded by Kubernetes in the container's command), and
+ *   `svc-harness k6 merge` makes one report of them with global percentiles and thresholds;
+ * - the token is never in the manifest: the pods read it from a Secret.
+ */
+import { stringify } from 'yaml';
+import { parseThresholds, type Threshold } from '../../../results/threshold.ts';
+import { harnessError, oneLine } from '../../../shared/errors.ts';
+import type { LoadSettings } from '../load-settings.ts';
+import { scenarioOptions } from '../scenario-plan.ts';
+import { checkScenarioNames, loadScenario, scenarioFile, scenarioNames, scenariosDir } from '../scenario-registry.ts';
+import { pinnedK6 } from './k6-binary.ts';
+import { bundleEntry } from './k6-entry.ts';
+import { type K6ScenarioPlan, k6Options } from './k6-options.ts';
+
+export interface ManifestOptions {
+  /** @default every scenario k6 can run */
+  readonly scenarios?: readonly string[];
+  readonly parallelism: number;
+  /** The kv base URL the pods load. */
+  readonly baseUrl: string;
+  readonly settings: LoadSettings;
+  readonly thresholds?: readonly string[];
+  /** @default svc-harness */
+  readonly name?: string;
+  readonly namespace?: string;
+  /** @default grafana/k6:<the pinned k6> */
+  readonly image?: string;
+  /** @default svc-harness-target */
+  readonly tokenSecret?: string;
+  /** @default svc-harness-results */
+  readonly resultsClaim?: string;
+}
+
+/** The file name of the script in the ConfigMap (mounted at /test/ in the runner pods). */
+export const scriptFile = 'svc-harness.js';
+
+/** Kubernetes object names (RFC 1123 labels); the TestRun's also names its jobs, so it is kept short. */
+function checkName(flag: string, value: string, max: number): void {
+  if (value.length > max || !/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(value)) {
+    throw harnessError(
+      'SVC_USAGE',
+      `k6 manifest: --${flag} "${value}" is not a Kubernetes name (lower-case letters, digits and "-", at most ${max})`,
+    );
+  }
+}
+
+export async function k6Manifest(options: ManifestOptions): Promise<string> {
+  const name = options.name ?? 'svc-harness';
+  checkName('name', name, 40);
+  if (options.namespace !== undefined) checkName('namespace', options.namespace, 63);
+  const tokenSecret = options.tokenSecret ?? 'svc-harness-target';
+  checkName('token-secret', tokenSecret, 253);
+  const resultsClaim = options.resultsClaim ?? 'svc-harness-results';
+  checkName('results-claim', resultsClaim, 253);
+  if (!/^https?:\/\/[^/\s]+/.test(options.baseUrl)) {
+    throw harnessError('SVC_USAGE', `k6 manifest: the base URL "${options.baseUrl}" is not an http(s) URL`);
+  }
+  const cli = parseThresholds(options.thresholds ?? [], 'cli');
+  const asked = options.scenarios?.length ? [...options.scenarios] : undefined;
+  if (asked) checkScenarioNames(asked, scenariosDir);
+  const plans: (K6ScenarioPlan & { file: string })[] = [];
+  for (const scenarioName of asked ?? scenarioNames(scenariosDir)) {
+    const file = scenarioFile(scenarioName);
+    const scenario = await loadScenario(file);
+    if (scenario.fanout) {
+      if (asked) {
+        throw harnessError(
+          'SVC_USAGE',
+          `k6 manifest: ${scenarioName} cannot run on k6: its subscribers read server-sent events, which k6 has no client for`,
+        );
+      }
+      continue;
+    }
+    let own: Threshold[];
+    try {
+      own = parseThresholds(scenario.thresholds, 'scenario');
+    } catch (error) {
+      throw harnessError('SVC_CONFIG', `scenario ${scenarioName}: ${oneLine(error)}`);
+    }
+    const scenarioSettings = scenarioOptions({ scenario, settings: options.settings });
+    const { workers: _workers, ...scenarioOptionsOnly } = scenarioSettings;
+    plans.push({
+      name: scenarioName,
+      file,
+      model: options.settings.model,
+      options: scenarioOptionsOnly,
+      ...(options.settings.ramp && { ramp: options.settings.ramp.stages }),
+      thresholds: [...own, ...cli],
+    });
+  }
+  const script = await bundleEntry(
+    {
+      baseUrl: options.baseUrl.replace(/\/+$/, ''),
+      timeoutMs: options.settings.timeoutMs,
+      scenarios: plans.map((plan) => ({
+        name: plan.name,
+        options: plan.options,
+        thresholds: plan.thresholds.map((threshold) => threshold.text),
+      })),
+      k6Options: k6Options(plans, options.settings.timeoutMs),
+    },
+    plans.map((plan) => ({ name: plan.name, file: plan.file })),
+  );
+  const metadata = (objectName: string) => ({
+    name: objectName,
+    ...(options.namespace !== undefined && { namespace: options.namespace }),
+    labels: { 'app.kubernetes.io/managed-by': 'svc-harness' },
+  });
+  const configMap = {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: metadata(`${name}-script`),
+    data: { [scriptFile]: script },
+  };
+  const testRun = {
+    apiVersion: 'k6.io/v1alpha1',
+    kind: 'TestRun',
+    metadata: metadata(name),
+    spec: {
+      parallelism: options.parallelism,
+      script: { configMap: { name: `${name}-script`, file: scriptFile } },
+      // `args` is passed as it is (no splitting on spaces); Kubernetes expands $(SVC_K6_POD) from the env below.
+      args: ['--out', 'json=/results/$(SVC_K6_POD).json.gz'],
+      runner: {
+        image: options.image ?? `grafana/k6:${pinnedK6}`,
+        env: [
+          { name: 'SVC_K6_POD', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
+          { name: 'SVC_K6_TOKEN', valueFrom: { secretKeyRef: { name: tokenSecret, key: 'token' } } },
+        ],
+        volumes: [{ name: 'results', persistentVolumeClaim: { claimName: resultsClaim } }],
+        volumeMounts: [{ name: 'results', mountPath: '/results' }],
+      },
+    },
+  };
+  const header = [
+    `# svc-harness k6 manifest: ${plans.map((plan) => plan.name).join(', ')} on ${options.parallelism} runner(s) against ${options.baseUrl}`,
+    `# Before applying: kubectl create secret generic ${tokenSecret} --from-literal=token=…, and a ReadWriteMany`,
+    `# PersistentVolumeClaim ${resultsClaim}. After the run: copy /results/*.json.gz from it and run`,
+    '# `npx svc-harness k6 merge <files…>` for one report with global percentiles and thresholds.',
+  ].join('\n');
+  return `${header}\n${stringify(configMap, { lineWidth: 0 })}---\n${stringify(testRun, { lineWidth: 0 })}`;
+}

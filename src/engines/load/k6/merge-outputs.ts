@@ -1,0 +1,99 @@
+/**
+ * `svc-harness k6 merge`: one report from k6 JSON outputs made elsewhere, such as the runner pods of a
+ * k6-operator run collected from their shared volume. Each k6 scenario in the files becomes one
+ * scenario result: every file's samples in one HDR histogram (global percentiles), thresholds from
+ * the files' metric lines and the command line judged over all of them. What only the harness's
+ * own process knows (the scenario's settings, finish's accounting) is not in the files, so the
+ * result says what it can: the load's span, the segments, the samples.
+ */
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { LoadRun, ScenarioResult } from '../../../results/load-run.ts';
+import { type Reporter, reporterEvents } from '../../../results/reporter.ts';
+import { parseThresholds, type Threshold } from '../../../results/threshold.ts';
+import { harnessError } from '../../../shared/errors.ts';
+import { createRedactor } from '../../../shared/redact.ts';
+import { defaultReportDir, makeReportDir } from '../../../shared/report-files.ts';
+import { mergeParts } from '../recorder.ts';
+import { loadExitCode, renderLoadRun } from '../run-load.ts';
+import { loadScenario, scenarioFile, scenarioNames, scenariosDir } from '../scenario-registry.ts';
+import { scenarioResult } from '../scenario-result.ts';
+import { readK6Outputs } from './k6-output.ts';
+
+export interface MergeOptions {
+  readonly files: readonly string[];
+  /** k6-syntax thresholds applied to every scenario, on top of those the files carry. */
+  readonly thresholds?: readonly string[];
+  readonly reportDir?: string;
+  readonly reporters?: readonly Reporter[];
+  readonly now?: () => Date;
+}
+
+/** The harness scenario's title when the name is one of ours, else the k6 scenario's name. */
+async function titleOf(name: string): Promise<string> {
+  if (!scenarioNames(scenariosDir).includes(name)) return name;
+  return (await loadScenario(scenarioFile(name))).title;
+}
+
+export async function mergeK6Outputs(options: MergeOptions): Promise<LoadRun> {
+  const now = options.now ?? (() => new Date());
+  const started = now();
+  if (options.files.length === 0) throw harnessError('SVC_USAGE', 'k6 merge: name the k6 JSON output files to merge');
+  for (const file of options.files) {
+    if (!existsSync(file)) throw harnessError('SVC_USAGE', `k6 merge: no file ${file}`);
+  }
+  const cli = parseThresholds(options.thresholds ?? [], 'cli');
+  const reportDir = resolve(options.reportDir ?? defaultReportDir(started));
+  await makeReportDir(reportDir, 'report folder (--report-dir)');
+  const output = await readK6Outputs(options.files);
+  if (output.scenarios.size === 0) {
+    throw harnessError(
+      'SVC_CONFIG',
+      `k6 merge: no request of a k6 scenario in ${options.files.length} file(s) (${output.samples} samples): are they \`--out json\` outputs of a load run?`,
+    );
+  }
+  const results: ScenarioResult[] = [];
+  for (const [name, entry] of output.scenarios) {
+    const own = new Set(entry.thresholds.map((threshold) => threshold.text));
+    const thresholds: Threshold[] = [...entry.thresholds, ...cli.filter((threshold) => !own.has(threshold.text))];
+    const spanS = Math.max(0.001, (entry.lastMs - entry.firstMs) / 1000);
+    results.push(
+      scenarioResult({
+        base: {
+          name,
+          title: await titleOf(name),
+          engine: 'k6',
+          // The files do not say which executor ran; the harness's manifests use arrival rates.
+          model: 'open',
+          settings: {
+            durationS: Math.round(spanS * 1000) / 1000,
+            connections: 0,
+            workers: 1,
+            segments: entry.parts.length,
+            seed: 0,
+          },
+          startedAt: new Date(entry.firstMs).toISOString(),
+        },
+        merged: mergeParts(entry.parts),
+        finish: {},
+        problems: [],
+        loadSeconds: spanS,
+        durationMs: Math.max(1, entry.lastMs - entry.firstMs),
+        thresholds,
+      }),
+    );
+  }
+  const finished = now();
+  const run: LoadRun = {
+    startedAt: started.toISOString(),
+    finishedAt: finished.toISOString(),
+    durationMs: finished.getTime() - started.getTime(),
+    target: `k6 outputs (${options.files.length} file${options.files.length === 1 ? '' : 's'})`,
+    embedded: false,
+    scenarios: results,
+    problems: [],
+    exitCode: loadExitCode(results, []),
+  };
+  await renderLoadRun(run, reportDir, reporterEvents(options.reporters ?? []), createRedactor([]));
+  return run;
+}
