@@ -1,9 +1,9 @@
 /**
  * The scenario API: what a load scenario (scenarios/*.ts) is. A scenario says what to send, how to
- * check each answer and what to count; an engine (the node engine, k6 next) decides when to send.
+ * check each answer and what to count; an engine (the node engine or k6) decides when to send.
  * It lives in the neutral protocol layer, with no Node module, Buffer or process, so k6 can load
  * the same scenario files. Setup and finish run in the harness's own process (on either engine);
- * only `request` and `check` must run where the load is made.
+ * only `request` and `check` must run where the load is made (a worker thread, a k6 VU).
  */
 
 /** Per-request tags: the dimensions metrics are kept by (`{batch: "100"}`), and thresholds select. */

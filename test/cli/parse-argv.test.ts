@@ -74,7 +74,7 @@ describe('parseArgv', () => {
 
   test('unknown commands, unknown flags, missing values and positionals are one usage line', () => {
     expect(usageError(() => parseArgv(['nope']))).toBe(
-      'unknown command "nope" (commands: serve, conformance, load, run, rules)',
+      'unknown command "nope" (commands: serve, conformance, load, run, k6 install, k6 merge, k6 manifest, rules)',
     );
     for (const argv of [
       ['conformance', '--bogus'],
@@ -86,5 +86,24 @@ describe('parseArgv', () => {
       expect(message).not.toContain('\n');
       expect(message.startsWith(`${argv[0]}: `)).toBe(true);
     }
+  });
+
+  test('two-word commands: `k6 merge` takes its own flags and positionals; `k6` alone or unknown is one line', () => {
+    expect(parseArgv(['k6', 'merge', 'a.json', 'b.json.gz', '--threshold', 'http_reqs:count<5'])).toEqual({
+      kind: 'run',
+      command: 'k6 merge',
+      values: { _: ['a.json', 'b.json.gz'], threshold: ['http_reqs:count<5'] },
+    });
+    expect(parseArgv(['k6', 'manifest', 'command', '--parallelism', '3'])).toMatchObject({
+      command: 'k6 manifest',
+      values: { _: ['command'], parallelism: 3 },
+    });
+    expect(parseArgv(['help', 'k6', 'merge'])).toEqual({ kind: 'help', command: 'k6 merge' });
+    expect(parseArgv(['k6', 'merge', '--help'])).toEqual({ kind: 'help', command: 'k6 merge' });
+    expect(usageError(() => parseArgv(['k6']))).toBe('k6: which one? (k6 install, k6 merge, k6 manifest)');
+    expect(usageError(() => parseArgv(['k6', 'nosuch']))).toBe(
+      'unknown command "k6 nosuch" (commands: k6 install, k6 merge, k6 manifest)',
+    );
+    expect(usageError(() => parseArgv(['k6', 'install', 'extra']))).toMatch(/^k6 install: /);
   });
 });

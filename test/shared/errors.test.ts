@@ -85,6 +85,6 @@ describe('the error catalog', () => {
   });
 
   test('codes are SVC_ upper snake case', () => {
-    for (const code of Object.keys(errorCatalog) as ErrorCode[]) expect(code).toMatch(/^SVC_[A-Z_]+$/);
+    for (const code of Object.keys(errorCatalog) as ErrorCode[]) expect(code).toMatch(/^SVC_[A-Z][A-Z0-9_]*$/);
   });
 });

@@ -1,5 +1,5 @@
 /**
- * What one engine part (the main thread, a worker, later a k6 segment) measures of one scenario:
+ * What one engine part (the main thread, a worker, a k6 segment or output file) measures of one scenario:
  * HDR histograms overall, per tag set and per second; request counts; checks; classified errors;
  * the scenario's tallies. A part is turned into plain data (`RecorderPart`, histograms encoded) and
  * parts are merged by decode and add. No list of samples anywhere.
