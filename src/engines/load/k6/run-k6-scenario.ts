@@ -30,6 +30,9 @@ export function executionSegments(count: number): { sequence: string; segments: 
   };
 }
 
+/** Requests per segment above which k6's output is written gzipped. */
+const gzipAbove = 50_000;
+
 interface Finished {
   readonly code: number | null;
   readonly signal: string | null;
@@ -136,8 +139,13 @@ export async function runK6Scenario(run: ScenarioRun, k6: K6Binary, segments: nu
     const entry = await writeEntry(folder, config, [{ name: scenario.name, file: run.file }]);
     const { sequence, segments: parts } = executionSegments(segments);
     const deadlineMs = (options.durationS + run.settings.timeoutMs / 1000 + 1 + 300) * 1000;
+    // k6 writes about 3 KB of JSON a request (16 samples); a long or closed-model run writes it gzipped
+    // (about 160 B a request) at some CPU in k6, a short one plain.
+    const perSegment =
+      run.settings.model === 'closed' ? Number.POSITIVE_INFINITY : (options.rate * options.durationS) / segments;
+    const suffix = perSegment > gzipAbove ? '.json.gz' : '.json';
     const children = parts.map((segment, index) => {
-      const output = join(folder, `segment-${index}.json`);
+      const output = join(folder, `segment-${index}${suffix}`);
       outputs.push(output);
       const args = [
         'run',
@@ -165,12 +173,18 @@ export async function runK6Scenario(run: ScenarioRun, k6: K6Binary, segments: nu
     const stop = () => {
       for (const child of children) child.kill('SIGINT');
     };
+    // A second Ctrl-C exits the harness at once (130): no k6 may outlive it and go on loading the target.
+    const kill = () => {
+      for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
+    };
     run.signal.addEventListener('abort', stop, { once: true });
+    process.on('exit', kill);
     let finished: Finished[];
     try {
       finished = await Promise.all(children.map((child) => waitFor(child, deadlineMs)));
     } finally {
       run.signal.removeEventListener('abort', stop);
+      process.off('exit', kill);
     }
     finished.forEach((result, index) => {
       const exit = k6Exit(result.code, result.signal);
