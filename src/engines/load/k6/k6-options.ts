@@ -30,22 +30,22 @@ export interface K6ScenarioPlan {
 /** The exported function of the n-th scenario in the generated entry. */
 export const execName = (index: number) => `scenario_${index}`;
 
-/** k6 durations: whole milliseconds. */
-const duration = (seconds: number) => `${Math.max(1, Math.round(seconds * 1000))}ms`;
+/** k6 durations: whole milliseconds (a start time may be 0). */
+const duration = (seconds: number, least = 1) => `${Math.max(least, Math.round(seconds * 1000))}ms`;
 
 /**
  * A rate as k6 takes it: a whole number of iterations per time unit. 2.5/s becomes 2,500 per 1,000 s,
- * the same spacing between arrivals.
+ * and a rate under one a second one iteration per its interval: the same spacing between arrivals.
  */
-function rateOf(perSecond: number): { rate: number; timeUnit: string } {
-  return Number.isInteger(perSecond)
-    ? { rate: perSecond, timeUnit: '1s' }
-    : { rate: Math.round(perSecond * 1000), timeUnit: '1000s' };
+export function rateOf(perSecond: number): { rate: number; timeUnit: string } {
+  if (Number.isInteger(perSecond)) return { rate: perSecond, timeUnit: '1s' };
+  if (perSecond >= 1) return { rate: Math.round(perSecond * 1000), timeUnit: '1000s' };
+  return { rate: 1, timeUnit: duration(1 / perSecond) };
 }
 
 function executorOf(plan: K6ScenarioPlan, index: number, startS: number, graceS: number): Record<string, unknown> {
   const { options } = plan;
-  const common = { exec: execName(index), startTime: duration(startS), gracefulStop: duration(graceS) };
+  const common = { exec: execName(index), startTime: duration(startS, 0), gracefulStop: duration(graceS) };
   if (plan.model === 'closed') {
     return { executor: 'constant-vus', vus: options.connections, duration: duration(options.durationS), ...common };
   }
@@ -56,11 +56,16 @@ function executorOf(plan: K6ScenarioPlan, index: number, startS: number, graceS:
     maxVUs: options.connections,
   };
   if (plan.ramp) {
+    // Stage targets are whole numbers too: a fractional one scales every stage to a 1,000 s time unit.
+    const scale = plan.ramp.every((stage) => Number.isInteger(stage.rate)) ? 1 : 1000;
     return {
       executor: 'ramping-arrival-rate',
       startRate: 0,
-      timeUnit: '1s',
-      stages: plan.ramp.map((stage) => ({ target: stage.rate, duration: duration(stage.durationS) })),
+      timeUnit: `${scale}s`,
+      stages: plan.ramp.map((stage) => ({
+        target: Math.round(stage.rate * scale),
+        duration: duration(stage.durationS),
+      })),
       ...vus,
       ...common,
     };

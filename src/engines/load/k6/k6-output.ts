@@ -119,7 +119,13 @@ export async function readK6Outputs(files: readonly string[]): Promise<K6Output>
     };
 
     const source = createReadStream(file);
-    const stream = file.endsWith('.gz') ? source.pipe(createGunzip()) : source;
+    let stream: NodeJS.ReadableStream = source;
+    if (file.endsWith('.gz')) {
+      const gunzip = createGunzip();
+      // pipe() does not pass the file's errors on (a missing file, a folder): the reader must see them.
+      source.on('error', (error) => gunzip.destroy(error));
+      stream = source.pipe(gunzip);
+    }
     const lines = createInterface({ input: stream, crlfDelay: Number.POSITIVE_INFINITY });
     let lineNumber = 0;
     try {
@@ -192,8 +198,14 @@ export async function readK6Outputs(files: readonly string[]): Promise<K6Output>
     }
   }
 
+  // A scenario with thresholds and no request is kept: its thresholds then fail for want of data.
+  for (const name of thresholdTexts.keys()) scenarioOf(name);
   // Seconds from the load's first second, over every file.
   for (const [name, entry] of scenarios) {
+    if (entry.parts.length === 0) {
+      entry.firstMs = 0;
+      entry.lastMs = 0;
+    }
     const first = Math.floor(entry.firstMs / 1000);
     entry.parts.splice(
       0,

@@ -72,7 +72,7 @@ export async function mergeK6Outputs(options: MergeOptions): Promise<LoadRun> {
             segments: entry.parts.length,
             seed: 0,
           },
-          startedAt: new Date(entry.firstMs).toISOString(),
+          startedAt: entry.firstMs > 0 ? new Date(entry.firstMs).toISOString() : started.toISOString(),
         },
         merged: mergeParts(entry.parts),
         finish: {},
