@@ -134,9 +134,9 @@ export async function runLoad(options: LoadOptions): Promise<LoadRun> {
       if (reason === undefined) continue;
       skipped.push({ name: item.name, reason });
       planned.splice(planned.indexOf(item), 1);
-      log(`load: ${item.name} is skipped on k6: ${reason}`);
     }
-    if (planned.length === 0) {
+    if (planned.length > 0) for (const item of skipped) log(`load: ${item.name} is skipped on k6: ${item.reason}`);
+    else {
       throw harnessError(
         'SVC_USAGE',
         `load: nothing to run on k6: ${skipped.map((item) => `${item.name}: ${item.reason}`).join('; ')}`,

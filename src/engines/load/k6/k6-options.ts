@@ -49,10 +49,11 @@ function executorOf(plan: K6ScenarioPlan, index: number, startS: number, graceS:
   if (plan.model === 'closed') {
     return { executor: 'constant-vus', vus: options.connections, duration: duration(options.durationS), ...common };
   }
-  // VUs made up front: 50 ms of arrivals at the peak rate; k6 makes more while it runs, up to the cap.
+  // VUs made up front: 100 ms of arrivals at the peak rate, at least 10 (with 50 ms, a start on a busy
+  // machine dropped a few arrivals while k6 made more); k6 makes more while it runs, up to the cap.
   const peak = plan.ramp ? Math.max(...plan.ramp.map((stage) => stage.rate)) : options.rate;
   const vus = {
-    preAllocatedVUs: Math.min(options.connections, Math.max(5, Math.ceil(peak * 0.05))),
+    preAllocatedVUs: Math.min(options.connections, Math.max(10, Math.ceil(peak * 0.1))),
     maxVUs: options.connections,
   };
   if (plan.ramp) {

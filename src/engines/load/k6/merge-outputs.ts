@@ -43,8 +43,6 @@ export async function mergeK6Outputs(options: MergeOptions): Promise<LoadRun> {
     if (!existsSync(file)) throw harnessError('SVC_USAGE', `k6 merge: no file ${file}`);
   }
   const cli = parseThresholds(options.thresholds ?? [], 'cli');
-  const reportDir = resolve(options.reportDir ?? defaultReportDir(started));
-  await makeReportDir(reportDir, 'report folder (--report-dir)');
   const output = await readK6Outputs(options.files);
   if (output.scenarios.size === 0) {
     throw harnessError(
@@ -52,6 +50,9 @@ export async function mergeK6Outputs(options: MergeOptions): Promise<LoadRun> {
       `k6 merge: no request of a k6 scenario in ${options.files.length} file(s) (${output.samples} samples): are they \`--out json\` outputs of a load run?`,
     );
   }
+  // Made once the files proved readable: bad input leaves no empty report folder behind.
+  const reportDir = resolve(options.reportDir ?? defaultReportDir(started));
+  await makeReportDir(reportDir, 'report folder (--report-dir)');
   const results: ScenarioResult[] = [];
   for (const [name, entry] of output.scenarios) {
     const own = new Set(entry.thresholds.map((threshold) => threshold.text));

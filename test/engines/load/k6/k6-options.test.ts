@@ -71,8 +71,8 @@ describe('executors', () => {
       rate: 200,
       timeUnit: '1s',
       duration: '10000ms',
-      // 50 ms of arrivals at 200/s made up front; k6 adds VUs up to the cap while it runs.
-      preAllocatedVUs: 10,
+      // 100 ms of arrivals at 200/s made up front (20); k6 adds VUs up to the cap while it runs.
+      preAllocatedVUs: 20,
       maxVUs: 64,
       exec: 'scenario_0',
       startTime: expect.any(String),
@@ -84,8 +84,8 @@ describe('executors', () => {
   test('a fractional rate: 2.5/s is 2,500 per 1,000 s, the same spacing between arrivals', () => {
     const executor = executorOf(k6Options([openPlan('command', { rate: 2.5 })], 5_000), 'command');
     expect(executor).toMatchObject({ executor: 'constant-arrival-rate', rate: 2_500, timeUnit: '1000s' });
-    // Few arrivals: the floor of 5 VUs, never above the connections.
-    expect(executor).toMatchObject({ preAllocatedVUs: 5, maxVUs: 64 });
+    // Few arrivals: the floor of 10 VUs, never above the connections.
+    expect(executor).toMatchObject({ preAllocatedVUs: 10, maxVUs: 64 });
     const few = executorOf(k6Options([openPlan('command', { rate: 2.5, connections: 3 })], 5_000), 'command');
     expect(few).toMatchObject({ preAllocatedVUs: 3, maxVUs: 3 });
   });
@@ -155,8 +155,8 @@ describe('executors', () => {
         { target: 500, duration: '30000ms' },
         { target: 0, duration: '5000ms' },
       ],
-      // 50 ms at the peak, 500/s.
-      preAllocatedVUs: 25,
+      // 100 ms at the peak, 500/s.
+      preAllocatedVUs: 50,
       maxVUs: 256,
       exec: 'scenario_0',
       startTime: expect.any(String),
