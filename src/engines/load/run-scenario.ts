@@ -12,7 +12,7 @@ import { type Fanout, openFanout } from './fanout.ts';
 import { type PartProgress, runOpenPart } from './open-model.ts';
 import { mergeParts, type RecorderPart } from './recorder.ts';
 import { contextFor, type ScenarioRun, scenarioOptions, scheduleOf } from './scenario-plan.ts';
-import { emptyResult, scenarioResult } from './scenario-result.ts';
+import { emptyResult, resultBase, scenarioResult } from './scenario-result.ts';
 import { runWorkers } from './worker-pool.ts';
 
 export type { ScenarioRun };
@@ -20,26 +20,9 @@ export type { ScenarioRun };
 export async function runScenario(run: ScenarioRun): Promise<ScenarioResult> {
   const { scenario } = run;
   const options = scenarioOptions(run);
-  const startedAt = new Date();
   const problems: string[] = [];
   const context = contextFor(run, options, problems);
-  const base = {
-    name: scenario.name,
-    title: scenario.title,
-    engine: 'node' as const,
-    model: run.settings.model,
-    settings: {
-      ...(run.settings.model === 'open' && { rate: options.rate }),
-      ...(run.settings.ramp && { ramp: run.settings.ramp.text }),
-      durationS: options.durationS,
-      connections: options.connections,
-      workers: options.workers,
-      seed: options.seed,
-      batch: options.batch,
-      valueSize: options.valueSize,
-    },
-    startedAt: startedAt.toISOString(),
-  };
+  const base = resultBase(run, options, { name: 'node', workers: options.workers });
   let state: unknown;
   try {
     state = await scenario.setup(context);

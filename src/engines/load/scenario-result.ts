@@ -3,14 +3,41 @@
  * threads, autocannon, k6 segments, k6 files merged later): the merged parts, what finish found,
  * the fan-out's accounting, the problems, then the thresholds evaluated over all of it.
  */
-import type { ScenarioFinish } from '../../protocol/scenario.ts';
+import type { ScenarioFinish, ScenarioOptions } from '../../protocol/scenario.ts';
 import { decodeHistogram, summarize } from '../../results/histogram.ts';
-import type { DeliveryAccounting, ScenarioResult } from '../../results/load-run.ts';
+import type { DeliveryAccounting, LoadEngineName, ScenarioResult, ScenarioSettings } from '../../results/load-run.ts';
 import { evaluateThresholds, type Threshold } from '../../results/threshold.ts';
 import { type MergedParts, mergeParts } from './recorder.ts';
+import type { ScenarioRun } from './scenario-plan.ts';
 
 /** What a result says before the load: who ran what, with which settings, from when. */
 export type ResultBase = Pick<ScenarioResult, 'name' | 'title' | 'engine' | 'model' | 'settings' | 'startedAt'>;
+
+/** The base of a result from the run and its settings; `engine` says who made the load, and how split. */
+export function resultBase(
+  run: Pick<ScenarioRun, 'scenario' | 'settings'>,
+  options: ScenarioOptions,
+  engine: Pick<ScenarioSettings, 'workers' | 'segments' | 'k6Version'> & { readonly name: LoadEngineName },
+): ResultBase {
+  const { name, ...split } = engine;
+  return {
+    name: run.scenario.name,
+    title: run.scenario.title,
+    engine: name,
+    model: run.settings.model,
+    settings: {
+      ...(run.settings.model === 'open' && { rate: options.rate }),
+      ...(run.settings.ramp && { ramp: run.settings.ramp.text }),
+      durationS: options.durationS,
+      connections: options.connections,
+      ...split,
+      seed: options.seed,
+      batch: options.batch,
+      valueSize: options.valueSize,
+    },
+    startedAt: new Date().toISOString(),
+  };
+}
 
 export interface ResultInput {
   readonly base: ResultBase;

@@ -13,7 +13,7 @@ import type { ScenarioResult } from '../../../results/load-run.ts';
 import { oneLine } from '../../../shared/errors.ts';
 import { mergeParts } from '../recorder.ts';
 import { contextFor, type ScenarioRun, scenarioOptions } from '../scenario-plan.ts';
-import { emptyResult, type ResultBase, scenarioResult } from '../scenario-result.ts';
+import { emptyResult, resultBase, scenarioResult } from '../scenario-result.ts';
 import type { K6Binary } from './k6-binary.ts';
 import { k6Exit } from './k6-codes.ts';
 import { runFolder, writeEntry } from './k6-entry.ts';
@@ -71,28 +71,9 @@ function waitFor(child: ChildProcess, deadlineMs: number): Promise<Finished> {
 export async function runK6Scenario(run: ScenarioRun, k6: K6Binary, segments: number): Promise<ScenarioResult> {
   const { scenario } = run;
   const options = scenarioOptions(run);
-  const startedAt = new Date();
   const problems: string[] = [];
   const context = contextFor(run, options, problems);
-  const base: ResultBase = {
-    name: scenario.name,
-    title: scenario.title,
-    engine: 'k6',
-    model: run.settings.model,
-    settings: {
-      ...(run.settings.model === 'open' && { rate: options.rate }),
-      ...(run.settings.ramp && { ramp: run.settings.ramp.text }),
-      durationS: options.durationS,
-      connections: options.connections,
-      workers: 1,
-      segments,
-      k6Version: k6.version,
-      seed: options.seed,
-      batch: options.batch,
-      valueSize: options.valueSize,
-    },
-    startedAt: startedAt.toISOString(),
-  };
+  const base = resultBase(run, options, { name: 'k6', workers: 1, segments, k6Version: k6.version });
   let state: unknown;
   try {
     state = await scenario.setup(context);
