@@ -36,9 +36,8 @@ export interface CommandSpec {
 const loadOptions = {
   engine: {
     type: 'string',
-    choices: ['node', 'k6'],
     description:
-      'Who makes the load: node (undici, worker threads, autocannon) or k6 (K6_BINARY, PATH, or built once from the Go module proxy)',
+      'Who makes the load: node (undici, worker threads, autocannon), k6 (K6_BINARY, PATH, or built once from the Go module proxy), or node,k6 (each scenario on both, side by side in one report)',
     default: 'node',
   },
   segments: {
@@ -277,7 +276,11 @@ export const commandTable = {
       rate: loadOptions.rate,
       duration: loadOptions.duration,
       ramp: loadOptions.ramp,
-      model: loadOptions.model,
+      model: {
+        ...loadOptions.model,
+        description:
+          'open: arrivals at --rate whatever the target does (k6’s arrival-rate executors); closed: --connections VUs at full speed (constant-vus)',
+      },
       connections: loadOptions.connections,
       batch: loadOptions.batch,
       'value-size': loadOptions['value-size'],

@@ -81,19 +81,24 @@ function conformanceSuites(run: ConformanceRun): string[] {
   });
 }
 
-/** A load scenario as a testsuite: one testcase per threshold (failed thresholds are failures). */
-function scenarioSuite(scenario: ScenarioResult): string {
+/**
+ * A load scenario as a testsuite: one testcase per threshold (failed thresholds are failures). Named
+ * `load.<scenario>`, and `load.<scenario>.<engine>` when the run has the scenario on two engines.
+ */
+function scenarioSuite(scenario: ScenarioResult, _index: number, all: readonly ScenarioResult[]): string {
+  const twice = all.filter((other) => other.name === scenario.name).length > 1;
+  const suite = `load.${scenario.name}${twice ? `.${scenario.engine}` : ''}`;
   const failed = scenario.thresholds.filter((threshold) => !threshold.ok).length;
-  const head = `  <testsuite${attrs({ name: `load.${scenario.name}`, tests: scenario.thresholds.length, failures: failed, errors: scenario.problem ? 1 : 0, skipped: 0, time: seconds(scenario.durationMs), timestamp: scenario.startedAt })}>\n`;
+  const head = `  <testsuite${attrs({ name: suite, tests: scenario.thresholds.length, failures: failed, errors: scenario.problem ? 1 : 0, skipped: 0, time: seconds(scenario.durationMs), timestamp: scenario.startedAt })}>\n`;
   const cases = scenario.thresholds.map((threshold) => {
     const value = threshold.value === null ? 'no data' : String(threshold.value);
     const failure = threshold.ok
       ? ''
       : `      <failure${attrs({ type: 'threshold', message: `${threshold.expression}: value ${value}` })}>${escapeXml(`${threshold.expression}: value ${value}`)}</failure>\n`;
-    return `    <testcase${attrs({ name: threshold.expression, classname: `load.${scenario.name}`, time: '0.000' })}>\n      <properties>\n        <property${attrs({ name: 'value', value })}/>\n        <property${attrs({ name: 'source', value: threshold.source })}/>\n      </properties>\n${failure}    </testcase>\n`;
+    return `    <testcase${attrs({ name: threshold.expression, classname: suite, time: '0.000' })}>\n      <properties>\n        <property${attrs({ name: 'value', value })}/>\n        <property${attrs({ name: 'source', value: threshold.source })}/>\n      </properties>\n${failure}    </testcase>\n`;
   });
   const problem = scenario.problem
-    ? `    <testcase${attrs({ name: 'scenario ran', classname: `load.${scenario.name}`, time: '0.000' })}>\n      <error${attrs({ type: 'error', message: scenario.problem })}>${escapeXml(scenario.problem)}</error>\n    </testcase>\n`
+    ? `    <testcase${attrs({ name: 'scenario ran', classname: suite, time: '0.000' })}>\n      <error${attrs({ type: 'error', message: scenario.problem })}>${escapeXml(scenario.problem)}</error>\n    </testcase>\n`
     : '';
   return `${head}${problem}${cases.join('')}  </testsuite>\n`;
 }

@@ -42,10 +42,6 @@ export const errorCatalog = {
     exitCode: ExitCode.usage,
     summary: 'no usable k6: none on K6_BINARY or PATH, too old, or the build from the Go module proxy failed',
   },
-  SVC_K6_FAILED: {
-    exitCode: ExitCode.usage,
-    summary: 'k6 stopped with a code that means the run did not complete (a script exception, bad options, a panic)',
-  },
   SVC_GATE_FAILED: { exitCode: ExitCode.failed, summary: 'the run completed and a gate failed' },
   SVC_THRESHOLDS_FAILED: { exitCode: ExitCode.thresholds, summary: 'a load run completed and a threshold failed' },
   SVC_INTERNAL: { exitCode: ExitCode.usage, summary: 'a defect of svc-harness itself (please report it)' },

@@ -177,6 +177,26 @@ describe('load --engine k6 on the embedded reference', () => {
     for (const scenario of report.load.scenarios) expectClean(scenario);
   });
 
+  test('--engine node,k6: each scenario on both engines, side by side in one report, one junit suite each', async () => {
+    const { run, reportDir } = await load('both', ['command', '--engine', 'node,k6', '--duration', '1s']);
+    expect(run.exitCode, run.stderr.slice(-2000)).toBe(0);
+    const report = reportOf(run);
+    expect(report.load.scenarios.map((scenario) => [scenario.name, scenario.engine])).toEqual([
+      ['command', 'node'],
+      ['command', 'k6'],
+    ]);
+    for (const scenario of report.load.scenarios) {
+      expect(scenario.problem).toBeNull();
+      expect(scenario.requests.completed).toBeGreaterThan(0);
+    }
+    const junit = await readFile(join(reportDir, 'junit.xml'), 'utf8');
+    expect(junit).toContain('<testsuite name="load.command.node"');
+    expect(junit).toContain('<testsuite name="load.command.k6"');
+    const page = await readFile(join(reportDir, 'index.html'), 'utf8');
+    expect(page).toContain('<small>on node</small>');
+    expect(page).toContain('<small>on k6</small>');
+  });
+
   test('a command-line threshold that fails on k6: exit 99, the threshold failed with its value', async () => {
     const { run } = await load('threshold', [
       'command',
@@ -207,7 +227,19 @@ describe('k6 bad input gives one line, exit 2, and starts nothing', () => {
     {
       name: 'load kv-fanout alone on k6',
       args: ['load', 'kv-fanout', '--engine', 'k6'],
-      line: /load: nothing to run on k6: kv-fanout: its subscribers read server-sent events/,
+      line: /load: nothing to run: kv-fanout on k6: its subscribers read server-sent events/,
+      reportDir: true,
+    },
+    {
+      name: 'load --segments above 64',
+      args: ['load', 'command', '--engine', 'k6', '--segments', '65'],
+      line: /--segments "65" is not at most 64/,
+      reportDir: true,
+    },
+    {
+      name: 'load --engine with an unknown engine',
+      args: ['load', 'command', '--engine', 'node,gatling'],
+      line: /--engine "node,gatling" is not node, k6 or node,k6/,
       reportDir: true,
     },
     {

@@ -4,8 +4,8 @@ import { k6Manifest } from '../../engines/load/k6/k6-manifest.ts';
 import { parseLoadSettings } from '../../engines/load/load-settings.ts';
 import { harnessError, oneLine } from '../../shared/errors.ts';
 import { loadTargetFileSync } from '../../target/load-target.ts';
+import { settingValues } from '../load-flags.ts';
 import type { ParsedValues } from '../parsed-values.ts';
-import { settingValues } from './load.ts';
 
 const text = (values: ParsedValues, flag: string) =>
   typeof values[flag] === 'string' ? (values[flag] as string) : undefined;
@@ -38,6 +38,7 @@ export async function run(values: ParsedValues): Promise<number> {
     ...(text(values, 'image') !== undefined && { image: text(values, 'image') }),
     ...(text(values, 'token-secret') !== undefined && { tokenSecret: text(values, 'token-secret') }),
     ...(text(values, 'results-claim') !== undefined && { resultsClaim: text(values, 'results-claim') }),
+    log: (line) => process.stderr.write(`${line}\n`),
   });
   const out = text(values, 'out');
   if (out === undefined) {

@@ -3,29 +3,8 @@ import { parseLoadSettings } from '../../engines/load/load-settings.ts';
 import { runLoad } from '../../engines/load/run-load.ts';
 import { createReporters, type ReporterName } from '../../reporters/registry.ts';
 import { withInterrupts } from '../interrupts.ts';
+import { settingValues } from '../load-flags.ts';
 import type { ParsedValues } from '../parsed-values.ts';
-
-const settingFlags = [
-  'engine',
-  'segments',
-  'model',
-  'rate',
-  'duration',
-  'ramp',
-  'connections',
-  'workers',
-  'batch',
-  'value-size',
-  'seed',
-  'timeout',
-];
-
-/** The string flags parseLoadSettings reads. */
-export function settingValues(values: ParsedValues): Record<string, string | undefined> {
-  return Object.fromEntries(
-    settingFlags.map((flag) => [flag, typeof values[flag] === 'string' ? (values[flag] as string) : undefined]),
-  );
-}
 
 export async function run(values: ParsedValues): Promise<number> {
   const settings = parseLoadSettings(settingValues(values));

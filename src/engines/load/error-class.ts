@@ -32,15 +32,3 @@ export function classifyError(error: unknown): { kind: ErrorClass; example: stri
   const kind = (code && byCode[code]) || (code?.startsWith('HPE_') ? 'garbage' : 'other');
   return { kind, example: `${code ? `${code}: ` : ''}${message}`.split('\n')[0] ?? '' };
 }
-
-/** A body that says it is JSON must look like JSON: a cheap test of its ends, not a second parse. */
-export function looksLikeJson(body: string): boolean {
-  const text = body.trim();
-  if (text.length === 0) return false;
-  const first = text[0];
-  const last = text[text.length - 1];
-  if (first === '{') return last === '}';
-  if (first === '[') return last === ']';
-  if (first === '"') return last === '"';
-  return /^(-?\d|true|false|null)/.test(text);
-}

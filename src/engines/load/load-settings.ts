@@ -10,8 +10,11 @@ export type Model = 'open' | 'closed';
 export type EngineName = 'node' | 'k6';
 
 export interface LoadSettings {
-  /** Who makes the load: the node engine (undici, worker threads, autocannon) or k6. @default node */
-  readonly engine: EngineName;
+  /**
+   * Who makes the load: the node engine (undici, worker threads, autocannon), k6, or both one after the
+   * other (`node,k6`: each scenario on each, side by side in one report). @default ['node']
+   */
+  readonly engines: readonly EngineName[];
   /** k6 only: this many k6 processes, each with its own execution segment, merged into one result. */
   readonly segments?: number;
   readonly model: Model;
@@ -76,6 +79,13 @@ export function parseRamp(text: string): { text: string; stages: RampStage[] } {
   return { text, stages };
 }
 
+/** k6 processes on this machine: more than 64 is a cluster's job (k6-operator, `k6 manifest`). */
+function parseSegments(text: string): number {
+  const segments = parsePositive(text, '--segments');
+  if (segments > 64) throw bad('--segments', text, 'at most 64 (more is a cluster’s job: svc-harness k6 manifest)');
+  return segments;
+}
+
 /** Flag values (strings, as the CLI parser gives them) into settings; every check before the run. */
 export function parseLoadSettings(values: Readonly<Record<string, string | undefined>>): LoadSettings {
   const model = values.model ?? 'open';
@@ -93,20 +103,22 @@ export function parseLoadSettings(values: Readonly<Record<string, string | undef
       'load: the closed model has no arrival rate (--rate, --ramp); it runs --connections at full speed',
     );
   }
-  const engine = values.engine ?? 'node';
-  if (engine !== 'node' && engine !== 'k6') throw bad('--engine', engine, 'node or k6');
-  if (values.segments !== undefined && engine !== 'k6') {
+  const engines = (values.engine ?? 'node').split(',').map((item) => item.trim());
+  if (engines.some((item) => item !== 'node' && item !== 'k6') || new Set(engines).size !== engines.length) {
+    throw bad('--engine', values.engine ?? '', 'node, k6 or node,k6');
+  }
+  if (values.segments !== undefined && !engines.includes('k6')) {
     throw harnessError('SVC_USAGE', 'load: --segments splits the load over k6 processes: it needs --engine k6');
   }
-  if (values.workers !== undefined && engine === 'k6') {
+  if (values.workers !== undefined && !engines.includes('node')) {
     throw harnessError(
       'SVC_USAGE',
       'load: --workers sets the node engine’s threads; k6 spreads its load over VUs (--connections) and --segments',
     );
   }
   return {
-    engine,
-    ...(values.segments !== undefined && { segments: parsePositive(values.segments, '--segments') }),
+    engines: engines as EngineName[],
+    ...(values.segments !== undefined && { segments: parseSegments(values.segments) }),
     model,
     ...(values.rate !== undefined && { rate: parsePositive(values.rate, '--rate', false) }),
     ...(values.duration !== undefined && { durationS: parseDuration(values.duration) }),

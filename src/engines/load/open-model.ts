@@ -7,9 +7,10 @@
  */
 import { performance } from 'node:perf_hooks';
 import type { Agent } from 'undici';
+import { looksLikeJson } from '../../protocol/json-body.ts';
 import type { Scenario, ScenarioAnswer, ScenarioRequest, Tally } from '../../protocol/scenario.ts';
 import { seededRandom } from '../../protocol/scenario.ts';
-import { classifyError, looksLikeJson } from './error-class.ts';
+import { classifyError } from './error-class.ts';
 import { type ExchangeResult, exchange } from './exchange.ts';
 import type { LoadTarget } from './load-target.ts';
 import { Recorder } from './recorder.ts';

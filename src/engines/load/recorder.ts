@@ -226,6 +226,33 @@ export class Recorder {
     else this.#errors.set('cut-short', { count, example });
   }
 
+  /**
+   * An answer already counted (completed when its status was 2xx, else failed by `status`) that turns
+   * out to be garbage (it says JSON and is not): k6 reports that apart from the request's own sample.
+   */
+  regradeAsGarbage(
+    tags: Readonly<Record<string, string>>,
+    at: number,
+    was2xx: boolean,
+    commands: number,
+    example: string,
+  ): void {
+    if (was2xx) {
+      const tag = this.#tag(tags);
+      const second = this.#second(at);
+      for (const counts of [this.#counts, tag.counts, second.counts]) {
+        counts.completed--;
+        counts.failed++;
+      }
+      this.#commands -= commands;
+      tag.commands -= commands;
+    } else {
+      const status = this.#errors.get('status');
+      if (status && --status.count === 0) this.#errors.delete('status');
+    }
+    this.error('garbage', example);
+  }
+
   error(kind: ErrorClass, example: string): void {
     const entry = this.#errors.get(kind);
     if (entry) entry.count++;

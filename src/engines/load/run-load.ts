@@ -7,19 +7,19 @@
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import { type EmbeddedReference, startEmbeddedReference } from '../../reference/embedded.ts';
-import type { HarnessRun } from '../../results/harness-run.ts';
 import type { LoadRun, ScenarioResult } from '../../results/load-run.ts';
 import { type Reporter, reporterEvents } from '../../results/reporter.ts';
-import { createRuleCatalog } from '../../results/rule.ts';
 import { parseThresholds, type Threshold } from '../../results/threshold.ts';
-import { ExitCode, harnessError, oneLine } from '../../shared/errors.ts';
+import { harnessError, oneLine } from '../../shared/errors.ts';
 import { createRedactor, type Redactor } from '../../shared/redact.ts';
 import { defaultReportDir, makeReportDir } from '../../shared/report-files.ts';
 import { loadTargetFileSync } from '../../target/load-target.ts';
 import { type Target, targetSecrets } from '../../target/target.ts';
 import { findK6 } from './k6/k6-binary.ts';
+import { k6Lacks } from './k6/k6-support.ts';
 import { runK6Scenario } from './k6/run-k6-scenario.ts';
-import type { LoadSettings } from './load-settings.ts';
+import { loadExitCode, renderLoadRun } from './load-run-end.ts';
+import type { EngineName, LoadSettings } from './load-settings.ts';
 import { kvLoadTarget } from './load-target.ts';
 import { runScenario } from './run-scenario.ts';
 import { checkScenarioNames, loadScenario, scenarioFile, scenarioNames, scenariosDir } from './scenario-registry.ts';
@@ -52,48 +52,6 @@ export interface LoadOptions {
   readonly log?: (line: string) => void;
 }
 
-/** Why k6 cannot run a scenario, or undefined when it can. */
-function k6Lacks(scenario: { readonly fanout?: unknown }): string | undefined {
-  return scenario.fanout
-    ? 'its subscribers read server-sent events, which k6 has no client for in its core (and no SSE extension is served to build one in); run it with --engine node'
-    : undefined;
-}
-
-/** The load run's exit code: 2 when it could not run or stopped early, 99 when a threshold failed. */
-export function loadExitCode(
-  scenarios: readonly ScenarioResult[],
-  problems: readonly string[],
-  aborted?: string,
-): number {
-  if (aborted !== undefined || problems.length > 0 || scenarios.some((scenario) => scenario.problem)) {
-    return ExitCode.usage;
-  }
-  return scenarios.some((scenario) => scenario.thresholds.some((threshold) => !threshold.ok))
-    ? ExitCode.thresholds
-    : ExitCode.ok;
-}
-
-/** Hands a load-only run to the reporters (the load command, `k6 merge`). */
-export async function renderLoadRun(
-  run: LoadRun,
-  reportDir: string,
-  events: ReturnType<typeof reporterEvents>,
-  redact: Redactor,
-): Promise<void> {
-  const whole: HarnessRun = {
-    startedAt: run.startedAt,
-    finishedAt: run.finishedAt,
-    durationMs: run.durationMs,
-    reportDir,
-    exitCode: run.exitCode,
-    ...(run.aborted !== undefined && { aborted: run.aborted }),
-    problems: run.problems,
-    load: run,
-  };
-  // A load-only run has no rule to show: no catalog to load (it imports every suite's rule file).
-  await events.onRunEnd(whole, { catalog: createRuleCatalog([]), redact });
-}
-
 /** Redacts every string of a result (error examples and problems may quote a URL or an answer). */
 function redactResult(result: ScenarioResult, redact: Redactor): ScenarioResult {
   return JSON.parse(redact(JSON.stringify(result))) as ScenarioResult;
@@ -117,7 +75,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadRun> {
       } catch (error) {
         throw harnessError('SVC_CONFIG', `scenario ${name}: ${oneLine(error)}`);
       }
-      if (scenario.fanout && options.settings.model === 'closed' && options.settings.engine !== 'k6') {
+      if (scenario.fanout && options.settings.model === 'closed' && options.settings.engines.includes('node')) {
         throw harnessError(
           'SVC_USAGE',
           `load: ${name} accounts for every publish at every subscriber, which needs the open model (--model closed is for throughput ceilings)`,
@@ -128,23 +86,24 @@ export async function runLoad(options: LoadOptions): Promise<LoadRun> {
   );
   const log = options.log ?? (() => {});
   const skipped: { name: string; reason: string }[] = [];
-  if (options.settings.engine === 'k6') {
-    for (const item of [...planned]) {
-      const reason = k6Lacks(item.scenario);
-      if (reason === undefined) continue;
-      skipped.push({ name: item.name, reason });
-      planned.splice(planned.indexOf(item), 1);
-    }
-    if (planned.length > 0) for (const item of skipped) log(`load: ${item.name} is skipped on k6: ${item.reason}`);
-    else {
-      throw harnessError(
-        'SVC_USAGE',
-        `load: nothing to run on k6: ${skipped.map((item) => `${item.name}: ${item.reason}`).join('; ')}`,
-      );
+  // Each scenario on each engine asked for, in that order: `--engine node,k6` puts them side by side.
+  const runs: ((typeof planned)[number] & { engine: EngineName })[] = [];
+  for (const item of planned) {
+    for (const engine of options.settings.engines) {
+      const reason = engine === 'k6' ? k6Lacks(item.scenario) : undefined;
+      if (reason === undefined) runs.push({ ...item, engine });
+      else skipped.push({ name: item.name, reason: `on k6: ${reason}; it runs with --engine node` });
     }
   }
+  if (runs.length === 0) {
+    throw harnessError(
+      'SVC_USAGE',
+      `load: nothing to run: ${skipped.map((item) => `${item.name} ${item.reason}`).join('; ')}`,
+    );
+  }
+  for (const item of skipped) log(`load: ${item.name} is skipped ${item.reason}`);
   // Found (or built) before the target starts: a missing k6 is one line, not a started reference.
-  const k6 = options.settings.engine === 'k6' ? await findK6({ log }) : undefined;
+  const k6 = runs.some((item) => item.engine === 'k6') ? await findK6({ log }) : undefined;
   const fileTarget = options.target === undefined ? undefined : loadTargetFileSync(options.target);
   const reportDir = resolve(options.reportDir ?? defaultReportDir(started));
   await makeReportDir(reportDir, 'report folder (--report-dir)');
@@ -160,16 +119,17 @@ export async function runLoad(options: LoadOptions): Promise<LoadRun> {
   let aborted: string | undefined;
   try {
     const kv = kvLoadTarget(target);
-    for (const item of planned) {
+    for (const item of runs) {
       if (signal.aborted) break;
       if (!kv) {
         if (options.onlySupported) continue;
         problems.push(redact(`${item.name}: the target has no kv area, which the scenario loads`));
         continue;
       }
-      const engine = k6
-        ? `k6 v${k6.version}${(options.settings.segments ?? 1) > 1 ? ` × ${options.settings.segments} segments` : ''}, `
-        : '';
+      const engine =
+        item.engine === 'k6' && k6
+          ? `k6 v${k6.version}${(options.settings.segments ?? 1) > 1 ? ` × ${options.settings.segments} segments` : ''}, `
+          : '';
       const line = `${engine}${options.settings.model} model on ${target.name}${reference ? ' (embedded reference)' : ''}`;
       events.onScenarioStart(item.name, line);
       const scenarioRun = {
@@ -184,7 +144,9 @@ export async function runLoad(options: LoadOptions): Promise<LoadRun> {
         ...(options.maxDurationS !== undefined && { maxDurationS: options.maxDurationS }),
       };
       const result = redactResult(
-        k6 ? await runK6Scenario(scenarioRun, k6, options.settings.segments ?? 1) : await runScenario(scenarioRun),
+        item.engine === 'k6' && k6
+          ? await runK6Scenario(scenarioRun, k6, options.settings.segments ?? 1)
+          : await runScenario(scenarioRun),
         redact,
       );
       results.push(result);
@@ -192,7 +154,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadRun> {
     }
     if (signal.aborted) {
       aborted = `interrupted (${typeof signal.reason === 'string' ? signal.reason : 'aborted'})`;
-      for (const item of planned.slice(results.length)) problems.push(`${item.name}: not run: the run was interrupted`);
+      for (const item of runs.slice(results.length)) problems.push(`${item.name}: not run: the run was interrupted`);
     }
   } catch (error) {
     aborted = redact(oneLine(error));

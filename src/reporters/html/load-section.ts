@@ -20,7 +20,11 @@ function settingsLine(t: Text, scenario: ScenarioResult): string {
     scenario.model === 'open'
       ? `open model, ${settings.ramp ? `ramp ${t(settings.ramp)}` : `${formatNumber(settings.rate ?? 0)} req/s`}`
       : `closed model, ${settings.connections} connections`;
-  return `${t(scenario.engine)} engine · ${load} · ${settings.durationS} s · ${settings.workers} workers · seed ${settings.seed}`;
+  const split =
+    scenario.engine === 'k6'
+      ? `k6 v${t(settings.k6Version ?? '?')} · ${settings.segments ?? 1} segment${(settings.segments ?? 1) === 1 ? '' : 's'}`
+      : `${settings.workers} workers`;
+  return `${t(scenario.engine)} engine · ${load} · ${settings.durationS} s · ${split} · seed ${settings.seed}`;
 }
 
 function requestsTable(scenario: ScenarioResult): string {
@@ -132,7 +136,7 @@ function scenarioSection(t: Text, redact: (text: string) => string, scenario: Sc
   const failed = scenario.thresholds.some((threshold) => !threshold.ok) || scenario.problem !== undefined;
   const parts = [
     `<section class="scenario${failed ? ' failed' : ''}" id="scenario-${key}">`,
-    `<h3>${t(scenario.title)} <code>${t(scenario.name)}</code></h3>`,
+    `<h3>${t(scenario.title)} <code>${t(scenario.name)}</code> <small>on ${t(scenario.engine)}</small></h3>`,
     `<p class="quiet">${settingsLine(t, scenario)} · started ${t(scenario.startedAt)}</p>`,
     scenario.problem === undefined ? '' : `<p class="problem">${t(scenario.problem)}</p>`,
     '<div class="tables">',

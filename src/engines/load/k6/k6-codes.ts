@@ -11,7 +11,7 @@ export type K6Outcome =
   | 'completed'
   /** SIGINT or SIGTERM reached k6: what it measured until then is kept, the run is marked interrupted. */
   | 'interrupted'
-  /** The run did not complete: a problem on the scenario, exit code 2 (SVC_K6_FAILED). */
+  /** The run did not complete: a problem on the scenario (k6's last error line), exit code 2. */
   | 'failed';
 
 export interface K6Exit {

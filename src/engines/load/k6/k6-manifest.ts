@@ -21,6 +21,7 @@ import { checkScenarioNames, loadScenario, scenarioFile, scenarioNames, scenario
 import { pinnedK6 } from './k6-binary.ts';
 import { bundleEntry } from './k6-entry.ts';
 import { type K6ScenarioPlan, k6Options } from './k6-options.ts';
+import { k6Lacks } from './k6-support.ts';
 
 export interface ManifestOptions {
   /** @default every scenario k6 can run */
@@ -39,6 +40,8 @@ export interface ManifestOptions {
   readonly tokenSecret?: string;
   /** @default svc-harness-results */
   readonly resultsClaim?: string;
+  /** Told what is left out (a scenario k6 cannot run); the CLI prints it to stderr. */
+  readonly log?: (line: string) => void;
 }
 
 /** The file name of the script in the ConfigMap (mounted at /test/ in the runner pods). */
@@ -72,13 +75,10 @@ export async function k6Manifest(options: ManifestOptions): Promise<string> {
   for (const scenarioName of asked ?? scenarioNames(scenariosDir)) {
     const file = scenarioFile(scenarioName);
     const scenario = await loadScenario(file);
-    if (scenario.fanout) {
-      if (asked) {
-        throw harnessError(
-          'SVC_USAGE',
-          `k6 manifest: ${scenarioName} cannot run on k6: its subscribers read server-sent events, which k6 has no client for`,
-        );
-      }
+    const lacks = k6Lacks(scenario);
+    if (lacks !== undefined) {
+      if (asked) throw harnessError('SVC_USAGE', `k6 manifest: ${scenarioName} cannot run on k6: ${lacks}`);
+      options.log?.(`k6 manifest: ${scenarioName} is left out: ${lacks}`);
       continue;
     }
     let own: Threshold[];

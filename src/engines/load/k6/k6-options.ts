@@ -5,7 +5,7 @@
  * the harness's thresholds on metrics k6 knows as k6 thresholds, scoped to their scenario.
  */
 import type { ScenarioOptions } from '../../../protocol/scenario.ts';
-import type { Threshold } from '../../../results/threshold.ts';
+import { appliesTo, type Threshold } from '../../../results/threshold.ts';
 import type { Model } from '../load-settings.ts';
 import type { RampStage } from '../schedule.ts';
 import { k6SystemTags } from './script/k6-config.ts';
@@ -82,7 +82,9 @@ function executorOf(plan: K6ScenarioPlan, index: number, startS: number, graceS:
 
 /** `http_req_duration{batch:1}: p(99)<500` of scenario `pipeline` → `http_req_duration{scenario:pipeline,batch:1}`. */
 export function k6ThresholdKey(threshold: Threshold, scenario: string): string {
-  const tags = Object.entries({ scenario, ...threshold.tags }).map(([key, value]) => `${key}:${value}`);
+  // The scenario first, and always this one (a `{scenario:NAME}` threshold reaches here only for NAME).
+  const { scenario: _named, ...rest } = threshold.tags;
+  const tags = Object.entries({ scenario, ...rest }).map(([key, value]) => `${key}:${value}`);
   return `${threshold.metric}{${tags.join(',')}}`;
 }
 
@@ -96,7 +98,7 @@ export function k6Options(plans: readonly K6ScenarioPlan[], timeoutMs: number): 
     scenarios[plan.name] = executorOf(plan, index, startS, graceS);
     startS += plan.options.durationS + graceS;
     for (const threshold of plan.thresholds) {
-      if (!k6KnownMetrics.has(threshold.metric)) continue;
+      if (!k6KnownMetrics.has(threshold.metric) || !appliesTo(threshold, plan.name)) continue;
       const key = k6ThresholdKey(threshold, plan.name);
       thresholds[key] = [...(thresholds[key] ?? []), `${threshold.aggregation}${threshold.operator}${threshold.bound}`];
     }
@@ -105,6 +107,8 @@ export function k6Options(plans: readonly K6ScenarioPlan[], timeoutMs: number): 
     scenarios,
     thresholds,
     systemTags: k6SystemTags,
+    // A redirect is an answer (a 3xx, failed), as on the node engine, not a second request.
+    maxRedirects: 0,
     // Seconds, for the transaction scenario's counters and a slow target's first answers.
     setupTimeout: '120s',
     teardownTimeout: '120s',

@@ -14,7 +14,7 @@ import { parseThreshold, type Threshold } from '../../../results/threshold.ts';
 import { harnessError, oneLine } from '../../../shared/errors.ts';
 import { Recorder, type RecorderPart } from '../recorder.ts';
 import { errorClassOfK6 } from './k6-codes.ts';
-import { commandsTag, k6Metrics } from './script/k6-config.ts';
+import { commandsTag, garbageStatusTag, k6Metrics } from './script/k6-config.ts';
 
 /** Tags k6 or k6-operator add; what is left are the scenario's own (`batch`, `op`). */
 const foreignTags = new Set([
@@ -36,6 +36,7 @@ const foreignTags = new Set([
   'testrun_name',
   'tally',
   commandsTag,
+  garbageStatusTag,
 ]);
 
 const wanted = new Set([
@@ -45,6 +46,7 @@ const wanted = new Set([
   k6Metrics.sent,
   k6Metrics.tally,
   k6Metrics.threshold,
+  k6Metrics.garbage,
 ]);
 
 interface Point {
@@ -70,17 +72,57 @@ export interface K6Output {
   readonly samples: number;
 }
 
-interface FileScenario {
-  readonly recorder: Recorder;
-  sent: number;
-  answered: number;
-  firstMs: number;
-  lastMs: number;
+/** Samples held back until a file's recorder starts: its second 0 is the earliest of them. */
+const holdBack = 2_000;
+
+/**
+ * One scenario in one file. Its seconds count from the file's first sample of the scenario, so second
+ * 0 is the load's first second (as on the node engine), not a wall-clock second cut in two; k6
+ * writes about, not exactly, in time order, so the first samples are held back and the earliest of
+ * them is the start. Files are lined up by their starts at the end.
+ */
+class FileScenario {
+  #recorder: Recorder | undefined;
+  #pending: ((recorder: Recorder) => void)[] = [];
+  originMs = 0;
+  sent = 0;
+  answered = 0;
+  firstMs = Number.POSITIVE_INFINITY;
+  lastMs = 0;
+
+  /** A sample at `at` (epoch ms); `record` puts it into the recorder, now or once it starts. */
+  add(at: number, record?: (recorder: Recorder) => void): void {
+    if (at < this.firstMs) this.firstMs = at;
+    if (at > this.lastMs) this.lastMs = at;
+    if (!record) return;
+    if (this.#recorder) record(this.#recorder);
+    else if (this.#pending.push(record) >= holdBack) this.recorder();
+  }
+
+  recorder(): Recorder {
+    if (!this.#recorder) {
+      this.originMs = this.firstMs;
+      this.#recorder = new Recorder(this.originMs);
+      for (const record of this.#pending) record(this.#recorder);
+      this.#pending = [];
+    }
+    return this.#recorder;
+  }
 }
 
-export async function readK6Outputs(files: readonly string[]): Promise<K6Output> {
+export interface ReadOptions {
+  /**
+   * Called for a file that is missing, cut off or damaged, with one line: the samples read before the
+   * damage are kept (a run's own segments: one k6 killed must not void the others). Without it, such
+   * a file is an SVC_CONFIG error (files handed to `k6 merge`).
+   */
+  readonly onBadFile?: (line: string) => void;
+}
+
+export async function readK6Outputs(files: readonly string[], options: ReadOptions = {}): Promise<K6Output> {
   const scenarios = new Map<string, K6ScenarioOutput>();
   const thresholdTexts = new Map<string, Set<string>>();
+  const origins = new Map<RecorderPart, number>();
   let samples = 0;
   const scenarioOf = (name: string) => {
     let entry = scenarios.get(name);
@@ -106,15 +148,12 @@ export async function readK6Outputs(files: readonly string[]): Promise<K6Output>
       }
       return object;
     };
-    const forScenario = (name: string, at: number): FileScenario => {
+    const forScenario = (name: string): FileScenario => {
       let entry = perScenario.get(name);
       if (!entry) {
-        // Seconds count from the epoch here; the reader shifts them to the load's first second at the end.
-        entry = { recorder: new Recorder(0), sent: 0, answered: 0, firstMs: at, lastMs: at };
+        entry = new FileScenario();
         perScenario.set(name, entry);
       }
-      if (at < entry.firstMs) entry.firstMs = at;
-      if (at > entry.lastMs) entry.lastMs = at;
       return entry;
     };
 
@@ -154,33 +193,47 @@ export async function readK6Outputs(files: readonly string[]): Promise<K6Output>
         if (scenarioName === undefined) continue;
         samples++;
         const at = Date.parse(point.data.time);
-        const entry = forScenario(scenarioName, at);
-        const { recorder } = entry;
+        if (!Number.isFinite(at) || typeof point.data.value !== 'number') {
+          throw new Error(`line ${lineNumber} has no time or value k6 would write`);
+        }
+        const entry = forScenario(scenarioName);
         const value = point.data.value;
         if (metric === 'http_req_duration') {
           entry.answered++;
           const own = ownTags(tags);
-          recorder.sent(own, at);
-          if (tags.status === '0' || tags.status === undefined) {
-            const kind = errorClassOfK6(tags.error_code, tags.error);
-            recorder.failed(own, kind, `k6 error ${tags.error_code ?? '?'}: ${tags.error ?? 'no answer'}`, value, at);
-          } else if (tags.expected_response === 'false') {
-            recorder.failed(own, 'status', `status ${tags.status}`, value, at);
-          } else {
-            recorder.completed(own, Number(tags[commandsTag] ?? 1) || 1, value, at);
-          }
+          entry.add(at, (recorder) => {
+            recorder.sent(own, at);
+            if (tags.status === '0' || tags.status === undefined) {
+              const kind = errorClassOfK6(tags.error_code, tags.error);
+              recorder.failed(own, kind, `k6 error ${tags.error_code ?? '?'}: ${tags.error ?? 'no answer'}`, value, at);
+            } else if (tags.expected_response === 'false') {
+              recorder.failed(own, 'status', `status ${tags.status}`, value, at);
+            } else {
+              recorder.completed(own, Number(tags[commandsTag] ?? 1) || 1, value, at);
+            }
+          });
         } else if (metric === 'checks') {
-          recorder.check(tags.check ?? 'unnamed check', value === 1);
+          entry.add(at, (recorder) => recorder.check(tags.check ?? 'unnamed check', value === 1));
         } else if (metric === 'dropped_iterations') {
-          recorder.droppedUntagged(value, at);
+          entry.add(at, (recorder) => recorder.droppedUntagged(value, at));
+        } else if (metric === k6Metrics.garbage) {
+          const own = ownTags(tags);
+          const was2xx = tags[garbageStatusTag] === '2xx';
+          const commands = Number(tags[commandsTag] ?? 1) || 1;
+          entry.add(at, (recorder) =>
+            recorder.regradeAsGarbage(own, at, was2xx, commands, 'an answer that says it is JSON and is not'),
+          );
         } else if (metric === k6Metrics.tally) {
-          recorder.tally(tags.tally ?? 'unnamed', value);
+          entry.add(at, (recorder) => recorder.tally(tags.tally ?? 'unnamed', value));
         } else {
+          // What the script sent: counted, and its time is the load's start (a request's start, not its end).
           entry.sent += value;
+          entry.add(at);
         }
       }
     } catch (error) {
-      throw harnessError('SVC_CONFIG', `k6 output ${file}: ${oneLine(error)}`);
+      if (!options.onBadFile) throw harnessError('SVC_CONFIG', `k6 output ${file}: ${oneLine(error)}`);
+      options.onBadFile(`k6 output ${file}: ${oneLine(error)} (the samples before it are kept)`);
     } finally {
       lines.close();
       source.destroy();
@@ -188,11 +241,20 @@ export async function readK6Outputs(files: readonly string[]): Promise<K6Output>
 
     for (const [name, entry] of perScenario) {
       // Sent by the script, never answered: k6 stopped (interrupted) before their samples were made.
+      const recorder = entry.recorder();
       const unseen = entry.sent - entry.answered;
-      if (unseen > 0) entry.recorder.cutShort(unseen, 'k6 stopped before these requests were answered', true);
+      if (unseen > 0) {
+        recorder.cutShort(
+          unseen,
+          'sent, and no answer in k6’s output (k6 stopped first, or its output was cut off)',
+          true,
+        );
+      }
       const target = scenarioOf(name);
-      target.parts.push(entry.recorder.part());
-      entry.recorder.destroy();
+      const part = recorder.part();
+      target.parts.push(part);
+      origins.set(part, entry.originMs);
+      recorder.destroy();
       target.firstMs = Math.min(target.firstMs, entry.firstMs);
       target.lastMs = Math.max(target.lastMs, entry.lastMs);
     }
@@ -200,21 +262,20 @@ export async function readK6Outputs(files: readonly string[]): Promise<K6Output>
 
   // A scenario with thresholds and no request is kept: its thresholds then fail for want of data.
   for (const name of thresholdTexts.keys()) scenarioOf(name);
-  // Seconds from the load's first second, over every file.
   for (const [name, entry] of scenarios) {
+    // Each file's seconds moved by how much later than the earliest file it started (to the nearest second).
+    const start = Math.min(...entry.parts.map((part) => origins.get(part) ?? entry.firstMs));
+    const aligned = entry.parts.map((part) => {
+      const shift = Math.round(((origins.get(part) ?? start) - start) / 1000);
+      return shift === 0
+        ? part
+        : { ...part, seconds: part.seconds.map((item) => ({ ...item, second: item.second + shift })) };
+    });
+    entry.parts.splice(0, entry.parts.length, ...aligned);
     if (entry.parts.length === 0) {
       entry.firstMs = 0;
       entry.lastMs = 0;
     }
-    const first = Math.floor(entry.firstMs / 1000);
-    entry.parts.splice(
-      0,
-      entry.parts.length,
-      ...entry.parts.map((part) => ({
-        ...part,
-        seconds: part.seconds.map((second) => ({ ...second, second: second.second - first })),
-      })),
-    );
     for (const text of thresholdTexts.get(name) ?? []) {
       try {
         entry.thresholds.push(parseThreshold(text, 'scenario'));

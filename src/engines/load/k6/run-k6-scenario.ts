@@ -5,6 +5,7 @@
  * global percentiles and thresholds, then finish with every segment's tallies.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { rmSync } from 'node:fs';
 import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -28,6 +29,17 @@ export function executionSegments(count: number): { sequence: string; segments: 
     sequence: Array.from({ length: count + 1 }, (_, index) => point(index)).join(','),
     segments: Array.from({ length: count }, (_, index) => `${point(index)}:${point(index + 1)}`),
   };
+}
+
+/**
+ * The harness's environment without k6's own settings (`K6_DURATION`, `K6_SYSTEM_TAGS`, `K6_HTTP_DEBUG`
+ * rank above the script's options, and would change the load, put keys back into the output or print
+ * the token) or the script's (`SVC_K6_*`: the target's credentials are set below, never inherited).
+ */
+function inheritedEnv(): NodeJS.ProcessEnv {
+  return Object.fromEntries(
+    Object.entries(process.env).filter(([name]) => !name.startsWith('K6_') && !name.startsWith('SVC_K6_')),
+  );
 }
 
 /** Requests per segment above which k6's output is written gzipped. */
@@ -125,6 +137,13 @@ export async function runK6Scenario(run: ScenarioRun, k6: K6Binary, segments: nu
     const perSegment =
       run.settings.model === 'closed' ? Number.POSITIVE_INFINITY : (options.rate * options.durationS) / segments;
     const suffix = perSegment > gzipAbove ? '.json.gz' : '.json';
+    if (segments > options.connections) {
+      throw new Error(
+        `${segments} segments share ${options.connections} VUs (--connections): each segment needs at least one`,
+      );
+    }
+    // Interrupted during setup: nothing to start.
+    if (run.signal.aborted) throw new Error('interrupted before k6 started');
     const children = parts.map((segment, index) => {
       const output = join(folder, `segment-${index}${suffix}`);
       outputs.push(output);
@@ -143,7 +162,7 @@ export async function runK6Scenario(run: ScenarioRun, k6: K6Binary, segments: nu
         cwd: folder,
         stdio: ['ignore', 'pipe', 'pipe'],
         env: {
-          ...process.env,
+          ...inheritedEnv(),
           // Credentials through the environment, never the entry or the command line.
           SVC_K6_HEADERS: JSON.stringify(run.target.headers),
           K6_NO_USAGE_REPORT: 'true',
@@ -151,30 +170,40 @@ export async function runK6Scenario(run: ScenarioRun, k6: K6Binary, segments: nu
         },
       });
     });
+    // k6 stops at SIGINT: what is in flight is cut short (and counted so); one still in init is killed.
+    let killTimer: NodeJS.Timeout | undefined;
     const stop = () => {
       for (const child of children) child.kill('SIGINT');
+      killTimer = setTimeout(() => {
+        for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
+      }, run.settings.timeoutMs + 10_000);
     };
     // A second Ctrl-C exits the harness at once (130): no k6 may outlive it and go on loading the target.
     const kill = () => {
       for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
+      rmSync(folder, { recursive: true, force: true });
     };
     run.signal.addEventListener('abort', stop, { once: true });
+    if (run.signal.aborted) stop();
     process.on('exit', kill);
     let finished: Finished[];
     try {
       finished = await Promise.all(children.map((child) => waitFor(child, deadlineMs)));
     } finally {
+      clearTimeout(killTimer);
       run.signal.removeEventListener('abort', stop);
       process.off('exit', kill);
     }
     finished.forEach((result, index) => {
       const exit = k6Exit(result.code, result.signal);
+      const which = segments > 1 ? ` (segment ${parts[index]})` : '';
       if (exit.outcome === 'failed') {
-        const which = segments > 1 ? ` (segment ${parts[index]})` : '';
         problems.push(`k6${which} exited ${exit.code} (${exit.name}): ${lastError(result.stderr)}`);
+      } else if (exit.outcome === 'interrupted' && !run.signal.aborted) {
+        problems.push(`k6${which} was stopped from outside the harness (exit ${exit.code}, ${exit.name})`);
       }
     });
-    const read = await readK6Outputs(outputs);
+    const read = await readK6Outputs(outputs, { onBadFile: (line) => problems.push(line) });
     const mine = read.scenarios.get(scenario.name);
     if (mine) {
       merged = mergeParts(mine.parts);

@@ -259,18 +259,50 @@ describe('counts, classes and tags', () => {
       failed,
       dropped,
     }));
-    // Requests count in the second of their answer; the first file's first second is 0, the second
-    // file's requests (1.4 s, 1.7 s) and drops (1.8 s) fall in second 1, the timeout in second 5.
+    // Requests count in the second of their answer, from each file's start: the first file starts at
+    // 0.1 s (the timeout's svc_sent), so its answers at 0.15–0.95 s are second 0, its drops at 2.0 s second
+    // 1, the 503 at 2.3 s second 2 and the timeout at 5.1 s second 5. The second file starts 1.3 s
+    // later (its first svc_sent, 1.396 s), lined up one second on: its answers and drops are second 1.
     expect(series).toEqual([
       { second: 0, sent: 4, completed: 3, failed: 1, dropped: 0 },
-      { second: 1, sent: 2, completed: 1, failed: 1, dropped: 2 },
-      { second: 2, sent: 1, completed: 0, failed: 1, dropped: 4 },
+      { second: 1, sent: 2, completed: 1, failed: 1, dropped: 6 },
+      { second: 2, sent: 1, completed: 0, failed: 1, dropped: 0 },
       { second: 5, sent: 1, completed: 0, failed: 1, dropped: 0 },
     ]);
     const load = scenarioOf(output, 'load');
     // The span: the first request's svc_sent (the timeout's, sent at 0.1 s) to the last answer.
     expect(load.firstMs).toBe(t0 + 100);
     expect(load.lastMs).toBe(t0 + 5_100);
+  });
+});
+
+describe('answers that say JSON and are not', () => {
+  test('svc_garbage moves a 2xx from completed to failed (garbage), and a non-2xx from status to garbage', async () => {
+    const request = (at: number, status: number): K6Request => ({
+      scenario: 'load',
+      at: t0 + at,
+      latencyMs: 3,
+      status,
+      commands: 10,
+      tags: { batch: '10' },
+    });
+    const garbage = (at: number, status: '2xx' | 'other') =>
+      point('svc_garbage', t0 + at, 1, { batch: '10', scenario: 'load', svc_commands: '10', svc_status: status });
+    const file = await writeK6Output(join(dir, 'garbage.json'), [
+      ...requestPoints(request(100, 200)),
+      ...requestPoints(request(200, 200)),
+      garbage(200, '2xx'),
+      ...requestPoints(request(300, 503)),
+      garbage(300, 'other'),
+    ]);
+    const merged = mergeParts(scenarioOf(await readK6Outputs([file]), 'load').parts);
+    expect(merged.counts).toEqual({ sent: 3, completed: 1, failed: 2, dropped: 0 });
+    // The commands of the completed request only, as on the node engine.
+    expect(merged.commands).toBe(10);
+    expect(merged.errors.map(({ kind, count }) => ({ kind, count }))).toEqual([{ kind: 'garbage', count: 2 }]);
+    expect(merged.tags).toEqual([
+      expect.objectContaining({ tags: { batch: '10' }, requests: { sent: 3, completed: 1, failed: 2, dropped: 0 } }),
+    ]);
   });
 });
 
@@ -290,7 +322,11 @@ describe('requests k6 never answered', () => {
     const merged = mergeParts(scenarioOf(await readK6Outputs([stopped, finished]), 'load').parts);
     expect(merged.counts).toEqual({ sent: 7, completed: 5, failed: 2, dropped: 0 });
     expect(merged.errors).toEqual([
-      { kind: 'cut-short', count: 2, example: 'k6 stopped before these requests were answered' },
+      {
+        kind: 'cut-short',
+        count: 2,
+        example: 'sent, and no answer in k6’s output (k6 stopped first, or its output was cut off)',
+      },
     ]);
     // Their tags are not known: the tag entries hold the answered requests only.
     expect(merged.tags.reduce((sum, entry) => sum + entry.requests.sent, 0)).toBe(5);

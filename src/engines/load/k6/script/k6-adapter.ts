@@ -11,6 +11,7 @@ import { check } from 'k6';
 import exec from 'k6/execution';
 import http from 'k6/http';
 import { Counter } from 'k6/metrics';
+import { looksLikeJson } from '../../../../protocol/json-body.ts';
 import {
   type Iteration,
   type Scenario,
@@ -18,7 +19,7 @@ import {
   type ScenarioContext,
   seededRandom,
 } from '../../../../protocol/scenario.ts';
-import { commandsTag, type K6Config, k6Metrics } from './k6-config.ts';
+import { commandsTag, garbageStatusTag, type K6Config, k6Metrics } from './k6-config.ts';
 
 type States = Record<string, unknown>;
 
@@ -30,7 +31,10 @@ export interface K6Script {
   iterate(name: string, states: States): void;
 }
 
-/** A different stream for every iteration, the same on every engine part: the seed mixed with the index. */
+/**
+ * A stream of its own for every iteration, the seed mixed with the index: the same requests on any
+ * number of segments or runners (not the node engine's stream, which is one per thread).
+ */
 function iterationRandom(seed: number, index: number): () => number {
   return seededRandom((Math.imul(seed, 0x9e3779b1) + index) >>> 0);
 }
@@ -51,6 +55,10 @@ export function k6Script(config: K6Config, scenarios: Readonly<Record<string, Sc
   const sent = new Counter(k6Metrics.sent);
   const tally = new Counter(k6Metrics.tally);
   const declared = new Counter(k6Metrics.threshold);
+  const garbage = new Counter(k6Metrics.garbage);
+  // As the node engine: only 2xx completes (k6 would count 200–399 as expected), and no redirect is
+  // followed (each hop would be a request of its own in k6's samples); maxRedirects is in the options.
+  http.setResponseCallback(http.expectedStatuses({ min: 200, max: 299 }));
 
   const context = (name: string, prefix: string): ScenarioContext => {
     const entry = config.scenarios.find((item) => item.name === name);
@@ -98,6 +106,8 @@ export function k6Script(config: K6Config, scenarios: Readonly<Record<string, Sc
         const scenario = scenarios[entry.name];
         if (!scenario) continue;
         // Here only to delete what setup wrote: the tallies of the other runners are not known to this one.
+        // A scenario's finish works from its state (which holds the prefix setup was given), not from the
+        // context's prefix, which only setup reads.
         await scenario.finish(states[entry.name], context(entry.name, ''), {});
       }
     },
@@ -118,14 +128,23 @@ export function k6Script(config: K6Config, scenarios: Readonly<Record<string, Sc
         timeout,
         responseType: 'text',
       });
-      const answer: ScenarioAnswer | null =
-        res.status === 0 ? null : { status: res.status, body: typeof res.body === 'string' ? res.body : '' };
+      const body = typeof res.body === 'string' ? res.body : '';
+      const contentType = String(res.headers['Content-Type'] ?? '');
+      // An answer that says JSON and is not: `garbage`, and the scenario sees no answer (as on node).
+      const isGarbage = res.status !== 0 && contentType.includes('json') && !looksLikeJson(body);
+      if (isGarbage) {
+        garbage.add(1, {
+          ...request.tags,
+          [commandsTag]: String(request.commands),
+          [garbageStatusTag]: res.status >= 200 && res.status < 300 ? '2xx' : 'other',
+        });
+      }
+      const answer: ScenarioAnswer | null = res.status === 0 || isGarbage ? null : { status: res.status, body };
       const outcomes = scenario.check(state, request, answer, {
         add: (tallyName, value = 1) => tally.add(value, { tally: tallyName }),
       });
-      if (outcomes.length > 0) {
-        check(answer, Object.fromEntries(outcomes.map((outcome) => [outcome.name, () => outcome.ok])));
-      }
+      // One check() each: two outcomes of one name count twice, as on node.
+      for (const outcome of outcomes) check(answer, { [outcome.name]: () => outcome.ok });
     },
   };
 }

@@ -41,10 +41,15 @@ export const k6Metrics = {
   tally: 'svc_tally',
   /** One zero-valued sample per threshold, from setup: tags `svc_scenario` and `threshold`. */
   threshold: 'svc_threshold',
+  /** One per answer that says it is JSON and is not: the request's tags and `svc_status` (2xx or other). */
+  garbage: 'svc_garbage',
 } as const;
 
 /** The tag a request carries with its count of key-value commands (stripped from the tags kept). */
 export const commandsTag = 'svc_commands';
+
+/** On a garbage sample: whether the answer's status was 2xx (k6 counted it completed) or not (failed). */
+export const garbageStatusTag = 'svc_status';
 
 /** The only system tags k6 is asked to write: no `url` or `name`, which would carry keys and values. */
 export const k6SystemTags = ['status', 'method', 'error', 'error_code', 'expected_response', 'scenario', 'check'];

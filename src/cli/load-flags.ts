@@ -1,0 +1,24 @@
+/** The load settings' flags, read the same way by `load` and `k6 manifest`. */
+import type { ParsedValues } from './parsed-values.ts';
+
+const settingFlags = [
+  'engine',
+  'segments',
+  'model',
+  'rate',
+  'duration',
+  'ramp',
+  'connections',
+  'workers',
+  'batch',
+  'value-size',
+  'seed',
+  'timeout',
+];
+
+/** The string flags parseLoadSettings reads. */
+export function settingValues(values: ParsedValues): Record<string, string | undefined> {
+  return Object.fromEntries(
+    settingFlags.map((flag) => [flag, typeof values[flag] === 'string' ? (values[flag] as string) : undefined]),
+  );
+}
