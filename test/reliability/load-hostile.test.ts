@@ -154,6 +154,36 @@ describe('load against hostile targets', () => {
     }
   });
 
+  // Under k6: a refused port and a stall map from k6's error codes to the same classes (reset and
+  // status are plain mappings, unit-tested in test/engines/load/k6/), and an answer that says JSON and
+  // is not is garbage there too (the script reports it apart: svc_garbage).
+  test.each(cases.filter((item) => ['refused', 'stall', 'garbage'].includes(item.mode)))(
+    'k6 engine, $mode: errors classed as $expected, every request accounted for',
+    async (item) => {
+      let server: FakeServer | undefined;
+      try {
+        if (item.mode !== 'refused') server = await startHostileKv(item.mode);
+        const { run, scenario } = await loadAgainst(`k6-${item.mode}`, server?.url ?? (await refusedUrl()), 'command', [
+          '--rate',
+          '20',
+          '--engine',
+          'k6',
+        ]);
+        expect(item.exitCodes, run.stderr).toContain(run.exitCode);
+        expect(run.durationMs).toBeLessThan(25_000);
+        expect(scenario.requests.sent).toBeGreaterThan(0);
+        expect(scenario.requests.completed).toBe(0);
+        const counts = kinds(scenario);
+        expect([...item.expected, 'cut-short']).toEqual(expect.arrayContaining(Object.keys(counts)));
+        expect(counts[item.expected[0] ?? ''], JSON.stringify(scenario.errors)).toBeGreaterThan(
+          scenario.requests.failed / 2,
+        );
+      } finally {
+        await server?.close();
+      }
+    },
+  );
+
   test('kv-fanout whose subscriber streams end after the subscribe event: a problem about the stream, exit 2', async () => {
     const server = await startFanoutKv({ endAfterSubscribe: true });
     try {
