@@ -227,7 +227,8 @@ export const commandTable = {
     options: {
       threshold: {
         ...loadOptions.threshold,
-        description: `${loadOptions.threshold.description}; applied to every scenario, on top of the thresholds the outputs carry`,
+        description:
+          'k6-syntax threshold METRIC[{tag:value}]:EXPR, e.g. "http_req_duration{batch:100}:p(99)<50", on top of the thresholds the outputs carry, for every scenario in them',
       },
       'report-dir': {
         type: 'string',
