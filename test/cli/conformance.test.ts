@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Ajv } from 'ajv';
@@ -6,8 +6,6 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import schema from '../../schemas/report.schema.json' with { type: 'json' };
 import { allFaults } from '../../src/reference/areas.ts';
 import { type RunningReference, startReference } from '../../src/reference/reference-service.ts';
-import { secretForms } from '../../src/shared/redact.ts';
-import { targetSecrets } from '../../src/target/target.ts';
 import {
   type BadServer,
   refusedUrl,
@@ -18,6 +16,7 @@ import {
 import { type FixtureServer, startFixtureServer } from '../engines/conformance/fixtures/fixture-server.ts';
 import { expectOneLine } from '../support/cli-expect.ts';
 import { runCli } from '../support/run-cli.ts';
+import { expectNoSecrets } from '../support/secret-scan.ts';
 
 const validateReport = new Ajv({ allErrors: true }).compile(schema);
 
@@ -222,15 +221,7 @@ describe('conformance against the reference service', () => {
         timeoutMs: 120_000,
       });
       expect(run.exitCode, run.stderr).toBe(1);
-      const secrets = targetSecrets(reference.target).flatMap(secretForms);
-      expect(secrets.length).toBeGreaterThanOrEqual(3);
-      const written = await Promise.all(
-        (await readdir(reportDir)).map((name) => readFile(join(reportDir, name), 'utf8')),
-      );
-      for (const text of [...written, run.stdout, run.stderr]) {
-        for (const secret of secrets)
-          expect(text.includes(secret), `a secret leaked: ${secret.slice(0, 3)}…`).toBe(false);
-      }
+      await expectNoSecrets(reference.target, reportDir, run);
     }, 150_000);
   });
 });

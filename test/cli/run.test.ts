@@ -11,11 +11,10 @@ import { Ajv } from 'ajv';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import schema from '../../schemas/report.schema.json' with { type: 'json' };
 import { type RunningReference, startReference } from '../../src/reference/reference-service.ts';
-import { secretForms } from '../../src/shared/redact.ts';
-import { targetSecrets } from '../../src/target/target.ts';
 import { launchChromium, openReport } from '../support/chromium.ts';
 import { expectLoadCompleted, isLatencyThreshold } from '../support/cli-expect.ts';
 import { runCli } from '../support/run-cli.ts';
+import { expectNoSecrets } from '../support/secret-scan.ts';
 
 const validateReport = new Ajv({ allErrors: true }).compile(schema);
 
@@ -111,15 +110,7 @@ describe('svc-harness run', () => {
         timeoutMs: 170_000,
       });
       expectLoadCompleted(run.exitCode, (run.report as RunReport).load.scenarios, run.stderr.slice(-2000));
-      const secrets = targetSecrets(reference.target).flatMap(secretForms);
-      expect(secrets.length).toBeGreaterThanOrEqual(3);
-      const written = await Promise.all(
-        (await readdir(reportDir)).map((name) => readFile(join(reportDir, name), 'utf8')),
-      );
-      for (const text of [...written, run.stdout, run.stderr]) {
-        for (const secret of secrets)
-          expect(text.includes(secret), `a secret leaked: ${secret.slice(0, 3)}…`).toBe(false);
-      }
+      await expectNoSecrets(reference.target, reportDir, run);
     }, 180_000);
   });
 });
