@@ -101,7 +101,7 @@ const reporterOption = {
 
 export const commandTable = {
   serve: {
-    summary: 'Start the reference service (area B, key-value REST) and print its URLs and credentials',
+    summary: 'Start the reference service (messaging, key-value REST, management) and print its URLs and credentials',
     options: {
       host: { type: 'string', description: 'Address to listen on', default: '127.0.0.1' },
       'kv-port': {
@@ -110,11 +110,39 @@ export const commandTable = {
         description: 'Port of the key-value REST interface',
         default: 'a free port',
       },
+      'messaging-port': {
+        type: 'number',
+        integer: true,
+        description: 'Port of the messaging and workflow interface (its default region)',
+        default: 'a free port',
+      },
+      'management-port': {
+        type: 'number',
+        integer: true,
+        description: 'Port of the management interface',
+        default: 'a free port',
+      },
       'admin-port': {
         type: 'number',
         integer: true,
         description: 'Port of the admin endpoint',
         default: 'a free port',
+      },
+      regions: {
+        type: 'string',
+        description: 'Messaging regions to serve, comma-separated, each on its own base URL (eu-central-1, us-east-1)',
+        default: 'eu-central-1',
+      },
+      'region-latency': {
+        type: 'string',
+        description: 'Delay every answer of a region: REGION=DURATION, comma-separated (us-east-1=80ms)',
+        default: 'none',
+      },
+      'retry-backoff': {
+        type: 'string',
+        description:
+          'Wait before a failed delivery is retried: real (about e^(2.5·n) s, at most a day) or a base DURATION doubled per retry (20ms)',
+        default: 'real',
       },
       'redis-url': {
         type: 'string',

@@ -27,10 +27,15 @@ export interface StartedArea {
   readonly routes: AreaRoutes;
   /** How the area's server is built: `rawPaths` routes every URL to `/` (the area parses it itself). */
   readonly server: { readonly rawPaths: boolean; readonly bodyLimit: number };
+  /**
+   * More servers of the same area, each on its own port: area A's regions (`--regions`), which
+   * share the area's state and differ in base URL and latency.
+   */
+  readonly extraServers?: readonly { readonly name: string; readonly routes: AreaRoutes }[];
   /** Operations on the admin endpoint for what the spec shows no API for. */
   readonly adminRoutes?: AreaRoutes;
-  /** The area's entry in the target, at `url`; read anew each time (tokens change). */
-  targetEntry(url: string): NonNullable<Target[TargetArea]>;
+  /** The area's entry in the target, at `url` (and its extra servers' URLs); read anew each time (tokens change). */
+  targetEntry(url: string, extraUrls: Readonly<Record<string, string>>): NonNullable<Target[TargetArea]>;
   /** Lines for `serve` after the area's URL (credentials it prints). */
   describe(): readonly (readonly [string, string])[];
   close(): Promise<void>;

@@ -1,6 +1,7 @@
 /** What the reference service is started with; every area reads the settings it needs from here. */
 import type { DialectName } from '../target/dialects.ts';
 import type { TargetArea } from '../target/target.ts';
+import type { RetryBackoff } from './messaging/backoff.ts';
 
 export interface ReferenceOptions {
   /** @default '127.0.0.1' */
@@ -11,8 +12,12 @@ export interface ReferenceOptions {
   adminPort?: number;
   /** Passed to acquireRedis (else REDIS_URL, redis-server on PATH, a container). */
   redisUrl?: string;
+  /** Which areas to serve. @default every area of `referenceAreas` */
+  areas?: readonly TargetArea[];
   /** Fault switches to turn on (names from `allFaults`). */
   faults?: readonly string[];
+  /** Area A's settings. */
+  messaging?: MessagingOptions;
   /** @default 10 * 1024 * 1024 */
   maxRequestBytes?: number;
   /** Commands per UTC day. @default null (off) */
@@ -31,3 +36,12 @@ export interface ReferenceOptions {
 }
 
 export const defaultMaxRequestBytes = 10 * 1024 * 1024;
+
+export interface MessagingOptions {
+  /** The regions served, each on its own base URL. @default ['eu-central-1'] */
+  readonly regions?: readonly string[];
+  /** Milliseconds added to every answer of a region's server (`--region-latency us-east-1=80ms`). */
+  readonly regionLatencyMs?: Readonly<Record<string, number>>;
+  /** How long failed attempts wait before their retries. @default the real service's exponential backoff */
+  readonly retryBackoff?: RetryBackoff;
+}

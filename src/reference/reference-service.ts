@@ -45,15 +45,27 @@ export async function startReference(options: ReferenceOptions = {}): Promise<Ru
   };
   try {
     const settings = { redisUrl: redis.url, faults, dialect: getDialect(dialect), options };
-    const running: { area: RunningArea; started: StartedArea }[] = [];
-    for (const area of referenceAreas) {
+    const running: { area: RunningArea; started: StartedArea; extraUrls: Record<string, string> }[] = [];
+    const served = referenceAreas.filter((area) => options.areas === undefined || options.areas.includes(area.name));
+    for (const area of served) {
       const started = await area.start(settings);
       cleanup.push(() => started.close());
       const app = server(started.server.bodyLimit, started.server.rawPaths);
       cleanup.push(() => app.close());
       await app.register(started.routes);
       const url = urlOf(host, await listen(app, host, options.ports?.[area.name] ?? 0));
-      running.push({ area: { name: area.name, title: area.title, url, describe: started.describe }, started });
+      const extraUrls: Record<string, string> = {};
+      for (const extra of started.extraServers ?? []) {
+        const extraApp = server(started.server.bodyLimit, started.server.rawPaths);
+        cleanup.push(() => extraApp.close());
+        await extraApp.register(extra.routes);
+        extraUrls[extra.name] = urlOf(host, await listen(extraApp, host, 0));
+      }
+      running.push({
+        area: { name: area.name, title: area.title, url, describe: started.describe },
+        started,
+        extraUrls,
+      });
     }
 
     const adminToken = randomBytes(32).toString('base64url');
@@ -64,9 +76,12 @@ export async function startReference(options: ReferenceOptions = {}): Promise<Ru
     const adminUrl = urlOf(host, await listen(adminApp, host, options.adminPort ?? 0));
 
     const target = { name: 'reference', dialect, admin: { url: adminUrl, token: adminToken } } as Target;
-    for (const { area, started } of running) {
+    for (const { area, started, extraUrls } of running) {
       // A getter: an area's credentials change while it runs (a password reset issues new tokens).
-      Object.defineProperty(target, area.name, { enumerable: true, get: () => started.targetEntry(area.url) });
+      Object.defineProperty(target, area.name, {
+        enumerable: true,
+        get: () => started.targetEntry(area.url, extraUrls),
+      });
     }
     return {
       target,

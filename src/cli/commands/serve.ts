@@ -5,11 +5,14 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { allFaults } from '../../reference/areas.ts';
+import type { RetryBackoff } from '../../reference/messaging/backoff.ts';
+import { parseDuration } from '../../reference/messaging/durations.ts';
 import { redactRedisUrl } from '../../reference/redis/redis-url.ts';
-import { defaultMaxRequestBytes } from '../../reference/reference-options.ts';
+import { defaultMaxRequestBytes, type MessagingOptions } from '../../reference/reference-options.ts';
 import { type RunningReference, startReference } from '../../reference/reference-service.ts';
 import { harnessError } from '../../shared/errors.ts';
 import { getDialect, isDialectName } from '../../target/dialects.ts';
+import { messagingRegions } from '../../target/regions.ts';
 import type { ParsedValues } from '../parsed-values.ts';
 
 export async function run(values: ParsedValues): Promise<number> {
@@ -24,7 +27,12 @@ export async function run(values: ParsedValues): Promise<number> {
 
   const reference = await startReference({
     host: (values.host as string | undefined) ?? '127.0.0.1',
-    ports: { kv: (values['kv-port'] as number | undefined) ?? 0 },
+    ports: {
+      kv: (values['kv-port'] as number | undefined) ?? 0,
+      messaging: (values['messaging-port'] as number | undefined) ?? 0,
+      management: (values['management-port'] as number | undefined) ?? 0,
+    },
+    messaging: messagingOptions(values),
     adminPort: (values['admin-port'] as number | undefined) ?? 0,
     ...(values['redis-url'] !== undefined && { redisUrl: values['redis-url'] as string }),
     faults,
@@ -45,6 +53,49 @@ export async function run(values: ParsedValues): Promise<number> {
   }
   process.stdout.write(renderBlock(reference, { faults, maxRequestBytes, dailyRequestLimit, targetFile }));
   return stopped;
+}
+
+/** `--regions`, `--region-latency` and `--retry-backoff`, each checked to one usage line. */
+export function messagingOptions(values: ParsedValues): MessagingOptions {
+  const known: readonly string[] = messagingRegions;
+  const list = (text: string) =>
+    text
+      .split(',')
+      .map((part) => part.trim())
+      .filter((part) => part !== '');
+  const regionsText = values.regions as string | undefined;
+  const regions = regionsText === undefined ? undefined : list(regionsText);
+  for (const region of regions ?? []) {
+    if (!known.includes(region))
+      throw harnessError('SVC_USAGE', `serve: unknown region "${region}" in --regions (regions: ${known.join(', ')})`);
+  }
+  if (regions !== undefined && regions.length === 0)
+    throw harnessError('SVC_USAGE', 'serve: --regions needs at least one region');
+  const regionLatencyMs: Record<string, number> = {};
+  for (const item of list((values['region-latency'] as string | undefined) ?? '')) {
+    const [region = '', duration = ''] = item.split('=');
+    const ms = parseDuration(duration);
+    if (!known.includes(region) || ms === undefined) {
+      throw harnessError('SVC_USAGE', `serve: --region-latency takes REGION=DURATION (us-east-1=80ms), not "${item}"`);
+    }
+    if (regions !== undefined && !regions.includes(region)) {
+      throw harnessError('SVC_USAGE', `serve: --region-latency names ${region}, which --regions does not serve`);
+    }
+    regionLatencyMs[region] = ms;
+  }
+  const backoffText = values['retry-backoff'] as string | undefined;
+  let retryBackoff: RetryBackoff | undefined;
+  if (backoffText !== undefined && backoffText !== 'real') {
+    const ms = parseDuration(backoffText);
+    if (ms === undefined || ms < 1)
+      throw harnessError('SVC_USAGE', `serve: --retry-backoff takes real or a duration (20ms), not "${backoffText}"`);
+    retryBackoff = { kind: 'base', ms };
+  }
+  return {
+    ...(regions !== undefined && { regions: [...new Set(regions)] }),
+    regionLatencyMs,
+    ...(retryBackoff !== undefined && { retryBackoff }),
+  };
 }
 
 function waitForSignal(reference: RunningReference): Promise<number> {
@@ -95,6 +146,7 @@ function renderBlock(reference: RunningReference, details: BlockDetails): string
   const rows: [string, string][] = [
     ...reference.areas.flatMap((area): [string, string][] => [
       [area.title, area.url],
+      ...regionRows(reference, area.name),
       ...area.describe().map(([label, value]): [string, string] => [`  ${label}`, value]),
     ]),
     ['admin endpoint', admin?.url ?? ''],
@@ -113,4 +165,11 @@ function renderBlock(reference: RunningReference, details: BlockDetails): string
     'Stop with Ctrl-C (SIGINT) or SIGTERM.',
     '',
   ].join('\n');
+}
+
+/** Area A's regions beyond its base URL: one row each, with the latency added to it. */
+function regionRows(reference: RunningReference, area: string): [string, string][] {
+  const regions = area === 'messaging' ? reference.target.messaging?.regions : undefined;
+  if (regions === undefined || Object.keys(regions).length < 2) return [];
+  return Object.entries(regions).map(([region, url]): [string, string] => [`  region ${region}`, url]);
 }

@@ -1,0 +1,232 @@
+/**
+ * Area A (messaging and workflow) rules of the spec. Ids are stable: suites, expectations files and
+ * the reference's fault switches refer to them. OBSERVE rules are where the spec says "not shown":
+ * cases record what they saw there, and never fail an implementation.
+ */
+import type { Rule } from '../../src/results/rule.ts';
+
+const endpoints = 'Endpoints > Area A, messaging and workflow ({base_url})';
+const waiter = 'Resources and their fields > Waiter (area A)';
+const notifyItem = 'Resources and their fields > NotifyResponse item (area A)';
+const keys = 'Resources and their fields > Signing keys (area A)';
+const callbackBody = 'Resources and their fields > Callback body (area A)';
+const errorObject = 'Resources and their fields > Error (area A)';
+const queueStates = 'States and transitions > Queue (area A)';
+const waiterStates = 'States and transitions > Waiter (area A)';
+const whatItDoes = 'What the service does';
+
+type MessagingRule = Omit<Rule, 'area' | 'level'> & { readonly level?: Rule['level'] };
+
+const messagingRules: readonly MessagingRule[] = [
+  // Publish and delivery
+  {
+    id: 'A.publish.delivers',
+    section: whatItDoes,
+    text: 'An accepted message is delivered over HTTP to its destination URL, with its body.',
+  },
+  {
+    id: 'A.publish.response-shape',
+    section: endpoints,
+    level: 'OBSERVE',
+    text: 'The shape of the publish response is not shown.',
+  },
+  {
+    id: 'A.publish.headers',
+    section: endpoints,
+    level: 'OBSERVE',
+    text: 'Publish headers other than the callback headers, and the payload rules, are not shown.',
+  },
+  {
+    id: 'A.signature.verifiable',
+    section: 'Authentication',
+    text: 'Each request the service sends (delivery, callback) carries a signature a receiver verifies with the current or the next signing key.',
+  },
+
+  // Notify and waiters
+  {
+    id: 'A.notify.status-201',
+    section: endpoints,
+    text: 'POST /v2/notify/{eventId} answers 201 with a JSON array of NotifyResponse items.',
+  },
+  {
+    id: 'A.notify.one-per-waiter',
+    section: endpoints,
+    text: 'Notify broadcasts to every active waiter of the event id: one response item per notified waiter.',
+  },
+  {
+    id: 'A.notify.item-fields',
+    section: notifyItem,
+    text: 'Each NotifyResponse item has waiter (a Waiter), messageId (string), deduplicated (boolean), and error, workflowRunId (string) and workflowCreatedAt (integer, ms) when present.',
+  },
+  {
+    id: 'A.notify.waiter-fields',
+    section: waiter,
+    text: 'A Waiter has url (string), headers (name to array of strings), deadline (integer, Unix seconds), timeoutBody (base64 string), timeoutUrl (string) and timeoutHeaders (name to array of strings).',
+  },
+  {
+    id: 'A.notify.workflow-headers',
+    section: waiter,
+    text: 'A notified waiter’s headers carry the workflow run id and workflow URL headers, each an array of one string.',
+  },
+  {
+    id: 'A.notify.delivers-event',
+    section: waiterStates,
+    text: 'A notified waiting step receives the event data as its request payload.',
+  },
+  {
+    id: 'A.notify.lost-without-waiter',
+    section: waiterStates,
+    text: 'With no active waiter the notify answers no item, the event is lost and is never delivered later.',
+  },
+  {
+    id: 'A.notify.by-run',
+    section: endpoints,
+    text: 'POST /v2/notify/{workflowRunId}/{eventId} delivers the event to that workflow run.',
+  },
+  {
+    id: 'A.notify.by-run-shapes',
+    section: endpoints,
+    level: 'OBSERVE',
+    text: 'The request and response shapes of the notify-by-run path are not shown.',
+  },
+  {
+    id: 'A.waiter.deadline',
+    section: waiterStates,
+    level: 'OBSERVE',
+    text: 'What happens when a waiter’s deadline passes is not shown.',
+  },
+  { id: 'A.notify.invalid-event-400', section: 'Errors', text: 'Notify with an invalid event id answers 400.' },
+  { id: 'A.notify.rate-limit-429', section: 'Errors', text: 'Notify beyond the plan’s request rate answers 429.' },
+
+  // Authentication and errors
+  {
+    id: 'A.auth.bearer',
+    section: 'Authentication',
+    text: 'Requests authenticate with Authorization: Bearer <API_TOKEN>; a missing or wrong token is refused with 401.',
+  },
+  {
+    id: 'A.auth.query-token',
+    section: 'Authentication',
+    text: 'The token may instead be given in the svc_token query parameter.',
+  },
+  { id: 'A.errors.error-object', section: errorObject, text: 'Error bodies are a JSON object with error (string).' },
+  {
+    id: 'A.errors.other-statuses',
+    section: 'Errors',
+    level: 'OBSERVE',
+    text: 'Status codes of the messaging endpoints other than notify are not shown.',
+  },
+
+  // Signing keys
+  {
+    id: 'A.keys.rotate-shape',
+    section: keys,
+    text: 'POST /v2/keys/rotate answers a JSON object with current and next, both strings.',
+  },
+  {
+    id: 'A.keys.rotate-promotes-next',
+    section: 'Authentication',
+    text: 'Rotating makes the previous next key the current key and issues a new next key.',
+  },
+  { id: 'A.keys.rotate-status', section: endpoints, level: 'OBSERVE', text: 'The rotate status code is not shown.' },
+
+  // Queues
+  { id: 'A.queue.pause-200', section: endpoints, text: 'POST /v2/queues/{queueName}/pause answers 200.' },
+  {
+    id: 'A.queue.pause-idempotent',
+    section: queueStates,
+    text: 'Pausing a paused queue has no effect and answers 200.',
+  },
+  {
+    id: 'A.queue.paused-holds',
+    section: queueStates,
+    text: 'A paused queue stops delivering; new messages are still accepted and wait until the queue is active again.',
+  },
+  {
+    id: 'A.queue.resume',
+    section: queueStates,
+    level: 'OBSERVE',
+    text: 'Transitions out of paused are not shown.',
+  },
+
+  // Callbacks
+  {
+    id: 'A.callback.on-answer',
+    section: 'Events',
+    text: 'When a destination has answered, a callback with the Callback body is sent to the Svc-Callback URL.',
+  },
+  {
+    id: 'A.callback.fields',
+    section: callbackBody,
+    text: 'The callback body has every field of the Callback body that applies (status, header, body, retried, maxRetries, sourceMessageId, url, method, sourceHeader, sourceBody, notBefore, createdAt, callerIP).',
+  },
+  {
+    id: 'A.callback.field-types',
+    section: callbackBody,
+    text: 'Callback body fields have the spec’s types: integers, objects of strings or string arrays, base64 bodies, and millisecond timestamps as decimal-digit strings.',
+  },
+  {
+    id: 'A.callback.body-truncated',
+    section: 'Limits',
+    text: 'The destination’s response body in a callback is at most the plan’s maximum message size.',
+  },
+  {
+    id: 'A.callback.config-headers',
+    section: endpoints,
+    text: 'Svc-Callback-Timeout, -Retries, -Delay and -Method configure the callback request.',
+  },
+  {
+    id: 'A.callback.forward-headers',
+    section: endpoints,
+    text: 'Svc-Callback-Forward-<Header-Name> sends <Header-Name> to the callback endpoint.',
+  },
+  {
+    id: 'A.callback.on-enqueue',
+    section: endpoints,
+    text: 'The callback headers are accepted on enqueue with the same semantics as on publish.',
+  },
+  {
+    id: 'A.callback.with-failure-callback',
+    section: endpoints,
+    text: 'A callback and a failure callback may be used together: both are sent.',
+  },
+  {
+    id: 'A.failure-callback.after-exhaustion',
+    section: 'Events',
+    text: 'The failure callback is sent only when all retries are exhausted and delivery failed.',
+  },
+  {
+    id: 'A.failure-callback.fields',
+    section: callbackBody,
+    text: 'The failure-callback body has the callback body’s fields plus dlqId (string).',
+  },
+  {
+    id: 'A.failure-callback.dlq-entry',
+    section: callbackBody,
+    text: 'The dlqId of a failure callback names the message’s dead letter queue entry.',
+  },
+  {
+    id: 'A.failure-callback.config-headers',
+    section: endpoints,
+    text: 'Svc-Failure-Callback-Timeout, -Retries, -Delay and -Method configure the failure-callback request.',
+  },
+  {
+    id: 'A.failure-callback.forward-headers',
+    section: endpoints,
+    text: 'Svc-Failure-Callback-Forward-<Header-Name> sends <Header-Name> to the failure-callback endpoint.',
+  },
+
+  // Limits and versioning
+  {
+    id: 'A.limits.plan',
+    section: 'Limits',
+    text: 'Area A limits are the messaging account’s fields: a message above the maximum message size is refused.',
+  },
+  { id: 'A.versioning.v2', section: 'Versioning', text: 'Area A paths carry the major version prefix /v2/.' },
+];
+
+export const messagingRuleCatalog: readonly Rule[] = messagingRules.map((rule) => ({
+  ...rule,
+  area: 'messaging',
+  level: rule.level ?? 'MUST',
+}));

@@ -1,0 +1,106 @@
+/**
+ * Area C's routes (spec "Area C, management"): create and read search indexes, read the messaging
+ * account. Every route, and every unknown path, is behind HTTP Basic. Answers are JSON; errors are
+ * `{error}` bodies with the real service's statuses (400 invalid request, 401, 404), since the spec
+ * shows none. The fastify logger is off, so no request, body or secret reaches a log.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { Dialect } from '../../target/dialects.ts';
+import type { AccountStore } from '../account/messaging-account.ts';
+import { renderAccount } from './account-answer.ts';
+import { renderIndex, type WireObject } from './index-answer.ts';
+import { ManagementInputError, readCreateIndex } from './index-input.ts';
+import { basicCredentialsMatch } from './management-auth.ts';
+import type { ManagementFaultCheck } from './management-fault-check.ts';
+import { newSearchIndex } from './search-index.ts';
+import type { SearchIndexStore } from './search-index-store.ts';
+
+export interface ManagementPluginOptions {
+  readonly accounts: AccountStore;
+  readonly indexes: SearchIndexStore;
+  readonly dialect: Dialect;
+  readonly fault: ManagementFaultCheck;
+}
+
+const secret = () => randomBytes(32).toString('base64url');
+
+function fail(reply: FastifyReply, status: number, error: string): FastifyReply {
+  return reply.code(status).header('content-type', 'application/json; charset=utf-8').send({ error });
+}
+
+/** A body the JSON parser refused: a client error, answered 400 like any invalid request. */
+function badJson(message: string): Error & { statusCode: number } {
+  return Object.assign(new Error(message), { statusCode: 400 });
+}
+
+export async function managementPlugin(app: FastifyInstance, options: ManagementPluginOptions): Promise<void> {
+  const { accounts, indexes, dialect, fault } = options;
+  const version = fault('management-unversioned-paths') ? '' : '/v2';
+  const accountPath = `${version}${dialect.accountPath.replace(/^\/v2(?=\/)/, '')}`;
+
+  // Clients send JSON with or without a content type (curl's default is form-encoded): the body is
+  // read as JSON whatever it is labelled, and an empty body is no body.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => {
+    const text = String(body);
+    if (text.trim() === '') return done(null, undefined);
+    try {
+      done(null, JSON.parse(text) as unknown);
+    } catch {
+      done(badJson('the body is not valid JSON'), undefined);
+    }
+  });
+
+  app.addHook('onRequest', async (request, reply) => {
+    if (fault('management-no-auth')) return;
+    const record = await accounts.record();
+    const expected = { username: record.account.customer_id, password: record.managementKey };
+    if (!basicCredentialsMatch(request.headers.authorization, expected)) {
+      reply.header('www-authenticate', 'Basic realm="management", charset="UTF-8"');
+      return fail(reply, 401, 'unauthorized: missing or wrong HTTP Basic credentials');
+    }
+  });
+
+  app.setNotFoundHandler((_request, reply) => fail(reply, 404, 'not found'));
+
+  // Fastify's own error bodies ({statusCode, code, error, message}) are replaced by the area's {error}.
+  app.setErrorHandler((error: { statusCode?: number; message: string }, _request, reply) => {
+    if (error instanceof ManagementInputError) return fail(reply, 400, error.message);
+    const status = error.statusCode ?? 500;
+    if (status === 413) return fail(reply, 413, 'the request body is too large');
+    if (status >= 400 && status < 500) return fail(reply, 400, error.message);
+    return fail(reply, 500, 'internal server error');
+  });
+
+  app.post(`${version}/search`, async (request, reply) => {
+    const { input, asGiven } = readCreateIndex(request.body, {
+      fillMissing: fault('index-missing-field-accepted'),
+      anyType: fault('index-type-any-value'),
+      anyRegion: fault('index-region-any-value'),
+    });
+    const { account } = await accounts.record();
+    const index = newSearchIndex(input, {
+      customerId: account.customer_id,
+      id: fault('index-id-not-uuid') ? randomBytes(12).toString('hex') : randomUUID(),
+      token: secret(),
+      readOnlyToken: secret(),
+      nowMs: Date.now(),
+    });
+    const answer: WireObject = { ...renderIndex(index, fault), ...asGiven };
+    await indexes.save(index.id, answer);
+    return reply.code(fault('create-status-201') ? 201 : 200).send(answer);
+  });
+
+  app.get<{ Params: { id: string } }>(`${version}/search/:id`, async (request, reply) => {
+    const index = await indexes.get(request.params.id);
+    if (index === undefined) return fail(reply, 404, 'no search index has this id');
+    if (fault('get-index-differs')) return { ...index, token: secret(), read_only_token: secret() };
+    return index;
+  });
+
+  app.get(accountPath, async (_request, reply) => {
+    const { account } = await accounts.record();
+    return reply.code(fault('account-status-201') ? 201 : 200).send(renderAccount(account, dialect, fault));
+  });
+}

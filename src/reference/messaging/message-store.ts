@@ -1,0 +1,290 @@
+/**
+ * Area A's messages in the reference's Redis. A message is a JSON string under `svc:ref:msg:<id>`;
+ * it waits in the `due` sorted set (score: when its next attempt is due), moves to `inflight` while
+ * an attempt runs, and its outcome is one MULTI: the next attempt, or its end (delivered, or failed
+ * with its dead-letter entry), together with the callback messages it causes. A reference killed
+ * mid-attempt finds the message in `inflight` on its next start and tries it again: at least once.
+ * Queued messages wait in their queue's list until the queue is active and has a free slot.
+ *
+ * One reference process per Redis: `inflight` holds the attempts of the process that runs.
+ */
+
+import { type LuaReply, LuaScript, type MessagingRedis } from './lua-script.ts';
+import type { StoredMessage } from './stored-message.ts';
+
+export const keyPrefix = 'svc:ref:';
+const dueKey = `${keyPrefix}due`;
+const inflightKey = `${keyPrefix}inflight`;
+const dlqKey = `${keyPrefix}dlq`;
+const queuesKey = `${keyPrefix}queues`;
+const statsKey = `${keyPrefix}stats`;
+/** How long a finished message stays readable (`GET /v2/messages/<id>`). */
+const finishedTtlSeconds = 24 * 3600;
+/** How long a deduplication id holds. */
+const dedupTtlSeconds = 600;
+
+export const messageKey = (id: string) => `${keyPrefix}msg:${id}`;
+const queueKey = (name: string) => `${keyPrefix}queue:${name}`;
+
+// KEYS[1] the message, KEYS[2] due or the queue's list; ARGV: json, id, score, dedup key ('' for none),
+// dedup ttl, queue name ('' when not queued), queue hash key, now.
+const acceptScript = new LuaScript(`
+if ARGV[4] ~= '' then
+  local existing = redis.call('GET', ARGV[4])
+  if existing then return {existing, 1} end
+  redis.call('SET', ARGV[4], ARGV[2], 'EX', ARGV[5])
+end
+redis.call('SET', KEYS[1], ARGV[1])
+if ARGV[6] == '' then
+  redis.call('ZADD', KEYS[2], ARGV[3], ARGV[2])
+else
+  redis.call('RPUSH', KEYS[2], ARGV[2])
+  redis.call('SADD', '${queuesKey}', ARGV[6])
+  redis.call('HSETNX', ARGV[7], 'parallelism', '1')
+  redis.call('HSETNX', ARGV[7], 'paused', '0')
+  redis.call('HSETNX', ARGV[7], 'createdAt', ARGV[8])
+  redis.call('HSETNX', ARGV[7], 'updatedAt', ARGV[8])
+end
+return {ARGV[2], 0}
+`);
+
+// KEYS[1] due, KEYS[2] inflight; ARGV: now, limit. Moves due messages to inflight, returns their JSON.
+const claimScript = new LuaScript(`
+local ids = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[2]))
+local out = {}
+for _, id in ipairs(ids) do
+  redis.call('ZREM', KEYS[1], id)
+  local body = redis.call('GET', '${keyPrefix}msg:' .. id)
+  if body then
+    redis.call('ZADD', KEYS[2], ARGV[1], id)
+    out[#out + 1] = body
+  end
+end
+return out
+`);
+
+// KEYS[1] the queues set, KEYS[2] due; ARGV: now, '1' to ignore pauses. Moves each active queue's
+// oldest messages to due while the queue has free slots (its parallelism).
+const pumpScript = new LuaScript(`
+local moved = 0
+for _, name in ipairs(redis.call('SMEMBERS', KEYS[1])) do
+  local q = '${keyPrefix}queue:' .. name
+  if redis.call('HGET', q, 'paused') ~= '1' or ARGV[2] == '1' then
+    local parallelism = tonumber(redis.call('HGET', q, 'parallelism') or '1')
+    local active = tonumber(redis.call('GET', q .. ':active') or '0')
+    while active < parallelism do
+      local id = redis.call('LPOP', q .. ':list')
+      if not id then break end
+      local raw = redis.call('GET', '${keyPrefix}msg:' .. id)
+      if raw then
+        local m = cjson.decode(raw)
+        redis.call('ZADD', KEYS[2], math.max(tonumber(ARGV[1]), m.notBefore), id)
+        active = active + 1
+        moved = moved + 1
+      end
+    end
+    redis.call('SET', q .. ':active', active)
+  end
+end
+return moved
+`);
+
+// KEYS[1] inflight, KEYS[2] due; ARGV: now. Every attempt a dead process left behind is due again.
+const recoverScript = new LuaScript(`
+local ids = redis.call('ZRANGE', KEYS[1], 0, -1)
+for _, id in ipairs(ids) do redis.call('ZADD', KEYS[2], ARGV[1], id) end
+redis.call('DEL', KEYS[1])
+return #ids
+`);
+
+export interface DeadLetter {
+  readonly dlqId: string;
+  readonly messageId: string;
+  readonly url: string;
+  readonly method: string;
+  readonly header: Readonly<Record<string, string>>;
+  readonly body: string;
+  readonly createdAt: number;
+  readonly responseStatus: number;
+  readonly responseHeader: Readonly<Record<string, string[]>>;
+  readonly responseBody: string;
+  readonly retried: number;
+  readonly maxRetries: number;
+}
+
+/** What one finished attempt writes, all in one MULTI. */
+export interface AttemptWrite {
+  readonly message: StoredMessage;
+  /** The message's next state: retried later, or its end. */
+  readonly next: { readonly kind: 'retry'; readonly at: number } | { readonly kind: 'end' };
+  /** Callback and failure-callback messages caused by the attempt. */
+  readonly caused: readonly StoredMessage[];
+  readonly deadLetter?: DeadLetter;
+}
+
+export interface QueueView {
+  readonly name: string;
+  readonly parallelism: number;
+  readonly paused: boolean;
+  readonly createdAt: number;
+  readonly updatedAt: number;
+  readonly lag: number;
+}
+
+export class MessageStore {
+  readonly #redis: MessagingRedis;
+
+  constructor(redis: MessagingRedis) {
+    this.#redis = redis;
+  }
+
+  /** Stores a message as due (or queued). Answers the id, or the earlier id of a deduplicated message. */
+  async accept(message: StoredMessage, dedupId?: string): Promise<{ id: string; deduplicated: boolean }> {
+    const queued = message.queue !== undefined;
+    const reply = (await acceptScript.run(
+      this.#redis,
+      [messageKey(message.id), queued ? `${queueKey(message.queue as string)}:list` : dueKey],
+      [
+        JSON.stringify(message),
+        message.id,
+        message.notBefore,
+        dedupId === undefined ? '' : `${keyPrefix}dedup:${dedupId}`,
+        dedupTtlSeconds,
+        message.queue ?? '',
+        queued ? queueKey(message.queue as string) : '',
+        Date.now(),
+      ],
+    )) as [string, number];
+    return { id: String(reply[0]), deduplicated: Number(reply[1]) === 1 };
+  }
+
+  /** Due messages, moved to inflight. */
+  async claim(now: number, limit: number): Promise<StoredMessage[]> {
+    const reply = (await claimScript.run(this.#redis, [dueKey, inflightKey], [now, limit])) as LuaReply[];
+    return reply.map((raw) => JSON.parse(String(raw)) as StoredMessage);
+  }
+
+  /** When the next due message is, if any. */
+  async nextDueAt(): Promise<number | undefined> {
+    const reply = (await this.#redis.sendCommand(['ZRANGE', dueKey, '0', '0', 'WITHSCORES'])) as string[];
+    return reply.length >= 2 ? Number(reply[1]) : undefined;
+  }
+
+  async pumpQueues(now: number, ignorePauses: boolean): Promise<number> {
+    return Number(await pumpScript.run(this.#redis, [queuesKey, dueKey], [now, ignorePauses ? '1' : '0']));
+  }
+
+  async recover(now: number): Promise<number> {
+    return Number(await recoverScript.run(this.#redis, [inflightKey, dueKey], [now]));
+  }
+
+  async finishAttempt(write: AttemptWrite): Promise<void> {
+    const { message } = write;
+    const tx = this.#redis.multi();
+    tx.addCommand(['ZREM', inflightKey, message.id]);
+    for (const caused of write.caused) {
+      tx.addCommand(['SET', messageKey(caused.id), JSON.stringify(caused)]);
+      tx.addCommand(['ZADD', dueKey, String(caused.notBefore), caused.id]);
+    }
+    if (write.deadLetter !== undefined) {
+      tx.addCommand(['HSET', dlqKey, write.deadLetter.dlqId, JSON.stringify(write.deadLetter)]);
+    }
+    if (write.next.kind === 'retry') {
+      tx.addCommand(['SET', messageKey(message.id), JSON.stringify(message)]);
+      tx.addCommand(['ZADD', dueKey, String(write.next.at), message.id]);
+      tx.addCommand(['HINCRBY', statsKey, 'retries', '1']);
+    } else {
+      tx.addCommand(['SET', messageKey(message.id), JSON.stringify(message), 'EX', String(finishedTtlSeconds)]);
+      tx.addCommand(['HINCRBY', statsKey, message.state === 'delivered' ? 'delivered' : 'failed', '1']);
+      if (message.queue !== undefined) tx.addCommand(['DECR', `${queueKey(message.queue)}:active`]);
+    }
+    await tx.exec();
+  }
+
+  async message(id: string): Promise<StoredMessage | undefined> {
+    const raw = await this.#redis.get(messageKey(id));
+    return raw === null ? undefined : (JSON.parse(String(raw)) as StoredMessage);
+  }
+
+  async deadLetters(): Promise<DeadLetter[]> {
+    const all = (await this.#redis.sendCommand(['HVALS', dlqKey])) as string[];
+    return all.map((raw) => JSON.parse(String(raw)) as DeadLetter).sort((a, b) => a.createdAt - b.createdAt);
+  }
+
+  async deadLetter(dlqId: string): Promise<DeadLetter | undefined> {
+    const raw = (await this.#redis.sendCommand(['HGET', dlqKey, dlqId])) as string | null;
+    return raw === null ? undefined : (JSON.parse(String(raw)) as DeadLetter);
+  }
+
+  async deleteDeadLetter(dlqId: string): Promise<boolean> {
+    return Number(await this.#redis.sendCommand(['HDEL', dlqKey, dlqId])) === 1;
+  }
+
+  /** Counts for the admin endpoint and the accounting tests. */
+  async stats(): Promise<Record<string, number>> {
+    const [counts, due, inflight, dlq] = await Promise.all([
+      this.#redis.sendCommand(['HGETALL', statsKey]) as Promise<string[]>,
+      this.#redis.sendCommand(['ZCARD', dueKey]),
+      this.#redis.sendCommand(['ZCARD', inflightKey]),
+      this.#redis.sendCommand(['HLEN', dlqKey]),
+    ]);
+    const out: Record<string, number> = { delivered: 0, failed: 0, retries: 0 };
+    for (let i = 0; i + 1 < counts.length; i += 2) out[String(counts[i])] = Number(counts[i + 1]);
+    return { ...out, due: Number(due), inflight: Number(inflight), deadLetters: Number(dlq) };
+  }
+
+  // Queues (the real service's upsert, get, pause and resume)
+
+  async upsertQueue(name: string, parallelism: number, paused: boolean | undefined): Promise<void> {
+    const now = String(Date.now());
+    const tx = this.#redis.multi();
+    tx.addCommand(['SADD', queuesKey, name]);
+    tx.addCommand(['HSETNX', queueKey(name), 'createdAt', now]);
+    tx.addCommand(['HSET', queueKey(name), 'parallelism', String(parallelism), 'updatedAt', now]);
+    if (paused !== undefined) tx.addCommand(['HSET', queueKey(name), 'paused', paused ? '1' : '0']);
+    else tx.addCommand(['HSETNX', queueKey(name), 'paused', '0']);
+    await tx.exec();
+  }
+
+  async queue(name: string): Promise<QueueView | undefined> {
+    const fields = (await this.#redis.sendCommand(['HGETALL', queueKey(name)])) as string[];
+    if (fields.length === 0) return undefined;
+    const map = new Map<string, string>();
+    for (let i = 0; i + 1 < fields.length; i += 2) map.set(String(fields[i]), String(fields[i + 1]));
+    const lag = Number(await this.#redis.sendCommand(['LLEN', `${queueKey(name)}:list`]));
+    return {
+      name,
+      parallelism: Number(map.get('parallelism') ?? 1),
+      paused: map.get('paused') === '1',
+      createdAt: Number(map.get('createdAt') ?? 0),
+      updatedAt: Number(map.get('updatedAt') ?? 0),
+      lag,
+    };
+  }
+
+  /** Sets a queue's pause; false when there is no such queue. */
+  async setPaused(name: string, paused: boolean): Promise<boolean> {
+    if (Number(await this.#redis.sendCommand(['EXISTS', queueKey(name)])) === 0) return false;
+    await this.#redis.sendCommand([
+      'HSET',
+      queueKey(name),
+      'paused',
+      paused ? '1' : '0',
+      'updatedAt',
+      String(Date.now()),
+    ]);
+    return true;
+  }
+
+  async deleteQueue(name: string): Promise<boolean> {
+    const tx = this.#redis.multi();
+    tx.addCommand(['DEL', queueKey(name), `${queueKey(name)}:list`, `${queueKey(name)}:active`]);
+    tx.addCommand(['SREM', queuesKey, name]);
+    const [deleted] = (await tx.exec()) as unknown as number[];
+    return Number(deleted) > 0;
+  }
+
+  async queueNames(): Promise<string[]> {
+    return ((await this.#redis.sendCommand(['SMEMBERS', queuesKey])) as string[]).map(String).sort();
+  }
+}

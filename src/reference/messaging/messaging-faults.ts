@@ -1,0 +1,224 @@
+/**
+ * Area A fault switches. Each breaks exactly one rule of conformance/rules/messaging-rules.ts, so the
+ * messaging suite can prove it catches that rule; only `--fault NAME` turns one on.
+ */
+import { defineFaults } from '../fault-registry.ts';
+
+export const messagingFaults = defineFaults([
+  // Publish and delivery
+  {
+    name: 'delivery-drops-body',
+    area: 'messaging',
+    rule: 'A.publish.delivers',
+    description: 'Delivers every message with an empty body.',
+  },
+  {
+    name: 'signature-other-body',
+    area: 'messaging',
+    rule: 'A.signature.verifiable',
+    description: 'Signs the SHA-256 of another body than the one sent.',
+  },
+  {
+    name: 'v1-prefix',
+    area: 'messaging',
+    rule: 'A.versioning.v2',
+    description: 'Serves area A under /v1/ instead of /v2/.',
+  },
+  {
+    name: 'message-size-unchecked',
+    area: 'messaging',
+    rule: 'A.limits.plan',
+    description: "Accepts messages above the plan's maximum message size.",
+  },
+  // Notify and waiters
+  {
+    name: 'notify-status-200',
+    area: 'messaging',
+    rule: 'A.notify.status-201',
+    description: 'Answers a notify with 200 instead of 201.',
+  },
+  {
+    name: 'notify-first-waiter-only',
+    area: 'messaging',
+    rule: 'A.notify.one-per-waiter',
+    description: 'Notifies only the oldest waiter of an event id.',
+  },
+  {
+    name: 'notify-deduplicated-string',
+    area: 'messaging',
+    rule: 'A.notify.item-fields',
+    description: 'Gives deduplicated as the string "false" in notify items.',
+  },
+  {
+    name: 'waiter-omits-timeout-url',
+    area: 'messaging',
+    rule: 'A.notify.waiter-fields',
+    description: 'Leaves timeoutUrl out of the Waiter in notify items and waiter lists.',
+  },
+  {
+    name: 'workflow-headers-plain',
+    area: 'messaging',
+    rule: 'A.notify.workflow-headers',
+    description: 'Gives the workflow run id and URL headers as plain strings, not arrays.',
+  },
+  {
+    name: 'notify-event-not-delivered',
+    area: 'messaging',
+    rule: 'A.notify.delivers-event',
+    description: 'Calls a notified waiter with an empty body instead of the event data.',
+  },
+  {
+    name: 'notify-event-kept',
+    area: 'messaging',
+    rule: 'A.notify.lost-without-waiter',
+    description: 'Keeps an event nobody waited for and delivers it to the next waiter.',
+  },
+  {
+    name: 'notify-by-run-drops-early',
+    area: 'messaging',
+    rule: 'A.notify.by-run',
+    description: 'Loses an event notified to a workflow run before the run waits for it.',
+  },
+  {
+    name: 'notify-invalid-id-accepted',
+    area: 'messaging',
+    rule: 'A.notify.invalid-event-400',
+    description: 'Accepts an invalid event id (control characters, spaces, over 256 bytes).',
+  },
+  {
+    name: 'no-rate-limit',
+    area: 'messaging',
+    rule: 'A.notify.rate-limit-429',
+    description: 'Never answers 429, whatever the request rate.',
+  },
+  // Authentication and errors
+  {
+    name: 'auth-any-token',
+    area: 'messaging',
+    rule: 'A.auth.bearer',
+    description: 'Accepts any bearer token, and none.',
+  },
+  {
+    name: 'query-token-refused',
+    area: 'messaging',
+    rule: 'A.auth.query-token',
+    description: 'Refuses the token in the svc_token query parameter.',
+  },
+  {
+    name: 'error-body-plain-text',
+    area: 'messaging',
+    rule: 'A.errors.error-object',
+    description: 'Answers errors with a plain-text body instead of {error}.',
+  },
+  // Signing keys
+  {
+    name: 'rotate-omits-next',
+    area: 'messaging',
+    rule: 'A.keys.rotate-shape',
+    description: 'Answers a rotation without the next key.',
+  },
+  {
+    name: 'rotate-keeps-current',
+    area: 'messaging',
+    rule: 'A.keys.rotate-promotes-next',
+    description: 'Rotates only the next key; current stays.',
+  },
+  // Queues
+  { name: 'pause-status-204', area: 'messaging', rule: 'A.queue.pause-200', description: 'Answers a pause with 204.' },
+  {
+    name: 'pause-twice-resumes',
+    area: 'messaging',
+    rule: 'A.queue.pause-idempotent',
+    description: 'Pausing a paused queue resumes it.',
+  },
+  {
+    name: 'paused-queue-delivers',
+    area: 'messaging',
+    rule: 'A.queue.paused-holds',
+    description: 'A paused queue goes on delivering.',
+  },
+  // Callbacks
+  {
+    name: 'callback-not-sent',
+    area: 'messaging',
+    rule: 'A.callback.on-answer',
+    description: 'Never calls the Svc-Callback URL.',
+  },
+  {
+    name: 'callback-omits-source-message-id',
+    area: 'messaging',
+    rule: 'A.callback.fields',
+    description: 'Leaves sourceMessageId out of callback bodies.',
+  },
+  {
+    name: 'callback-timestamps-numbers',
+    area: 'messaging',
+    rule: 'A.callback.field-types',
+    description: 'Writes createdAt and notBefore in callback bodies as numbers, not decimal strings.',
+  },
+  {
+    name: 'callback-body-not-truncated',
+    area: 'messaging',
+    rule: 'A.callback.body-truncated',
+    description: "Puts the whole response body in a callback, above the plan's maximum message size.",
+  },
+  {
+    name: 'callback-method-ignored',
+    area: 'messaging',
+    rule: 'A.callback.config-headers',
+    description: 'Ignores Svc-Callback-Method: callbacks are always POST.',
+  },
+  {
+    name: 'callback-forward-dropped',
+    area: 'messaging',
+    rule: 'A.callback.forward-headers',
+    description: 'Does not forward Svc-Callback-Forward-* headers to the callback.',
+  },
+  {
+    name: 'enqueue-ignores-callback',
+    area: 'messaging',
+    rule: 'A.callback.on-enqueue',
+    description: 'Ignores the callback headers on enqueue.',
+  },
+  {
+    name: 'callback-dropped-with-failure-callback',
+    area: 'messaging',
+    rule: 'A.callback.with-failure-callback',
+    description: 'Sends no callback when a failure callback is set too.',
+  },
+  {
+    name: 'failure-callback-early',
+    area: 'messaging',
+    rule: 'A.failure-callback.after-exhaustion',
+    description: 'Sends the failure callback after the first failed attempt, before retries are exhausted.',
+  },
+  {
+    name: 'failure-callback-no-dlq-id',
+    area: 'messaging',
+    rule: 'A.failure-callback.fields',
+    description: 'Leaves dlqId out of failure-callback bodies.',
+  },
+  {
+    name: 'dlq-id-unknown',
+    area: 'messaging',
+    rule: 'A.failure-callback.dlq-entry',
+    description: 'Gives a dlqId in failure callbacks that names no dead letter entry.',
+  },
+  {
+    name: 'failure-callback-method-ignored',
+    area: 'messaging',
+    rule: 'A.failure-callback.config-headers',
+    description: 'Ignores Svc-Failure-Callback-Method: failure callbacks are always POST.',
+  },
+  {
+    name: 'failure-callback-forward-dropped',
+    area: 'messaging',
+    rule: 'A.failure-callback.forward-headers',
+    description: 'Does not forward Svc-Failure-Callback-Forward-* headers to the failure callback.',
+  },
+]);
+
+export type MessagingFaultName = (typeof messagingFaults)[number]['name'];
+
+/** A typed view of the switches turned on for area A. */
+export type MessagingFaultCheck = (name: MessagingFaultName) => boolean;

@@ -1,0 +1,176 @@
+/**
+ * A publish or enqueue request turned into a stored message: the destination from the raw path, the
+ * common publish headers and the callback headers read in the target's dialect, each checked against
+ * the account's limits. Every refusal is a MessagingError with the real service's status.
+ */
+import { randomBytes } from 'node:crypto';
+import type { Dialect } from '../../target/dialects.ts';
+import type { MessagingAccount } from '../account/messaging-account.ts';
+import { parseDuration } from './durations.ts';
+import { MessagingError } from './messaging-error.ts';
+import type { MessagingFaultCheck } from './messaging-faults.ts';
+import type { CallbackConfig, StoredMessage } from './stored-message.ts';
+
+export type RequestHeaders = Readonly<Record<string, string | string[] | undefined>>;
+
+export interface PublishInput {
+  /** The destination as it follows `/v2/publish/` (or the queue segment) in the raw URL. */
+  readonly destination: string;
+  readonly headers: RequestHeaders;
+  readonly body: Buffer;
+  readonly callerIP: string;
+  readonly queue?: string;
+}
+
+/** The real service's default retries: 3 (four attempts in all). */
+export const defaultRetries = 3;
+
+export function newMessageId(): string {
+  return `msg_${randomBytes(18).toString('base64url')}`;
+}
+
+export function header(headers: RequestHeaders, name: string): string | undefined {
+  const value = headers[name.toLowerCase()];
+  return Array.isArray(value) ? value.join(', ') : value;
+}
+
+/** `<prefix>Forward-<Name>` headers as `<name>` → value. */
+function forwarded(headers: RequestHeaders, prefix: string): Record<string, string> {
+  const lower = prefix.toLowerCase();
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined || !name.startsWith(lower) || name.length === lower.length) continue;
+    out[name.slice(lower.length)] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return out;
+}
+
+export function httpUrl(text: string, what: string): string {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new MessagingError(400, `invalid ${what}: ${JSON.stringify(text.slice(0, 200))} is not a URL`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new MessagingError(400, `invalid ${what}: it must start with http:// or https://`);
+  }
+  return url.href;
+}
+
+function method(text: string | undefined, what: string): string | undefined {
+  if (text === undefined) return undefined;
+  const upper = text.trim().toUpperCase();
+  if (!['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD'].includes(upper)) {
+    throw new MessagingError(400, `invalid ${what}: ${JSON.stringify(text)}`);
+  }
+  return upper;
+}
+
+function count(text: string | undefined, what: string, max: number): number | undefined {
+  if (text === undefined) return undefined;
+  if (!/^\s*\d+\s*$/.test(text)) throw new MessagingError(400, `invalid ${what}: ${JSON.stringify(text)}`);
+  const value = Number(text);
+  if (value > max) throw new MessagingError(400, `${what} ${value} exceeds the plan's maximum of ${max}`);
+  return value;
+}
+
+function duration(text: string | undefined, what: string, maxMs: number): number | undefined {
+  if (text === undefined) return undefined;
+  const ms = parseDuration(text);
+  if (ms === undefined) throw new MessagingError(400, `invalid ${what}: ${JSON.stringify(text)} (use 10s, 5m, 1h, 1d)`);
+  if (ms > maxMs) throw new MessagingError(400, `${what} ${text} exceeds the plan's maximum of ${maxMs / 1000}s`);
+  return ms;
+}
+
+/** The `…-Timeout`, `…-Retries`, `…-Delay`, `…-Method` and `…-Forward-*` headers of one callback kind. */
+function callbackConfig(
+  headers: RequestHeaders,
+  prefix: string,
+  account: MessagingAccount,
+  dropForward: boolean,
+): CallbackConfig | undefined {
+  const url = header(headers, prefix);
+  if (url === undefined) return undefined;
+  const retries = count(header(headers, `${prefix}-Retries`), `${prefix}-Retries`, account.max_retries);
+  const timeoutMs = duration(header(headers, `${prefix}-Timeout`), `${prefix}-Timeout`, account.timeout * 1000);
+  const delayMs = duration(header(headers, `${prefix}-Delay`), `${prefix}-Delay`, account.max_delay * 1000);
+  const callbackMethod = method(header(headers, `${prefix}-Method`), `${prefix}-Method`);
+  return {
+    url: httpUrl(url, prefix),
+    ...(callbackMethod !== undefined && { method: callbackMethod }),
+    ...(retries !== undefined && { retries }),
+    ...(timeoutMs !== undefined && { timeoutMs }),
+    ...(delayMs !== undefined && { delayMs }),
+    forward: dropForward ? {} : forwarded(headers, `${prefix}-Forward-`),
+  };
+}
+
+/** The publish request's headers for callback bodies: name → string, never its credentials. */
+function sourceHeaders(headers: RequestHeaders): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined || name === 'authorization' || name === 'cookie') continue;
+    out[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return out;
+}
+
+export interface PublishContext {
+  readonly dialect: Dialect;
+  readonly account: MessagingAccount;
+  readonly fault: MessagingFaultCheck;
+  readonly now: number;
+}
+
+export function messageFromPublish(input: PublishInput, context: PublishContext): StoredMessage {
+  const { dialect, account, fault, now } = context;
+  const p = dialect.headerPrefix;
+  const h = input.headers;
+  const url = httpUrl(input.destination, 'destination url');
+  if (input.body.length > account.max_message_size && !fault('message-size-unchecked')) {
+    throw new MessagingError(
+      413,
+      `message size ${input.body.length} exceeds the plan's maximum of ${account.max_message_size} bytes`,
+    );
+  }
+  const delayMs = duration(header(h, `${p}Delay`), `${p}Delay`, account.max_delay * 1000) ?? 0;
+  const notBeforeText = header(h, `${p}Not-Before`);
+  let notBefore = now + delayMs;
+  if (notBeforeText !== undefined) {
+    if (!/^\s*\d+\s*$/.test(notBeforeText))
+      throw new MessagingError(400, `invalid ${p}Not-Before: ${JSON.stringify(notBeforeText)}`);
+    // Not-Before wins over Delay, as on the real service.
+    notBefore = Math.max(now, Number(notBeforeText) * 1000);
+  }
+  const retries =
+    count(header(h, `${p}Retries`), `${p}Retries`, account.max_retries) ??
+    Math.min(defaultRetries, account.max_retries);
+  const timeoutMs = duration(header(h, `${p}Timeout`), `${p}Timeout`, account.timeout * 1000) ?? account.timeout * 1000;
+  const ignoreCallbacks = input.queue !== undefined && fault('enqueue-ignores-callback');
+  const callback = ignoreCallbacks
+    ? undefined
+    : callbackConfig(h, `${p}Callback`, account, fault('callback-forward-dropped'));
+  const failureCallback = ignoreCallbacks
+    ? undefined
+    : callbackConfig(h, `${p}Failure-Callback`, account, fault('failure-callback-forward-dropped'));
+  const contentType = header(h, 'content-type');
+  return {
+    id: newMessageId(),
+    kind: 'publish',
+    url,
+    method: method(header(h, `${p}Method`), `${p}Method`) ?? 'POST',
+    headers: { ...forwarded(h, `${p}Forward-`), ...(contentType !== undefined && { 'content-type': contentType }) },
+    body: input.body.toString('base64'),
+    createdAt: now,
+    notBefore,
+    maxRetries: retries,
+    retried: 0,
+    timeoutMs,
+    ...(input.queue !== undefined && { queue: input.queue }),
+    ...(callback !== undefined && { callback }),
+    ...(failureCallback !== undefined && { failureCallback }),
+    sourceHeader: sourceHeaders(h),
+    callerIP: input.callerIP,
+  };
+}
