@@ -31,9 +31,11 @@ describe('svc-harness rules', () => {
     }
   });
 
-  test('an area without rules lists none', async () => {
+  test('--area lists only that area’s rules', async () => {
     const run = await runCli(['rules', '--area', 'management', '--json']);
-    expect(JSON.parse(run.stdout)).toEqual({ rules: [] });
+    const { rules } = JSON.parse(run.stdout) as { rules: { id: string }[] };
+    expect(rules.length).toBeGreaterThan(0);
+    expect(rules.every((rule) => rule.id.startsWith('C.'))).toBe(true);
   });
 
   test('the text form: one block per rule and a coverage total', async () => {

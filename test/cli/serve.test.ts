@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { httpRequest } from '../../src/http/http-client.ts';
-import { kvFaults } from '../../src/reference/kv/kv-faults.ts';
+import { allFaults } from '../../src/reference/areas.ts';
 import { loadTargetFile } from '../../src/target/load-target.ts';
 import { portAnswers } from '../support/loopback.ts';
 import { startCli } from '../support/run-cli.ts';
@@ -41,7 +41,7 @@ const envWithoutRedisUrl = { ...process.env, REDIS_URL: '' };
 
 describe('svc-harness serve', () => {
   it.each(['SIGTERM', 'SIGINT'] as const)(
-    'serves area B, writes a target file, and stops with the redis-server it started on %s',
+    'serves areas A, B and C, writes a target file, and stops with the redis-server it started on %s',
     async (signal) => {
       const file = join(dir, `target-${signal}.json`);
       const run = runBin(['serve', '--write-target', file, '--fault', 'accept-delete'], envWithoutRedisUrl);
@@ -54,6 +54,18 @@ describe('svc-harness serve', () => {
           headers: { authorization: `Bearer ${target.kv!.token}` },
         });
         expect(JSON.parse(res.body.toString())).toEqual({ result: 'hello' });
+        // Areas A and C answer too, with the credentials of the target file.
+        const keys = await httpRequest({
+          url: `${target.messaging!.url}/v2/keys`,
+          headers: { authorization: `Bearer ${target.messaging!.token}` },
+        });
+        expect(keys.status).toBe(200);
+        const basic = Buffer.from(`${target.management!.username}:${target.management!.password}`).toString('base64');
+        const account = await httpRequest({
+          url: `${target.management!.url}/v2/svc/user`,
+          headers: { authorization: `Basic ${basic}` },
+        });
+        expect(account.status).toBe(200);
         const out = run.output();
         expect(out).toContain(target.kv!.url);
         expect(out).toContain(target.kv!.token);
@@ -69,17 +81,43 @@ describe('svc-harness serve', () => {
         expect(await portAnswers(`http://127.0.0.1:${redisPort}`)).toBe(false);
         expect(await portAnswers(target.kv!.url)).toBe(false);
         const written = JSON.parse(await readFile(file, 'utf8'));
-        expect(Object.keys(written).sort()).toEqual(['admin', 'dialect', 'kv', 'name']);
+        expect(Object.keys(written).sort()).toEqual(['admin', 'dialect', 'kv', 'management', 'messaging', 'name']);
       } finally {
         kill(run.child);
       }
     },
   );
 
+  it('serves one messaging base URL per region, each in the target file and the printed block', async () => {
+    const file = join(dir, 'target-regions.json');
+    const run = runBin(
+      ['serve', '--write-target', file, '--regions', 'eu-central-1,us-east-1', '--region-latency', 'us-east-1=50ms'],
+      envWithoutRedisUrl,
+    );
+    try {
+      await waitFor(() => run.output().includes('Stop with Ctrl-C'), 30_000);
+      const target = await loadTargetFile(file);
+      const regions = target.messaging?.regions ?? {};
+      expect(Object.keys(regions).sort()).toEqual(['eu-central-1', 'us-east-1']);
+      expect(run.output()).toMatch(new RegExp(`region us-east-1\\s+${regions['us-east-1']}`));
+      for (const url of Object.values(regions)) {
+        const res = await httpRequest({
+          url: `${url}/v2/keys`,
+          headers: { authorization: `Bearer ${target.messaging?.token}` },
+        });
+        expect(res.status).toBe(200);
+      }
+      run.child.kill('SIGTERM');
+      expect((await run.finished).code).toBe(0);
+    } finally {
+      kill(run.child);
+    }
+  });
+
   it('--list-faults prints every switch with its rule and exits 0', async () => {
     const done = await runBin(['serve', '--list-faults']).finished;
     expect(done.code).toBe(0);
-    for (const fault of kvFaults)
+    for (const fault of allFaults)
       expect(done.stdout).toMatch(new RegExp(`${fault.name}\\s+${fault.rule.replaceAll('.', '\\.')}`));
   });
 
@@ -88,6 +126,10 @@ describe('svc-harness serve', () => {
       ['serve', '--fault', 'no-such-fault'],
       ['serve', '--redis-url', 'redis://127.0.0.1:1'],
       ['serve', '--max-request-bytes', '1.5'],
+      ['serve', '--regions', 'eu-central-1,mars-1'],
+      ['serve', '--region-latency', 'us-east-1:80ms'],
+      ['serve', '--regions', 'eu-central-1', '--region-latency', 'us-east-1=80ms'],
+      ['serve', '--retry-backoff', 'soon'],
     ]) {
       const done = await runBin(args).finished;
       expect(done.code, args.join(' ')).toBe(2);

@@ -1,6 +1,8 @@
 /**
  * The Redis client of areas A and C: one per area, RESP2 (replies as plain strings), no offline queue
  * (while Redis is away a command fails at once, and the caller decides whether to try again).
+ * Their state lives in the logical database after area B's, so area B's commands (DBSIZE, SCAN,
+ * FLUSHDB) never see or remove the messaging account, its keys or its messages.
  */
 import { createClient } from '@redis/client';
 import { withTimeout } from '../../shared/with-timeout.ts';
@@ -8,7 +10,18 @@ import { withTimeout } from '../../shared/with-timeout.ts';
 const connectDeadlineMs = 10_000;
 
 function newClient(url: string) {
-  return createClient({ url, RESP: 2, disableOfflineQueue: true });
+  return createClient({ url, RESP: 2, disableOfflineQueue: true, database: areaDatabase(url) });
+}
+
+/** Area B's database (the URL's path, else 0) plus one. */
+export function areaDatabase(url: string): number {
+  let kvDatabase = 0;
+  try {
+    kvDatabase = Number(new URL(url).pathname.slice(1)) || 0;
+  } catch {
+    kvDatabase = 0;
+  }
+  return kvDatabase + 1;
 }
 
 export type AreaRedis = ReturnType<typeof newClient>;

@@ -4,6 +4,7 @@
  * queues, waiters and notify, keys, authentication, the plan's limits, regions, and what a restart
  * on the same Redis keeps.
  */
+import { createClient } from '@redis/client';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { RedisBacking } from '../../../src/reference/redis/redis-backing.ts';
 import type { RunningReference } from '../../../src/reference/reference-service.ts';
@@ -395,6 +396,21 @@ describe('waiters and notify', () => {
     expect(got?.body.toString()).toBe('timed out');
     expect(got?.headers['x-timeout']).toBe('yes');
     expect((await callMessaging(target(), `/v2/waiters/${event}`, { method: 'GET' })).json).toEqual([]);
+  });
+});
+
+describe('where the state lives', () => {
+  test('in the Redis database after area B’s: area B’s commands never see the account or the messages', async () => {
+    await publish(target(), `${sink.url}${path('db')}`);
+    const client = createClient({ url: redis.url });
+    await client.connect();
+    try {
+      expect(await client.keys('svc:ref:*')).toEqual([]);
+      await client.select(1);
+      expect((await client.keys('svc:ref:*')).length).toBeGreaterThan(0);
+    } finally {
+      client.destroy();
+    }
   });
 });
 
