@@ -7,17 +7,18 @@
  *
  *   node bench/messaging-throughput.ts      (Node 24: `export PATH=$PWD/node_modules/.bin:$PATH`)
  */
+
+import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import * as hdr from 'hdr-histogram-js';
 import { Agent, request } from 'undici';
 import { acquireRedis } from '../src/reference/redis/acquire-redis.ts';
 import { runBench } from './run-bench.ts';
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 
 const saturationMessages = 4000;
 const rates = [100, 300, 600] as const;
@@ -61,9 +62,13 @@ async function main(): Promise<void> {
 
   const redis = await acquireRedis({});
   const dir = await mkdtemp(join(tmpdir(), 'svc-bench-messaging-'));
-  const serve = spawn(process.execPath, [bin, 'serve', '--redis-url', redis.url, '--write-target', join(dir, 't.json')], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const serve = spawn(
+    process.execPath,
+    [bin, 'serve', '--redis-url', redis.url, '--write-target', join(dir, 't.json')],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   try {
     let out = '';
     serve.stdout.on('data', (chunk: Buffer) => {
@@ -134,8 +139,16 @@ async function main(): Promise<void> {
     // Fixed rates: latency from each message's intended publish time.
     const rows: string[] = [];
     for (const rate of rates) {
-      const toDelivery = hdr.build({ lowestDiscernibleValue: 1, highestTrackableValue: 60_000_000, numberOfSignificantValueDigits: 3 });
-      const toCallback = hdr.build({ lowestDiscernibleValue: 1, highestTrackableValue: 60_000_000, numberOfSignificantValueDigits: 3 });
+      const toDelivery = hdr.build({
+        lowestDiscernibleValue: 1,
+        highestTrackableValue: 60_000_000,
+        numberOfSignificantValueDigits: 3,
+      });
+      const toCallback = hdr.build({
+        lowestDiscernibleValue: 1,
+        highestTrackableValue: 60_000_000,
+        numberOfSignificantValueDigits: 3,
+      });
       const count = rate * rateSeconds;
       const t0 = performance.now();
       const sent: { id: string; intended: number }[] = [];

@@ -27,6 +27,10 @@ export interface AdminClient {
    * Resets the database password; returns the new tokens (secrets: never log them). With `next`, the
    * hook issues those tokens instead of random ones: a case restores a target's original tokens so.
    */
+  /** The messaging account's limits and plan, without its secrets (the reference's area C hook). */
+  account(): Promise<Record<string, unknown>>;
+  /** Changes account limits (`max_requests_per_second`, `max_message_size`, …); answers the account. */
+  setAccount(patch: Readonly<Record<string, number | string>>): Promise<Record<string, unknown>>;
   resetPassword(next?: {
     readonly token: string;
     readonly readOnlyToken?: string;
@@ -61,6 +65,8 @@ export function adminClient(ctx: CaseContext): AdminClient {
     createAclUser: async (username, password, rules) => {
       await call('POST', '/acl-users', { username, password, rules });
     },
+    account: async () => (await call('GET', '/account')) as Record<string, unknown>,
+    setAccount: async (patch) => (await call('PUT', '/account', patch)) as Record<string, unknown>,
     resetPassword: async (next) =>
       (await call('POST', '/reset-password', next)) as { token: string; readOnlyToken: string },
   };

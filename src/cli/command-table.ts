@@ -91,6 +91,26 @@ const loadOptions = {
   },
 } as const satisfies Record<string, OptionSpec>;
 
+/** Where the sink for area A's deliveries and callbacks listens (the target file's `sink` says the same). */
+const sinkOptions = {
+  'sink-host': {
+    type: 'string',
+    description: 'Address the sink for deliveries and callbacks listens on',
+    default: '127.0.0.1',
+  },
+  'sink-port': { type: 'number', integer: true, description: 'Port of the sink', default: 'a free port' },
+  'sink-url': {
+    type: 'string',
+    description: 'Base URL the target must call to reach the sink (a tunnel’s, a CI runner’s)',
+    default: 'http://<sink-host>:<sink-port>',
+  },
+  'sink-wait': {
+    type: 'string',
+    description: 'How long a case waits for a request the target sends later (a delivery, a callback): 15s, 2m',
+    default: '15s',
+  },
+} as const satisfies Record<string, OptionSpec>;
+
 const reporterOption = {
   type: 'string',
   multiple: true,
@@ -202,6 +222,7 @@ export const commandTable = {
         multiple: true,
         description: 'Turn on a fault switch of the embedded reference (not with --target), to see the suite catch it',
       },
+      ...sinkOptions,
       reporter: reporterOption,
     },
     load: () => import('./commands/conformance.ts'),
@@ -239,6 +260,7 @@ export const commandTable = {
         description: 'Where report.json, junit.xml, summary.md and index.html go',
         default: 'reports/<timestamp>/',
       },
+      ...sinkOptions,
       reporter: reporterOption,
     },
     load: () => import('./commands/run.ts'),

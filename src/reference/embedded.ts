@@ -22,7 +22,8 @@ export function checkFaults(names: readonly string[]): void {
 export async function startEmbeddedReference(faults: readonly string[]): Promise<EmbeddedReference> {
   // Loaded on use: a run against a target file never loads the reference's servers and Redis client.
   const { startReference } = await import('./reference-service.ts');
-  const reference = await startReference({ faults });
+  // Retries after 10 ms, doubling: the real service's e^(2.5·n) s would hold each retrying case for seconds.
+  const reference = await startReference({ faults, messaging: { retryBackoff: { kind: 'base', ms: 10 } } });
   const password = safePassword(reference.redis.url);
   return {
     target: { ...reference.target, name: reference.target.name || 'reference' },

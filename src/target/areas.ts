@@ -44,12 +44,17 @@ export function checkAreas<const T extends string>(
 }
 
 /** What a case may need of a target beyond the area itself; without it the case is skipped with a reason. */
-export type Capability = 'kv.readOnlyToken' | 'admin';
+export type Capability = 'kv.readOnlyToken' | 'admin' | 'messaging.adapter';
 
 const capabilities: Readonly<Record<Capability, { has(target: Target): boolean; missing: string }>> = {
   'kv.readOnlyToken': {
     has: (target) => Boolean(target.kv?.readOnlyToken),
     missing: 'the target has no read-only token (kv.readOnlyToken).',
+  },
+  'messaging.adapter': {
+    has: (target) => target.messaging?.adapter !== undefined,
+    missing:
+      'the target names no adapter for operations the spec does not document (messaging.adapter: "real-world" or a module path).',
   },
   admin: {
     has: (target) => target.admin !== undefined,

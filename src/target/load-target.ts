@@ -31,7 +31,8 @@ export function parseTarget(value: unknown, origin: string): Target {
 
 /** Reads and validates a target file; synchronous, so a suite file can resolve its target while collected. */
 export function loadTargetFileSync(path: string): Target {
-  const target = parseTarget(readJsonFile(path, 'target file'), `file ${path}`);
+  const parsed = parseTarget(readJsonFile(path, 'target file'), `file ${path}`);
+  const target = withAdapterPath(parsed, path);
   if (target.tls?.ca === undefined) return target;
   // The CA file is named relative to the target file, read here once so a wrong path is one line now.
   const ca = resolve(dirname(path), target.tls.ca);
@@ -41,6 +42,19 @@ export function loadTargetFileSync(path: string): Target {
     throw harnessError('SVC_CONFIG', `target file ${path}: tls.ca ${target.tls.ca} cannot be read`);
   }
   return { ...target, tls: { ...target.tls, ca } };
+}
+
+/** An adapter module named relative to the target file, made absolute (and checked) here. */
+function withAdapterPath(target: Target, path: string): Target {
+  const adapter = target.messaging?.adapter;
+  if (adapter === undefined || adapter === 'real-world' || target.messaging === undefined) return target;
+  const absolute = resolve(dirname(path), adapter);
+  try {
+    readFileSync(absolute);
+  } catch {
+    throw harnessError('SVC_CONFIG', `target file ${path}: messaging.adapter ${adapter} cannot be read`);
+  }
+  return { ...target, messaging: { ...target.messaging, adapter: absolute } };
 }
 
 /** The same reader for async callers: a problem is a rejection rather than a throw. */

@@ -31,6 +31,23 @@ export const targetSchema = {
         token: secret,
         regions: { type: 'object', additionalProperties: url },
         headers,
+        signingKeys: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['current', 'next'],
+          properties: { current: secret, next: secret },
+        },
+        adapter: { type: 'string', minLength: 1 },
+      },
+    },
+    sink: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        host: { type: 'string', minLength: 1 },
+        port: { type: 'integer', minimum: 0, maximum: 65535 },
+        url,
+        waitSeconds: { type: 'number', exclusiveMinimum: 0, maximum: 3600 },
       },
     },
     kv: {

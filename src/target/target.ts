@@ -15,6 +15,27 @@ export interface MessagingEndpoint {
   readonly regions?: Readonly<Record<string, string>>;
   /** Headers sent with every request of the area (a gateway's, a tenant's). */
   readonly headers?: Readonly<Record<string, string>>;
+  /** The signing keys, for targets without the real service's GET /v2/keys (secrets). */
+  readonly signingKeys?: { readonly current: string; readonly next: string };
+  /**
+   * How the suites reach operations the spec does not document (creating a waiter, enqueueing,
+   * resuming a queue, reading a dead letter, the signing keys): `real-world` for targets with the
+   * real service's endpoints, or the path of a module (resolved against the target file's folder)
+   * whose default export builds a MessagingAdapter. Without it those cases are skipped.
+   */
+  readonly adapter?: string;
+}
+
+/** Where the harness's sink listens, and the URL a target must call to reach it. */
+export interface SinkSettings {
+  /** @default '127.0.0.1' */
+  readonly host?: string;
+  /** @default 0 (a free port) */
+  readonly port?: number;
+  /** The base URL the target calls (a tunnel's, a CI runner's). @default http://<host>:<port> */
+  readonly url?: string;
+  /** How long a case waits for a request the target sends later. @default 15 */
+  readonly waitSeconds?: number;
 }
 
 export interface KvEndpoint {
@@ -69,6 +90,8 @@ export interface Target {
   readonly kv?: KvEndpoint;
   readonly management?: ManagementEndpoint;
   readonly admin?: AdminEndpoint;
+  /** The sink for area A's deliveries and callbacks; `--sink-*` flags override it. */
+  readonly sink?: SinkSettings;
 }
 
 export type TargetArea = 'messaging' | 'kv' | 'management';
@@ -77,6 +100,8 @@ export type TargetArea = 'messaging' | 'kv' | 'management';
 export function targetSecrets(target: Target): string[] {
   const secrets = [
     target.messaging?.token,
+    target.messaging?.signingKeys?.current,
+    target.messaging?.signingKeys?.next,
     target.kv?.token,
     target.kv?.readOnlyToken,
     target.management?.password,
@@ -110,6 +135,7 @@ export function describeTarget(target: Target): Record<string, unknown> {
         ),
       },
     }),
+    ...(target.sink && { sink: { url: target.sink.url ? redactUrl(target.sink.url) : null } }),
     ...(target.kv && { kv: { url: redactUrl(target.kv.url), readOnlyToken: target.kv.readOnlyToken !== undefined } }),
     ...(target.management && { management: { url: redactUrl(target.management.url) } }),
     ...(target.admin && { admin: { url: redactUrl(target.admin.url) } }),

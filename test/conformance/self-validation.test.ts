@@ -8,67 +8,19 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { mapLimit } from '../../conformance/support/bounded.ts';
 import { allFaults } from '../../src/reference/areas.ts';
-import type { FaultSwitch } from '../../src/reference/fault-registry.ts';
-import { runCli } from '../support/run-cli.ts';
-
-const runTimeoutMs = 90_000;
-
-interface ReportCase {
-  readonly id: string;
-  readonly rules: readonly string[];
-  readonly verdict: { readonly kind: string; readonly reason?: string; readonly rule?: string };
-}
-
-interface RunResult {
-  readonly exitCode: number | null;
-  readonly output: string;
-  readonly cases: readonly ReportCase[];
-}
-
-/** Runs `svc-harness conformance --area kv …` against the embedded reference; reads report.json. */
-async function runConformance(dir: string, args: readonly string[]): Promise<RunResult> {
-  const reportDir = await mkdtemp(join(dir, 'run-'));
-  const run = await runCli(['conformance', '--area', 'kv', '--report-dir', reportDir, ...args], {
-    reportDir,
-    timeoutMs: runTimeoutMs,
-  });
-  const exitCode = run.exitCode;
-  const output = run.stdout + run.stderr;
-  // No report: the output says why, and the assertions below show it.
-  const report = run.report as { targets: { cases: ReportCase[] }[] } | undefined;
-  const cases = report?.targets.flatMap((target) => target.cases) ?? [];
-  return { exitCode, output, cases };
-}
-
-/** A fault is caught when some case fails on the fault's rule: its verdict blames that rule. */
-function caughtBy(run: RunResult, fault: FaultSwitch): ReportCase[] {
-  return run.cases.filter((item) => item.verdict.kind === 'fail' && item.verdict.rule === fault.rule);
-}
+import { caughtBy, type RunResult, runConformance, runFaults } from '../support/self-validation.ts';
 
 const kvFaults = allFaults.filter((fault) => fault.area === 'kv');
 const mustFailKinds = new Set(['fail', 'error', 'stale']);
 let dir = '';
 let clean: RunResult;
-const faultRuns = new Map<string, RunResult>();
+let faultRuns = new Map<string, RunResult>();
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'svc-self-validation-'));
-  clean = await runConformance(dir, []);
-  const runs = await mapLimit(kvFaults, 2, (fault) =>
-    runConformance(dir, ['--fault', fault.name, '--rules', fault.rule]),
-  );
-  for (const [index, fault] of kvFaults.entries()) faultRuns.set(fault.name, runs[index] as RunResult);
-  const caught = kvFaults.filter((fault) => caughtBy(faultRuns.get(fault.name) as RunResult, fault).length > 0);
-  const lines = kvFaults.map((fault) => {
-    const cases = caughtBy(faultRuns.get(fault.name) as RunResult, fault).map((item) => item.id);
-    return `  ${cases.length > 0 ? 'caught' : 'MISSED'} ${fault.name} [${fault.rule}]${cases.length > 0 ? ` by ${cases.join(', ')}` : ''}`;
-  });
-  const percent = kvFaults.length === 0 ? 0 : Math.round((caught.length / kvFaults.length) * 1000) / 10;
-  process.stdout.write(
-    `${lines.join('\n')}\nmutation score: caught ${caught.length}/${kvFaults.length} fault switches (${percent}%)\n`,
-  );
+  clean = await runConformance(dir, 'kv', []);
+  faultRuns = await runFaults(dir, 'kv', kvFaults);
 }, 600_000);
 
 afterAll(async () => {

@@ -4,11 +4,13 @@ import { createReporters, type ReporterName } from '../../reporters/registry.ts'
 import { parseAreaList, targetAreas } from '../../target/areas.ts';
 import { withInterrupts } from '../interrupts.ts';
 import type { ParsedValues } from '../parsed-values.ts';
+import { sinkSettings } from '../sink-flags.ts';
 
 export async function run(values: ParsedValues): Promise<number> {
   const areas = parseAreaList('conformance', values.area as string | undefined, targetAreas);
   // parse-argv lets only reporter names through (the command table lists them as choices).
   const reporters = createReporters(values.reporter as ReporterName[] | undefined);
+  const sink = sinkSettings(values);
   const result = await withInterrupts((signal) =>
     runConformance({
       targets: (values.target as string[] | undefined) ?? [],
@@ -17,6 +19,7 @@ export async function run(values: ParsedValues): Promise<number> {
       ...(typeof values['report-dir'] === 'string' && { reportDir: values['report-dir'] }),
       ...(typeof values.expectations === 'string' && { expectations: values.expectations }),
       faults: (values.fault as string[] | undefined) ?? [],
+      ...(sink && { sink }),
       signal,
       reporters,
     }),

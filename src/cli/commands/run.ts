@@ -8,12 +8,14 @@ import { runMainJob } from '../../engines/run/main-job.ts';
 import { createReporters, type ReporterName } from '../../reporters/registry.ts';
 import { withInterrupts } from '../interrupts.ts';
 import type { ParsedValues } from '../parsed-values.ts';
+import { sinkSettings } from '../sink-flags.ts';
 
 export async function run(values: ParsedValues): Promise<number> {
   const settings = parseLoadSettings({
     ...(typeof values.duration === 'string' && { duration: values.duration }),
   });
   const reporters = createReporters(values.reporter as ReporterName[] | undefined);
+  const sink = sinkSettings(values);
   const result = await withInterrupts((signal) =>
     runMainJob({
       ...(typeof values.target === 'string' && { target: values.target }),
@@ -22,6 +24,7 @@ export async function run(values: ParsedValues): Promise<number> {
       thresholds: (values.threshold as string[] | undefined) ?? [],
       ...(typeof values.expectations === 'string' && { expectations: values.expectations }),
       ...(typeof values['report-dir'] === 'string' && { reportDir: values['report-dir'] }),
+      ...(sink && { sink }),
       signal,
       reporters,
     }),

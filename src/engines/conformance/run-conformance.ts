@@ -15,7 +15,7 @@ import { createRedactor, type Redactor } from '../../shared/redact.ts';
 import { defaultReportDir, makeReportDir } from '../../shared/report-files.ts';
 import { areasOf, checkAreas, targetAreas } from '../../target/areas.ts';
 import { loadTargetFileSync } from '../../target/load-target.ts';
-import { describeTarget, type Target, type TargetArea, targetSecrets } from '../../target/target.ts';
+import { describeTarget, type SinkSettings, type Target, type TargetArea, targetSecrets } from '../../target/target.ts';
 import { type CaseFile, loadCaseFiles } from './case-registry.ts';
 import { applyExpectations, type Expectation, knownFailure, loadExpectationsFile, utcDay } from './expectations.ts';
 import { probeTarget } from './probe-target.ts';
@@ -50,6 +50,8 @@ export interface ConformanceOptions {
   readonly reference?: EmbeddedReference;
   /** False when the caller renders the run with more parts (`svc-harness run`). @default true */
   readonly emitRunEnd?: boolean;
+  /** The sink's settings from the command line; they win over each target file's `sink`. */
+  readonly sink?: SinkSettings;
 }
 
 interface PlannedTarget {
@@ -254,7 +256,9 @@ async function runTarget(target: Target, embedded: boolean, context: TargetConte
     areas,
     // A snapshot in plain data: the reference's target reads its tokens through getters.
     run: {
-      target: JSON.parse(JSON.stringify(target)) as Target,
+      target: JSON.parse(
+        JSON.stringify(options.sink ? { ...target, sink: { ...target.sink, ...options.sink } } : target),
+      ) as Target,
       secrets: context.secrets,
       rules: options.rules ?? null,
       runId: context.runId,

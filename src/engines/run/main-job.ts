@@ -11,7 +11,7 @@ import { parseThresholds } from '../../results/threshold.ts';
 import { createRedactor } from '../../shared/redact.ts';
 import { defaultReportDir, makeReportDir } from '../../shared/report-files.ts';
 import { loadTargetFileSync } from '../../target/load-target.ts';
-import { targetSecrets } from '../../target/target.ts';
+import { type SinkSettings, targetSecrets } from '../../target/target.ts';
 import { loadRuleCatalog } from '../conformance/rule-catalog.ts';
 import { runConformance } from '../conformance/run-conformance.ts';
 import type { LoadSettings } from '../load/load-settings.ts';
@@ -27,6 +27,8 @@ export interface MainJobOptions {
   readonly signal?: AbortSignal;
   readonly reporters?: readonly Reporter[];
   readonly now?: () => Date;
+  /** The sink for the messaging suite (`--sink-*`). */
+  readonly sink?: SinkSettings;
 }
 
 export async function runMainJob(options: MainJobOptions): Promise<HarnessRun> {
@@ -55,6 +57,7 @@ export async function runMainJob(options: MainJobOptions): Promise<HarnessRun> {
       reporters: options.reporters ?? [],
       emitRunEnd: false,
       now,
+      ...(options.sink && { sink: options.sink }),
     });
     const load = signal.aborted
       ? undefined

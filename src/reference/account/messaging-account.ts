@@ -148,7 +148,7 @@ export class AccountStore {
   }
 
   /** Reads the account, creating it on the first start of a reference on this Redis. */
-  static async open(redis: AreaRedis, maxAgeMs = 500): Promise<AccountStore> {
+  static async open(redis: AreaRedis, maxAgeMs = 250): Promise<AccountStore> {
     await redis.set(accountKey, JSON.stringify(await newAccountRecord()), { condition: 'NX' });
     return new AccountStore(redis, await AccountStore.#read(redis), maxAgeMs);
   }

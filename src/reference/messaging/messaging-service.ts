@@ -73,6 +73,8 @@ export async function startMessagingService(settings: AreaSettings): Promise<Sta
         url,
         token: account.cached.account.token,
         regions: { [main]: url, ...extraUrls },
+        // The reference has the real service's endpoints the spec does not document.
+        adapter: 'real-world',
       }),
       describe: () => [
         ['token', account.cached.account.token],

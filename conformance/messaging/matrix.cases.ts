@@ -1,0 +1,146 @@
+/**
+ * The callback headers in combination: callback, failure callback, both or neither × a destination
+ * that succeeds, fails once then succeeds, or always fails × the callback method set or not. One
+ * oracle, written from the spec (a callback after every answer; the failure callback once, only when
+ * the retries are exhausted; the method headers obeyed), says what the sink must get for each; all 24
+ * messages run at once and every count and method is compared.
+ */
+import { CheckFailure } from '../../src/engines/conformance/check-failure.ts';
+import { defineCases } from '../../src/engines/conformance/conformance-case.ts';
+import { createMessagingClient } from '../support/messaging-client.ts';
+import { openInbox } from '../support/messaging-sink.ts';
+import { publishTo } from '../support/messaging-steps.ts';
+
+type Callbacks = 'neither' | 'callback' | 'failure' | 'both';
+type Destination = 'succeeds' | 'fails-once' | 'always-fails';
+
+interface Combination {
+  readonly callbacks: Callbacks;
+  readonly destination: Destination;
+  readonly configured: boolean;
+}
+
+interface Expected {
+  readonly attempts: number;
+  readonly callbacks: number;
+  readonly failures: number;
+  readonly callbackMethod: string;
+  readonly failureMethod: string;
+}
+
+/** Retries of every message: one, so "always fails" ends after two attempts. */
+const retries = 1;
+
+/** The oracle: what the spec says the sink gets for one combination. */
+export function expectedFor(combination: Combination): Expected {
+  const attempts = combination.destination === 'succeeds' ? 1 : retries + 1;
+  const wantsCallback = combination.callbacks === 'callback' || combination.callbacks === 'both';
+  const wantsFailure = combination.callbacks === 'failure' || combination.callbacks === 'both';
+  return {
+    attempts,
+    // Every attempt gets an answer (200 or 500), and a callback follows every answer.
+    callbacks: wantsCallback ? attempts : 0,
+    failures: wantsFailure && combination.destination === 'always-fails' ? 1 : 0,
+    callbackMethod: combination.configured ? 'PUT' : 'POST',
+    failureMethod: combination.configured ? 'PATCH' : 'POST',
+  };
+}
+
+export const combinations: readonly Combination[] = (['neither', 'callback', 'failure', 'both'] as const).flatMap(
+  (callbacks) =>
+    (['succeeds', 'fails-once', 'always-fails'] as const).flatMap((destination) =>
+      [false, true].map((configured) => ({ callbacks, destination, configured })),
+    ),
+);
+
+export const cases = defineCases([
+  {
+    id: 'messaging.callbacks.matrix',
+    rules: [
+      'A.callback.on-answer',
+      'A.callback.with-failure-callback',
+      'A.failure-callback.after-exhaustion',
+      'A.callback.config-headers',
+      'A.failure-callback.config-headers',
+    ],
+    title: 'Callback × failure callback × destination behaviour × method headers: the oracle’s requests, exactly',
+    expect:
+      '24 messages at once, each a combination; every destination, callback and failure-callback URL gets exactly the requests the oracle gives, with the methods asked for.',
+    async run(ctx) {
+      const client = createMessagingClient(ctx);
+      const inbox = await openInbox(ctx, 'callbacks.matrix');
+      await Promise.all(
+        combinations.map(async (combination, index) => {
+          if (combination.destination === 'fails-once') inbox.answer(`d${index}`, { failFirst: 1 });
+          if (combination.destination === 'always-fails') inbox.answer(`d${index}`, { status: 500 });
+          const { callbacks, configured } = combination;
+          const headers: Record<string, string> = { [client.h('Retries')]: String(retries) };
+          if (callbacks === 'callback' || callbacks === 'both') {
+            headers[client.h('Callback')] = inbox.url(`c${index}`);
+            if (configured) headers[client.h('Callback-Method')] = 'PUT';
+          }
+          if (callbacks === 'failure' || callbacks === 'both') {
+            headers[client.h('Failure-Callback')] = inbox.url(`f${index}`);
+            if (configured) headers[client.h('Failure-Callback-Method')] = 'PATCH';
+          }
+          await publishTo(client, inbox.url(`d${index}`), headers, `combination ${index}`);
+        }),
+      );
+      // Wait for everything the oracle expects, then a quiet moment for anything it does not.
+      for (const [index, combination] of combinations.entries()) {
+        const expected = expectedFor(combination);
+        const label = `${combination.callbacks}, destination ${combination.destination}${combination.configured ? ', methods set' : ''}`;
+        const callbackRule =
+          combination.callbacks === 'both' ? 'A.callback.with-failure-callback' : 'A.callback.on-answer';
+        await inbox.arrive('A.publish.delivers', `d${index}`, expected.attempts, label);
+        if (expected.callbacks > 0)
+          await inbox.arrive(callbackRule, `c${index}`, expected.callbacks, `${label}: callbacks`);
+        if (expected.failures > 0) {
+          const failureRule =
+            combination.callbacks === 'both'
+              ? 'A.callback.with-failure-callback'
+              : 'A.failure-callback.after-exhaustion';
+          await inbox.arrive(failureRule, `f${index}`, expected.failures, `${label}: failure callback`);
+        }
+      }
+      await inbox.settle();
+      for (const [index, combination] of combinations.entries()) {
+        const expected = expectedFor(combination);
+        const label = `${combination.callbacks}, destination ${combination.destination}${combination.configured ? ', methods set' : ''}`;
+        const callbacks = inbox.requests(`c${index}`);
+        const failures = inbox.requests(`f${index}`);
+        const callbackRule =
+          combination.callbacks === 'both' ? 'A.callback.with-failure-callback' : 'A.callback.on-answer';
+        if (callbacks.length !== expected.callbacks) {
+          throw new CheckFailure(callbackRule, `${callbacks.length} callbacks`, `${expected.callbacks}`, label);
+        }
+        if (failures.length !== expected.failures) {
+          throw new CheckFailure(
+            'A.failure-callback.after-exhaustion',
+            `${failures.length} failure callbacks`,
+            `${expected.failures}`,
+            label,
+          );
+        }
+        const wrongCallback = callbacks.find((item) => item.method !== expected.callbackMethod);
+        if (wrongCallback) {
+          throw new CheckFailure(
+            'A.callback.config-headers',
+            `a ${wrongCallback.method} callback`,
+            expected.callbackMethod,
+            label,
+          );
+        }
+        const wrongFailure = failures.find((item) => item.method !== expected.failureMethod);
+        if (wrongFailure) {
+          throw new CheckFailure(
+            'A.failure-callback.config-headers',
+            `a ${wrongFailure.method} failure callback`,
+            expected.failureMethod,
+            label,
+          );
+        }
+      }
+    },
+  },
+]);

@@ -1,0 +1,54 @@
+/**
+ * Spec "States and transitions > Queue (area A)" and "Endpoints": pause answers 200; a paused queue
+ * accepts messages and holds them; pausing a paused queue changes nothing. Creating a queue,
+ * enqueueing and resuming are not in the spec (the adapter does them); what resume does is observed.
+ */
+import { means } from '../../src/engines/conformance/check-failure.ts';
+import { defineCases } from '../../src/engines/conformance/conformance-case.ts';
+import { messagingAdapter } from '../support/messaging-adapter.ts';
+import { checkStatus, checkThat } from '../support/messaging-checks.ts';
+import { createMessagingClient } from '../support/messaging-client.ts';
+import { openInbox } from '../support/messaging-sink.ts';
+import { uniqueId } from '../support/messaging-steps.ts';
+
+export const cases = defineCases([
+  {
+    id: 'messaging.queue.pause',
+    rules: ['A.queue.pause-200', 'A.queue.paused-holds', 'A.queue.pause-idempotent', 'A.queue.resume'],
+    needs: ['messaging.adapter'],
+    title: 'A paused queue holds its messages; pausing again changes nothing',
+    expect:
+      'Creates one queue (deleted afterwards): pause answers 200, a message enqueued is not delivered; a second pause answers 200 and a second message is not delivered either; after resume both arrive (observed).',
+    async run(ctx) {
+      const client = createMessagingClient(ctx);
+      const adapter = await messagingAdapter(ctx);
+      const inbox = await openInbox(ctx, 'queue.pause');
+      const queue = uniqueId(ctx, 'queue').slice(-60);
+      await adapter.createQueue(queue, { parallelism: 1 });
+      ctx.onCleanup(async () => {
+        await adapter.deleteQueue?.(queue);
+      });
+      checkStatus('A.queue.pause-200', await client.call(`/v2/queues/${queue}/pause`), 200, 'the first pause');
+      await means(() => adapter.enqueue(queue, inbox.url('dest', '/1'), {}, 'first'));
+      await inbox.settle();
+      checkThat(
+        'A.queue.paused-holds',
+        inbox.requests('dest').length === 0,
+        'a message was delivered while paused',
+        'no delivery',
+      );
+      checkStatus('A.queue.pause-idempotent', await client.call(`/v2/queues/${queue}/pause`), 200, 'the second pause');
+      await means(() => adapter.enqueue(queue, inbox.url('dest', '/2'), {}, 'second'));
+      await inbox.settle();
+      checkThat(
+        'A.queue.pause-idempotent',
+        inbox.requests('dest').length === 0,
+        'a message was delivered after the second pause',
+        'the queue still paused',
+      );
+      await adapter.resume(queue);
+      const got = await inbox.arrive('A.queue.resume', 'dest', 2, 'after resume');
+      ctx.observe(`after resume: ${got.map((item) => item.body.toString('utf8')).join(', ')}`);
+    },
+  },
+]);

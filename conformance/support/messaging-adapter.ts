@@ -1,0 +1,134 @@
+/**
+ * Operations the spec does not document but the messaging suite needs to arrange its cases: creating
+ * a waiter, enqueueing, creating and resuming a queue, reading a dead letter, the signing keys. The
+ * built-in `real-world` adapter calls the real service's endpoints (the reference has them); another
+ * implementation names a module in its target file (`messaging.adapter`) whose default export is a
+ * `MessagingAdapterFactory`. Without one, the cases that need it are skipped with the reason.
+ */
+import { pathToFileURL } from 'node:url';
+import type { CaseContext } from '../../src/engines/conformance/conformance-case.ts';
+import { harnessError } from '../../src/shared/errors.ts';
+import type { Target } from '../../src/target/target.ts';
+import { createMessagingClient } from './messaging-client.ts';
+
+export interface WaitRequest {
+  readonly eventId: string;
+  /** The URL the waiter is notified at. */
+  readonly url: string;
+  /** The workflow run the waiter belongs to. */
+  readonly runId: string;
+  /** `10s`, `1h`. */
+  readonly timeout: string;
+  readonly timeoutUrl?: string;
+  /** Base64. */
+  readonly timeoutBody?: string;
+  readonly timeoutHeaders?: Readonly<Record<string, readonly string[]>>;
+  readonly headers?: Readonly<Record<string, readonly string[]>>;
+}
+
+export interface MessagingAdapter {
+  wait(request: WaitRequest): Promise<void>;
+  /** Enqueues a message; the headers are the publish headers (callbacks included). */
+  enqueue(queue: string, destination: string, headers: Readonly<Record<string, string>>, body: string): Promise<void>;
+  createQueue(queue: string, settings: { readonly parallelism: number; readonly paused?: boolean }): Promise<void>;
+  resume(queue: string): Promise<void>;
+  /** The dead letter named by a failure callback's dlqId, or undefined when there is none. */
+  deadLetter(dlqId: string): Promise<unknown>;
+  signingKeys(): Promise<{ readonly current: string; readonly next: string }>;
+  /** Removes what a case created (best effort). */
+  deleteQueue?(queue: string): Promise<void>;
+}
+
+export type MessagingAdapterFactory = (target: Target) => MessagingAdapter | Promise<MessagingAdapter>;
+
+/** An adapter step that failed: it arranges a case, it is not under test. */
+function adapterFailure(what: string, status: number, body: string): Error {
+  return harnessError(
+    'SVC_TARGET_GARBAGE',
+    `the messaging adapter could not ${what}: status ${status} ${body.slice(0, 200)}`,
+  );
+}
+
+function realWorld(ctx: CaseContext): MessagingAdapter {
+  const client = createMessagingClient(ctx);
+  const expectOk = async (what: string, path: string, request: Parameters<typeof client.call>[1]) => {
+    const res = await client.call(path, request);
+    if (res.status < 200 || res.status > 299) throw adapterFailure(what, res.status, res.body.toString('utf8'));
+    return res;
+  };
+  return {
+    async wait(request) {
+      await expectOk('create a waiter', `/v2/wait/${encodeURIComponent(request.eventId)}`, {
+        headers: { [client.h('Workflow-Runid')]: request.runId },
+        body: {
+          url: request.url,
+          timeout: request.timeout,
+          ...(request.timeoutUrl !== undefined && { timeoutUrl: request.timeoutUrl }),
+          ...(request.timeoutBody !== undefined && { timeoutBody: request.timeoutBody }),
+          ...(request.timeoutHeaders !== undefined && { timeoutHeaders: request.timeoutHeaders }),
+          ...(request.headers !== undefined && { headers: request.headers }),
+        },
+      });
+    },
+    async enqueue(queue, destination, headers, body) {
+      await expectOk('enqueue', `/v2/enqueue/${encodeURIComponent(queue)}/${destination}`, { headers, body });
+    },
+    async createQueue(queue, settings) {
+      await expectOk('create a queue', '/v2/queues', {
+        body: {
+          queueName: queue,
+          parallelism: settings.parallelism,
+          ...(settings.paused !== undefined && { paused: settings.paused }),
+        },
+      });
+    },
+    async resume(queue) {
+      await expectOk('resume a queue', `/v2/queues/${encodeURIComponent(queue)}/resume`, {});
+    },
+    async deadLetter(dlqId) {
+      const res = await client.call(`/v2/dlq/${encodeURIComponent(dlqId)}`, { method: 'GET' });
+      if (res.status === 404) return undefined;
+      if (res.status !== 200) throw adapterFailure('read a dead letter', res.status, res.body.toString('utf8'));
+      return JSON.parse(res.body.toString('utf8')) as unknown;
+    },
+    async signingKeys() {
+      const res = await expectOk('read the signing keys', '/v2/keys', { method: 'GET' });
+      return JSON.parse(res.body.toString('utf8')) as { current: string; next: string };
+    },
+    async deleteQueue(queue) {
+      await client.call(`/v2/queues/${encodeURIComponent(queue)}`, { method: 'DELETE' });
+    },
+  };
+}
+
+const loaded = new Map<string, Promise<MessagingAdapterFactory>>();
+
+/** The target's adapter; the case is skipped (with the reason) when the target names none. */
+export async function messagingAdapter(ctx: CaseContext): Promise<MessagingAdapter> {
+  const name = ctx.target.messaging?.adapter;
+  if (name === undefined) {
+    ctx.skip(
+      'the target names no adapter for operations the spec does not document (messaging.adapter: "real-world" or a module path).',
+    );
+  }
+  if (name === 'real-world') return realWorld(ctx);
+  let factory = loaded.get(name);
+  if (factory === undefined) {
+    factory = import(pathToFileURL(name).href).then((module: { default?: unknown }) => {
+      if (typeof module.default !== 'function') {
+        throw harnessError('SVC_CONFIG', `messaging.adapter ${name} has no default export that builds an adapter`);
+      }
+      return module.default as MessagingAdapterFactory;
+    });
+    loaded.set(name, factory);
+  }
+  return (await factory)(ctx.target);
+}
+
+/** The signing keys from the target file, else from the adapter; undefined when neither has them. */
+export async function signingKeysOf(ctx: CaseContext): Promise<{ current: string; next: string } | undefined> {
+  const keys = ctx.target.messaging?.signingKeys;
+  if (keys !== undefined) return { current: keys.current, next: keys.next };
+  if (ctx.target.messaging?.adapter === undefined) return undefined;
+  return (await messagingAdapter(ctx)).signingKeys();
+}

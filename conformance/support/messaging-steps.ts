@@ -1,0 +1,90 @@
+/**
+ * Steps the messaging cases share: a unique id per case, publishing to the sink, and changing the
+ * account's limits for the length of a case through the admin hook (restored pass or fail).
+ */
+import { randomBytes } from 'node:crypto';
+import { Blocked, CheckFailure } from '../../src/engines/conformance/check-failure.ts';
+import type { CaseContext } from '../../src/engines/conformance/conformance-case.ts';
+import type { HttpResponse } from '../../src/http/http-client.ts';
+import { adminClient } from './admin-client.ts';
+import { describe } from './messaging-checks.ts';
+import type { MessagingClient } from './messaging-client.ts';
+
+/** A short id unique to this case and run, safe in a path segment and an event id. */
+export function uniqueId(ctx: CaseContext, label: string): string {
+  const prefix = ctx.keyPrefix
+    .replace(/[^A-Za-z0-9]+/g, '-')
+    .replace(/^-|-$/g, '')
+    .slice(-40);
+  return `${prefix}-${label}-${randomBytes(4).toString('hex')}`;
+}
+
+/**
+ * Publishes `body` to `destination`: a publish the target refuses blocks the case (publishing is
+ * the means, the case's own rule is about what follows). Answers the response.
+ */
+export async function publishTo(
+  client: MessagingClient,
+  destination: string,
+  headers: Readonly<Record<string, string>> = {},
+  body = 'svc-harness payload',
+): Promise<HttpResponse> {
+  const res = await client.call(`/v2/publish/${destination}`, {
+    headers: { 'content-type': 'text/plain', ...headers },
+    body,
+  });
+  if (res.status < 200 || res.status > 299) {
+    throw new Blocked('A.publish.delivers', `the publish it needs was refused: ${describe(res)}`);
+  }
+  return res;
+}
+
+/** The message id of a publish answer, when it gives one (the shape is not shown by the spec). */
+export function messageIdOf(res: HttpResponse): string | undefined {
+  try {
+    const body = JSON.parse(res.body.toString('utf8')) as { messageId?: unknown };
+    return typeof body.messageId === 'string' ? body.messageId : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * How long a target may take to apply a changed account limit (the reference reads its account at
+ * most a quarter of a second old).
+ */
+const limitsApplyMs = 400;
+
+/**
+ * Runs `body` with account limits changed through the admin hook (skipped without one), then
+ * restores the previous values, pass or fail; a cleanup restores them too if the case is cut off.
+ */
+export async function withAccountLimits<T>(
+  ctx: CaseContext,
+  patch: Readonly<Record<string, number>>,
+  body: () => Promise<T>,
+): Promise<T> {
+  const admin = adminClient(ctx);
+  const before = await admin.account();
+  const previous: Record<string, number> = {};
+  for (const field of Object.keys(patch)) {
+    if (typeof before[field] !== 'number')
+      throw new CheckFailure('A.limits.plan', `no ${field} in the account`, `${field}, a number`);
+    previous[field] = before[field] as number;
+  }
+  let restored = false;
+  const restore = async () => {
+    if (restored) return;
+    restored = true;
+    await admin.setAccount(previous);
+  };
+  ctx.onCleanup(restore);
+  await admin.setAccount(patch);
+  await new Promise((resolve) => setTimeout(resolve, limitsApplyMs));
+  try {
+    return await body();
+  } finally {
+    await restore();
+    await new Promise((resolve) => setTimeout(resolve, limitsApplyMs));
+  }
+}
