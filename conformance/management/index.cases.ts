@@ -31,7 +31,7 @@ export const cases = defineCases([
     ],
     title: 'The search index object: every field with its type, UUID id, enums, -1 for unlimited, partner_email ""',
     expect:
-      'Creates one index (type payg, region eu-west-1, no partner_email, deleted after): its object has every field of the table with its type, a UUID id, type and region in their enums, each of the four unlimited-capable limits -1 or a positive integer, and partner_email "".',
+      'Creates one index (type payg, region eu-west-1, no partner_email, deleted after): its object has every field of the table with its type, a UUID id, type and region in their enums, each of the four unlimited-capable limits an integer, -1 the only negative one, and partner_email "".',
     async run(ctx) {
       const client = createManagementClient(ctx);
       const created = await createIndex(ctx, client, 'payg', 'eu-west-1');
@@ -43,15 +43,15 @@ export const cases = defineCases([
       checkEnum('C.index.type-enum', index, 'type', indexTypes, context);
       checkEnum('C.index.region-enum', index, 'region', indexRegions, context);
 
-      // -1 means unlimited; any other value is a limit, a positive integer (the rule's reading):
-      // no other negative value, and no 0 standing for "unlimited".
+      // -1 means unlimited; any other value is a limit (the spec says nothing of 0), so an integer
+      // below -1 is the one thing that breaks the rule.
       const limits = unlimitedCapable.map((field) => [field, index[field]] as const);
-      const wrong = limits.filter(([, value]) => !(value === -1 || (Number.isInteger(value) && (value as number) > 0)));
+      const wrong = limits.filter(([, value]) => !(Number.isInteger(value) && (value as number) >= -1));
       checkThat(
         'C.index.unlimited-minus-one',
         wrong.length === 0,
         wrong.map(([field, value]) => `${field} ${show(value)}`).join('; '),
-        'each of max_monthly_reranks, max_daily_updates, max_daily_queries, max_monthly_bandwidth -1 (unlimited) or a positive integer',
+        'each of max_monthly_reranks, max_daily_updates, max_daily_queries, max_monthly_bandwidth an integer, -1 (unlimited) the only negative value',
         `${context} (type ${show(index.type)})`,
       );
       ctx.observe(`limits of a payg index: ${limits.map(([field, value]) => `${field} ${show(value)}`).join(', ')}`);

@@ -49,7 +49,7 @@ const managementRules: readonly ManagementRule[] = [
   {
     id: 'C.index.unlimited-minus-one',
     section: index,
-    text: 'max_monthly_reranks, max_daily_updates, max_daily_queries and max_monthly_bandwidth are -1 when unlimited, otherwise a positive integer.',
+    text: 'max_monthly_reranks, max_daily_updates, max_daily_queries and max_monthly_bandwidth write unlimited as -1: no other negative value.',
   },
   {
     id: 'C.index.partner-email-empty',

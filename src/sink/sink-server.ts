@@ -169,6 +169,8 @@ export class Inbox {
 export interface Sink {
   /** The advertised base URL. */
   readonly url: string;
+  /** Where it listens, which differs from `url` behind a tunnel. */
+  readonly localUrl: string;
   /** Opens an inbox; `label` names its user in stray reports. */
   open(label: string): Inbox;
   /** Requests that matched no open inbox. */
@@ -248,12 +250,11 @@ export async function startSink(options: SinkOptions): Promise<Sink> {
   });
   const { port } = server.address() as { port: number };
   const shownHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
-  base = (options.publicUrl ?? `http://${shownHost.includes(':') ? `[${shownHost}]` : shownHost}:${port}`).replace(
-    /\/+$/,
-    '',
-  );
+  const localUrl = `http://${shownHost.includes(':') ? `[${shownHost}]` : shownHost}:${port}`;
+  base = (options.publicUrl ?? localUrl).replace(/\/+$/, '');
   return {
     url: base,
+    localUrl,
     open(label) {
       const inbox = new Inbox(base, label);
       inboxes.set(inbox.token, inbox);

@@ -10,7 +10,18 @@ import { withTimeout } from '../../shared/with-timeout.ts';
 const connectDeadlineMs = 10_000;
 
 function newClient(url: string) {
-  return createClient({ url, RESP: 2, disableOfflineQueue: true, database: areaDatabase(url) });
+  // The database goes in its own option: @redis/client lets a database in the URL's path win over it.
+  return createClient({ url: withoutDatabase(url), RESP: 2, disableOfflineQueue: true, database: areaDatabase(url) });
+}
+
+function withoutDatabase(url: string): string {
+  try {
+    const parsed = new URL(url);
+    parsed.pathname = '';
+    return parsed.href;
+  } catch {
+    return url;
+  }
 }
 
 /** Area B's database (the URL's path, else 0) plus one. */

@@ -15,8 +15,8 @@ export function renderIndex(index: SearchIndex, fault: ManagementFaultCheck): Wi
   const wire: WireObject = { ...index };
   if (fault('index-omits-field')) delete wire.creation_time;
   if (fault('index-field-wrong-type')) wire.max_vector_count = String(index.max_vector_count);
-  if (fault('index-unlimited-as-zero')) {
-    for (const field of unlimitedCapableFields) if (index[field] === -1) wire[field] = 0;
+  if (fault('index-unlimited-as-minus-two')) {
+    for (const field of unlimitedCapableFields) if (index[field] === -1) wire[field] = -2;
   }
   if (fault('partner-email-null') && index.partner_email === '') wire.partner_email = null;
   if (fault('index-type-capitalized')) wire.type = capitalized[index.type];

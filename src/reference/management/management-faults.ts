@@ -69,10 +69,10 @@ export const managementFaults = defineFaults([
     description: 'Answers the index region in another spelling (us-central-1, eu-west1).',
   },
   {
-    name: 'index-unlimited-as-zero',
+    name: 'index-unlimited-as-minus-two',
     area: 'management',
     rule: 'C.index.unlimited-minus-one',
-    description: 'Writes unlimited index limits as 0 instead of -1.',
+    description: 'Writes unlimited index limits as -2 instead of -1.',
   },
   {
     name: 'partner-email-null',

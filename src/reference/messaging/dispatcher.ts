@@ -200,7 +200,8 @@ export class Dispatcher {
       const body = callbackBody(message, outcome, fault);
       caused.push(this.#caused('callback', message.callback as CallbackConfig, message, body, account, now));
     }
-    const early = fault('failure-callback-early') && !success && message.retried === 0 && !exhausted;
+    // The fault sends the failure callback after the first failed attempt instead of the last.
+    const failureNow = fault('failure-callback-early') ? !success && message.retried === 0 : exhausted;
     let deadLetter: DeadLetter | undefined;
     if (exhausted) {
       deadLetter = {
@@ -218,7 +219,7 @@ export class Dispatcher {
         maxRetries: message.maxRetries,
       };
     }
-    if (message.failureCallback !== undefined && ((exhausted && !fault('failure-callback-early')) || early)) {
+    if (message.failureCallback !== undefined && failureNow) {
       const dlqId =
         deadLetter === undefined || fault('dlq-id-unknown')
           ? `dlq_${randomBytes(15).toString('base64url')}`

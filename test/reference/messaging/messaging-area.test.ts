@@ -414,6 +414,24 @@ describe('where the state lives', () => {
   });
 });
 
+describe('where the state lives, with a database in the Redis URL', () => {
+  test('area B on database 3: areas A and C on database 4', async () => {
+    const on3 = await startTestReference(redis, { redisUrl: `${redis.url}/3`, areas: ['kv', 'messaging'] });
+    const client = createClient({ url: redis.url });
+    await client.connect();
+    try {
+      await callMessaging(on3.target, '/v2/keys', { method: 'GET' });
+      await client.select(3);
+      expect(await client.keys('svc:ref:*')).toEqual([]);
+      await client.select(4);
+      expect((await client.keys('svc:ref:*')).length).toBeGreaterThan(0);
+    } finally {
+      client.destroy();
+      await on3.stop();
+    }
+  });
+});
+
 describe('regions and restarts', () => {
   test('each region has its own base URL, and a region latency delays only that region', async () => {
     const regional = await startTestReference(redis, {

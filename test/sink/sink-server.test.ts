@@ -1,0 +1,129 @@
+/**
+ * The sink on a real loopback port: inboxes matched by token, arrival order and times, answers per
+ * role, signatures verified with the current or next key (and keys read again after a rotation),
+ * bounded waits that say how many arrived, strays and late requests counted, and the advertised URL.
+ */
+import { createHash, createSecretKey } from 'node:crypto';
+import { SignJWT } from 'jose';
+import { request } from 'undici';
+import { afterEach, describe, expect, test } from 'vitest';
+import { type Sink, SinkTimeout, startSink } from '../../src/sink/sink-server.ts';
+
+let sink: Sink | undefined;
+let keys = { current: 'sig_current_key', next: 'sig_next_key' };
+
+afterEach(async () => {
+  await sink?.close();
+  sink = undefined;
+  keys = { current: 'sig_current_key', next: 'sig_next_key' };
+});
+
+async function start(publicUrl?: string): Promise<Sink> {
+  sink = await startSink({
+    signatureHeader: 'Svc-Signature',
+    keys: async () => keys,
+    ...(publicUrl !== undefined && { publicUrl }),
+  });
+  return sink;
+}
+
+async function sign(key: string, url: string, body: string): Promise<string> {
+  const digest = createHash('sha256').update(body).digest('base64url');
+  const now = Math.floor(Date.now() / 1000);
+  return new SignJWT({ body: `${digest}=` })
+    .setProtectedHeader({ alg: 'HS256' })
+    .setIssuer('Svc')
+    .setSubject(url)
+    .setIssuedAt(now)
+    .setExpirationTime(now + 300)
+    .sign(createSecretKey(Buffer.from(key)));
+}
+
+async function send(
+  url: string,
+  body = 'hello',
+  headers: Record<string, string> = {},
+  method: 'POST' | 'PUT' = 'POST',
+) {
+  const res = await request(url, { method, body, headers });
+  await res.body.dump();
+  return res.statusCode;
+}
+
+describe('the sink', () => {
+  test('keeps each inbox’s requests apart by token, in arrival order, with their answers', async () => {
+    const s = await start();
+    const a = s.open('case a');
+    const b = s.open('case b');
+    a.answer('dest', { failFirst: 1 });
+    expect(await send(a.url('dest', '/x?y=1'), 'first')).toBe(500);
+    expect(await send(a.url('dest'), 'second', {}, 'PUT')).toBe(200);
+    expect(await send(b.url('callback'), 'other')).toBe(200);
+    const got = a.requests('dest');
+    expect(got.map((item) => [item.method, item.body.toString(), item.answered, item.rest])).toEqual([
+      ['POST', 'first', 500, '/x?y=1'],
+      ['PUT', 'second', 200, ''],
+    ]);
+    expect((got[1]?.at ?? 0) >= (got[0]?.at ?? 0)).toBe(true);
+    expect(a.requests('callback')).toEqual([]);
+    expect(b.requests().map((item) => item.role)).toEqual(['callback']);
+  });
+
+  test('verifies signatures with the current key, then the next, and reads the keys again after a rotation', async () => {
+    const s = await start();
+    const inbox = s.open('signatures');
+    const url = inbox.url('dest');
+    await send(url, 'body', { 'svc-signature': await sign('sig_current_key', url, 'body') });
+    await send(url, 'body', { 'svc-signature': await sign('sig_next_key', url, 'body') });
+    await send(url, 'body', { 'svc-signature': await sign('sig_current_key', url, 'another body') });
+    await send(url, 'body', { 'svc-signature': await sign('sig_current_key', `${url}/elsewhere`, 'body') });
+    await send(url, 'body');
+    keys = { current: 'sig_next_key', next: 'sig_newest_key' };
+    await send(url, 'body', { 'svc-signature': await sign('sig_newest_key', url, 'body') });
+    const checks = inbox.requests('dest').map((item) => item.signature);
+    expect(checks[0]).toEqual({ ok: true, key: 'current' });
+    expect(checks[1]).toEqual({ ok: true, key: 'next' });
+    expect(checks[2]).toMatchObject({ ok: false, problem: expect.stringContaining('body claim') });
+    expect(checks[3]).toMatchObject({ ok: false, problem: expect.stringContaining('sub') });
+    expect(checks[4]).toEqual({ ok: false, problem: 'no signature header' });
+    expect(checks[5]).toEqual({ ok: true, key: 'next' });
+  });
+
+  test('a wait ends when enough arrived, or says how many did within its deadline', async () => {
+    const s = await start();
+    const inbox = s.open('waits');
+    const waiting = inbox.waitFor('dest', 2, 5000);
+    await send(inbox.url('dest'));
+    await send(inbox.url('dest'));
+    expect(await waiting).toHaveLength(2);
+    const started = Date.now();
+    await expect(inbox.waitFor('dest', 3, 200)).rejects.toThrow(new SinkTimeout('2 of 3 arrived within 0.2 s'));
+    await expect(inbox.waitFor('never', 1, 200)).rejects.toThrow('never arrived within 0.2 s');
+    expect(Date.now() - started).toBeLessThan(2000);
+    const aborted = new AbortController();
+    const cut = inbox.waitFor('never', 1, 60_000, aborted.signal);
+    aborted.abort();
+    await expect(cut).rejects.toThrow(SinkTimeout);
+  });
+
+  test('counts requests for no inbox and for a closed one, and answers them 404', async () => {
+    const s = await start();
+    const inbox = s.open('closed soon');
+    expect(await send(`${s.url}/unknowntoken/dest`)).toBe(404);
+    expect(await send(`${s.url}/`)).toBe(404);
+    inbox.close();
+    expect(await send(inbox.url('dest'))).toBe(404);
+    expect(s.strays().map((item) => item.kind)).toEqual(['stray', 'stray', 'late']);
+    expect(inbox.requests()).toEqual([]);
+  });
+
+  test('hands out URLs under the advertised base URL and checks signatures against it', async () => {
+    const s = await start('https://tunnel.example');
+    const inbox = s.open('tunnel');
+    expect(inbox.url('dest')).toMatch(/^https:\/\/tunnel\.example\/[A-Za-z0-9_-]+\/dest$/);
+    expect(s.localUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    const local = inbox.url('dest').replace('https://tunnel.example', s.localUrl);
+    await send(local, 'x', { 'svc-signature': await sign('sig_current_key', inbox.url('dest'), 'x') });
+    expect(inbox.requests('dest')[0]?.signature).toEqual({ ok: true, key: 'current' });
+  });
+});
