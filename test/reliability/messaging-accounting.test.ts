@@ -2,7 +2,8 @@
  * Nothing accepted is lost: 10,000 messages published concurrently to `svc-harness serve`, a tenth
  * to a destination that always fails, and the reference killed (SIGKILL) halfway and started again
  * on the same Redis and ports. Every accepted message must end delivered, or failed with exactly one
- * failure callback and one dead-letter entry. Duplicates (at least once) are counted and printed.
+ * failure callback and one dead-letter entry, and the signing keys, a paused queue and a waiter are
+ * still there. Duplicates (at least once) are counted and printed.
  */
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -92,6 +93,20 @@ test(`${total} messages, a tenth failing, one SIGKILL of the reference: every ac
   expect(raised.statusCode).toBe(200);
   await raised.body.dump();
   await new Promise((resolve) => setTimeout(resolve, 600));
+
+  // State besides messages that must survive the kill: the signing keys, a paused queue, a waiter.
+  const call = async (path: string, method: 'GET' | 'POST', body?: unknown) => {
+    const res = await request(`${target.messaging.url}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${target.messaging.token}`, 'content-type': 'application/json' },
+      ...(body !== undefined && { body: JSON.stringify(body) }),
+    });
+    const text = await res.body.text();
+    return { status: res.statusCode, json: text === '' ? undefined : (JSON.parse(text) as unknown) };
+  };
+  const keysBefore = (await call('/v2/keys', 'GET')).json;
+  expect((await call('/v2/queues', 'POST', { queueName: 'kept', parallelism: 3, paused: true })).status).toBe(200);
+  expect((await call('/v2/wait/kept-event', 'POST', { url: `${sink.url}/waiter`, timeout: '1h' })).status).toBe(201);
 
   const accepted = new Map<string, 'ok' | 'fail'>();
   let refused = 0;
@@ -196,6 +211,9 @@ test(`${total} messages, a tenth failing, one SIGKILL of the reference: every ac
   );
   expect(missing()).toEqual([]);
   expect(refused).toBe(0);
+  expect((await call('/v2/keys', 'GET')).json).toEqual(keysBefore);
+  expect((await call('/v2/queues/kept', 'GET')).json).toMatchObject({ parallelism: 3, paused: true });
+  expect((await call('/v2/waiters/kept-event', 'GET')).json).toHaveLength(1);
   for (const id of failedIds) {
     // Exactly one failure callback message per failed message (a redelivery of that one callback
     // after the kill has the same message id), and exactly one dead-letter entry.
@@ -204,3 +222,27 @@ test(`${total} messages, a tenth failing, one SIGKILL of the reference: every ac
     expect(delivered.has(id)).toBe(false);
   }
 }, 300_000);
+
+test('a message whose delivery was in flight when the reference was killed is delivered again after the restart', async () => {
+  serve?.child.kill('SIGKILL');
+  await serve?.finished;
+  const ports = { messaging: await findFreePort(), management: await findFreePort(), admin: await findFreePort() };
+  const targetFile = join(dir, 'target-inflight.json');
+  serve = await startServe(ports, targetFile);
+  const target = JSON.parse(await readFile(targetFile, 'utf8')) as { messaging: { url: string; token: string } };
+  // The destination holds its answer: the attempt is in flight when the kill comes.
+  sink.answer('/slow', { delayMs: 5000 });
+  const res = await request(`${target.messaging.url}/v2/publish/${sink.url}/slow/1`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${target.messaging.token}` },
+    body: 'in flight',
+  });
+  const { messageId } = (await res.body.json()) as { messageId: string };
+  await sink.waitFor('/slow', 1, 10_000);
+  serve.child.kill('SIGKILL');
+  await serve.finished;
+  sink.answer('/slow', {});
+  serve = await startServe(ports, targetFile);
+  const again = await sink.waitFor('/slow', 2, 20_000);
+  expect(again.map((got) => got.headers['svc-message-id'])).toEqual([messageId, messageId]);
+}, 60_000);
