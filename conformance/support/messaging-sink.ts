@@ -46,6 +46,24 @@ function sinkFor(ctx: CaseContext): Promise<Sink> {
   return shared;
 }
 
+/**
+ * Requests that came again after their message was answered 2xx (at-least-once delivery allows it;
+ * the case's details say so): one line per such message.
+ */
+export function duplicates(requests: readonly SinkRequest[], idHeader: string): string[] {
+  const answered = new Set<string>();
+  const lines: string[] = [];
+  for (const request of requests) {
+    const value = request.headers[idHeader.toLowerCase()];
+    const id = Array.isArray(value) ? value[0] : value;
+    if (id === undefined) continue;
+    const key = `${request.role}\n${id}`;
+    if (answered.has(key)) lines.push(`sink: ${request.role} arrived again after a 2xx answer (the same message id)`);
+    if (request.answered >= 200 && request.answered < 300) answered.add(key);
+  }
+  return lines;
+}
+
 export interface CaseInbox {
   url(role: string, rest?: string): string;
   answer(role: string, answer: SinkAnswer): void;
@@ -65,6 +83,7 @@ export async function openInbox(ctx: CaseContext, label: string): Promise<CaseIn
   ctx.onCleanup(() => {
     inbox.close();
     for (const line of inbox.describe(started)) ctx.observe(line);
+    for (const line of duplicates(inbox.requests(), vendorHeader(ctx.dialect, 'Message-Id'))) ctx.observe(line);
     for (const stray of sink.strays().slice(straysBefore)) {
       ctx.observe(
         `sink: a ${stray.kind === 'late' ? 'late request for a finished case' : 'request for no case'}: ${stray.method} ${stray.path}`,

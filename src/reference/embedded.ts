@@ -3,7 +3,7 @@
  * reference as the embedded default target for one run (always stopped by the caller). Engines
  * import this module and nothing else of src/reference (the linter holds them to it).
  */
-import type { Target } from '../target/target.ts';
+import type { Target, TargetArea } from '../target/target.ts';
 import { allFaults } from './areas.ts';
 import { FaultSet } from './fault-registry.ts';
 
@@ -19,11 +19,19 @@ export function checkFaults(names: readonly string[]): void {
   new FaultSet(names, allFaults);
 }
 
-export async function startEmbeddedReference(faults: readonly string[]): Promise<EmbeddedReference> {
+/** Starts the reference with `areas` only (a conformance run of one area needs no other). @default every area */
+export async function startEmbeddedReference(
+  faults: readonly string[],
+  areas?: readonly TargetArea[],
+): Promise<EmbeddedReference> {
   // Loaded on use: a run against a target file never loads the reference's servers and Redis client.
   const { startReference } = await import('./reference-service.ts');
   // Retries after 10 ms, doubling: the real service's e^(2.5·n) s would hold each retrying case for seconds.
-  const reference = await startReference({ faults, messaging: { retryBackoff: { kind: 'base', ms: 10 } } });
+  const reference = await startReference({
+    faults,
+    messaging: { retryBackoff: { kind: 'base', ms: 10 } },
+    ...(areas !== undefined && areas.length > 0 && { areas }),
+  });
   const password = safePassword(reference.redis.url);
   return {
     target: { ...reference.target, name: reference.target.name || 'reference' },

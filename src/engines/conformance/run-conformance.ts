@@ -105,7 +105,7 @@ export async function runConformance(options: ConformanceOptions = {}): Promise<
   // The reference starts (waiting on Redis) while the suites load (compiling): the two overlap.
   const referenceStart =
     fileTargets.length === 0 && options.reference === undefined
-      ? startEmbeddedReference(options.faults ?? [])
+      ? startEmbeddedReference(options.faults ?? [], options.areas)
       : undefined;
   referenceStart?.catch(() => {});
   let caseFiles: CaseFile[];
