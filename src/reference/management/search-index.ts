@@ -68,6 +68,18 @@ export interface CreateIndexInput {
  * 100 reads and writes per request) for the paid plans, whose metered limits are unlimited (-1); the
  * free plan has small finite quotas everywhere, as the real service's free tier does.
  */
+const paidLimits: IndexLimits = {
+  max_vector_count: 2_000_000,
+  max_monthly_reranks: -1,
+  max_daily_updates: -1,
+  max_daily_queries: -1,
+  max_monthly_bandwidth: -1,
+  max_writes_per_second: 1000,
+  max_query_per_second: 1000,
+  max_reads_per_request: 100,
+  max_writes_per_request: 100,
+};
+
 const limitsByType: Readonly<Record<IndexType, IndexLimits>> = {
   free: {
     max_vector_count: 200_000,
@@ -80,28 +92,8 @@ const limitsByType: Readonly<Record<IndexType, IndexLimits>> = {
     max_reads_per_request: 100,
     max_writes_per_request: 100,
   },
-  payg: {
-    max_vector_count: 2_000_000,
-    max_monthly_reranks: -1,
-    max_daily_updates: -1,
-    max_daily_queries: -1,
-    max_monthly_bandwidth: -1,
-    max_writes_per_second: 1000,
-    max_query_per_second: 1000,
-    max_reads_per_request: 100,
-    max_writes_per_request: 100,
-  },
-  fixed: {
-    max_vector_count: 2_000_000,
-    max_monthly_reranks: -1,
-    max_daily_updates: -1,
-    max_daily_queries: -1,
-    max_monthly_bandwidth: -1,
-    max_writes_per_second: 1000,
-    max_query_per_second: 1000,
-    max_reads_per_request: 100,
-    max_writes_per_request: 100,
-  },
+  payg: paidLimits,
+  fixed: paidLimits,
 };
 
 export function isIndexType(value: unknown): value is IndexType {
