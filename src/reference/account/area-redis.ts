@@ -2,10 +2,12 @@
  * The Redis client of areas A and C: one per area, RESP2 (replies as plain strings), no offline queue
  * (while Redis is away a command fails at once, and the caller decides whether to try again).
  * Their state lives in the logical database after area B's, so area B's commands (DBSIZE, SCAN,
- * FLUSHDB) never see or remove the messaging account, its keys or its messages.
+ * FLUSHDB) never see or remove the messaging account, its keys or its messages, and area B's
+ * /monitor shows only its own database's commands (kv-streams.ts).
  */
 import { createClient } from '@redis/client';
 import { withTimeout } from '../../shared/with-timeout.ts';
+import { databaseOf } from '../redis/redis-url.ts';
 
 const connectDeadlineMs = 10_000;
 
@@ -26,13 +28,7 @@ function withoutDatabase(url: string): string {
 
 /** Area B's database (the URL's path, else 0) plus one. */
 export function areaDatabase(url: string): number {
-  let kvDatabase = 0;
-  try {
-    kvDatabase = Number(new URL(url).pathname.slice(1)) || 0;
-  } catch {
-    kvDatabase = 0;
-  }
-  return kvDatabase + 1;
+  return databaseOf(url) + 1;
 }
 
 export type AreaRedis = ReturnType<typeof newClient>;

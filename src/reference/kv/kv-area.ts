@@ -6,6 +6,7 @@
  */
 import { parseCommandReply } from '../../protocol/kv/command-reply.ts';
 import type { Dialect } from '../../target/dialects.ts';
+import { databaseOf } from '../redis/redis-url.ts';
 import { CommandPolicy } from './command-policy.ts';
 import { jsonSupportFrom } from './json/json-emulation.ts';
 import { KvAnswers } from './kv-answer.ts';
@@ -62,7 +63,7 @@ export async function startKvArea(options: KvAreaOptions): Promise<KvArea> {
     const limits = new KvLimits(options.maxRequestBytes, options.dailyRequestLimit ?? null);
     const { writeDeadlineMs, replyDeadlineMs } = options;
     const engine = new KvEngine({ connections, policy, json, tokens, limits, fault, writeDeadlineMs, replyDeadlineMs });
-    const streams = new KvStreams(connections, fault, options.streamBufferBytes);
+    const streams = new KvStreams(connections, fault, options.streamBufferBytes, databaseOf(options.redisUrl));
     const answers = new KvAnswers(fault);
     return {
       connections,

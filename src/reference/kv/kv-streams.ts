@@ -27,11 +27,19 @@ export class KvStreams {
   readonly #fault: KvFaultCheck;
   readonly #open = new Set<() => void>();
   readonly #bufferBytes: number;
+  /** `[<db> `: how MONITOR lines of area B's database begin after the timestamp. */
+  readonly #database: string;
 
-  constructor(connections: RedisConnections, fault: KvFaultCheck, bufferBytes = defaultStreamBufferBytes) {
+  constructor(
+    connections: RedisConnections,
+    fault: KvFaultCheck,
+    bufferBytes = defaultStreamBufferBytes,
+    database = 0,
+  ) {
     this.#connections = connections;
     this.#fault = fault;
     this.#bufferBytes = bufferBytes;
+    this.#database = `[${database} `;
   }
 
   /**
@@ -103,7 +111,12 @@ export class KvStreams {
     if (kind === 'monitor') {
       // Spec "Endpoints > Area B" (/monitor): the first data item is OK (notes: `"OK"`).
       if (!this.#fault('monitor-drops-ok')) emit('"OK"');
-      await client.monitor((line) => emit(this.#monitorLine(String(line))));
+      await client.monitor((line) => {
+        // MONITOR is server-wide: areas A and C work in another database, whose commands (and the
+        // account's secrets they carry) are none of area B's business.
+        const text = String(line);
+        if (text.slice(text.indexOf(' ') + 1).startsWith(this.#database)) emit(this.#monitorLine(text));
+      });
       return;
     }
     // Spec "Endpoints > Area B" (/subscribe): subscribe,<channel>,<count> then message,<channel>,<message>.

@@ -6,6 +6,15 @@ import { oneLine } from '../../shared/errors.ts';
 import { withTimeout } from '../../shared/with-timeout.ts';
 
 /** `redis://user:secret@host:6379/0` → `redis://user:***@host:6379/0`; unparseable text is not echoed back. */
+/** The logical database a Redis URL names in its path (`redis://host:6379/3`), else 0. */
+export function databaseOf(url: string): number {
+  try {
+    return Number(new URL(url).pathname.slice(1)) || 0;
+  } catch {
+    return 0;
+  }
+}
+
 export function redactRedisUrl(url: string): string {
   try {
     const parsed = new URL(url);

@@ -3,6 +3,7 @@ import { createConnection } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import {
+  admin,
   call,
   nextMatching,
   openStream as open,
@@ -26,6 +27,26 @@ describe('/monitor', () => {
       const line = await nextMatching(stream, (data) => data.includes(key));
       expect(line).toMatch(/^\d+\.\d{6} \[0 0\.0\.0\.0:0\] "set" "/);
       expect(line).toContain(`"${key}" "say \\"hi\\"\\n"`);
+    } finally {
+      stream.close();
+    }
+  });
+
+  it('shows only area B’s database: not the commands of areas A and C, nor the account’s secrets they carry', async () => {
+    const stream = await open(env.ref, '/monitor');
+    try {
+      expect(await stream.next()).toBe('"OK"');
+      // Rewrites the messaging account (its password and token) in Redis while the monitor reads.
+      expect((await admin(env.ref, 'PUT', '/account', { max_queues: 999 })).status).toBe(200);
+      const marker = uniqueKey('marker');
+      await call(env.ref, `/set/${marker}/1`);
+      const seen: string[] = [];
+      await nextMatching(stream, (data) => {
+        seen.push(data);
+        return data.includes(marker);
+      });
+      expect(seen.filter((line) => line.includes('svc:ref:'))).toEqual([]);
+      expect(seen.every((line) => /^\d+\.\d{6} \[0 /.test(line))).toBe(true);
     } finally {
       stream.close();
     }
