@@ -9,11 +9,6 @@ import type { MessagingAccount } from '../account/messaging-account.ts';
 import type { WireObject } from './index-answer.ts';
 import type { ManagementFaultCheck } from './management-fault-check.ts';
 
-/** Every reserved plan name of every dialect, and '' (no reserved plan). */
-export function knownReservedTypes(): ReadonlySet<string> {
-  return new Set(['', ...dialectNames.flatMap((name) => getDialect(name).reservedTypes)]);
-}
-
 /**
  * The reserved plan in this dialect's names. The record may hold another dialect's name (a reference
  * restarted on the same Redis with the other dialect), so the position in the enum is what counts.

@@ -3,10 +3,11 @@
  * account (account/messaging-account.ts), the search index store, and the interface every area has:
  * its routes, its admin routes, its target entry and its close.
  */
+
+import { accountAdminRoutes } from '../account/account-admin-routes.ts';
 import { connectAreaRedis } from '../account/area-redis.ts';
 import { AccountStore } from '../account/messaging-account.ts';
 import type { AreaSettings, StartedArea } from '../reference-area.ts';
-import { managementAdminRoutes } from './management-admin-routes.ts';
 import { managementFaultCheck } from './management-fault-check.ts';
 import { managementPlugin } from './management-plugin.ts';
 import { SearchIndexStore } from './search-index-store.ts';
@@ -29,7 +30,7 @@ export async function startManagementService(settings: AreaSettings): Promise<St
     },
     // Area C's requests are small JSON bodies on ordinary routes.
     server: { rawPaths: false, bodyLimit: 1024 * 1024 },
-    adminRoutes: managementAdminRoutes(accounts),
+    adminRoutes: accountAdminRoutes(accounts),
     targetEntry: (url) => {
       const record = accounts.cached;
       return { url, username: record.account.customer_id, password: record.managementKey };

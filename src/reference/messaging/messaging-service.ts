@@ -4,6 +4,7 @@
  * region (`--regions`), each with its own latency (`--region-latency`), all over the same state.
  */
 import { defaultRegion } from '../../target/regions.ts';
+import { accountAdminRoutes } from '../account/account-admin-routes.ts';
 import { connectAreaRedis } from '../account/area-redis.ts';
 import { AccountStore } from '../account/messaging-account.ts';
 import type { AreaSettings, StartedArea } from '../reference-area.ts';
@@ -68,7 +69,13 @@ export async function startMessagingService(settings: AreaSettings): Promise<Sta
       routes: routesFor(main),
       server: { rawPaths: false, bodyLimit: serverBodyLimit },
       extraServers: regions.filter((region) => region !== main).map((name) => ({ name, routes: routesFor(name) })),
-      adminRoutes: messagingAdminRoutes({ store, keys }),
+      // The account's routes are area C's; a reference serving area A without C offers them here.
+      adminRoutes: async (app) => {
+        await app.register(messagingAdminRoutes({ store, keys }));
+        if (options.areas !== undefined && !options.areas.includes('management')) {
+          await app.register(accountAdminRoutes(account));
+        }
+      },
       targetEntry: (url, extraUrls) => ({
         url,
         token: account.cached.account.token,

@@ -432,6 +432,28 @@ describe('where the state lives, with a database in the Redis URL', () => {
   });
 });
 
+describe('the account without area C', () => {
+  test('a reference serving area A alone offers the account’s admin routes, and A obeys them', async () => {
+    const alone = await startTestReference(redis, { redisUrl: `${redis.url}/8`, areas: ['messaging'] });
+    try {
+      const admin = alone.target.admin;
+      const put = await fetch(`${admin?.url}/account`, {
+        method: 'PUT',
+        headers: { authorization: `Bearer ${admin?.token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ max_message_size: 10 }),
+      });
+      expect(put.status).toBe(200);
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      const big = await callMessaging(alone.target, `/v2/publish/${sink.url}${path('alone')}`, {
+        body: 'x'.repeat(11),
+      });
+      expect(big.status).toBe(413);
+    } finally {
+      await alone.stop();
+    }
+  });
+});
+
 describe('regions and restarts', () => {
   test('each region has its own base URL, and a region latency delays only that region', async () => {
     const regional = await startTestReference(redis, {

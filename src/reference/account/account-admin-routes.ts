@@ -1,6 +1,7 @@
 /**
- * Area C's operations on the admin endpoint (admin/admin-plugin.ts checks the token), for what the
- * spec shows no API for: changing the plan and limits of the messaging account.
+ * The messaging account's operations on the admin endpoint (admin/admin-plugin.ts checks the token),
+ * for what the spec shows no API for: changing its plan and limits. Areas A and C both read the
+ * account; the routes are registered once, by area C, or by area A when C is not served.
  *
  *   GET /account  → the account without its secrets (password, token)
  *   PUT /account  {<limit field>?: count, type?: free|paid, reserved_type?: string, state?: active|passive,
@@ -9,14 +10,19 @@
  * Area A reads the same record (account/messaging-account.ts), so a changed limit applies there too.
  */
 import type { FastifyInstance } from 'fastify';
+import { dialectNames, getDialect } from '../../target/dialects.ts';
+import { AdminInputError, isCount, objectBody } from '../admin/admin-input.ts';
 import {
   type AccountLimitField,
   type AccountStore,
   accountLimitFields,
   type MessagingAccount,
-} from '../account/messaging-account.ts';
-import { AdminInputError, isCount, objectBody } from '../admin/admin-input.ts';
-import { knownReservedTypes } from './account-answer.ts';
+} from './messaging-account.ts';
+
+/** Every reserved plan name of every dialect, and '' (no reserved plan). */
+export function knownReservedTypes(): ReadonlySet<string> {
+  return new Set(['', ...dialectNames.flatMap((name) => getDialect(name).reservedTypes)]);
+}
 
 type AccountPatch = Parameters<AccountStore['update']>[0];
 type PublicAccount = Omit<MessagingAccount, 'password' | 'token'>;
@@ -59,7 +65,7 @@ function readPatch(body: unknown): AccountPatch {
   return patch;
 }
 
-export function managementAdminRoutes(accounts: AccountStore): (app: FastifyInstance) => Promise<void> {
+export function accountAdminRoutes(accounts: AccountStore): (app: FastifyInstance) => Promise<void> {
   return async (app) => {
     app.get('/account', async () => withoutSecrets((await accounts.record()).account));
     app.put('/account', async (request) => withoutSecrets(await accounts.update(readPatch(request.body))));
