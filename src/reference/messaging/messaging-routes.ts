@@ -1,76 +1,18 @@
 /**
  * Area A's HTTP interface on fastify: authentication (Bearer or the token query parameter), the
- * plan's request rate, and every route of the spec and of the real service (publish, enqueue, notify,
- * wait and waiters, keys, queues, messages, dead letters). Bodies are read raw: a message's payload
- * is any bytes, and JSON bodies are parsed where a route takes one. Errors are `{"error": …}`.
+ * plan's request rate, errors as `{"error": …}`, publish, enqueue and the signing keys; the other
+ * route groups (waiter-routes.ts, queue-routes.ts, record-routes.ts) are registered from here. Bodies
+ * are read raw: a message's payload is any bytes, and JSON bodies are parsed where a route takes one.
  */
-import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Dialect } from '../../target/dialects.ts';
-import type { AccountStore } from '../account/messaging-account.ts';
-import type { Dispatcher } from './dispatcher.ts';
-import { parseDuration } from './durations.ts';
-import type { MessageStore } from './message-store.ts';
 import { MessagingError } from './messaging-error.ts';
-import type { MessagingFaultCheck } from './messaging-faults.ts';
-import { header, httpUrl, messageFromPublish, type RequestHeaders } from './publish-request.ts';
-import type { RateLimit } from './rate-limit.ts';
-import type { SigningKeyStore } from './signing-keys.ts';
-import type { StoredWaiter, WaiterStore } from './waiters.ts';
-
-export interface MessagingRouteOptions {
-  readonly store: MessageStore;
-  readonly waiters: WaiterStore;
-  readonly keys: SigningKeyStore;
-  readonly account: AccountStore;
-  readonly dispatcher: Dispatcher;
-  readonly dialect: Dialect;
-  readonly fault: MessagingFaultCheck;
-  /** Shared by every region's server: the plan's rate is the account's. */
-  readonly rateLimit: RateLimit;
-  /** Delay of every answer of this region's server (`--region-latency`). */
-  readonly latencyMs: number;
-}
-
-const queueNamePattern = /^[A-Za-z0-9._-]{1,100}$/;
-const defaultWaitTimeout = '7d';
-
-/** An event id the service refuses with 400: empty, longer than 256 bytes, or with spaces or control characters. */
-export function invalidEventId(id: string): boolean {
-  return id.length === 0 || Buffer.byteLength(id) > 256 || /[\s\p{Cc}]/u.test(id);
-}
-
-function jsonBody(body: unknown): Record<string, unknown> {
-  const raw = Buffer.isBuffer(body) ? body.toString('utf8') : '';
-  if (raw.trim() === '') return {};
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(raw);
-  } catch {
-    throw new MessagingError(400, 'the body is not valid JSON');
-  }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-    throw new MessagingError(400, 'the body must be a JSON object');
-  }
-  return parsed as Record<string, unknown>;
-}
-
-function rawBody(body: unknown): Buffer {
-  return Buffer.isBuffer(body) ? body : Buffer.alloc(0);
-}
-
-/** Header lists as the Waiter type has them: name → array of strings. */
-function headerLists(value: unknown, what: string): Record<string, string[]> {
-  if (value === undefined || value === null) return {};
-  if (typeof value !== 'object' || Array.isArray(value)) throw new MessagingError(400, `${what} must be an object`);
-  const out: Record<string, string[]> = {};
-  for (const [name, item] of Object.entries(value)) {
-    if (typeof item === 'string') out[name] = [item];
-    else if (Array.isArray(item) && item.every((v) => typeof v === 'string')) out[name] = item as string[];
-    else throw new MessagingError(400, `${what}.${name} must be a string or an array of strings`);
-  }
-  return out;
-}
+import { header, messageFromPublish, type RequestHeaders } from './publish-request.ts';
+import { queueRoutes } from './queue-routes.ts';
+import { recordRoutes } from './record-routes.ts';
+import type { MessagingRouteOptions, RouteContext } from './route-context.ts';
+import { queueNamePattern, rawBody } from './route-input.ts';
+import { waiterRoutes } from './waiter-routes.ts';
 
 /**
  * The destination after `/v2/publish/` (or the queue) in the raw URL: sent raw by clients, so its own
@@ -96,7 +38,7 @@ function destinationOf(rawUrl: string, prefixLength: number, tokenQuery: string)
 }
 
 export async function messagingRoutes(app: FastifyInstance, options: MessagingRouteOptions): Promise<void> {
-  const { store, waiters, keys, account, dispatcher, dialect, fault, rateLimit } = options;
+  const { store, keys, account, dispatcher, dialect, fault, rateLimit } = options;
   const p = dialect.headerPrefix;
   const v = fault('v1-prefix') ? '/v1' : '/v2';
 
@@ -187,110 +129,6 @@ export async function messagingRoutes(app: FastifyInstance, options: MessagingRo
     return reply.code(200).send({ messageId: accepted.id, ...(accepted.deduplicated && { deduplicated: true }) });
   }
 
-  // Notify and waiters
-
-  const notifyFaults = () => ({
-    firstOnly: fault('notify-first-waiter-only'),
-    keepLost: fault('notify-event-kept'),
-    emptyBody: fault('notify-event-not-delivered'),
-  });
-
-  function waiterView(waiter: StoredWaiter): Record<string, unknown> {
-    return {
-      url: waiter.url,
-      headers: waiter.headers,
-      deadline: Math.floor(waiter.deadlineMs / 1000),
-      timeoutBody: waiter.timeoutBody,
-      ...(!fault('waiter-omits-timeout-url') && { timeoutUrl: waiter.timeoutUrl }),
-      timeoutHeaders: waiter.timeoutHeaders,
-    };
-  }
-
-  function notifyItems(notified: readonly { waiter: StoredWaiter; messageId: string }[]) {
-    return notified.map(({ waiter, messageId }) => ({
-      waiter: waiterView(waiter),
-      messageId,
-      deduplicated: fault('notify-deduplicated-string') ? 'false' : false,
-      workflowRunId: waiter.workflowRunId,
-      workflowCreatedAt: waiter.workflowCreatedAt,
-    }));
-  }
-
-  const checkEventId = (eventId: string) => {
-    if (invalidEventId(eventId) && !fault('notify-invalid-id-accepted')) {
-      throw new MessagingError(400, 'invalid event id: 1 to 256 bytes without spaces or control characters');
-    }
-  };
-
-  app.post<{ Params: { eventId: string } }>(`${v}/notify/:eventId`, async (request, reply) => {
-    checkEventId(request.params.eventId);
-    const body = rawBody(request.body).toString('base64');
-    const notified = await waiters.notify(request.params.eventId, body, notifyFaults());
-    if (notified.length > 0) dispatcher.poke();
-    return reply.code(fault('notify-status-200') ? 200 : 201).send(notifyItems(notified));
-  });
-
-  app.post<{ Params: { runId: string; eventId: string } }>(`${v}/notify/:runId/:eventId`, async (request, reply) => {
-    checkEventId(request.params.eventId);
-    const body = rawBody(request.body).toString('base64');
-    const keep = !fault('notify-by-run-drops-early');
-    const { runId, eventId } = request.params;
-    const notified = await waiters.notifyRun(runId, eventId, body, keep, fault('notify-event-not-delivered'));
-    if (notified.length > 0) dispatcher.poke();
-    return reply.code(fault('notify-status-200') ? 200 : 201).send(notifyItems(notified));
-  });
-
-  app.post<{ Params: { eventId: string } }>(`${v}/wait/:eventId`, async (request, reply) => {
-    checkEventId(request.params.eventId);
-    const body = jsonBody(request.body);
-    const headers = request.headers as RequestHeaders;
-    if (typeof body.url !== 'string') throw new MessagingError(400, 'url is required');
-    const url = httpUrl(body.url, 'url');
-    const timeoutText = typeof body.timeout === 'string' ? body.timeout : defaultWaitTimeout;
-    const timeoutMs = parseDuration(timeoutText);
-    if (timeoutMs === undefined) throw new MessagingError(400, `invalid timeout ${JSON.stringify(body.timeout)}`);
-    const timeoutUrl =
-      typeof body.timeoutUrl === 'string' && body.timeoutUrl !== '' ? httpUrl(body.timeoutUrl, 'timeoutUrl') : '';
-    const timeoutBody = typeof body.timeoutBody === 'string' ? body.timeoutBody : '';
-    if (!/^[A-Za-z0-9+/]*={0,2}$/.test(timeoutBody)) throw new MessagingError(400, 'timeoutBody must be base64');
-    const runId =
-      header(headers, `${p}Workflow-Runid`) ??
-      (typeof body.workflowRunId === 'string' ? body.workflowRunId : `wfr_${randomBytes(12).toString('base64url')}`);
-    const workflowUrl =
-      header(headers, `${p}Workflow-Url`) ?? (typeof body.workflowUrl === 'string' ? body.workflowUrl : url);
-    const createdAt = Number(header(headers, `${p}Workflow-Createdat`) ?? body.workflowCreatedAt ?? Date.now());
-    const plain = fault('workflow-headers-plain');
-    const now = Date.now();
-    const waiter: StoredWaiter = {
-      url,
-      headers: {
-        ...headerLists(body.headers, 'headers'),
-        [`${p}Workflow-Runid`]: plain ? runId : [runId],
-        [`${p}Workflow-Url`]: plain ? workflowUrl : [workflowUrl],
-      },
-      deadlineMs: now + timeoutMs,
-      timeoutBody,
-      timeoutUrl,
-      timeoutHeaders: headerLists(body.timeoutHeaders, 'timeoutHeaders'),
-      workflowRunId: runId,
-      workflowCreatedAt: Number.isFinite(createdAt) ? Math.round(createdAt) : now,
-      createdAt: now,
-    };
-    const waited = await waiters.wait(request.params.eventId, waiter);
-    if (waited.notified) dispatcher.poke();
-    return reply.code(201).send({
-      waiter: waiterView(waiter),
-      workflowRunId: runId,
-      notified: waited.notified,
-      ...(waited.notified && { messageId: waited.messageId }),
-    });
-  });
-
-  app.get<{ Params: { eventId: string } }>(`${v}/waiters/:eventId`, async (request) => {
-    checkEventId(request.params.eventId);
-    return (await waiters.list(request.params.eventId)).map(waiterView);
-  });
-
   // Signing keys
 
   app.get(`${v}/keys`, async () => keys.keys);
@@ -299,91 +137,8 @@ export async function messagingRoutes(app: FastifyInstance, options: MessagingRo
     return fault('rotate-omits-next') ? { current: rotated.current } : rotated;
   });
 
-  // Queues
-
-  app.post(`${v}/queues`, async (request, reply) => {
-    const body = jsonBody(request.body);
-    const name = body.queueName;
-    if (typeof name !== 'string' || !queueNamePattern.test(name)) {
-      throw new MessagingError(400, 'queueName must be 1 to 100 letters, digits, -, . or _');
-    }
-    const parallelism = body.parallelism ?? 1;
-    if (typeof parallelism !== 'number' || !Number.isInteger(parallelism) || parallelism < 1) {
-      throw new MessagingError(400, 'parallelism must be a positive integer');
-    }
-    if (body.paused !== undefined && typeof body.paused !== 'boolean')
-      throw new MessagingError(400, 'paused must be a boolean');
-    await store.upsertQueue(name, parallelism, body.paused as boolean | undefined);
-    dispatcher.poke(true);
-    return reply.code(200).send();
-  });
-
-  app.get(`${v}/queues`, async () => {
-    const names = await store.queueNames();
-    return (await Promise.all(names.map((name) => store.queue(name)))).filter((queue) => queue !== undefined);
-  });
-
-  app.get<{ Params: { name: string } }>(`${v}/queues/:name`, async (request) => {
-    const queue = await store.queue(request.params.name);
-    if (queue === undefined) throw new MessagingError(404, `queue ${JSON.stringify(request.params.name)} not found`);
-    return queue;
-  });
-
-  app.delete<{ Params: { name: string } }>(`${v}/queues/:name`, async (request, reply) => {
-    if (!(await store.deleteQueue(request.params.name))) {
-      throw new MessagingError(404, `queue ${JSON.stringify(request.params.name)} not found`);
-    }
-    return reply.code(200).send();
-  });
-
-  app.post<{ Params: { name: string } }>(`${v}/queues/:name/pause`, async (request, reply) => {
-    const queue = await store.queue(request.params.name);
-    if (queue === undefined) throw new MessagingError(404, `queue ${JSON.stringify(request.params.name)} not found`);
-    await store.setPaused(queue.name, !(queue.paused && fault('pause-twice-resumes')));
-    dispatcher.poke(true);
-    return reply.code(fault('pause-status-204') ? 204 : 200).send();
-  });
-
-  app.post<{ Params: { name: string } }>(`${v}/queues/:name/resume`, async (request, reply) => {
-    if (!(await store.setPaused(request.params.name, false))) {
-      throw new MessagingError(404, `queue ${JSON.stringify(request.params.name)} not found`);
-    }
-    dispatcher.poke(true);
-    return reply.code(200).send();
-  });
-
-  // Messages and dead letters (the real service's; the suites' adapter reads them)
-
-  app.get<{ Params: { id: string } }>(`${v}/messages/:id`, async (request) => {
-    const message = await store.message(request.params.id);
-    if (message === undefined) throw new MessagingError(404, `message ${JSON.stringify(request.params.id)} not found`);
-    return {
-      messageId: message.id,
-      url: message.url,
-      method: message.method,
-      header: message.headers,
-      body: message.body,
-      createdAt: message.createdAt,
-      notBefore: message.notBefore,
-      maxRetries: message.maxRetries,
-      retried: message.retried,
-      ...(message.queue !== undefined && { queueName: message.queue }),
-      ...(message.state !== undefined && { state: message.state }),
-      ...(message.dlqId !== undefined && { dlqId: message.dlqId }),
-    };
-  });
-
-  app.get(`${v}/dlq`, async () => ({ messages: await store.deadLetters() }));
-  app.get<{ Params: { dlqId: string } }>(`${v}/dlq/:dlqId`, async (request) => {
-    const entry = await store.deadLetter(request.params.dlqId);
-    if (entry === undefined)
-      throw new MessagingError(404, `dead letter ${JSON.stringify(request.params.dlqId)} not found`);
-    return entry;
-  });
-  app.delete<{ Params: { dlqId: string } }>(`${v}/dlq/:dlqId`, async (request, reply) => {
-    if (!(await store.deleteDeadLetter(request.params.dlqId))) {
-      throw new MessagingError(404, `dead letter ${JSON.stringify(request.params.dlqId)} not found`);
-    }
-    return reply.code(200).send();
-  });
+  const context: RouteContext = { options, v, p };
+  waiterRoutes(app, context);
+  queueRoutes(app, context);
+  recordRoutes(app, context);
 }

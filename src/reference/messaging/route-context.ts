@@ -1,0 +1,32 @@
+/** What area A's route groups are registered with. */
+import type { Dialect } from '../../target/dialects.ts';
+import type { AccountStore } from '../account/messaging-account.ts';
+import type { Dispatcher } from './dispatcher.ts';
+import type { MessageStore } from './message-store.ts';
+import type { MessagingFaultCheck } from './messaging-faults.ts';
+import type { RateLimit } from './rate-limit.ts';
+import type { SigningKeyStore } from './signing-keys.ts';
+import type { WaiterStore } from './waiters.ts';
+
+export interface MessagingRouteOptions {
+  readonly store: MessageStore;
+  readonly waiters: WaiterStore;
+  readonly keys: SigningKeyStore;
+  readonly account: AccountStore;
+  readonly dispatcher: Dispatcher;
+  readonly dialect: Dialect;
+  readonly fault: MessagingFaultCheck;
+  /** Shared by every region's server: the plan's rate is the account's. */
+  readonly rateLimit: RateLimit;
+  /** Delay of every answer of this region's server (`--region-latency`). */
+  readonly latencyMs: number;
+}
+
+/** What the route groups share: the area's parts, the version prefix and the dialect's header prefix. */
+export interface RouteContext {
+  readonly options: MessagingRouteOptions;
+  /** `/v2` (or `/v1` under the `v1-prefix` fault). */
+  readonly v: string;
+  /** The dialect's vendor header prefix, `Svc-` or `Upstash-`. */
+  readonly p: string;
+}

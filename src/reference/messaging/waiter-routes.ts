@@ -1,0 +1,121 @@
+/**
+ * Notify and waiters (spec "Endpoints > Area A", "Waiter", "NotifyResponse item"): notify and notify
+ * by run, creating a waiter (the real service's), listing them; the items and waiters as answered.
+ */
+
+import { randomBytes } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import { parseDuration } from './durations.ts';
+import { MessagingError } from './messaging-error.ts';
+import { header, httpUrl, type RequestHeaders } from './publish-request.ts';
+import type { RouteContext } from './route-context.ts';
+import { defaultWaitTimeout, headerLists, invalidEventId, jsonBody, rawBody } from './route-input.ts';
+import type { StoredWaiter } from './waiters.ts';
+
+export function waiterRoutes(app: FastifyInstance, context: RouteContext): void {
+  const { options, v, p } = context;
+  const { waiters, dispatcher, fault } = options;
+  // Notify and waiters
+
+  const notifyFaults = () => ({
+    firstOnly: fault('notify-first-waiter-only'),
+    keepLost: fault('notify-event-kept'),
+    emptyBody: fault('notify-event-not-delivered'),
+  });
+
+  function waiterView(waiter: StoredWaiter): Record<string, unknown> {
+    return {
+      url: waiter.url,
+      headers: waiter.headers,
+      deadline: Math.floor(waiter.deadlineMs / 1000),
+      timeoutBody: waiter.timeoutBody,
+      ...(!fault('waiter-omits-timeout-url') && { timeoutUrl: waiter.timeoutUrl }),
+      timeoutHeaders: waiter.timeoutHeaders,
+    };
+  }
+
+  function notifyItems(notified: readonly { waiter: StoredWaiter; messageId: string }[]) {
+    return notified.map(({ waiter, messageId }) => ({
+      waiter: waiterView(waiter),
+      messageId,
+      deduplicated: fault('notify-deduplicated-string') ? 'false' : false,
+      workflowRunId: waiter.workflowRunId,
+      workflowCreatedAt: waiter.workflowCreatedAt,
+    }));
+  }
+
+  const checkEventId = (eventId: string) => {
+    if (invalidEventId(eventId) && !fault('notify-invalid-id-accepted')) {
+      throw new MessagingError(400, 'invalid event id: 1 to 256 bytes without spaces or control characters');
+    }
+  };
+
+  app.post<{ Params: { eventId: string } }>(`${v}/notify/:eventId`, async (request, reply) => {
+    checkEventId(request.params.eventId);
+    const body = rawBody(request.body).toString('base64');
+    const notified = await waiters.notify(request.params.eventId, body, notifyFaults());
+    if (notified.length > 0) dispatcher.poke();
+    return reply.code(fault('notify-status-200') ? 200 : 201).send(notifyItems(notified));
+  });
+
+  app.post<{ Params: { runId: string; eventId: string } }>(`${v}/notify/:runId/:eventId`, async (request, reply) => {
+    checkEventId(request.params.eventId);
+    const body = rawBody(request.body).toString('base64');
+    const keep = !fault('notify-by-run-drops-early');
+    const { runId, eventId } = request.params;
+    const notified = await waiters.notifyRun(runId, eventId, body, keep, fault('notify-event-not-delivered'));
+    if (notified.length > 0) dispatcher.poke();
+    return reply.code(fault('notify-status-200') ? 200 : 201).send(notifyItems(notified));
+  });
+
+  app.post<{ Params: { eventId: string } }>(`${v}/wait/:eventId`, async (request, reply) => {
+    checkEventId(request.params.eventId);
+    const body = jsonBody(request.body);
+    const headers = request.headers as RequestHeaders;
+    if (typeof body.url !== 'string') throw new MessagingError(400, 'url is required');
+    const url = httpUrl(body.url, 'url');
+    const timeoutText = typeof body.timeout === 'string' ? body.timeout : defaultWaitTimeout;
+    const timeoutMs = parseDuration(timeoutText);
+    if (timeoutMs === undefined) throw new MessagingError(400, `invalid timeout ${JSON.stringify(body.timeout)}`);
+    const timeoutUrl =
+      typeof body.timeoutUrl === 'string' && body.timeoutUrl !== '' ? httpUrl(body.timeoutUrl, 'timeoutUrl') : '';
+    const timeoutBody = typeof body.timeoutBody === 'string' ? body.timeoutBody : '';
+    if (!/^[A-Za-z0-9+/]*={0,2}$/.test(timeoutBody)) throw new MessagingError(400, 'timeoutBody must be base64');
+    const runId =
+      header(headers, `${p}Workflow-Runid`) ??
+      (typeof body.workflowRunId === 'string' ? body.workflowRunId : `wfr_${randomBytes(12).toString('base64url')}`);
+    const workflowUrl =
+      header(headers, `${p}Workflow-Url`) ?? (typeof body.workflowUrl === 'string' ? body.workflowUrl : url);
+    const createdAt = Number(header(headers, `${p}Workflow-Createdat`) ?? body.workflowCreatedAt ?? Date.now());
+    const plain = fault('workflow-headers-plain');
+    const now = Date.now();
+    const waiter: StoredWaiter = {
+      url,
+      headers: {
+        ...headerLists(body.headers, 'headers'),
+        [`${p}Workflow-Runid`]: plain ? runId : [runId],
+        [`${p}Workflow-Url`]: plain ? workflowUrl : [workflowUrl],
+      },
+      deadlineMs: now + timeoutMs,
+      timeoutBody,
+      timeoutUrl,
+      timeoutHeaders: headerLists(body.timeoutHeaders, 'timeoutHeaders'),
+      workflowRunId: runId,
+      workflowCreatedAt: Number.isFinite(createdAt) ? Math.round(createdAt) : now,
+      createdAt: now,
+    };
+    const waited = await waiters.wait(request.params.eventId, waiter);
+    if (waited.notified) dispatcher.poke();
+    return reply.code(201).send({
+      waiter: waiterView(waiter),
+      workflowRunId: runId,
+      notified: waited.notified,
+      ...(waited.notified && { messageId: waited.messageId }),
+    });
+  });
+
+  app.get<{ Params: { eventId: string } }>(`${v}/waiters/:eventId`, async (request) => {
+    checkEventId(request.params.eventId);
+    return (await waiters.list(request.params.eventId)).map(waiterView);
+  });
+}
