@@ -125,6 +125,36 @@ export const cases = defineCases([
     },
   },
   {
+    id: 'messaging.callback.timeout',
+    rules: ['A.callback.config-headers'],
+    title: 'Callback-Timeout ends a callback attempt that takes too long',
+    expect:
+      'With Callback-Timeout 1s and Callback-Retries 1, and a callback URL that answers after 3 s: the first callback times out and is tried again, so two arrive, a second or more apart.',
+    async run(ctx) {
+      const client = createMessagingClient(ctx);
+      const inbox = await openInbox(ctx, 'callback.timeout');
+      inbox.answer('callback', { delayMs: 3000 });
+      await publishTo(client, inbox.url('dest'), {
+        [client.h('Callback')]: inbox.url('callback'),
+        [client.h('Callback-Timeout')]: '1s',
+        [client.h('Callback-Retries')]: '1',
+      });
+      const callbacks = await inbox.arrive(
+        'A.callback.config-headers',
+        'callback',
+        2,
+        'the timed-out callback tried again',
+      );
+      const apart = (callbacks[1]?.at ?? 0) - (callbacks[0]?.at ?? 0);
+      checkThat(
+        'A.callback.config-headers',
+        apart >= 900,
+        `the second ${apart} ms after the first`,
+        'at least 1 s after it',
+      );
+    },
+  },
+  {
     id: 'messaging.callback.forward',
     rules: ['A.callback.forward-headers'],
     title: 'Callback-Forward-<Header-Name> reaches the callback endpoint',
@@ -275,26 +305,47 @@ export const cases = defineCases([
     rules: ['A.failure-callback.config-headers'],
     title: 'The failure-callback configuration headers configure the failure-callback request',
     expect:
-      'With Failure-Callback-Method PUT and Failure-Callback-Delay 1s: the failure callback is a PUT, a second or more after the last attempt.',
+      'With Failure-Callback-Method PUT, -Delay 1s, -Timeout 1s and -Retries 1, and a failure-callback URL that answers after 3 s: two failure-callback requests, both PUT, the first a second or more after the last attempt, the second a second or more after the first.',
     async run(ctx) {
       const client = createMessagingClient(ctx);
       const inbox = await openInbox(ctx, 'failure.config');
       inbox.answer('down', { status: 500 });
+      inbox.answer('failure', { delayMs: 3000 });
       await publishTo(client, inbox.url('down'), {
         [client.h('Retries')]: '0',
         [client.h('Failure-Callback')]: inbox.url('failure'),
         [client.h('Failure-Callback-Method')]: 'PUT',
         [client.h('Failure-Callback-Delay')]: '1s',
+        [client.h('Failure-Callback-Timeout')]: '1s',
+        [client.h('Failure-Callback-Retries')]: '1',
       });
       const [attempt] = await means(() => inbox.arrive('A.publish.delivers', 'down'));
-      const [failure] = await inbox.arrive('A.failure-callback.config-headers', 'failure');
-      checkThat('A.failure-callback.config-headers', failure?.method === 'PUT', `method ${failure?.method}`, 'PUT');
-      const delay = (failure?.at ?? 0) - (attempt?.at ?? 0);
+      const failures = await inbox.arrive(
+        'A.failure-callback.config-headers',
+        'failure',
+        2,
+        'the timed-out failure callback tried again',
+      );
+      const methods = failures.map((item) => item.method);
+      checkThat(
+        'A.failure-callback.config-headers',
+        methods.every((m) => m === 'PUT'),
+        `methods ${methods.join(', ')}`,
+        'PUT',
+      );
+      const delay = (failures[0]?.at ?? 0) - (attempt?.at ?? 0);
       checkThat(
         'A.failure-callback.config-headers',
         delay >= 900,
         `${delay} ms after the attempt`,
         'at least 1 s after it',
+      );
+      const apart = (failures[1]?.at ?? 0) - (failures[0]?.at ?? 0);
+      checkThat(
+        'A.failure-callback.config-headers',
+        apart >= 900,
+        `the second ${apart} ms after the first`,
+        'at least 1 s after it (the timeout)',
       );
     },
   },

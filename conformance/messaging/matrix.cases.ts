@@ -1,7 +1,7 @@
 /**
  * The callback headers in combination: callback, failure callback, both or neither × a destination
- * that succeeds, fails once then succeeds, or always fails × the callback method set or not. One
- * oracle, written from the spec (a callback after every answer; the failure callback once, only when
+ * that succeeds, fails once then succeeds, or always fails × the methods and the callback delay set or
+ * not. One oracle, written from the spec (a callback after every answer; the failure callback once, only when
  * the retries are exhausted; the method headers obeyed), says what the sink must get for each; all 24
  * messages run at once and every count and method is compared.
  */
@@ -26,10 +26,14 @@ interface Expected {
   readonly failures: number;
   readonly callbackMethod: string;
   readonly failureMethod: string;
+  /** The least time from the first delivery attempt to the first callback. */
+  readonly callbackDelayMs: number;
 }
 
 /** Retries of every message: one, so "always fails" ends after two attempts. */
 const retries = 1;
+/** Callback-Delay of the combinations with their configuration headers set. */
+const callbackDelayMs = 300;
 
 /** The oracle: what the spec says the sink gets for one combination. */
 export function expectedFor(combination: Combination): Expected {
@@ -43,6 +47,7 @@ export function expectedFor(combination: Combination): Expected {
     failures: wantsFailure && combination.destination === 'always-fails' ? 1 : 0,
     callbackMethod: combination.configured ? 'PUT' : 'POST',
     failureMethod: combination.configured ? 'PATCH' : 'POST',
+    callbackDelayMs: combination.configured ? callbackDelayMs : 0,
   };
 }
 
@@ -77,7 +82,10 @@ export const cases = defineCases([
           const headers: Record<string, string> = { [client.h('Retries')]: String(retries) };
           if (callbacks === 'callback' || callbacks === 'both') {
             headers[client.h('Callback')] = inbox.url(`c${index}`);
-            if (configured) headers[client.h('Callback-Method')] = 'PUT';
+            if (configured) {
+              headers[client.h('Callback-Method')] = 'PUT';
+              headers[client.h('Callback-Delay')] = `${callbackDelayMs}ms`;
+            }
           }
           if (callbacks === 'failure' || callbacks === 'both') {
             headers[client.h('Failure-Callback')] = inbox.url(`f${index}`);
@@ -128,6 +136,16 @@ export const cases = defineCases([
             'A.callback.config-headers',
             `a ${wrongCallback.method} callback`,
             expected.callbackMethod,
+            label,
+          );
+        }
+        const firstAttempt = inbox.requests(`d${index}`)[0]?.at ?? 0;
+        const early = callbacks.find((item) => item.at - firstAttempt < expected.callbackDelayMs - 20);
+        if (early) {
+          throw new CheckFailure(
+            'A.callback.config-headers',
+            `a callback ${early.at - firstAttempt} ms after the delivery`,
+            `at least ${expected.callbackDelayMs} ms (Callback-Delay)`,
             label,
           );
         }

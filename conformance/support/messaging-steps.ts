@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { Blocked, CheckFailure } from '../../src/engines/conformance/check-failure.ts';
 import type { CaseContext } from '../../src/engines/conformance/conformance-case.ts';
-import type { HttpResponse } from '../../src/http/http-client.ts';
+import { dispatcherFor, type HttpResponse, httpRequest } from '../../src/http/http-client.ts';
 import { adminClient } from './admin-client.ts';
 import { describe } from './messaging-checks.ts';
 import type { MessagingClient } from './messaging-client.ts';
@@ -44,6 +44,30 @@ export function messageIdOf(res: HttpResponse): string | undefined {
   try {
     const body = JSON.parse(res.body.toString('utf8')) as { messageId?: unknown };
     return typeof body.messageId === 'string' ? body.messageId : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The plan's requests per second, read from the management area's account when the target has one
+ * (Basic authentication); undefined otherwise.
+ */
+export async function planRate(ctx: CaseContext): Promise<number | undefined> {
+  const management = ctx.target.management;
+  if (management === undefined) return undefined;
+  const basic = Buffer.from(`${management.username}:${management.password}`).toString('base64');
+  const res = await httpRequest({
+    url: `${management.url.replace(/\/+$/, '')}${ctx.dialect.accountPath}`,
+    method: 'GET',
+    dispatcher: dispatcherFor(ctx.target.tls),
+    headers: { ...management.headers, authorization: `Basic ${basic}` },
+  });
+  if (res.status !== 200) return undefined;
+  try {
+    const rate = (JSON.parse(res.body.toString('utf8')) as { max_requests_per_second?: unknown })
+      .max_requests_per_second;
+    return typeof rate === 'number' && rate > 0 ? rate : undefined;
   } catch {
     return undefined;
   }

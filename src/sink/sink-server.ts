@@ -49,6 +49,8 @@ export interface SinkAnswer {
   readonly failFirst?: number;
   readonly body?: string | Buffer;
   readonly headers?: Readonly<Record<string, string>>;
+  /** Wait this long before answering (a slow endpoint, for timeouts). */
+  readonly delayMs?: number;
 }
 
 /** A request to the sink that no open inbox expected. */
@@ -233,8 +235,13 @@ export async function startSink(options: SinkOptions): Promise<Sink> {
             at,
             signature,
           });
-          res.writeHead(status, { ...answer.headers });
-          res.end(answer.body ?? 'ok');
+          const send = () => {
+            if (res.destroyed) return;
+            res.writeHead(status, { ...answer.headers });
+            res.end(answer.body ?? 'ok');
+          };
+          if (answer.delayMs) setTimeout(send, answer.delayMs).unref();
+          else send();
         },
         () => {
           res.writeHead(500);

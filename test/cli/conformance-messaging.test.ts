@@ -136,6 +136,32 @@ describe('the messaging suite and its adapter', () => {
     expect(signature?.notes?.join('\n')).toMatch(/sink: POST dest → 200 at \+\d+ ms, signature ok/);
   }, 150_000);
 
+  test('429: without an admin hook the plan’s rate is read from the management area, and a high one is not hammered', async () => {
+    const path = join(dir, 'no-admin.json');
+    const { target } = ref;
+    await writeFile(
+      path,
+      JSON.stringify({ name: 'no-admin', messaging: target.messaging, management: target.management }),
+    );
+    const reportDir = join(dir, 'no-admin');
+    const run = await runCli(
+      [
+        'conformance',
+        '--target',
+        path,
+        '--area',
+        'messaging',
+        '--rules',
+        'A.notify.rate-limit-429',
+        '--report-dir',
+        reportDir,
+      ],
+      { reportDir, timeoutMs: 60_000 },
+    );
+    const [rate] = casesOf(run);
+    expect(rate?.verdict).toEqual({ kind: 'skip', reason: expect.stringMatching(/allows 500 requests per second/) });
+  }, 90_000);
+
   test('bad sink flags are one line and exit code 2', async () => {
     for (const args of [
       ['--sink-url', 'http://host:1/a/path'],

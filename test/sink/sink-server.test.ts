@@ -106,6 +106,16 @@ describe('the sink', () => {
     await expect(cut).rejects.toThrow(SinkTimeout);
   });
 
+  test('answers a role late when told to (a slow endpoint)', async () => {
+    const s = await start();
+    const inbox = s.open('slow');
+    inbox.answer('slow', { delayMs: 300, status: 202 });
+    const started = Date.now();
+    expect(await send(inbox.url('slow'))).toBe(202);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(280);
+    expect(inbox.requests('slow')[0]?.answered).toBe(202);
+  });
+
   test('counts requests for no inbox and for a closed one, and answers them 404', async () => {
     const s = await start();
     const inbox = s.open('closed soon');
