@@ -4,25 +4,11 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import { CheckFailure, show } from '../../src/engines/conformance/check-failure.ts';
-import { type HttpResponse, headerValue, jsonBody } from '../../src/http/http-client.ts';
+import { type HttpResponse, jsonBody } from '../../src/http/http-client.ts';
+import { checkStatus, checkThat, describe, isRecord } from './checks.ts';
 import { isInvalidUtf8 } from './utf8.ts';
 
-/** `status 400 {"error":"…"}`: how a response reads in a received text. */
-export function describe(res: HttpResponse): string {
-  const type = headerValue(res, 'content-type') ?? 'no content type';
-  return `status ${res.status} (${type.split(';')[0]}) ${show(res.body.toString('utf8'), 160)}`;
-}
-
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-export function checkStatus(rule: string, res: HttpResponse, expected: number | readonly number[], context?: string) {
-  const allowed = typeof expected === 'number' ? [expected] : expected;
-  if (!allowed.includes(res.status)) {
-    throw new CheckFailure(rule, describe(res), `status ${allowed.join(' or ')}`, context);
-  }
-}
+export { checkStatus, checkThat, describe, isRecord };
 
 /**
  * The media type of the Content-Type header, without parameters, lower case. Takes only the headers
@@ -243,11 +229,6 @@ export function checkResp2(rule: string, res: HttpResponse, expected: Buffer, co
   if (!res.body.equals(expected)) {
     throw new CheckFailure(rule, `body ${show(res.body)}`, `RESP2 bytes ${show(expected)}`, context);
   }
-}
-
-/** Fails with `rule` unless `condition`; `received` and `expected` say what was seen and wanted. */
-export function checkThat(rule: string, condition: boolean, received: string, expected: string, context?: string) {
-  if (!condition) throw new CheckFailure(rule, received, expected, context);
 }
 
 /**

@@ -7,13 +7,12 @@
 import { isDeepStrictEqual } from 'node:util';
 import { CheckFailure, show } from '../../src/engines/conformance/check-failure.ts';
 import { type HttpResponse, headerValue, jsonBody } from '../../src/http/http-client.ts';
+import { checkThat, isRecord } from './checks.ts';
+
+export { checkThat, isRecord };
 
 /** The fields of area C's objects whose values are secrets. */
 export const secretFields: ReadonlySet<string> = new Set(['password', 'token', 'read_only_token']);
-
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** A copy of a JSON value with every secret field's value (at any depth) replaced by `<secret>`. */
 export function withoutSecrets(value: unknown): unknown {
@@ -43,10 +42,6 @@ export function describeAnswer(res: HttpResponse, max = 160): string {
         ? `a body of ${res.body.length} bytes that is not JSON`
         : show(withoutSecrets(body), max);
   return `status ${res.status} (${type}) ${text}`;
-}
-
-export function checkThat(rule: string, condition: boolean, received: string, expected: string, context?: string) {
-  if (!condition) throw new CheckFailure(rule, received, expected, context);
 }
 
 /** Status 200 and a JSON object body; returns the object. */

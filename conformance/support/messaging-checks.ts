@@ -4,23 +4,11 @@
  * Each names the rule it enforces at the call site; none puts a token or key into its message.
  */
 import { CheckFailure, show } from '../../src/engines/conformance/check-failure.ts';
-import { type HttpResponse, headerValue } from '../../src/http/http-client.ts';
+import type { HttpResponse } from '../../src/http/http-client.ts';
 import type { SinkRequest } from '../../src/sink/sink-server.ts';
+import { checkStatus, checkThat, describe, isRecord } from './checks.ts';
 
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-export function describe(res: HttpResponse): string {
-  const type = headerValue(res, 'content-type') ?? 'no content type';
-  return `status ${res.status} (${type.split(';')[0]}) ${show(res.body.toString('utf8'), 160)}`;
-}
-
-export function checkStatus(rule: string, res: HttpResponse, expected: number | readonly number[], context?: string) {
-  const allowed = typeof expected === 'number' ? [expected] : expected;
-  if (!allowed.includes(res.status))
-    throw new CheckFailure(rule, describe(res), `status ${allowed.join(' or ')}`, context);
-}
+export { checkStatus, checkThat, describe, isRecord };
 
 /** The body parsed as JSON; a body that is not JSON fails `rule`. */
 export function jsonOf(rule: string, res: HttpResponse, context?: string): unknown {
@@ -140,7 +128,3 @@ export const waiterFields: FieldTable = {
   timeoutUrl: 'string',
   timeoutHeaders: 'headerLists',
 };
-
-export function checkThat(rule: string, ok: boolean, received: string, expected: string, context?: string): void {
-  if (!ok) throw new CheckFailure(rule, received, expected, context);
-}

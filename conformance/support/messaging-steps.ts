@@ -5,8 +5,9 @@
 import { randomBytes } from 'node:crypto';
 import { Blocked, CheckFailure } from '../../src/engines/conformance/check-failure.ts';
 import type { CaseContext } from '../../src/engines/conformance/conformance-case.ts';
-import { dispatcherFor, type HttpResponse, httpRequest } from '../../src/http/http-client.ts';
+import { type HttpResponse, jsonBody } from '../../src/http/http-client.ts';
 import { adminClient } from './admin-client.ts';
+import { createManagementClient } from './management-client.ts';
 import { describe } from './messaging-checks.ts';
 import type { MessagingClient } from './messaging-client.ts';
 
@@ -54,23 +55,12 @@ export function messageIdOf(res: HttpResponse): string | undefined {
  * (Basic authentication); undefined otherwise.
  */
 export async function planRate(ctx: CaseContext): Promise<number | undefined> {
-  const management = ctx.target.management;
-  if (management === undefined) return undefined;
-  const basic = Buffer.from(`${management.username}:${management.password}`).toString('base64');
-  const res = await httpRequest({
-    url: `${management.url.replace(/\/+$/, '')}${ctx.dialect.accountPath}`,
-    method: 'GET',
-    dispatcher: dispatcherFor(ctx.target.tls),
-    headers: { ...management.headers, authorization: `Basic ${basic}` },
-  });
+  if (ctx.target.management === undefined) return undefined;
+  const res = await createManagementClient(ctx).account();
   if (res.status !== 200) return undefined;
-  try {
-    const rate = (JSON.parse(res.body.toString('utf8')) as { max_requests_per_second?: unknown })
-      .max_requests_per_second;
-    return typeof rate === 'number' && rate > 0 ? rate : undefined;
-  } catch {
-    return undefined;
-  }
+  const body = jsonBody(res) as { max_requests_per_second?: unknown } | undefined;
+  const rate = body?.max_requests_per_second;
+  return typeof rate === 'number' && rate > 0 ? rate : undefined;
 }
 
 /**

@@ -8,6 +8,7 @@ import { SignJWT } from 'jose';
 import { request } from 'undici';
 import { afterEach, describe, expect, test } from 'vitest';
 import { type Sink, SinkTimeout, startSink } from '../../src/sink/sink-server.ts';
+import { checkSignature } from '../../src/sink/sink-signature.ts';
 
 let sink: Sink | undefined;
 let keys = { current: 'sig_current_key', next: 'sig_next_key' };
@@ -87,6 +88,16 @@ describe('the sink', () => {
     expect(checks[3]).toMatchObject({ ok: false, problem: expect.stringContaining('sub') });
     expect(checks[4]).toEqual({ ok: false, problem: 'no signature header' });
     expect(checks[5]).toEqual({ ok: true, key: 'next' });
+  });
+
+  test('an issuer, when asked for, must be the JWT’s', async () => {
+    const url = 'http://127.0.0.1:1/t/dest';
+    const signature = await sign('sig_current_key', url, 'body');
+    expect(await checkSignature(signature, keys, url, Buffer.from('body'), 'Svc')).toEqual({
+      ok: true,
+      key: 'current',
+    });
+    expect(await checkSignature(signature, keys, url, Buffer.from('body'), 'Upstash')).toMatchObject({ ok: false });
   });
 
   test('a wait ends when enough arrived, or says how many did within its deadline', async () => {

@@ -8,10 +8,10 @@ import { createClient } from '@redis/client';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { RedisBacking } from '../../../src/reference/redis/redis-backing.ts';
 import type { RunningReference } from '../../../src/reference/reference-service.ts';
+import { checkSignature } from '../../../src/sink/sink-signature.ts';
 import { callMessaging, publish } from '../../support/messaging-client.ts';
 import { type Receiver, startReceiver } from '../../support/receiver.ts';
 import { startTestRedis, startTestReference } from '../../support/reference-fixture.ts';
-import { signatureProblem } from '../../support/signature.ts';
 
 let redis: RedisBacking;
 let ref: RunningReference;
@@ -59,13 +59,14 @@ describe('publish and delivery', () => {
       current: string;
       next: string;
     };
-    const problem = await signatureProblem(
+    const check = await checkSignature(
       got?.headers['svc-signature'] as string,
       keys,
       `${sink.url}${dest}?q=1`,
       got?.body as Buffer,
+      'Svc',
     );
-    expect(problem).toBeUndefined();
+    expect(check).toEqual({ ok: true, key: 'current' });
   });
 
   test('a destination that is not http(s) is a 400 with an error object', async () => {

@@ -14,10 +14,10 @@ import { messagingRuleCatalog } from '../../../conformance/rules/messaging-rules
 import { type MessagingFaultName, messagingFaults } from '../../../src/reference/messaging/messaging-faults.ts';
 import type { RedisBacking } from '../../../src/reference/redis/redis-backing.ts';
 import type { RunningReference } from '../../../src/reference/reference-service.ts';
+import { checkSignature } from '../../../src/sink/sink-signature.ts';
 import { callMessaging, publish } from '../../support/messaging-client.ts';
 import { type Received, type Receiver, startReceiver } from '../../support/receiver.ts';
 import { startTestRedis, startTestReference } from '../../support/reference-fixture.ts';
-import { signatureProblem } from '../../support/signature.ts';
 
 type Probe = (ref: RunningReference) => Promise<unknown>;
 
@@ -162,17 +162,18 @@ const probes: Record<MessagingFaultName, FaultProbe> = {
     },
   },
   'signature-other-body': {
-    correct: undefined,
+    correct: { ok: true, key: 'current' },
     probe: async (ref) => {
       const p = fresh('signature');
       await send(ref, `${p.dest}?q=1`, { 'content-type': 'text/plain' }, 'signed body');
       const got = await first(p.dest);
       const keys = (await get(ref, '/v2/keys')).json as { current: string; next: string };
-      return signatureProblem(
+      return checkSignature(
         got?.headers['svc-signature'] as string | undefined,
         keys,
         p.url(`${p.dest}?q=1`),
         got?.body ?? Buffer.alloc(0),
+        'Svc',
       );
     },
   },
