@@ -12,7 +12,7 @@ import { adminPlugin } from './admin/admin-plugin.ts';
 import { allFaults, referenceAreas } from './areas.ts';
 import { FaultSet } from './fault-registry.ts';
 import { acquireRedis } from './redis/acquire-redis.ts';
-import type { StartedArea } from './reference-area.ts';
+import type { AreaRoutes, StartedArea } from './reference-area.ts';
 import type { ReferenceOptions } from './reference-options.ts';
 
 /** One area as it runs: where it listens, and what `serve` prints of it. */
@@ -50,17 +50,16 @@ export async function startReference(options: ReferenceOptions = {}): Promise<Ru
     for (const area of served) {
       const started = await area.start(settings);
       cleanup.push(() => started.close());
-      const app = server(started.server.bodyLimit, started.server.rawPaths);
-      cleanup.push(() => app.close());
-      await app.register(started.routes);
-      const url = urlOf(host, await listen(app, host, options.ports?.[area.name] ?? 0));
+      // One server for the area's routes, and one more for each of its extra servers (area A's regions).
+      const serve = async (routes: AreaRoutes, port: number) => {
+        const app = server(started.server.bodyLimit, started.server.rawPaths);
+        cleanup.push(() => app.close());
+        await app.register(routes);
+        return urlOf(host, await listen(app, host, port));
+      };
+      const url = await serve(started.routes, options.ports?.[area.name] ?? 0);
       const extraUrls: Record<string, string> = {};
-      for (const extra of started.extraServers ?? []) {
-        const extraApp = server(started.server.bodyLimit, started.server.rawPaths);
-        cleanup.push(() => extraApp.close());
-        await extraApp.register(extra.routes);
-        extraUrls[extra.name] = urlOf(host, await listen(extraApp, host, 0));
-      }
+      for (const extra of started.extraServers ?? []) extraUrls[extra.name] = await serve(extra.routes, 0);
       running.push({
         area: { name: area.name, title: area.title, url, describe: started.describe },
         started,

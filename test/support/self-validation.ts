@@ -5,6 +5,7 @@
  */
 import { mkdtemp } from 'node:fs/promises';
 import { join } from 'node:path';
+import { expect } from 'vitest';
 import { mapLimit } from '../../conformance/support/bounded.ts';
 import type { FaultSwitch } from '../../src/reference/fault-registry.ts';
 import { runCli } from './run-cli.ts';
@@ -39,6 +40,15 @@ export async function runConformance(dir: string, area: string, args: readonly s
 /** A fault is caught when some case fails on the fault's rule: its verdict blames that rule. */
 export function caughtBy(run: RunResult, fault: FaultSwitch): ReportCase[] {
   return run.cases.filter((item) => item.verdict.kind === 'fail' && item.verdict.rule === fault.rule);
+}
+
+/** The fault's run has a case failing on its rule; the message lists what failed instead. */
+export function expectCaught(run: RunResult, fault: FaultSwitch): void {
+  const failing = run.cases.filter((item) => item.verdict.kind === 'fail');
+  expect(
+    caughtBy(run, fault).map((item) => item.id),
+    `no failing case names ${fault.rule}; failing: ${failing.map((item) => item.id).join(', ') || 'none'}\n${run.output.slice(-1500)}`,
+  ).not.toEqual([]);
 }
 
 /** One run per fault, two at a time; prints each fault's catch and the mutation score. */
