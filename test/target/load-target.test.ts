@@ -87,6 +87,21 @@ describe('extra headers and TLS trust', () => {
       parseTarget({ tls: { insecure: 'yes' }, kv: { url: 'https://kv.example', token: 't' } }, 'test'),
     ).toThrow(/tls\.insecure must be boolean/);
   });
+
+  test('messaging.adapter: "real-world" as it is, a module path resolved against the target file and readable', async () => {
+    const messaging = (adapter: string) => ({ messaging: { url: 'https://a.example', token: 't', adapter } });
+    const file = join(dir, 'adapter.json');
+    await writeFile(file, JSON.stringify(messaging('real-world')));
+    expect(loadTargetFileSync(file).messaging?.adapter).toBe('real-world');
+    await writeFile(join(dir, 'adapter.ts'), 'export default () => ({});');
+    await writeFile(file, JSON.stringify(messaging('adapter.ts')));
+    expect(loadTargetFileSync(file).messaging?.adapter).toBe(join(dir, 'adapter.ts'));
+    await writeFile(file, JSON.stringify(messaging('missing.ts')));
+    expect(() => loadTargetFileSync(file)).toThrow(/messaging\.adapter missing\.ts cannot be read$/);
+    expect(() => parseTarget({ sink: { port: 70000 }, kv: { url: 'https://kv.example', token: 't' } }, 'test')).toThrow(
+      /sink\.port/,
+    );
+  });
 });
 
 describe('targetFromEnv', () => {
