@@ -54,11 +54,18 @@ export function parseArgv(given: readonly string[]): ParsedArgv {
   }
   let parsed: ReturnType<typeof parseArgs>;
   try {
-    parsed = parseArgs({ args: [...rest], options, allowPositionals: spec.positionals !== undefined, strict: true });
+    parsed = parseArgs({
+      args: [...rest],
+      options,
+      allowPositionals: spec.positionals !== undefined,
+      strict: true,
+      tokens: true,
+    });
   } catch (error) {
     // node:util's messages may span lines ("ambiguous … use '--x=-1'"); the hint is worth keeping, on one line.
     throw harnessError('SVC_USAGE', `${first}: ${(error as Error).message.replace(/\s*\n\s*/g, ' ')}`);
   }
+  checkRepeats(first, spec, parsed.tokens ?? []);
   const values: Record<string, ParsedValue> = {};
   for (const [name, raw] of Object.entries(parsed.values)) {
     const option = spec.options[name];
@@ -71,6 +78,26 @@ export function parseArgv(given: readonly string[]): ParsedArgv {
   }
   if (spec.positionals) values._ = [...parsed.positionals];
   return { kind: 'run', command: first, values };
+}
+
+type Token = NonNullable<ReturnType<typeof parseArgs>['tokens']>[number];
+
+/**
+ * A flag that takes one value, given twice: node:util keeps the last one silently, so `load --target a
+ * --target b` would load b without a word. Either one may be the mistake, so neither is guessed.
+ */
+function checkRepeats(command: string, spec: CommandSpec, tokens: readonly Token[]): void {
+  const seen = new Set<string>();
+  for (const token of tokens) {
+    const option = token.kind === 'option' ? spec.options[token.name] : undefined;
+    // A boolean given twice says the same thing twice: harmless.
+    if (token.kind !== 'option' || option === undefined || option.multiple || option.type === 'boolean') continue;
+    if (seen.has(token.name)) {
+      const several = token.name === 'target' ? ' (conformance takes several targets)' : '';
+      throw harnessError('SVC_USAGE', `${command}: --${token.name} given more than once; it takes one value${several}`);
+    }
+    seen.add(token.name);
+  }
 }
 
 function toNumber(command: string, name: string, option: OptionSpec, raw: unknown): number | number[] {

@@ -88,6 +88,19 @@ describe('parseArgv', () => {
     }
   });
 
+  test('a one-value flag given twice is a usage line (load, run, k6 manifest take one target); conformance takes several', () => {
+    for (const command of [['load'], ['run'], ['k6', 'manifest']]) {
+      expect(usageError(() => parseArgv([...command, '--target', 'a.json', '--target=b.json']))).toBe(
+        `${command.join(' ')}: --target given more than once; it takes one value (conformance takes several targets)`,
+      );
+    }
+    expect(usageError(() => parseArgv(['load', '--rate', '5', '--rate', '6']))).toBe(
+      'load: --rate given more than once; it takes one value',
+    );
+    expect(parseArgv(['conformance', '--target', 'a', '--target', 'b'])).toMatchObject({ values: { target: ['a', 'b'] } });
+    expect(parseArgv(['rules', '--json', '--json'])).toMatchObject({ values: { json: true } });
+  });
+
   test('two-word commands: `k6 merge` takes its own flags and positionals; `k6` alone or unknown is one line', () => {
     expect(parseArgv(['k6', 'merge', 'a.json', 'b.json.gz', '--threshold', 'http_reqs:count<5'])).toEqual({
       kind: 'run',
