@@ -7,12 +7,18 @@
 import { isDeepStrictEqual } from 'node:util';
 import { CheckFailure, show } from '../../src/engines/conformance/check-failure.ts';
 import { type HttpResponse, headerValue, jsonBody } from '../../src/http/http-client.ts';
+import {
+  messagingAccountFields,
+  type SpecField,
+  searchIndexFields,
+  secretFieldNames,
+} from '../../src/protocol/management/resource-fields.ts';
 import { checkThat, isRecord } from './checks.ts';
 
 export { checkThat, isRecord };
 
-/** The fields of area C's objects whose values are secrets. */
-export const secretFields: ReadonlySet<string> = new Set(['password', 'token', 'read_only_token']);
+/** The fields of area C's objects whose values are secrets (the spec's tables mark them). */
+export const secretFields: ReadonlySet<string> = secretFieldNames;
 
 /** A copy of a JSON value with every secret field's value (at any depth) replaced by `<secret>`. */
 export function withoutSecrets(value: unknown): unknown {
@@ -114,63 +120,32 @@ function hasKind(kind: FieldKind, value: unknown): boolean {
   }
 }
 
+/**
+ * A suite table from the spec's (src/protocol/management/resource-fields.ts, the one home of both
+ * tables): each field with its type, except that an enum only needs to be present here (its values
+ * have a rule of their own), and so does each field named in `ownRule`, so one defect fails one rule.
+ */
+function suiteTable(
+  fields: Readonly<Record<string, SpecField>>,
+  ownRule: Readonly<Record<string, FieldKind>> = {},
+): Readonly<Record<string, FieldKind>> {
+  return Object.fromEntries(
+    Object.entries(fields).map(([name, field]) => [
+      name,
+      ownRule[name] ?? (field.type === 'enum' ? 'present' : field.type),
+    ]),
+  );
+}
+
 /** Spec "Search index (area C)": every field; type, region and partner_email have rules of their own. */
-export const indexFieldTable: Readonly<Record<string, FieldKind>> = {
-  customer_id: 'string',
+export const indexFieldTable = suiteTable(searchIndexFields, {
+  // The id's form is C.index.id-uuid's business; being a string, C.index.fields'.
   id: 'string',
-  name: 'string',
-  endpoint: 'string',
-  type: 'present',
-  region: 'present',
   partner_email: 'present',
-  token: 'string',
-  read_only_token: 'string',
-  max_vector_count: 'integer',
-  max_monthly_reranks: 'integer',
-  max_daily_updates: 'integer',
-  max_daily_queries: 'integer',
-  max_monthly_bandwidth: 'integer',
-  max_writes_per_second: 'integer',
-  max_query_per_second: 'integer',
-  max_reads_per_request: 'integer',
-  max_writes_per_request: 'integer',
-  creation_time: 'integer',
-  input_enrichment_enabled: 'boolean',
-  throughput_vector: 'throughput',
-};
+});
 
 /** Spec "Messaging account (area C)": every field; state, type and reserved_type have rules of their own. */
-export const accountFieldTable: Readonly<Record<string, FieldKind>> = {
-  customer_id: 'string',
-  id: 'uuid',
-  password: 'string',
-  token: 'string',
-  active: 'boolean',
-  state: 'present',
-  last_plan_upgrade_time: 'integer',
-  max_message_size: 'integer',
-  max_requests_per_day: 'integer',
-  max_requests_per_day_hard: 'integer',
-  max_endpoints_per_topic: 'integer',
-  max_requests_per_second: 'integer',
-  max_dlq_size: 'integer',
-  max_retries: 'integer',
-  max_topics: 'integer',
-  max_schedules: 'integer',
-  max_events_size: 'integer',
-  max_dlq_retention_time_milis: 'integer',
-  max_delay: 'integer',
-  max_parallelism: 'integer',
-  max_global_parallelism: 'integer',
-  max_queues: 'integer',
-  prod_pack_enabled: 'boolean',
-  timeout: 'integer',
-  type: 'present',
-  reserved_type: 'present',
-  reserved_price: 'number',
-  created_by: 'string',
-  creation_time: 'integer',
-};
+export const accountFieldTable = suiteTable(messagingAccountFields);
 
 /** Each field of the table the object lacks or holds with another type, as `name: what it is`. */
 export function fieldProblems(object: Record<string, unknown>, table: Readonly<Record<string, FieldKind>>): string[] {

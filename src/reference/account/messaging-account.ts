@@ -6,6 +6,7 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { SignJWT } from 'jose';
+import type { MessagingAccountField, SameKeys } from '../../protocol/management/resource-fields.ts';
 import type { AreaRedis } from './area-redis.ts';
 
 export type AccountPlanType = 'free' | 'paid';
@@ -45,6 +46,9 @@ export interface MessagingAccount {
   readonly created_by: string;
   readonly creation_time: number;
 }
+
+/** Compile-time: the interface has exactly the fields of the spec's table (resource-fields.ts). */
+export const messagingAccountMatchesSpec: SameKeys<keyof MessagingAccount, MessagingAccountField> = true;
 
 /** The limits an operator (or a test) may change through the admin endpoint. */
 export const accountLimitFields = [

@@ -4,10 +4,17 @@
  * outside, so the plugin decides them (and a fault can change them) in one place.
  */
 
-export const indexTypes = ['free', 'payg', 'fixed'] as const;
+import {
+  type SameKeys,
+  type SearchIndexField,
+  searchIndexRegions,
+  searchIndexTypes,
+} from '../../protocol/management/resource-fields.ts';
+
+export const indexTypes = searchIndexTypes;
 export type IndexType = (typeof indexTypes)[number];
 
-export const indexRegions = ['eu-west-1', 'us-central1'] as const;
+export const indexRegions = searchIndexRegions;
 export type IndexRegion = (typeof indexRegions)[number];
 
 /** One point of `throughput_vector`: x a timestamp as text, y a number. */
@@ -55,6 +62,9 @@ export interface SearchIndex extends IndexLimits {
   readonly input_enrichment_enabled: boolean;
   readonly throughput_vector: readonly ThroughputPoint[];
 }
+
+/** Compile-time: the interface has exactly the fields of the spec's table (resource-fields.ts). */
+export const searchIndexMatchesSpec: SameKeys<keyof SearchIndex, SearchIndexField> = true;
 
 /** What a create request asks for (spec: all three required). */
 export interface CreateIndexInput {

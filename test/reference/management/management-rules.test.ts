@@ -5,21 +5,16 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { managementRuleCatalog } from '../../../conformance/rules/management-rules.ts';
+import {
+  accountFieldTable as accountFieldKinds,
+  fieldProblems,
+  indexFieldTable as indexFieldKinds,
+} from '../../../conformance/support/management-checks.ts';
 import type { RedisBacking } from '../../../src/reference/redis/redis-backing.ts';
 import type { RunningReference } from '../../../src/reference/reference-service.ts';
 import { type DialectName, getDialect } from '../../../src/target/dialects.ts';
 import { admin, startTestRedis, startTestReference } from '../../support/reference-fixture.ts';
-import {
-  accountFieldKinds,
-  asObject,
-  basic,
-  createIndex,
-  fieldProblems,
-  getAccount,
-  indexFieldKinds,
-  mgmt,
-  uuidPattern,
-} from './management-client.ts';
+import { asObject, basic, createIndex, getAccount, mgmt, uuidPattern } from './management-client.ts';
 
 type RuleCheck = (ref: RunningReference) => Promise<void>;
 
