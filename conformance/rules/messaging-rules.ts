@@ -95,14 +95,50 @@ const messagingRules: readonly MessagingRule[] = [
     level: 'OBSERVE',
     text: 'What happens when a waiter’s deadline passes is not shown.',
   },
-  { id: 'A.notify.invalid-event-400', section: 'Errors', text: 'Notify with an invalid event id answers 400.' },
+  {
+    id: 'A.notify.item-workflow-fields',
+    section: notifyItem,
+    text: 'When the notified waiter was created within a workflow run, its item has workflowRunId (string, that run’s id) and workflowCreatedAt (integer, Unix milliseconds): the spec gives both "when sent within a workflow".',
+  },
+  {
+    id: 'A.notify.item-error',
+    section: notifyItem,
+    level: 'OBSERVE',
+    text: 'The item’s error "if the notification failed": a failing notification cannot be arranged from outside (the notification is a message the service publishes itself), so it is observed.',
+  },
+  {
+    id: 'A.notify.body-forms',
+    section: endpoints,
+    text: 'Notify’s optional body, absent, application/json, text/plain or application/octet-stream (any bytes), reaches the waiting step as its payload byte for byte.',
+  },
+  {
+    id: 'A.notify.body-content-type',
+    section: endpoints,
+    level: 'OBSERVE',
+    text: 'The content type a waiting step gets with the event data is not shown.',
+  },
+  {
+    id: 'A.notify.invalid-event-400',
+    section: 'Errors',
+    text: 'Notify with an invalid event id answers 400. Which ids are invalid is not shown: of ids with a space, a control character or 2000 bytes, at least one must be; each byte class is observed.',
+  },
   { id: 'A.notify.rate-limit-429', section: 'Errors', text: 'Notify beyond the plan’s request rate answers 429.' },
+  {
+    id: 'A.notify.internal-500',
+    section: 'Errors',
+    text: 'A notify that fails inside the service answers 500 with the Error object (arranged through the admin hook: it cannot be provoked from outside).',
+  },
 
   // Authentication and errors
   {
     id: 'A.auth.bearer',
     section: 'Authentication',
-    text: 'Requests authenticate with Authorization: Bearer <API_TOKEN>; a missing or wrong token is refused with 401.',
+    text: 'Requests authenticate with Authorization: Bearer <API_TOKEN>; a notify without it, with a wrong token or a malformed header is refused with 401 (the Errors table shows 401 for notify only).',
+  },
+  {
+    id: 'A.auth.required',
+    section: 'Authentication',
+    text: 'Every area A operation (publish, enqueue, rotate, pause, notify by run) refuses a request without valid credentials (none, a wrong Bearer token, Bearer alone, the token under another scheme, a wrong svc_token): not 2xx, and with no effect (nothing delivered, keys and queue unchanged). Its status is not shown.',
   },
   {
     id: 'A.auth.query-token',
@@ -140,7 +176,12 @@ const messagingRules: readonly MessagingRule[] = [
   {
     id: 'A.queue.paused-holds',
     section: queueStates,
-    text: 'A paused queue stops delivering; new messages are still accepted and wait until the queue is active again.',
+    text: 'A paused queue stops delivering: messages wait until the queue is active again.',
+  },
+  {
+    id: 'A.queue.paused-accepts',
+    section: queueStates,
+    text: 'A paused queue still accepts new messages.',
   },
   {
     id: 'A.queue.resume',
@@ -149,7 +190,9 @@ const messagingRules: readonly MessagingRule[] = [
     text: 'Transitions out of paused are not shown.',
   },
 
-  // Callbacks
+  // Callbacks. The conditional fields topicName and endpointName need URL groups (a later issue) and
+  // scheduleId needs schedules (not in the reference): no case arranges them yet, so they are typed
+  // when present only (see A.callback.field-types).
   {
     id: 'A.callback.on-answer',
     section: 'Events',
@@ -216,11 +259,38 @@ const messagingRules: readonly MessagingRule[] = [
     text: 'Svc-Failure-Callback-Forward-<Header-Name> sends <Header-Name> to the failure-callback endpoint.',
   },
 
-  // Limits and versioning
+  // Limits, regions and versioning
   {
     id: 'A.limits.plan',
     section: 'Limits',
     text: 'Area A limits are the messaging account’s fields: a message above the maximum message size is refused.',
+  },
+  {
+    id: 'A.limits.retries',
+    section: 'Limits',
+    text: 'A message never gets more than 1 + max_retries delivery attempts, even when Svc-Retries asks for more (refusing such a publish is conforming too): max_retries is the plan’s "retry attempts for failed messages", a limit.',
+  },
+  {
+    id: 'A.limits.parallelism',
+    section: 'Limits',
+    text: 'Never more than max_parallelism deliveries are in flight to one endpoint at once: the plan’s "parallel processing per endpoint" is a limit.',
+  },
+  {
+    id: 'A.limits.delay',
+    section: 'Limits',
+    level: 'OBSERVE',
+    text: 'What a delay above max_delay does (refused, capped, or honoured) is not shown: the spec names the limit, not how it is enforced.',
+  },
+  {
+    id: 'A.limits.timeout',
+    section: 'Limits',
+    level: 'OBSERVE',
+    text: 'The plan’s "request timeout, seconds" does not say which request it bounds (the API call or the delivery attempt), so what a slow destination meets is observed.',
+  },
+  {
+    id: 'A.regions.served',
+    section: whatItDoes,
+    text: '{base_url} is regional (us-east-1, eu-central-1): a message published through each region’s base URL the target declares is delivered.',
   },
   { id: 'A.versioning.v2', section: 'Versioning', text: 'Area A paths carry the major version prefix /v2/.' },
 ];

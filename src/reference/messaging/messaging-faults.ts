@@ -86,6 +86,24 @@ export const messagingFaults = defineFaults([
     description: 'Accepts an invalid event id (control characters, spaces, over 256 bytes).',
   },
   {
+    name: 'notify-omits-workflow-fields',
+    area: 'messaging',
+    rule: 'A.notify.item-workflow-fields',
+    description: 'Leaves workflowRunId and workflowCreatedAt out of notify items, also for waiters of a workflow run.',
+  },
+  {
+    name: 'notify-binary-mangled',
+    area: 'messaging',
+    rule: 'A.notify.body-forms',
+    description: 'Reads notify bodies as UTF-8 text: bytes that are not valid UTF-8 reach the waiter as U+FFFD.',
+  },
+  {
+    name: 'notify-500-plain',
+    area: 'messaging',
+    rule: 'A.notify.internal-500',
+    description: 'Answers a notify that fails inside the service with 500 and a plain-text body, not the Error object.',
+  },
+  {
     name: 'no-rate-limit',
     area: 'messaging',
     rule: 'A.notify.rate-limit-429',
@@ -110,6 +128,48 @@ export const messagingFaults = defineFaults([
     rule: 'A.errors.error-object',
     description: 'Answers errors with a plain-text body instead of {error}.',
   },
+  {
+    name: 'publish-no-auth',
+    area: 'messaging',
+    rule: 'A.auth.required',
+    description: 'Accepts a publish without credentials, or with wrong ones.',
+  },
+  {
+    name: 'enqueue-no-auth',
+    area: 'messaging',
+    rule: 'A.auth.required',
+    description: 'Accepts an enqueue without credentials, or with wrong ones.',
+  },
+  {
+    name: 'rotate-no-auth',
+    area: 'messaging',
+    rule: 'A.auth.required',
+    description: 'Rotates the signing keys without credentials, or with wrong ones.',
+  },
+  {
+    name: 'pause-no-auth',
+    area: 'messaging',
+    rule: 'A.auth.required',
+    description: 'Pauses a queue without credentials, or with wrong ones.',
+  },
+  {
+    name: 'notify-by-run-no-auth',
+    area: 'messaging',
+    rule: 'A.auth.required',
+    description: 'Accepts a notify by run without credentials, or with wrong ones.',
+  },
+  {
+    name: 'query-token-any-value',
+    area: 'messaging',
+    rule: 'A.auth.bearer',
+    description: 'Accepts any non-empty svc_token query parameter as the token.',
+  },
+  {
+    name: 'auth-any-scheme',
+    area: 'messaging',
+    rule: 'A.auth.bearer',
+    description: 'Accepts the token after any scheme in Authorization (Token, Basic), not only Bearer.',
+  },
   // Signing keys
   {
     name: 'rotate-omits-next',
@@ -130,6 +190,12 @@ export const messagingFaults = defineFaults([
     area: 'messaging',
     rule: 'A.queue.pause-idempotent',
     description: 'Pausing a paused queue resumes it.',
+  },
+  {
+    name: 'paused-queue-refuses',
+    area: 'messaging',
+    rule: 'A.queue.paused-accepts',
+    description: 'Refuses messages enqueued to a paused queue.',
   },
   {
     name: 'paused-queue-delivers',
@@ -211,10 +277,48 @@ export const messagingFaults = defineFaults([
     description: 'Ignores Svc-Failure-Callback-Method: failure callbacks are always POST.',
   },
   {
+    name: 'failure-callback-retries-ignored',
+    area: 'messaging',
+    rule: 'A.failure-callback.config-headers',
+    description: 'Ignores Svc-Failure-Callback-Retries: failure callbacks get the default retries.',
+  },
+  {
+    name: 'enqueue-ignores-callback-config',
+    area: 'messaging',
+    rule: 'A.callback.on-enqueue',
+    description: 'On enqueue, keeps the callback URLs but ignores their -Timeout, -Retries, -Delay, -Method and -Forward-* headers.',
+  },
+  {
     name: 'failure-callback-forward-dropped',
     area: 'messaging',
     rule: 'A.failure-callback.forward-headers',
     description: 'Does not forward Svc-Failure-Callback-Forward-* headers to the failure callback.',
+  },
+  // Delivery and signatures, compared with what happened (issue 20)
+  {
+    name: 'delivery-dropped',
+    area: 'messaging',
+    rule: 'A.publish.delivers',
+    description: 'Loses every published message: nothing is sent, and the message counts as delivered.',
+  },
+  // Limits and regions
+  {
+    name: 'retries-above-plan',
+    area: 'messaging',
+    rule: 'A.limits.retries',
+    description: "Accepts and obeys a Svc-Retries above the plan's max_retries.",
+  },
+  {
+    name: 'parallelism-unlimited',
+    area: 'messaging',
+    rule: 'A.limits.parallelism',
+    description: "Delivers to one endpoint with no regard to the plan's max_parallelism.",
+  },
+  {
+    name: 'region-secondary-drops',
+    area: 'messaging',
+    rule: 'A.regions.served',
+    description: 'Regions other than the default one accept a publish (200 with a message id) but never deliver it.',
   },
 ]);
 
