@@ -25,9 +25,29 @@ export function checkContentType(rule: string, res: HttpResponse, expected: stri
     throw new CheckFailure(rule, `content type ${show(type)}`, `content type ${expected}`, context);
 }
 
+/**
+ * The body parsed as JSON, or undefined when it is not JSON (the caller's own check then fails its
+ * rule). A body that its content type calls application/json but that does not parse (an HTML page
+ * behind a proxy, raw RESP2 mislabelled) contradicts its label: that breaks the json format itself
+ * (spec "Svc-Response-Format": json returns application/json), so B.format.json is blamed, not the rule
+ * of whatever the case meant to read from it.
+ */
+export function jsonOf(res: HttpResponse, context?: string): unknown {
+  const body = jsonBody(res);
+  if (body === undefined && mediaType(res) === 'application/json') {
+    throw new CheckFailure(
+      'B.format.json',
+      `content type application/json with a body that is not JSON: ${show(res.body.toString('utf8'), 80)}`,
+      'a JSON body, as its content type says',
+      context,
+    );
+  }
+  return body;
+}
+
 /** A JSON object whose only field is `result`; returns the result. */
 export function checkResultBody(rule: string, res: HttpResponse, context?: string): unknown {
-  const body = jsonBody(res);
+  const body = jsonOf(res, context);
   if (!isRecord(body) || !('result' in body) || Object.keys(body).length !== 1) {
     throw new CheckFailure(rule, describe(res), 'a JSON object with the single field result', context);
   }
@@ -51,7 +71,7 @@ export function resultOf(rule: string, res: HttpResponse, context?: string): unk
 
 /** A JSON object whose only field is `error`, a string; returns the text. */
 export function checkErrorBody(rule: string, res: HttpResponse, context?: string): string {
-  const body = jsonBody(res);
+  const body = jsonOf(res, context);
   if (!isRecord(body) || typeof body.error !== 'string' || Object.keys(body).length !== 1) {
     throw new CheckFailure(rule, describe(res), 'a JSON object with the single field error, a string', context);
   }
@@ -168,7 +188,7 @@ export function checkNotSuccess(rule: string, res: HttpResponse, context?: strin
 /** A pipeline or transaction answer: status 200 and a JSON array of result-or-error objects. */
 export function itemsOf(rule: string, res: HttpResponse, count: number, context?: string): ItemBody[] {
   checkStatus(rule, res, 200, context);
-  const body = jsonBody(res);
+  const body = jsonOf(res, context);
   if (!Array.isArray(body) || body.length !== count) {
     throw new CheckFailure(rule, describe(res), `a JSON array of ${count} result-or-error objects`, context);
   }
@@ -213,7 +233,7 @@ export function checkDiscarded(
   context?: string,
   observe?: (note: string) => void,
 ): string {
-  const body = jsonBody(res);
+  const body = jsonOf(res, context);
   if (Array.isArray(body)) {
     throw new CheckFailure(rule, describe(res), 'the whole transaction discarded: a single {error} object', context);
   }

@@ -81,7 +81,11 @@ export function loadDispatcher(connections: number, tls: TlsTrust | undefined): 
   });
 }
 
-/** Sends one request; throws HarnessError SVC_TARGET_UNREACHABLE on transport failure or timeout. */
+/**
+ * Sends one request; throws HarnessError SVC_TARGET_UNREACHABLE on transport failure or timeout (see
+ * noAnswerOf), SVC_TARGET_GARBAGE when what came back is not HTTP or passes `maxAnswerBytes`. Any HTTP
+ * answer within the cap is returned as it is, whatever its content type says: judging it is a check's job.
+ */
 export async function httpRequest(req: HttpRequest): Promise<HttpResponse> {
   const timeoutMs = req.timeoutMs ?? defaultTimeoutMs;
   const started = performance.now();
@@ -118,6 +122,43 @@ async function readCapped(body: Dispatcher.ResponseData['body'], max: number, ur
   return Buffer.concat(chunks, total);
 }
 
+/**
+ * A socket the target closed or reset before its answer was whole (undici's UND_ERR_SOCKET is "other
+ * side closed"): no answer at all, unlike bytes that are not HTTP.
+ */
+const resetCodes: ReadonlySet<string> = new Set([
+  'ECONNRESET',
+  'EPIPE',
+  'ECONNABORTED',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CLOSED',
+]);
+const timeoutCodes: ReadonlySet<string> = new Set([
+  'TimeoutError',
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'ETIMEDOUT',
+]);
+
+/** How a request got no answer at all. */
+export type NoAnswer = 'refused' | 'reset' | 'timeout';
+
+/**
+ * Whether an error of httpRequest means the target gave no answer: it refused the connection, reset or
+ * closed it, or let the time run out. Anything else (bytes that are not HTTP, an answer over the cap, an
+ * untrusted certificate, an unknown host) came with an answer or is a setting, so a run that meets it
+ * goes on judging: a target that answers badly is still answering.
+ */
+export function noAnswerOf(error: unknown): NoAnswer | undefined {
+  if (!isHarnessError(error) || error.code !== 'SVC_TARGET_UNREACHABLE') return undefined;
+  const code = errorCode(error.cause);
+  if (code === 'ECONNREFUSED') return 'refused';
+  if (code !== undefined && resetCodes.has(code)) return 'reset';
+  if (code !== undefined && timeoutCodes.has(code)) return 'timeout';
+  return undefined;
+}
+
 /** OpenSSL's and Node's codes for a certificate the client does not trust. */
 const tlsTrustCodes = /CERT|SELF_SIGNED|UNABLE_TO_(GET|VERIFY)|ERR_TLS_CERT/;
 
@@ -131,11 +172,13 @@ export function transportError(url: string, error: unknown, timeoutMs: number) {
   if (code === 'ECONNREFUSED') return harnessError('SVC_TARGET_UNREACHABLE', `${origin} refused the connection`, error);
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN')
     return harnessError('SVC_TARGET_UNREACHABLE', `${origin}: host not found`, error);
-  if (code === 'TimeoutError' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT')
+  if (code !== undefined && timeoutCodes.has(code))
     return harnessError('SVC_TARGET_UNREACHABLE', `${origin} did not answer within ${timeoutMs} ms`, error);
+  if (code !== undefined && resetCodes.has(code))
+    return harnessError('SVC_TARGET_UNREACHABLE', `${origin} closed the connection without an answer (${code})`, error);
   // llhttp names every way a response can break HTTP with an HPE_ code (a bad status line, header
   // token, missing CR…): all of them mean the target did not speak HTTP.
-  if (code?.startsWith('HPE_') || code === httpParserError || code === 'UND_ERR_SOCKET')
+  if (code?.startsWith('HPE_') || code === httpParserError)
     return harnessError('SVC_TARGET_GARBAGE', `${origin} did not answer with HTTP (${code})`, error);
   if (code !== undefined && tlsTrustCodes.test(code)) {
     return harnessError(

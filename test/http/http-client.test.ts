@@ -6,7 +6,14 @@ import { createServer as createTcpServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { dispatcherFor, headerValue, httpRequest, jsonBody, safeOrigin } from '../../src/http/http-client.ts';
+import {
+  dispatcherFor,
+  headerValue,
+  httpRequest,
+  jsonBody,
+  noAnswerOf,
+  safeOrigin,
+} from '../../src/http/http-client.ts';
 import {
   type BadServer,
   refusedUrl,
@@ -72,6 +79,42 @@ describe('httpRequest', () => {
       message: `${stalling.url} did not answer within 200 ms`,
     });
     await expect(httpRequest({ url: 'not a url' })).rejects.toMatchObject({ code: 'SVC_CONFIG' });
+  });
+
+  test('only refused, reset and timed-out requests are "no answer"; garbage and answers past the cap are answers', async () => {
+    const reason = (promise: Promise<unknown>) => promise.then(() => 'answered', noAnswerOf);
+    expect(await reason(httpRequest({ url: await refusedUrl() }))).toBe('refused');
+    expect(await reason(httpRequest({ url: stalling.url, timeoutMs: 200 }))).toBe('timeout');
+    expect(await reason(httpRequest({ url: garbage.url }))).toBeUndefined();
+    expect(await reason(httpRequest({ url: `${url}/big`, maxAnswerBytes: 10 }))).toBeUndefined();
+    expect(noAnswerOf(new Error('ECONNREFUSED'))).toBeUndefined();
+    const resetting = createTcpServer((socket) => {
+      socket.on('error', () => {});
+      socket.once('data', () => socket.resetAndDestroy());
+    });
+    const closing = createTcpServer((socket) => {
+      socket.on('error', () => {});
+      socket.once('data', () => socket.end());
+    });
+    const [{ url: resetUrl }, { url: closeUrl }] = await Promise.all([
+      listenOnLoopback(resetting),
+      listenOnLoopback(closing),
+    ]);
+    try {
+      const reset = await httpRequest({ url: resetUrl, timeoutMs: 2_000 }).catch((error: unknown) => error);
+      expect(noAnswerOf(reset)).toBe('reset');
+      expect(reset).toMatchObject({ code: 'SVC_TARGET_UNREACHABLE' });
+      const closed = await httpRequest({ url: closeUrl, timeoutMs: 2_000 }).catch((error: unknown) => error);
+      expect(noAnswerOf(closed)).toBe('reset');
+      expect(closed).toMatchObject({
+        message: expect.stringMatching(/ closed the connection without an answer \((ECONNRESET|UND_ERR_SOCKET)\)$/),
+      });
+    } finally {
+      await Promise.all([
+        new Promise<void>((resolve) => resetting.close(() => resolve())),
+        new Promise<void>((resolve) => closing.close(() => resolve())),
+      ]);
+    }
   });
 
   test('a response broken past its status line (a header with a space in its name) is garbage too', async () => {

@@ -5,7 +5,8 @@
  * SVC_RULES filters by rule glob and SVC_RUN_ID names the run in every key prefix.
  */
 import { inject, type TestContext, test } from 'vitest';
-import { harnessError, isHarnessError } from '../../shared/errors.ts';
+import { noAnswerOf } from '../../http/http-client.ts';
+import { harnessError } from '../../shared/errors.ts';
 import { createRedactor, type Redactor } from '../../shared/redact.ts';
 import { withTimeout } from '../../shared/with-timeout.ts';
 import { missingCapability } from '../../target/areas.ts';
@@ -47,18 +48,18 @@ interface RunSetup {
   readonly redact: Redactor;
   /** Each area's setup and redactor, resolved on the first file of that area. */
   readonly setups: Map<TargetArea, { readonly setup: CaseSetup; readonly redact: Redactor }>;
-  /** Cases in a row that ended in a transport failure or a garbage answer, and the last one's reason. */
+  /** Cases in a row that ended with no answer (refused, reset, timed out), and the last one's reason. */
   readonly transport: { streak: number; last: string };
 }
 
 /**
- * After this many cases in a row ended in transport failures, the target is taken to have stopped
- * answering: the remaining cases of the run end at once as errors instead of each waiting out its
- * own timeout (a stalled target would otherwise hold the run for minutes).
+ * After this many cases in a row got no answer (refused, reset or timed out), the target is taken to
+ * have stopped answering: the remaining cases of the run end at once as errors instead of each waiting
+ * out its own timeout (a stalled target would otherwise hold the run for minutes). An answer, however
+ * wrong (not JSON, a content type that contradicts its body, not even HTTP, too long), never counts:
+ * the target is still answering, and each case judges what it got on its own rules.
  */
 export const stalledAfterCases = 3;
-
-const transportCodes = new Set(['SVC_TARGET_UNREACHABLE', 'SVC_TARGET_GARBAGE']);
 
 let current: RunSetup | undefined;
 
@@ -125,7 +126,7 @@ async function runCase(item: ConformanceCase, setup: CaseSetup, redact: Redactor
   }
   if (run.transport.streak >= stalledAfterCases) {
     const reason = redact(
-      `not run: the target stopped answering (${run.transport.streak} cases in a row ended in transport errors; the last: ${run.transport.last})`,
+      `not run: the target stopped answering (${run.transport.streak} cases in a row got no answer: refused, reset or timed out; the last: ${run.transport.last})`,
     );
     finish({ verdict: { kind: 'error', reason }, notes: [] });
     throw new Error(reason);
@@ -141,10 +142,12 @@ async function runCase(item: ConformanceCase, setup: CaseSetup, redact: Redactor
     runId: run.runId,
   });
   let thrown: { error: unknown } | undefined;
+  let outOfTime = false;
   try {
-    await withTimeout(item.run(recorder.context), runBudgetMs, '', () =>
-      harnessError('SVC_TARGET_UNREACHABLE', `the case did not end within ${runBudgetMs} ms`),
-    );
+    await withTimeout(item.run(recorder.context), runBudgetMs, '', () => {
+      outOfTime = true;
+      return harnessError('SVC_TARGET_UNREACHABLE', `the case did not end within ${runBudgetMs} ms`);
+    });
   } catch (error) {
     thrown = { error };
   } finally {
@@ -155,7 +158,7 @@ async function runCase(item: ConformanceCase, setup: CaseSetup, redact: Redactor
   const verdict = verdictOf({ rules: item.rules, levelOf: (id) => catalog.get(id)?.level, thrown, notes });
   const safeVerdict = 'reason' in verdict ? { ...verdict, reason: redact(verdict.reason) } : verdict;
   finish({ verdict: safeVerdict, notes });
-  const transport = thrown !== undefined && isHarnessError(thrown.error) && transportCodes.has(thrown.error.code);
+  const transport = outOfTime || (thrown !== undefined && noAnswerOf(thrown.error) !== undefined);
   run.transport.streak = transport ? run.transport.streak + 1 : 0;
   if (transport && 'reason' in safeVerdict) run.transport.last = safeVerdict.reason;
   if (safeVerdict.kind === 'skip') context.skip(safeVerdict.reason);

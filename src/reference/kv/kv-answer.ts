@@ -35,7 +35,7 @@ export class KvAnswers {
       const flatten = this.#fault('resp2-flattens-nested');
       const body =
         outcome.kind === 'reply' ? toResp2(outcome.reply, flatten) : errorResp2(this.#errorText(outcome.error));
-      return { status, contentType: 'application/octet-stream', body };
+      return { status, contentType: this.#resp2ContentType(), body };
     }
     if (outcome.kind === 'error') return this.error(status, outcome.error);
     return this.#json(status, this.#itemRenderer(options)(outcome));
@@ -51,7 +51,7 @@ export class KvAnswers {
           outcome.kind === 'reply' ? toResp2(outcome.reply, flatten) : errorResp2(this.#errorText(outcome.error)),
         ),
       );
-      return { status: 200, contentType: 'application/octet-stream', body };
+      return { status: 200, contentType: this.#resp2ContentType(), body };
     }
     return this.#json(200, outcomes.map(this.#itemRenderer(options)));
   }
@@ -97,6 +97,11 @@ export class KvAnswers {
 
   #errorText(text: string): string {
     return this.#fault('error-without-class-token') ? text.replace(/^[A-Z]+ /, '') : text;
+  }
+
+  /** Spec rule (Svc-Response-Format): raw RESP2 is application/octet-stream. */
+  #resp2ContentType(): string {
+    return this.#fault('resp2-labelled-json') ? 'application/json' : 'application/octet-stream';
   }
 
   #json(status: number, value: unknown): Answer {

@@ -216,6 +216,12 @@ export const kvFaults = defineFaults([
     description: 'Ignores Svc-Response-Format: resp2 and answers JSON.',
   },
   {
+    name: 'resp2-labelled-json',
+    area: 'kv',
+    rule: 'B.format.resp2',
+    description: 'Labels resp2 answers application/json (the body stays raw RESP2).',
+  },
+  {
     name: 'accept-invalid-format',
     area: 'kv',
     rule: 'B.format.invalid-400',

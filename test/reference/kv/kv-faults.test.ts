@@ -219,6 +219,9 @@ const probes: Record<KvFaultName, { probe: Probe; options?: ReferenceOptions }> 
   'no-utf8-replacement': { probe: async (ref) => (await call(ref, '/echo/a%FF')).json },
   'json-as-text-plain': { probe: async (ref) => (await call(ref, '/ping')).headers['content-type'] },
   'ignore-response-format': { probe: async (ref) => (await call(ref, '/ping', { headers: resp2 })).body.toString() },
+  'resp2-labelled-json': {
+    probe: async (ref) => (await call(ref, '/ping', { headers: resp2 })).headers['content-type'],
+  },
   'accept-invalid-format': {
     probe: async (ref) => status(await call(ref, '/ping', { headers: { 'Svc-Response-Format': 'xml' } })),
   },
