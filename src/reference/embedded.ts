@@ -3,6 +3,7 @@
  * reference as the embedded default target for one run (always stopped by the caller). Engines
  * import this module and nothing else of src/reference (the linter holds them to it).
  */
+import { messagingRegions } from '../target/regions.ts';
 import type { Target, TargetArea } from '../target/target.ts';
 import { allFaults } from './areas.ts';
 import { FaultSet } from './fault-registry.ts';
@@ -29,7 +30,8 @@ export async function startEmbeddedReference(
   // Retries after 10 ms, doubling: the real service's e^(2.5·n) s would hold each retrying case for seconds.
   const reference = await startReference({
     faults,
-    messaging: { retryBackoff: { kind: 'base', ms: 10 } },
+    // Both regions, so the suite's regional case runs against the embedded reference too.
+    messaging: { retryBackoff: { kind: 'base', ms: 10 }, regions: [...messagingRegions] },
     ...(areas !== undefined && areas.length > 0 && { areas }),
   });
   const password = safePassword(reference.redis.url);

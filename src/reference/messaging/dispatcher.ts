@@ -122,7 +122,9 @@ export class Dispatcher {
   }
 
   #startHeld(): void {
-    const perEndpoint = this.#parts.account.cached.account.max_parallelism;
+    const perEndpoint = this.#parts.fault('parallelism-unlimited')
+      ? Number.POSITIVE_INFINITY
+      : this.#parts.account.cached.account.max_parallelism;
     for (let i = 0; i < this.#held.length; ) {
       const message = this.#held[i] as StoredMessage;
       const endpoint = endpointOf(message.url);

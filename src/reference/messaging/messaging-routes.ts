@@ -7,6 +7,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { MessagingError } from './messaging-error.ts';
+import type { MessagingFaultName } from './messaging-faults.ts';
 import { header, messageFromPublish, type RequestHeaders } from './publish-request.ts';
 import { queueRoutes } from './queue-routes.ts';
 import { recordRoutes } from './record-routes.ts';
@@ -65,9 +66,22 @@ export async function messagingRoutes(app: FastifyInstance, options: MessagingRo
     });
   }
 
+  /** The fault that lets one operation through without credentials, by its route. */
+  const openRoutes: Readonly<Record<string, MessagingFaultName>> = {
+    [`${v}/publish/*`]: 'publish-no-auth',
+    [`${v}/enqueue/:queue/*`]: 'enqueue-no-auth',
+    [`${v}/keys/rotate`]: 'rotate-no-auth',
+    [`${v}/queues/:name/pause`]: 'pause-no-auth',
+    [`${v}/notify/:runId/:eventId`]: 'notify-by-run-no-auth',
+  };
+  const openByFault = (request: FastifyRequest) => {
+    const name = openRoutes[request.routeOptions.url ?? ''];
+    return name !== undefined && fault(name);
+  };
+
   app.addHook('preHandler', async (request: FastifyRequest, reply: FastifyReply) => {
     const record = await account.record();
-    if (!fault('auth-any-token') && !authorized(request, record.account.token)) {
+    if (!fault('auth-any-token') && !openByFault(request) && !authorized(request, record.account.token)) {
       return sendError(reply, 401, 'unauthorized: a valid Bearer token is required');
     }
     if (!fault('no-rate-limit') && !rateLimit.take(record.account.max_requests_per_second)) {
@@ -81,10 +95,13 @@ export async function messagingRoutes(app: FastifyInstance, options: MessagingRo
 
   function authorized(request: FastifyRequest, token: string): boolean {
     const expected = Buffer.from(token);
-    const bearer = /^Bearer (.+)$/.exec(request.headers.authorization ?? '')?.[1];
+    // Spec "Authentication": the HTTP bearer scheme; the fault takes the token after any scheme.
+    const scheme = fault('auth-any-scheme') ? /^\S+ (.+)$/ : /^Bearer (.+)$/;
+    const bearer = scheme.exec(request.headers.authorization ?? '')?.[1];
     const query = fault('query-token-refused')
       ? undefined
       : (new URLSearchParams(request.url.split('?')[1] ?? '').get(dialect.messagingTokenQuery) ?? undefined);
+    if (fault('query-token-any-value') && query !== undefined && query !== '') return true;
     return [bearer, query].some((given) => {
       if (given === undefined) return false;
       const buffer = Buffer.from(given);
@@ -113,6 +130,9 @@ export async function messagingRoutes(app: FastifyInstance, options: MessagingRo
   });
 
   async function accept(request: FastifyRequest, reply: FastifyReply, destination: string, queue: string | undefined) {
+    if (queue !== undefined && fault('paused-queue-refuses') && (await store.queue(queue))?.paused === true) {
+      throw new MessagingError(409, `queue ${JSON.stringify(queue)} is paused`);
+    }
     const message = messageFromPublish(
       {
         destination,
@@ -123,6 +143,7 @@ export async function messagingRoutes(app: FastifyInstance, options: MessagingRo
       },
       { dialect, account: (await account.record()).account, fault, now: Date.now() },
     );
+    if (!options.mainRegion && fault('region-secondary-drops')) return reply.code(200).send({ messageId: message.id });
     const dedupId = header(request.headers as RequestHeaders, `${p}Deduplication-Id`);
     const accepted = await store.accept(message, dedupId);
     dispatcher.poke(queue !== undefined);

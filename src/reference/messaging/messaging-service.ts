@@ -14,6 +14,7 @@ import { MessageStore } from './message-store.ts';
 import { messagingAdminRoutes } from './messaging-admin-routes.ts';
 import type { MessagingFaultName } from './messaging-faults.ts';
 import { messagingRoutes } from './messaging-routes.ts';
+import { NotifyFailures } from './notify-failures.ts';
 import { defaultRetries } from './publish-request.ts';
 import { RateLimit } from './rate-limit.ts';
 import { SigningKeyStore } from './signing-keys.ts';
@@ -52,6 +53,7 @@ export async function startMessagingService(settings: AreaSettings): Promise<Sta
     });
     await dispatcher.start();
     const rateLimit = new RateLimit();
+    const notifyFailures = new NotifyFailures();
     const routesFor = (region: string) => async (app: Parameters<StartedArea['routes']>[0]) => {
       await app.register(messagingRoutes, {
         store,
@@ -63,6 +65,8 @@ export async function startMessagingService(settings: AreaSettings): Promise<Sta
         fault,
         rateLimit,
         latencyMs: latency[region] ?? 0,
+        mainRegion: region === main,
+        notifyFailures,
       });
     };
     return {
@@ -71,7 +75,7 @@ export async function startMessagingService(settings: AreaSettings): Promise<Sta
       extraServers: regions.filter((region) => region !== main).map((name) => ({ name, routes: routesFor(name) })),
       // The account's routes are area C's; a reference serving area A without C offers them here.
       adminRoutes: async (app) => {
-        await app.register(messagingAdminRoutes({ store, keys }));
+        await app.register(messagingAdminRoutes({ store, keys, notifyFailures }));
         if (options.areas !== undefined && !options.areas.includes('management')) {
           await app.register(accountAdminRoutes(account));
         }

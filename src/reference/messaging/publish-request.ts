@@ -83,16 +83,29 @@ function duration(text: string | undefined, what: string, maxMs: number): number
   return ms;
 }
 
+/** What the fault switches take away from one callback kind's headers. */
+interface CallbackDrops {
+  /** The `…-Forward-*` headers. */
+  readonly forward: boolean;
+  /** The `…-Retries` header. */
+  readonly retries: boolean;
+  /** Everything but the URL: timeout, retries, delay, method and forwarded headers. */
+  readonly config: boolean;
+}
+
 /** The `…-Timeout`, `…-Retries`, `…-Delay`, `…-Method` and `…-Forward-*` headers of one callback kind. */
 function callbackConfig(
-  headers: RequestHeaders,
+  given: RequestHeaders,
   prefix: string,
   account: MessagingAccount,
-  dropForward: boolean,
+  drops: CallbackDrops,
 ): CallbackConfig | undefined {
-  const url = header(headers, prefix);
+  const url = header(given, prefix);
   if (url === undefined) return undefined;
-  const retries = count(header(headers, `${prefix}-Retries`), `${prefix}-Retries`, account.max_retries);
+  const headers = drops.config ? { [prefix.toLowerCase()]: url } : given;
+  const retries = drops.retries
+    ? undefined
+    : count(header(headers, `${prefix}-Retries`), `${prefix}-Retries`, account.max_retries);
   const timeoutMs = duration(header(headers, `${prefix}-Timeout`), `${prefix}-Timeout`, account.timeout * 1000);
   const delayMs = duration(header(headers, `${prefix}-Delay`), `${prefix}-Delay`, account.max_delay * 1000);
   const callbackMethod = method(header(headers, `${prefix}-Method`), `${prefix}-Method`);
@@ -102,7 +115,7 @@ function callbackConfig(
     ...(retries !== undefined && { retries }),
     ...(timeoutMs !== undefined && { timeoutMs }),
     ...(delayMs !== undefined && { delayMs }),
-    forward: dropForward ? {} : forwarded(headers, `${prefix}-Forward-`),
+    forward: drops.forward ? {} : forwarded(headers, `${prefix}-Forward-`),
   };
 }
 
@@ -143,17 +156,28 @@ export function messageFromPublish(input: PublishInput, context: PublishContext)
     // Not-Before wins over Delay, as on the real service.
     notBefore = Math.max(now, Number(notBeforeText) * 1000);
   }
+  // Spec "Limits": max_retries bounds every message; the fault lets Svc-Retries go past it.
+  const maxRetries = fault('retries-above-plan') ? Number.MAX_SAFE_INTEGER : account.max_retries;
   const retries =
-    count(header(h, `${p}Retries`), `${p}Retries`, account.max_retries) ??
+    count(header(h, `${p}Retries`), `${p}Retries`, maxRetries) ??
     Math.min(defaultRetries, account.max_retries);
   const timeoutMs = duration(header(h, `${p}Timeout`), `${p}Timeout`, account.timeout * 1000) ?? account.timeout * 1000;
   const ignoreCallbacks = input.queue !== undefined && fault('enqueue-ignores-callback');
+  const dropConfig = input.queue !== undefined && fault('enqueue-ignores-callback-config');
   const callback = ignoreCallbacks
     ? undefined
-    : callbackConfig(h, `${p}Callback`, account, fault('callback-forward-dropped'));
+    : callbackConfig(h, `${p}Callback`, account, {
+        forward: fault('callback-forward-dropped'),
+        retries: false,
+        config: dropConfig,
+      });
   const failureCallback = ignoreCallbacks
     ? undefined
-    : callbackConfig(h, `${p}Failure-Callback`, account, fault('failure-callback-forward-dropped'));
+    : callbackConfig(h, `${p}Failure-Callback`, account, {
+        forward: fault('failure-callback-forward-dropped'),
+        retries: fault('failure-callback-retries-ignored'),
+        config: dropConfig,
+      });
   const contentType = header(h, 'content-type');
   return {
     id: newMessageId(),

@@ -4,6 +4,7 @@ import type { AccountStore } from '../account/messaging-account.ts';
 import type { Dispatcher } from './dispatcher.ts';
 import type { MessageStore } from './message-store.ts';
 import type { MessagingFaultCheck } from './messaging-faults.ts';
+import type { NotifyFailures } from './notify-failures.ts';
 import type { RateLimit } from './rate-limit.ts';
 import type { SigningKeyStore } from './signing-keys.ts';
 import type { WaiterStore } from './waiters.ts';
@@ -20,6 +21,10 @@ export interface MessagingRouteOptions {
   readonly rateLimit: RateLimit;
   /** Delay of every answer of this region's server (`--region-latency`). */
   readonly latencyMs: number;
+  /** Whether this server is the default region's (the target's `url`), not one of the others. */
+  readonly mainRegion: boolean;
+  /** Event ids whose next notify fails inside the service (armed through the admin hook). */
+  readonly notifyFailures: NotifyFailures;
 }
 
 /** What the route groups share: the area's parts, the version prefix and the dialect's header prefix. */

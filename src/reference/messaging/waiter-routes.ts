@@ -8,13 +8,14 @@ import type { FastifyInstance } from 'fastify';
 import { parseDuration } from './durations.ts';
 import { MessagingError } from './messaging-error.ts';
 import { header, httpUrl, type RequestHeaders } from './publish-request.ts';
+import { InternalNotifyFailure } from './notify-failures.ts';
 import type { RouteContext } from './route-context.ts';
 import { defaultWaitTimeout, headerLists, invalidEventId, jsonBody, rawBody } from './route-input.ts';
 import type { StoredWaiter } from './waiters.ts';
 
 export function waiterRoutes(app: FastifyInstance, context: RouteContext): void {
   const { options, v, p } = context;
-  const { waiters, dispatcher, fault } = options;
+  const { waiters, dispatcher, fault, notifyFailures } = options;
   // Notify and waiters
 
   const notifyFaults = () => ({
@@ -39,9 +40,18 @@ export function waiterRoutes(app: FastifyInstance, context: RouteContext): void 
       waiter: waiterView(waiter),
       messageId,
       deduplicated: fault('notify-deduplicated-string') ? 'false' : false,
-      workflowRunId: waiter.workflowRunId,
-      workflowCreatedAt: waiter.workflowCreatedAt,
+      ...(!fault('notify-omits-workflow-fields') && {
+        workflowRunId: waiter.workflowRunId,
+        workflowCreatedAt: waiter.workflowCreatedAt,
+      }),
     }));
+  }
+
+  /** The event data as stored: any bytes (spec: JSON, text or octet-stream), base64 in Redis. */
+  function eventData(body: unknown): string {
+    const raw = rawBody(body);
+    // The fault reads the body as text, so bytes that are not UTF-8 become U+FFFD.
+    return (fault('notify-binary-mangled') ? Buffer.from(raw.toString('utf8')) : raw).toString('base64');
   }
 
   const checkEventId = (eventId: string) => {
@@ -52,7 +62,11 @@ export function waiterRoutes(app: FastifyInstance, context: RouteContext): void 
 
   app.post<{ Params: { eventId: string } }>(`${v}/notify/:eventId`, async (request, reply) => {
     checkEventId(request.params.eventId);
-    const body = rawBody(request.body).toString('base64');
+    if (notifyFailures.take(request.params.eventId)) {
+      if (fault('notify-500-plain')) return reply.code(500).type('text/plain').send('internal server error');
+      throw new InternalNotifyFailure(request.params.eventId);
+    }
+    const body = eventData(request.body);
     const notified = await waiters.notify(request.params.eventId, body, notifyFaults());
     if (notified.length > 0) dispatcher.poke();
     return reply.code(fault('notify-status-200') ? 200 : 201).send(notifyItems(notified));
@@ -60,7 +74,7 @@ export function waiterRoutes(app: FastifyInstance, context: RouteContext): void 
 
   app.post<{ Params: { runId: string; eventId: string } }>(`${v}/notify/:runId/:eventId`, async (request, reply) => {
     checkEventId(request.params.eventId);
-    const body = rawBody(request.body).toString('base64');
+    const body = eventData(request.body);
     const keep = !fault('notify-by-run-drops-early');
     const { runId, eventId } = request.params;
     const notified = await waiters.notifyRun(runId, eventId, body, keep, fault('notify-event-not-delivered'));
