@@ -93,6 +93,29 @@ export function gateExitCode(
   return ExitCode.ok;
 }
 
+/**
+ * Kinds that judge a rule: the case checked it and said pass or fail (an expected failure and a stale
+ * expectation are a failure and a pass with a known answer). Skipped, blocked and observed cases judge
+ * nothing: a gate made only of them would pass whatever the target does.
+ */
+export const judgingKinds: ReadonlySet<VerdictKind> = new Set(['pass', 'fail', 'stale', 'expected-failure']);
+
+/**
+ * One line when a target's cases ran and none judged anything (all skipped, blocked or observed), so
+ * its gate would pass without having checked a rule; undefined when some case judged, none ran (said
+ * elsewhere), or one ended in error (that already keeps the gate from passing).
+ */
+export function judgedNothing(target: string, cases: readonly CaseResult[]): string | undefined {
+  if (cases.length === 0) return undefined;
+  if (cases.some((result) => judgingKinds.has(result.verdict.kind) || result.verdict.kind === 'error'))
+    return undefined;
+  const totals = totalsOf(cases);
+  const kinds = verdictKinds.filter((kind) => totals[kind] > 0).map((kind) => `${totals[kind]} ${kind}`);
+  const first = cases.find((result) => 'reason' in result.verdict);
+  const example = first && 'reason' in first.verdict ? `; first: ${first.caseId}: ${first.verdict.reason}` : '';
+  return `${target}: judged nothing: none of its ${cases.length} cases passed or failed (${kinds.join(', ')})${example}`;
+}
+
 /** The gate as a word, for reports and the console: 0 passed, 1 or 99 (a threshold) failed, anything else error. */
 export type Gate = 'passed' | 'failed' | 'error';
 

@@ -89,3 +89,45 @@ export function targetFromEnv(env: Env = process.env): Target | undefined {
   if (env.SVC_ADMIN_URL) raw.admin = { url: env.SVC_ADMIN_URL, token: env.SVC_ADMIN_TOKEN };
   return parseTarget(JSON.parse(JSON.stringify(raw)), 'environment (SVC_*)');
 }
+
+/** The SVC_* names targetFromEnv reads, in the order a notice lists them. */
+export const targetEnvNames = [
+  'SVC_MESSAGING_URL',
+  'SVC_TOKEN',
+  'SVC_KV_URL',
+  'SVC_KV_TOKEN',
+  'SVC_KV_READONLY_TOKEN',
+  'SVC_MGMT_URL',
+  'SVC_MGMT_USERNAME',
+  'SVC_MGMT_PASSWORD',
+  'SVC_ADMIN_URL',
+  'SVC_ADMIN_TOKEN',
+  'SVC_DIALECT',
+  'SVC_TARGET_NAME',
+] as const;
+
+/** Where a command's target comes from: its files, the environment, or neither (the embedded reference). */
+export interface TargetChoice {
+  readonly files: readonly string[];
+  /** The SVC_* target, when no file is given and the environment names an area URL. */
+  readonly environment?: Target;
+  /** One line for stderr when both were given: the file wins, and the variables it overrides are named. */
+  readonly notice?: string;
+}
+
+/**
+ * Files win over the environment: a file is the more deliberate choice (named on this command line),
+ * and a CI job's environment may carry SVC_* for another step. Either way the run says which it used.
+ * The environment is read (and validated) only when it is used.
+ */
+export function chooseTargets(command: string, files: readonly string[], env: Env = process.env): TargetChoice {
+  const environment = files.length === 0 ? targetFromEnv(env) : undefined;
+  if (files.length === 0 || (!env.SVC_MESSAGING_URL && !env.SVC_KV_URL && !env.SVC_MGMT_URL)) {
+    return { files, ...(environment && { environment }) };
+  }
+  const set = targetEnvNames.filter((name) => env[name] !== undefined && env[name] !== '');
+  return {
+    files,
+    notice: `${command}: --target ${files.join(', ')} wins over the environment's target; ignored: ${set.join(', ')}`,
+  };
+}

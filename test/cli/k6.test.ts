@@ -276,7 +276,7 @@ describe('k6 bad input gives one line, exit 2, and starts nothing', () => {
     {
       name: 'k6 manifest without --target or --base-url',
       args: ['k6', 'manifest', 'command'],
-      line: /k6 manifest: give the URL the pods load, with --target FILE or --base-url URL \(one of them\)/,
+      line: /k6 manifest: give the URL the pods load, with --target FILE, --base-url URL or SVC_KV_URL \(one of them\)/,
     },
     {
       name: 'k6 manifest with a name Kubernetes refuses',

@@ -27,7 +27,8 @@ interface ScenarioEntry {
   readonly problem: string | null;
   readonly requests: { sent: number; completed: number; failed: number; dropped: number };
   readonly errors: readonly { kind: string; count: number; example: string }[];
-  readonly thresholds: readonly { expression: string; ok: boolean }[];
+  readonly thresholds: readonly { expression: string; ok: boolean; value: number | null }[];
+  readonly latencyMs: { readonly count: number };
 }
 
 interface LoadReport {
@@ -82,6 +83,18 @@ async function loadAgainst(
   return { run, report, scenario: entry };
 }
 
+/**
+ * With no completed answer there is no latency: the histogram is empty and the latency threshold
+ * fails as no data, rather than passing on how fast the refusals, resets or 500s came back.
+ */
+function expectNoLatency(entry: ScenarioEntry): void {
+  expect(entry.latencyMs.count).toBe(0);
+  expect(entry.thresholds.find((threshold) => threshold.expression.startsWith('http_req_duration'))).toMatchObject({
+    ok: false,
+    value: null,
+  });
+}
+
 /** Counts by error class. */
 const kinds = (entry: ScenarioEntry) => Object.fromEntries(entry.errors.map((error) => [error.kind, error.count]));
 
@@ -110,6 +123,7 @@ describe('load against hostile targets', () => {
       expect(run.durationMs).toBeLessThan(20_000);
       expect(scenario.requests.sent).toBeGreaterThan(0);
       expect(scenario.requests.completed).toBe(0);
+      expectNoLatency(scenario);
       const counts = kinds(scenario);
       // Nothing beyond the classes this misbehaviour may cause (a request cut at the end is cut short).
       expect([...item.expected, 'cut-short']).toEqual(expect.arrayContaining(Object.keys(counts)));
@@ -148,6 +162,7 @@ describe('load against hostile targets', () => {
       expect([2, 99]).toContain(run.exitCode);
       expect(run.durationMs).toBeLessThan(20_000);
       expect(scenario.requests.completed).toBe(0);
+      expectNoLatency(scenario);
       expect(kinds(scenario)[item.expected], JSON.stringify(scenario.errors)).toBeGreaterThan(0);
     } finally {
       await server.close();
@@ -173,6 +188,7 @@ describe('load against hostile targets', () => {
         expect(run.durationMs).toBeLessThan(25_000);
         expect(scenario.requests.sent).toBeGreaterThan(0);
         expect(scenario.requests.completed).toBe(0);
+        expectNoLatency(scenario);
         const counts = kinds(scenario);
         expect([...item.expected, 'cut-short']).toEqual(expect.arrayContaining(Object.keys(counts)));
         expect(counts[item.expected[0] ?? ''], JSON.stringify(scenario.errors)).toBeGreaterThan(

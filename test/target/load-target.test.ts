@@ -2,7 +2,13 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { loadTargetFile, loadTargetFileSync, parseTarget, targetFromEnv } from '../../src/target/load-target.ts';
+import {
+  chooseTargets,
+  loadTargetFile,
+  loadTargetFileSync,
+  parseTarget,
+  targetFromEnv,
+} from '../../src/target/load-target.ts';
 
 let dir: string;
 beforeAll(async () => {
@@ -131,5 +137,24 @@ describe('targetFromEnv', () => {
     expect(() => targetFromEnv({ SVC_KV_URL: 'http://127.0.0.1:1' })).toThrow(
       "target environment (SVC_*): kv must have required property 'token'",
     );
+  });
+});
+
+describe('chooseTargets', () => {
+  const env = { SVC_KV_URL: 'http://127.0.0.1:1', SVC_KV_TOKEN: 'env-token', HOME: '/root' };
+
+  test('no file: the environment target, else none (the embedded reference)', () => {
+    expect(chooseTargets('load', [], env)).toMatchObject({ files: [], environment: { name: 'environment' } });
+    expect(chooseTargets('load', [], { HOME: '/root' })).toEqual({ files: [] });
+  });
+
+  test('a file wins over the environment, which is not even read, and the notice names what is ignored', () => {
+    // A malformed environment is no error when a file wins: it is not used.
+    const choice = chooseTargets('run', ['t.json'], { ...env, SVC_MGMT_URL: 'ftp://x' });
+    expect(choice).toEqual({
+      files: ['t.json'],
+      notice: "run: --target t.json wins over the environment's target; ignored: SVC_KV_URL, SVC_KV_TOKEN, SVC_MGMT_URL",
+    });
+    expect(chooseTargets('run', ['t.json'], { SVC_KV_TOKEN: 'only a token' })).toEqual({ files: ['t.json'] });
   });
 });

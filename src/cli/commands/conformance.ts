@@ -5,15 +5,18 @@ import { parseAreaList, targetAreas } from '../../target/areas.ts';
 import { withInterrupts } from '../interrupts.ts';
 import type { ParsedValues } from '../parsed-values.ts';
 import { sinkSettings } from '../sink-flags.ts';
+import { targetChoice } from '../target-flags.ts';
 
 export async function run(values: ParsedValues): Promise<number> {
   const areas = parseAreaList('conformance', values.area as string | undefined, targetAreas);
   // parse-argv lets only reporter names through (the command table lists them as choices).
   const reporters = createReporters(values.reporter as ReporterName[] | undefined);
   const sink = sinkSettings(values);
+  const targets = targetChoice('conformance', values);
   const result = await withInterrupts((signal) =>
     runConformance({
-      targets: (values.target as string[] | undefined) ?? [],
+      targets: targets.files,
+      ...(targets.environment && { environmentTarget: targets.environment }),
       ...(areas && { areas }),
       ...(typeof values.rules === 'string' && { rules: values.rules }),
       ...(typeof values['report-dir'] === 'string' && { reportDir: values['report-dir'] }),

@@ -6,6 +6,7 @@ import { harnessError, oneLine } from '../../shared/errors.ts';
 import { loadTargetFileSync } from '../../target/load-target.ts';
 import { settingValues } from '../load-flags.ts';
 import type { ParsedValues } from '../parsed-values.ts';
+import { targetChoice } from '../target-flags.ts';
 
 const text = (values: ParsedValues, flag: string) =>
   typeof values[flag] === 'string' ? (values[flag] as string) : undefined;
@@ -13,15 +14,21 @@ const text = (values: ParsedValues, flag: string) =>
 function baseUrlOf(values: ParsedValues): string {
   const given = text(values, 'base-url');
   const targetFile = text(values, 'target');
-  if ((given === undefined) === (targetFile === undefined)) {
-    throw harnessError(
-      'SVC_USAGE',
-      'k6 manifest: give the URL the pods load, with --target FILE or --base-url URL (one of them)',
-    );
+  if (given !== undefined && targetFile !== undefined) {
+    throw harnessError('SVC_USAGE', 'k6 manifest: give --target FILE or --base-url URL, not both');
   }
   if (given !== undefined) return given;
-  const target = loadTargetFileSync(targetFile as string);
-  if (!target.kv) throw harnessError('SVC_CONFIG', `k6 manifest: the target file ${targetFile} has no kv area`);
+  // The same choice as every command's: the file, else SVC_KV_URL and its company.
+  const { files, environment } = targetChoice('k6 manifest', values);
+  const target = files[0] === undefined ? environment : loadTargetFileSync(files[0]);
+  if (target === undefined) {
+    throw harnessError(
+      'SVC_USAGE',
+      'k6 manifest: give the URL the pods load, with --target FILE, --base-url URL or SVC_KV_URL (one of them)',
+    );
+  }
+  const origin = files[0] === undefined ? 'the environment (SVC_*)' : `the target file ${files[0]}`;
+  if (!target.kv) throw harnessError('SVC_CONFIG', `k6 manifest: ${origin} has no kv area`);
   return target.kv.url;
 }
 

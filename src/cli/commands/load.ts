@@ -5,14 +5,17 @@ import { createReporters, type ReporterName } from '../../reporters/registry.ts'
 import { withInterrupts } from '../interrupts.ts';
 import { settingValues } from '../load-flags.ts';
 import type { ParsedValues } from '../parsed-values.ts';
+import { targetChoice } from '../target-flags.ts';
 
 export async function run(values: ParsedValues): Promise<number> {
   const settings = parseLoadSettings(settingValues(values));
   const reporters = createReporters(values.reporter as ReporterName[] | undefined);
+  const targets = targetChoice('load', values);
   const result = await withInterrupts((signal) =>
     runLoad({
       scenarios: (values._ as string[] | undefined) ?? [],
-      ...(typeof values.target === 'string' && { target: values.target }),
+      ...(targets.files[0] !== undefined && { target: targets.files[0] }),
+      ...(targets.environment && { environmentTarget: targets.environment }),
       settings,
       thresholds: (values.threshold as string[] | undefined) ?? [],
       ...(typeof values['report-dir'] === 'string' && { reportDir: values['report-dir'] }),

@@ -9,6 +9,7 @@ import { createReporters, type ReporterName } from '../../reporters/registry.ts'
 import { withInterrupts } from '../interrupts.ts';
 import type { ParsedValues } from '../parsed-values.ts';
 import { sinkSettings } from '../sink-flags.ts';
+import { targetChoice } from '../target-flags.ts';
 
 export async function run(values: ParsedValues): Promise<number> {
   const settings = parseLoadSettings({
@@ -16,9 +17,11 @@ export async function run(values: ParsedValues): Promise<number> {
   });
   const reporters = createReporters(values.reporter as ReporterName[] | undefined);
   const sink = sinkSettings(values);
+  const targets = targetChoice('run', values);
   const result = await withInterrupts((signal) =>
     runMainJob({
-      ...(typeof values.target === 'string' && { target: values.target }),
+      ...(targets.files[0] !== undefined && { target: targets.files[0] }),
+      ...(targets.environment && { environmentTarget: targets.environment }),
       settings,
       maxDurationS: 3,
       thresholds: (values.threshold as string[] | undefined) ?? [],

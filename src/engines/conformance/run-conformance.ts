@@ -6,7 +6,13 @@
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import { checkFaults, type EmbeddedReference, startEmbeddedReference } from '../../reference/embedded.ts';
-import { type CaseResult, type ConformanceRun, gateExitCode, type TargetRun } from '../../results/conformance-run.ts';
+import {
+  type CaseResult,
+  type ConformanceRun,
+  gateExitCode,
+  judgedNothing,
+  type TargetRun,
+} from '../../results/conformance-run.ts';
 import { conformanceOnly } from '../../results/harness-run.ts';
 import { type Reporter, type RunEvents, reporterEvents } from '../../results/reporter.ts';
 import type { RuleCatalog } from '../../results/rule.ts';
@@ -25,8 +31,10 @@ import { globMatchesAny, ruleFilter } from './rule-glob.ts';
 import { runSuites } from './vitest-runner.ts';
 
 export interface ConformanceOptions {
-  /** Target files; none: the embedded reference service. */
+  /** Target files; none (and no `environmentTarget`): the embedded reference service. */
   readonly targets?: readonly string[];
+  /** A target read from the SVC_* environment (the CLI reads it only when no file is given). */
+  readonly environmentTarget?: Target;
   /** @default every area the target has */
   readonly areas?: readonly TargetArea[];
   /** Only cases naming a rule that matches this glob (commas separate several). */
@@ -60,8 +68,11 @@ interface PlannedTarget {
 }
 
 function checkOptions(options: ConformanceOptions, catalog: RuleCatalog): void {
-  if ((options.faults?.length ?? 0) > 0 && (options.targets?.length ?? 0) > 0) {
-    throw harnessError('SVC_USAGE', 'conformance: --fault works only with the embedded reference (without --target)');
+  if ((options.faults?.length ?? 0) > 0 && ((options.targets?.length ?? 0) > 0 || options.environmentTarget)) {
+    throw harnessError(
+      'SVC_USAGE',
+      'conformance: --fault works only with the embedded reference (without --target or SVC_* target variables)',
+    );
   }
   // The same checks the reference and the CLI make, made here too: the options may come from code.
   checkFaults(options.faults ?? []);
@@ -77,6 +88,22 @@ function checkOptions(options: ConformanceOptions, catalog: RuleCatalog): void {
       'SVC_USAGE',
       `conformance: --rules "${options.rules}" matches no rule (svc-harness rules lists them)`,
     );
+  }
+}
+
+/**
+ * An area asked for by --area that a target lacks would have all its cases skipped, and a gate of
+ * skips passes without judging anything: that is a configuration mistake, said before anything starts.
+ */
+function checkTargetAreas(targets: readonly Target[], areas: readonly TargetArea[] | undefined): void {
+  for (const target of targets) {
+    const lacking = (areas ?? []).filter((area) => target[area] === undefined);
+    if (lacking.length > 0) {
+      throw harnessError(
+        'SVC_CONFIG',
+        `conformance: --area ${lacking.join(',')}: the target ${target.name} has no ${lacking.join(' or ')} area (it has ${areasOf(target).join(', ')})`,
+      );
+    }
   }
 }
 
@@ -101,7 +128,11 @@ export async function runConformance(options: ConformanceOptions = {}): Promise<
   const suiteRoot = options.suiteRoot ?? repoRoot;
   const catalog = await loadRuleCatalog();
   checkOptions(options, catalog);
-  const fileTargets = uniqueNames((options.targets ?? []).map((path) => loadTargetFileSync(path)));
+  const fileTargets = uniqueNames([
+    ...(options.targets ?? []).map((path) => loadTargetFileSync(path)),
+    ...(options.environmentTarget ? [options.environmentTarget] : []),
+  ]);
+  checkTargetAreas(fileTargets, options.areas);
   // The reference starts (waiting on Redis) while the suites load (compiling): the two overlap.
   const referenceStart =
     fileTargets.length === 0 && options.reference === undefined
@@ -163,6 +194,11 @@ export async function runConformance(options: ConformanceOptions = {}): Promise<
       const asked = options.areas?.length ? `the areas asked for (${options.areas.join(', ')})` : 'any area with cases';
       const filter = options.rules === undefined ? '' : ` matching --rules ${options.rules}`;
       problem(`no case was run: the targets have no case of ${asked}${filter}`);
+    }
+    // Cases that all ended skipped or blocked checked nothing: the gate must not pass on them.
+    for (const run of aborted === undefined ? targetRuns : []) {
+      const line = run.problem === undefined ? judgedNothing(run.name, run.cases) : undefined;
+      if (line !== undefined) problem(line);
     }
   } catch (error) {
     // What was measured is kept: the reports are written below, then the error reaches the CLI.

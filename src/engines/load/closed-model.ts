@@ -55,7 +55,7 @@ export async function runClosed<State, Meta>(
     const request = context.request as ScenarioRequest<Meta> | undefined;
     if (!request || context.sentAt === undefined) return;
     const now = performance.now();
-    recorder.failed(request.tags, kind, example, now - context.sentAt, now);
+    recorder.failed(request.tags, kind, example, now);
     for (const outcome of scenario.check(state, request, null, tally)) recorder.check(outcome.name, outcome.ok);
     context.sentAt = undefined;
   };
@@ -123,7 +123,7 @@ export async function runClosed<State, Meta>(
     pending.delete(context);
     const now = performance.now();
     if (statusCode >= 200 && statusCode < 300) recorder.completed(request.tags, request.commands, responseTime, now);
-    else recorder.failed(request.tags, 'status', `status ${statusCode}`, responseTime, now);
+    else recorder.failed(request.tags, 'status', `status ${statusCode}`, now);
   });
   // autocannon's request errors are its own timeouts (a bare Error('request timed out')): the next
   // abandoned request is counted as one.

@@ -87,7 +87,7 @@ export async function runOpenPart<State, Meta>(
     const latency = result.end - due;
     if (result.kind === 'error') {
       const { kind, example } = classifyError(result.error);
-      recorder.failed(request.tags, kind, example, latency, result.end);
+      recorder.failed(request.tags, kind, example, result.end);
       settle(request, n, null);
       return;
     }
@@ -96,20 +96,14 @@ export async function runOpenPart<State, Meta>(
         result.kind === 'too-long'
           ? 'an answer longer than maxAnswerBytes'
           : `status ${result.status}: a JSON answer that is not JSON`;
-      recorder.failed(request.tags, 'garbage', example, latency, result.end);
+      recorder.failed(request.tags, 'garbage', example, result.end);
       settle(request, n, null);
       return;
     }
     if (result.status >= 200 && result.status < 300) {
       recorder.completed(request.tags, request.commands, latency, result.end);
     } else {
-      recorder.failed(
-        request.tags,
-        'status',
-        `status ${result.status}: ${result.body.slice(0, 120)}`,
-        latency,
-        result.end,
-      );
+      recorder.failed(request.tags, 'status', `status ${result.status}: ${result.body.slice(0, 120)}`, result.end);
     }
     settle(request, n, { status: result.status, body: result.body });
   };

@@ -27,8 +27,10 @@ import { checkScenarioNames, loadScenario, scenarioFile, scenarioNames, scenario
 export interface LoadOptions {
   /** @default every scenario */
   readonly scenarios?: readonly string[];
-  /** A target file; none: the embedded reference (or `reference`). */
+  /** A target file; none (and no `environmentTarget`): the embedded reference (or `reference`). */
   readonly target?: string;
+  /** A target read from the SVC_* environment (the CLI reads it only when no file is given). */
+  readonly environmentTarget?: Target;
   /** A reference the caller started and stops (`svc-harness run`). */
   readonly reference?: EmbeddedReference;
   readonly settings: LoadSettings;
@@ -104,7 +106,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadRun> {
   for (const item of skipped) log(`load: ${item.name} is skipped ${item.reason}`);
   // Found (or built) before the target starts: a missing k6 is one line, not a started reference.
   const k6 = runs.some((item) => item.engine === 'k6') ? await findK6({ log }) : undefined;
-  const fileTarget = options.target === undefined ? undefined : loadTargetFileSync(options.target);
+  const fileTarget = options.target === undefined ? options.environmentTarget : loadTargetFileSync(options.target);
   const reportDir = resolve(options.reportDir ?? defaultReportDir(started));
   await makeReportDir(reportDir, 'report folder (--report-dir)');
   const owned = fileTarget || options.reference ? undefined : await startEmbeddedReference([]);

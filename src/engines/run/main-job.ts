@@ -11,14 +11,17 @@ import { parseThresholds } from '../../results/threshold.ts';
 import { createRedactor } from '../../shared/redact.ts';
 import { defaultReportDir, makeReportDir } from '../../shared/report-files.ts';
 import { loadTargetFileSync } from '../../target/load-target.ts';
-import { type SinkSettings, targetSecrets } from '../../target/target.ts';
+import { type SinkSettings, type Target, targetSecrets } from '../../target/target.ts';
 import { loadRuleCatalog } from '../conformance/rule-catalog.ts';
 import { runConformance } from '../conformance/run-conformance.ts';
 import type { LoadSettings } from '../load/load-settings.ts';
 import { runLoad } from '../load/run-load.ts';
 
 export interface MainJobOptions {
+  /** A target file; none (and no `environmentTarget`): the embedded reference. */
   readonly target?: string;
+  /** A target read from the SVC_* environment (the CLI reads it only when no file is given). */
+  readonly environmentTarget?: Target;
   readonly settings: LoadSettings;
   readonly maxDurationS?: number;
   readonly thresholds?: readonly string[];
@@ -35,7 +38,7 @@ export async function runMainJob(options: MainJobOptions): Promise<HarnessRun> {
   const now = options.now ?? (() => new Date());
   const started = now();
   parseThresholds(options.thresholds ?? [], 'cli');
-  const fileTarget = options.target === undefined ? undefined : loadTargetFileSync(options.target);
+  const fileTarget = options.target === undefined ? options.environmentTarget : loadTargetFileSync(options.target);
   const reportDir = resolve(options.reportDir ?? defaultReportDir(started));
   await makeReportDir(reportDir, 'report folder (--report-dir)');
   const catalog = await loadRuleCatalog();
@@ -50,6 +53,7 @@ export async function runMainJob(options: MainJobOptions): Promise<HarnessRun> {
   try {
     const conformance = await runConformance({
       targets: options.target === undefined ? [] : [options.target],
+      ...(options.environmentTarget && { environmentTarget: options.environmentTarget }),
       ...(reference && { reference }),
       ...(options.expectations !== undefined && { expectations: options.expectations }),
       reportDir,
@@ -63,6 +67,7 @@ export async function runMainJob(options: MainJobOptions): Promise<HarnessRun> {
       ? undefined
       : await runLoad({
           ...(options.target !== undefined && { target: options.target }),
+          ...(options.environmentTarget && { environmentTarget: options.environmentTarget }),
           ...(reference && { reference }),
           settings: options.settings,
           thresholds: options.thresholds ?? [],

@@ -205,9 +205,9 @@ export async function readK6Outputs(files: readonly string[], options: ReadOptio
             recorder.sent(own, at);
             if (tags.status === '0' || tags.status === undefined) {
               const kind = errorClassOfK6(tags.error_code, tags.error);
-              recorder.failed(own, kind, `k6 error ${tags.error_code ?? '?'}: ${tags.error ?? 'no answer'}`, value, at);
+              recorder.failed(own, kind, `k6 error ${tags.error_code ?? '?'}: ${tags.error ?? 'no answer'}`, at);
             } else if (tags.expected_response === 'false') {
-              recorder.failed(own, 'status', `status ${tags.status}`, value, at);
+              recorder.failed(own, 'status', `status ${tags.status}`, at);
             } else {
               recorder.completed(own, Number(tags[commandsTag] ?? 1) || 1, value, at);
             }

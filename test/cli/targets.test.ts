@@ -1,0 +1,146 @@
+/**
+ * Where every command's target comes from, end to end on real processes: the SVC_* environment
+ * (a CI gate configured by environment must test THAT implementation, not the embedded reference),
+ * a file winning over it with one line saying so, and the gates that must not pass without judging:
+ * an area the target lacks, a run whose cases all ended skipped.
+ */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { type RunningReference, startReference } from '../../src/reference/reference-service.ts';
+import { expectOneLine } from '../support/cli-expect.ts';
+import { runCli } from '../support/run-cli.ts';
+
+interface TargetEntry {
+  readonly name: string;
+  readonly embedded: boolean;
+  readonly description: { readonly kv?: { readonly url: string } };
+  readonly cases: readonly { readonly verdict: { readonly kind: string } }[];
+}
+interface Report {
+  readonly exitCode: number;
+  readonly problems: readonly string[];
+  readonly targets?: readonly TargetEntry[];
+  readonly load?: {
+    readonly target: string;
+    readonly embedded: boolean;
+    readonly scenarios: readonly { requests: { completed: number } }[];
+  };
+}
+
+let dir: string;
+let reference: RunningReference;
+/** The SVC_* variables of the running reference's kv area. */
+let kvEnv: Record<string, string>;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'svc-cli-targets-'));
+  reference = await startReference({ areas: ['kv'] });
+  const kv = reference.target.kv;
+  if (!kv) throw new Error('the reference serves no kv area');
+  kvEnv = { SVC_KV_URL: kv.url, SVC_KV_TOKEN: kv.token };
+}, 60_000);
+afterAll(async () => {
+  await reference?.stop();
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function cli(name: string, args: readonly string[], env: Record<string, string>) {
+  const reportDir = join(dir, name);
+  const run = await runCli([...args, '--report-dir', reportDir], { reportDir, env, timeoutMs: 90_000 });
+  return { run, report: run.report as Report | undefined };
+}
+
+describe('SVC_* environment targets', () => {
+  test('conformance tests the server the environment names, and says so', async () => {
+    const { run, report } = await cli(
+      'env-conformance',
+      ['conformance', '--area', 'kv', '--rules', 'B.status.ok-200'],
+      {
+        ...kvEnv,
+        SVC_TARGET_NAME: 'from-env',
+      },
+    );
+    expect(run.exitCode, run.stderr + run.stdout).toBe(0);
+    expect(run.stderr).toContain(`conformance: target from-env from the environment (SVC_*): kv ${kvEnv.SVC_KV_URL}`);
+    const [target] = report?.targets ?? [];
+    expect(target).toMatchObject({ name: 'from-env', embedded: false, description: { kv: { url: kvEnv.SVC_KV_URL } } });
+    expect(run.stdout).toContain('from-env: ');
+    expect(run.stdout + run.stderr).not.toContain(kvEnv.SVC_KV_TOKEN);
+  }, 120_000);
+
+  test('a wrong SVC_KV_TOKEN fails the run: the environment is what is tested', async () => {
+    const { run, report } = await cli(
+      'env-wrong-token',
+      ['conformance', '--area', 'kv', '--rules', 'B.status.ok-200'],
+      {
+        ...kvEnv,
+        SVC_KV_TOKEN: 'not-the-token',
+      },
+    );
+    expect(run.exitCode, run.stdout).not.toBe(0);
+    expect(report?.targets?.[0]?.cases.some((result) => result.verdict.kind !== 'pass')).toBe(true);
+  }, 120_000);
+
+  test('load runs against the environment target and names it', async () => {
+    const { run, report } = await cli(
+      'env-load',
+      ['load', 'command', '--duration', '1s', '--rate', '20', '--threshold', 'http_reqs: count>0'],
+      kvEnv,
+    );
+    expect(run.stderr).toContain(`load: target environment from the environment (SVC_*): kv ${kvEnv.SVC_KV_URL}`);
+    expect(report?.load).toMatchObject({ target: 'environment', embedded: false });
+    expect(report?.load?.scenarios[0]?.requests.completed).toBeGreaterThan(0);
+    expect(run.stderr).not.toContain('embedded reference');
+  }, 120_000);
+
+  test('a target file wins over the environment, with one line naming what was ignored', async () => {
+    const file = join(dir, 'file-target.json');
+    await writeFile(
+      file,
+      JSON.stringify({ name: 'from-file', kv: { url: kvEnv.SVC_KV_URL, token: kvEnv.SVC_KV_TOKEN } }),
+    );
+    const { run, report } = await cli(
+      'file-wins',
+      ['conformance', '--target', file, '--area', 'kv', '--rules', 'B.status.ok-200'],
+      { SVC_KV_URL: 'http://127.0.0.1:1', SVC_KV_TOKEN: 'env-token' },
+    );
+    expect(run.exitCode, run.stderr + run.stdout).toBe(0);
+    expect(run.stderr).toContain(
+      `conformance: --target ${file} wins over the environment's target; ignored: SVC_KV_URL, SVC_KV_TOKEN`,
+    );
+    expect(report?.targets?.map((target) => target.name)).toEqual(['from-file']);
+  }, 120_000);
+
+  test('a malformed environment target is one SVC_CONFIG line', async () => {
+    const run = await runCli(['conformance', '--area', 'kv'], { env: { SVC_KV_URL: 'ftp://nowhere' } });
+    expectOneLine(run, /^svc-harness: target environment \(SVC_\*\): kv.* \[SVC_CONFIG\]$/);
+  });
+});
+
+describe('gates that would pass without judging', () => {
+  test('--area messaging against a kv-only target: one SVC_CONFIG line, exit 2, nothing run', async () => {
+    const run = await runCli(['conformance', '--area', 'messaging'], { env: kvEnv });
+    const lines = run.stderr.split('\n').filter((line) => line !== '' && !line.includes('from the environment'));
+    expect(lines, run.stderr).toEqual([
+      'svc-harness: conformance: --area messaging: the target environment has no messaging area (it has kv) [SVC_CONFIG]',
+    ]);
+    expect(run.exitCode).toBe(2);
+  });
+
+  test('a run whose every case was skipped judged nothing: exit 2 with one line', async () => {
+    // The reference's kv target without its admin endpoint: the daily-limit case needs it, and skips.
+    const { run, report } = await cli(
+      'all-skipped',
+      ['conformance', '--area', 'kv', '--rules', 'B.limits.daily-limit'],
+      kvEnv,
+    );
+    expect(report?.targets?.[0]?.cases.map((result) => result.verdict.kind)).toEqual(['skip']);
+    expect(run.exitCode).toBe(2);
+    expect(run.stdout).toContain('gate: error (exit code 2)');
+    expect(report?.problems).toEqual([
+      expect.stringMatching(/^environment: judged nothing: none of its 1 cases passed or failed \(1 skip\); first: /),
+    ]);
+  }, 120_000);
+});
