@@ -153,7 +153,8 @@ describe('chooseTargets', () => {
     const choice = chooseTargets('run', ['t.json'], { ...env, SVC_MGMT_URL: 'ftp://x' });
     expect(choice).toEqual({
       files: ['t.json'],
-      notice: "run: --target t.json wins over the environment's target; ignored: SVC_KV_URL, SVC_KV_TOKEN, SVC_MGMT_URL",
+      notice:
+        "run: --target t.json wins over the environment's target; ignored: SVC_KV_URL, SVC_KV_TOKEN, SVC_MGMT_URL",
     });
     expect(chooseTargets('run', ['t.json'], { SVC_KV_TOKEN: 'only a token' })).toEqual({ files: ['t.json'] });
   });
