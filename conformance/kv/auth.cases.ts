@@ -10,7 +10,7 @@ import { jsonBody } from '../../src/http/http-client.ts';
 import { mapLimit } from '../support/bounded.ts';
 import { keySpace } from '../support/key-space.ts';
 import {
-  checkErrorBody,
+  checkError,
   checkItems,
   checkNotSuccess,
   checkResult,
@@ -93,7 +93,7 @@ export const cases = defineCases([
   },
   {
     id: 'kv.auth.missing-401',
-    rules: ['B.auth.missing-401', 'B.observe.unauthorized-text'],
+    rules: ['B.auth.missing-401', 'B.response.error-shape', 'B.errors.class-token', 'B.observe.unauthorized-text'],
     title: 'A request without a token answers 401 and runs nothing',
     expect:
       'Without a token POST /, the path form, /pipeline, /multi-exec and /monitor answer 401 with {"error"}; nothing is written.',
@@ -112,8 +112,9 @@ export const cases = defineCases([
       for (const [what, available, send] of attempts) {
         if (!available) continue;
         const res = await send();
-        checkStatus('B.auth.missing-401', res, 401, what);
-        const text = checkErrorBody('B.auth.missing-401', res, what);
+        // The status is the auth rule's; the body is an Error object like every failure's (spec
+        // "Errors"), so a 401 answered text/plain "Unauthorized" fails B.response.error-shape.
+        const text = checkError('B.auth.missing-401', res, { status: 401, context: what, observe: ctx.observe });
         if (what === 'POST /') ctx.observe(`401 text: ${JSON.stringify(text)}`);
       }
       const monitor = await openKvStream(ctx, kv, '/monitor', { kind: 'none' });
@@ -125,7 +126,7 @@ export const cases = defineCases([
   },
   {
     id: 'kv.auth.invalid-401',
-    rules: ['B.auth.invalid-401'],
+    rules: ['B.auth.invalid-401', 'B.response.error-shape', 'B.errors.class-token'],
     title: 'A request with an invalid token answers 401 and runs nothing',
     expect: 'A wrong token by header or by _token answers 401 with {"error"}; nothing is written.',
     async run(ctx) {
@@ -144,8 +145,7 @@ export const cases = defineCases([
         ],
         ...(forms.pipeline ? [['/pipeline', await kv.pipeline([['SET', key, 'v']], wrong)] as const] : []),
       ] as const) {
-        checkStatus('B.auth.invalid-401', res, 401, what);
-        checkErrorBody('B.auth.invalid-401', res, what);
+        checkError('B.auth.invalid-401', res, { status: 401, context: what, observe: ctx.observe });
       }
       const basic = await kv.root(['SET', key, 'v'], {
         credentials: { kind: 'none' },

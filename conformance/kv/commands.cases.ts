@@ -5,7 +5,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { type ConformanceCase, defineCases } from '../../src/engines/conformance/conformance-case.ts';
 import { keySpace } from '../support/key-space.ts';
-import { checkDiscarded, checkError, checkResult, checkThat, resultOf } from '../support/kv-checks.ts';
+import { checkDiscarded, checkRefusal, checkResult, checkThat, resultOf } from '../support/kv-checks.ts';
 import { createKvClient, type JsonArg } from '../support/kv-client.ts';
 import { pathFormAvailable, steps, transactionRuns } from '../support/kv-steps.ts';
 
@@ -199,7 +199,8 @@ const refusedRows: readonly RefusedRow[] = [
 function refusedCase(row: RefusedRow): ConformanceCase {
   return {
     id: `kv.commands.refused.${row.name}`,
-    rules: [row.rule],
+    // The refusal's status and body are checked too, each under its own rule (checkRefusal).
+    rules: [row.rule, 'B.status.unsupported-400', 'B.response.error-shape', 'B.errors.class-token'],
     title: `${row.command.slice(0, 2).join(' ')} is not supported`,
     expect: `${row.command[0]} answers 400 with an {error} object, in POST / and in the path form.`,
     async run(ctx) {
@@ -208,11 +209,11 @@ function refusedCase(row: RefusedRow): ConformanceCase {
       const withKey = (command: readonly string[]) => command.map((arg) => (arg === '{k}' ? key : arg));
       // The positive first: POST / runs a command; a target refusing everything proves nothing.
       await steps(kv, [['PING'], ...(row.arrange ?? []).map(withKey)]);
-      checkError(row.rule, await kv.root(withKey(row.command)), { context: 'POST /', observe: ctx.observe });
+      checkRefusal(row.rule, await kv.root(withKey(row.command)), { context: 'POST /', observe: ctx.observe });
       // The path form is another way to send the same command; where the target lacks it, the rule
       // held on POST / and the path form's absence is its own case's failure (B.methods.allowed).
       if (await pathFormAvailable(kv)) {
-        checkError(row.rule, await kv.path('POST', withKey(row.command)), {
+        checkRefusal(row.rule, await kv.path('POST', withKey(row.command)), {
           context: 'path form',
           observe: ctx.observe,
         });

@@ -159,6 +159,24 @@ export function checkError(
   return text;
 }
 
+/**
+ * A command the spec says is not supported (rule 5), refused the way spec "Errors" says: 400 with an
+ * error object. Each way of getting it wrong blames what broke: an answer of 2xx means the command was
+ * accepted (it ran), which breaks the refusal's own `rule`; any other status is a refusal with the
+ * wrong status (500 "cluster support disabled" ran nothing), which breaks the status rule
+ * (B.status.unsupported-400), not the refusal's; then the body's shape and class token under theirs.
+ */
+export function checkRefusal(
+  rule: string,
+  res: HttpResponse,
+  options: { readonly context?: string; readonly observe?: (note: string) => void } = {},
+): string {
+  if (res.status >= 200 && res.status < 300) {
+    throw new CheckFailure(rule, describe(res), 'a refusal: status 400 with an {error} object', options.context);
+  }
+  return checkError('B.status.unsupported-400', res, options);
+}
+
 /** What the spec allows as a result: null, an integer, a string, or an array of strings and nulls. */
 export function checkResultShape(rule: string, value: unknown, context?: string) {
   const scalar = value === null || typeof value === 'string' || (typeof value === 'number' && Number.isInteger(value));
