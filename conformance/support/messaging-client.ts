@@ -8,7 +8,23 @@ import { dispatcherFor, type HttpResponse, httpRequest } from '../../src/http/ht
 import type { HttpMethod } from '../../src/protocol/http-method.ts';
 import { vendorHeader } from '../../src/target/dialects.ts';
 
-export type MessagingAuth = 'bearer' | 'query' | 'none' | 'wrong';
+/**
+ * How a request authenticates: the token as Bearer or in the query parameter; or credentials a
+ * target must refuse: none, a wrong Bearer token, `Bearer` alone, the right token under another
+ * scheme, a wrong token in the query parameter.
+ */
+export type MessagingAuth = 'bearer' | 'query' | 'none' | 'wrong' | 'bearer-alone' | 'other-scheme' | 'wrong-query';
+
+/** The credentials a target must refuse, each with how a received text names it. */
+export const refusedCredentials = {
+  none: 'no credentials',
+  wrong: 'a wrong Bearer token',
+  'bearer-alone': '"Bearer" alone',
+  'other-scheme': 'the token under the Token scheme',
+  'wrong-query': 'a wrong token in the query parameter',
+} as const satisfies Partial<Record<MessagingAuth, string>>;
+
+export type RefusedCredential = keyof typeof refusedCredentials;
 
 export interface MessagingRequest {
   readonly method?: HttpMethod;
@@ -28,10 +44,11 @@ export interface MessagingClient {
 /** A token no target issues, in the JWT format the spec's tokens have. */
 const wrongToken = 'eyJhbGciOiJIUzI1NiJ9.eyJ3cm9uZyI6dHJ1ZX0.c3ZjLWhhcm5lc3Mtd3JvbmctdG9rZW4';
 
-export function createMessagingClient(ctx: CaseContext): MessagingClient {
+/** A client of the target's area A; `baseUrl` picks another of its base URLs (a region's). */
+export function createMessagingClient(ctx: CaseContext, options: { readonly baseUrl?: string } = {}): MessagingClient {
   const messaging = ctx.target.messaging;
   if (messaging === undefined) ctx.skip('the target has no messaging area.');
-  const baseUrl = messaging.url.replace(/\/+$/, '');
+  const baseUrl = (options.baseUrl ?? messaging.url).replace(/\/+$/, '');
   const dispatcher = dispatcherFor(ctx.target.tls);
   return {
     baseUrl,
@@ -42,10 +59,11 @@ export function createMessagingClient(ctx: CaseContext): MessagingClient {
         request.body === undefined || typeof request.body === 'string' || request.body instanceof Uint8Array
           ? request.body
           : JSON.stringify(request.body);
+      const queryToken = auth === 'query' ? messaging.token : auth === 'wrong-query' ? wrongToken : undefined;
       const query =
-        auth === 'query'
-          ? `${path.includes('?') ? '&' : '?'}${ctx.dialect.messagingTokenQuery}=${encodeURIComponent(messaging.token)}`
-          : '';
+        queryToken === undefined
+          ? ''
+          : `${path.includes('?') ? '&' : '?'}${ctx.dialect.messagingTokenQuery}=${encodeURIComponent(queryToken)}`;
       return httpRequest({
         url: `${baseUrl}${path}${query}`,
         method: request.method ?? 'POST',
@@ -54,6 +72,8 @@ export function createMessagingClient(ctx: CaseContext): MessagingClient {
           ...messaging.headers,
           ...(auth === 'bearer' && { authorization: `Bearer ${messaging.token}` }),
           ...(auth === 'wrong' && { authorization: `Bearer ${wrongToken}` }),
+          ...(auth === 'bearer-alone' && { authorization: 'Bearer' }),
+          ...(auth === 'other-scheme' && { authorization: `Token ${messaging.token}` }),
           ...(typeof request.body === 'object' &&
             !(request.body instanceof Uint8Array) && { 'content-type': 'application/json' }),
           ...request.headers,
