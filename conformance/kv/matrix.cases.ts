@@ -4,12 +4,13 @@
  */
 import { defineCases } from '../../src/engines/conformance/conformance-case.ts';
 import { requestForms } from '../support/kv-oracle.ts';
-import { matrixFormRules, runMatrixForm } from '../support/matrix-runner.ts';
+import { matrixFormCovers, matrixFormRules, runMatrixForm } from '../support/matrix-runner.ts';
 
 export const cases = defineCases(
   requestForms.map((form) => ({
     id: `kv.matrix.${form}`,
     rules: matrixFormRules(form),
+    covers: matrixFormCovers(form),
     title: `Combination matrix: ${form} × encoding × response format × credentials`,
     expect:
       'Every cell answers as the oracle derives from the spec: the result (base64, JSON or RESP2), 400 for a bad header, 401 without a valid token.',

@@ -7,6 +7,8 @@ import { CheckFailure, isCheckFailure, means, show } from '../../src/engines/con
 import type { CaseContext } from '../../src/engines/conformance/conformance-case.ts';
 import type { HttpResponse } from '../../src/http/http-client.ts';
 import { toBase64 } from '../../src/protocol/kv/base64.ts';
+import type { CellCover } from '../../src/results/rule.ts';
+import { cover } from '../rules/dimensions.ts';
 import { mapLimit } from './bounded.ts';
 import type { CredentialKind } from './credentials.ts';
 import { keySpace } from './key-space.ts';
@@ -194,4 +196,18 @@ export function matrixFormRules(form: RequestForm): string[] {
   const rules = new Set<string>();
   for (const cell of matrixCells()) if (cell.form === form) for (const rule of cellOracle(cell).rules) rules.add(rule);
   return [...rules].sort();
+}
+
+/** The cells of the rules' dimensions one form's matrix case checks (conformance/rules/kv-dimensions.ts). */
+export function matrixFormCovers(form: RequestForm): CellCover[] {
+  const endpoint = [form];
+  const covers = [
+    cover('B.auth.bearer', { endpoint }),
+    cover('B.auth.query-token', { endpoint }),
+    cover('B.auth.read-only.reads', { endpoint }),
+    cover('B.auth.missing-401', { endpoint }),
+    cover('B.auth.invalid-401', { endpoint, credentials: ['wrong-header'] }),
+  ];
+  if (form === 'head-path') return covers;
+  return [...covers, cover('B.encoding.base64', { endpoint }), cover('B.format.json', { endpoint })];
 }

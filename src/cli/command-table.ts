@@ -346,6 +346,11 @@ export const commandTable = {
     options: {
       area: { type: 'string', description: 'Only these areas, comma-separated: kv, messaging, management' },
       json: { type: 'boolean', description: 'Print JSON instead of text' },
+      coverage: {
+        type: 'boolean',
+        description:
+          'Print the coverage matrix: every cell of each rule’s dimensions, covered by which case or not applicable and why; exit 1 when a cell is left uncovered',
+      },
     },
     load: () => import('./commands/rules.ts'),
   },

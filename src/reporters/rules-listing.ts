@@ -1,5 +1,5 @@
 /** Renders `svc-harness rules`: text for people, JSON for tools (pure). */
-import type { RuleCoverage } from '../results/rule.ts';
+import type { CellCoverage, RuleCoverage } from '../results/rule.ts';
 
 export function renderRulesText(coverage: readonly RuleCoverage[]): string {
   const lines = coverage.flatMap(({ rule, cases }) => [
@@ -22,4 +22,45 @@ export function renderRulesJson(coverage: readonly RuleCoverage[]): string {
     cases: [...cases],
   }));
   return `${JSON.stringify({ rules }, null, 2)}\n`;
+}
+
+/** The coverage matrix: one line per cell under its rule, then the totals and any problem of the dimensions. */
+export function renderCoverageText(cells: readonly CellCoverage[], problems: readonly string[] = []): string {
+  const lines: string[] = [];
+  let rule = '';
+  for (const cell of cells) {
+    if (cell.rule.id !== rule) {
+      rule = cell.rule.id;
+      lines.push(`${rule} [${cell.rule.level}]`);
+    }
+    const point = Object.entries(cell.point)
+      .map(([dimension, value]) => `${dimension}=${value}`)
+      .join(' ');
+    const state =
+      cell.cases.length > 0
+        ? `covered by ${cell.cases.join(', ')}`
+        : cell.notApplicable !== undefined
+          ? `n/a: ${cell.notApplicable}`
+          : 'UNCOVERED';
+    lines.push(`  ${point === '' ? '(the rule)' : point}: ${state}`);
+  }
+  const covered = cells.filter((cell) => cell.cases.length > 0).length;
+  const notApplicable = cells.filter((cell) => cell.cases.length === 0 && cell.notApplicable !== undefined).length;
+  const open = cells.length - covered - notApplicable;
+  lines.push('', `${cells.length} cells: ${covered} covered, ${notApplicable} not applicable, ${open} uncovered`);
+  for (const problem of problems) lines.push(`problem: ${problem}`);
+  return `${lines.join('\n')}\n`;
+}
+
+export function renderCoverageJson(cells: readonly CellCoverage[], problems: readonly string[] = []): string {
+  const rows = cells.map((cell) => ({
+    rule: cell.rule.id,
+    area: cell.rule.area,
+    level: cell.rule.level,
+    point: cell.point,
+    cases: [...cell.cases],
+    ...(cell.notApplicable !== undefined && { notApplicable: cell.notApplicable }),
+  }));
+  const uncovered = cells.filter((cell) => cell.cases.length === 0 && cell.notApplicable === undefined).length;
+  return `${JSON.stringify({ cells: rows, uncovered, problems }, null, 2)}\n`;
 }

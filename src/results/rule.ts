@@ -47,3 +47,62 @@ export interface RuleCoverage {
   /** Ids of the cases naming the rule, sorted. */
   readonly cases: readonly string[];
 }
+
+/**
+ * Coverage by construction (issue 20). A dimension is something a rule speaks about (the endpoint, the
+ * reply's shape, the credentials, a class of bytes…), with a closed list of values; the vocabulary is
+ * conformance/rules/dimensions.ts. A rule names the grids of dimensions it applies over; a cell is the
+ * rule and one point of one grid. Every cell is covered by a case that declares it, or carved out as
+ * not applicable with a one-line reason.
+ */
+export interface Dimension {
+  /** Kebab-case id: `byte-class`. */
+  readonly id: string;
+  readonly title: string;
+  readonly values: readonly string[];
+}
+
+/** Dimension id → the values spanned; a dimension left out spans all its values. */
+export type CellRegion = Readonly<Record<string, readonly string[]>>;
+
+/** One point of a grid: dimension id → one value. */
+export type CellPoint = Readonly<Record<string, string>>;
+
+export interface NotApplicable {
+  readonly where: CellRegion;
+  /** One line: why the rule says nothing there (or what says it instead). */
+  readonly reason: string;
+}
+
+export interface RuleDimensions {
+  readonly rule: string;
+  /** Each grid is a list of dimension ids; the rule's cells are the union of the grids' cross products. */
+  readonly grids: readonly (readonly string[])[];
+  readonly notApplicable?: readonly NotApplicable[];
+}
+
+/** The cells of a rule a case checks: the region, within the grids whose dimensions it names. */
+export interface CellCover {
+  readonly rule: string;
+  readonly where: CellRegion;
+}
+
+/** The dimension vocabulary and every rule's grids (areas add a `<area>-dimensions.ts` each). */
+export interface DimensionCatalog {
+  readonly dimensions: readonly Dimension[];
+  readonly rules: readonly RuleDimensions[];
+  /** The files read, relative to the repository. */
+  readonly files: readonly string[];
+}
+
+/** One cell and how it is covered: by cases, or not applicable with a reason. */
+export interface CellCoverage {
+  readonly rule: Rule;
+  /** Empty for a rule without dimensions: its one cell is covered by any case naming the rule. */
+  readonly point: CellPoint;
+  /** `B.encoding.base64 [container=reply reply-shape=string]`. */
+  readonly key: string;
+  /** Ids of the cases covering the cell, sorted. */
+  readonly cases: readonly string[];
+  readonly notApplicable?: string;
+}

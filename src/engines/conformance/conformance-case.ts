@@ -3,6 +3,7 @@
  * (after Autobahn's case tables). Suites are files of such objects, families generated from tables.
  */
 import type { HttpResponse } from '../../http/http-client.ts';
+import type { CellCover } from '../../results/rule.ts';
 import type { Capability } from '../../target/areas.ts';
 import type { Dialect } from '../../target/dialects.ts';
 import type { Target } from '../../target/target.ts';
@@ -16,6 +17,11 @@ export interface ConformanceCase {
   /** One sentence: what a conforming target does. */
   readonly expect: string;
   readonly needs?: readonly Capability[];
+  /**
+   * The cells of the rules' dimensions this case checks (conformance/rules/dimensions.ts `cover`); a
+   * rule with dimensions counts as covered only where a case declares it (`svc-harness rules --coverage`).
+   */
+  readonly covers?: readonly CellCover[];
   /** Throws CheckFailure on a broken rule; calls ctx.observe where the spec is silent. */
   run(ctx: CaseContext): Promise<void>;
 }

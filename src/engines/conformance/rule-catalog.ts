@@ -5,7 +5,14 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { createRuleCatalog, type Rule, type RuleCatalog } from '../../results/rule.ts';
+import {
+  createRuleCatalog,
+  type Dimension,
+  type DimensionCatalog,
+  type Rule,
+  type RuleCatalog,
+  type RuleDimensions,
+} from '../../results/rule.ts';
 import { rulesDir } from './repo-paths.ts';
 
 function isRule(value: unknown): value is Rule {
@@ -35,4 +42,42 @@ async function readCatalog(): Promise<RuleCatalog> {
     rules,
     names.map((name) => `conformance/rules/${name}`),
   );
+}
+
+function isDimension(value: unknown): value is Dimension {
+  if (typeof value !== 'object' || value === null) return false;
+  const item = value as Record<string, unknown>;
+  return typeof item.id === 'string' && typeof item.title === 'string' && Array.isArray(item.values);
+}
+
+function isRuleDimensions(value: unknown): value is RuleDimensions {
+  if (typeof value !== 'object' || value === null) return false;
+  const item = value as Record<string, unknown>;
+  return typeof item.rule === 'string' && Array.isArray(item.grids);
+}
+
+let cachedDimensions: Promise<DimensionCatalog> | undefined;
+
+/**
+ * The dimension vocabulary (conformance/rules/dimensions.ts) and every `*-dimensions.ts` of the same
+ * folder, each contributing its exported arrays of rule grids; loaded once per process.
+ */
+export function loadDimensionCatalog(): Promise<DimensionCatalog> {
+  cachedDimensions ??= readDimensions();
+  return cachedDimensions;
+}
+
+async function readDimensions(): Promise<DimensionCatalog> {
+  const names = (await readdir(rulesDir)).filter((name) => name.endsWith('dimensions.ts')).sort();
+  const dimensions: Dimension[] = [];
+  const rules: RuleDimensions[] = [];
+  for (const name of names) {
+    const module = (await import(pathToFileURL(join(rulesDir, name)).href)) as Record<string, unknown>;
+    for (const exported of Object.values(module)) {
+      if (!Array.isArray(exported) || exported.length === 0) continue;
+      if (exported.every(isDimension)) dimensions.push(...exported);
+      else if (exported.every(isRuleDimensions)) rules.push(...exported);
+    }
+  }
+  return { dimensions, rules, files: names.map((name) => `conformance/rules/${name}`) };
 }

@@ -1,0 +1,116 @@
+/**
+ * The dimensions rules speak about (issue 20, coverage by construction): one closed vocabulary for all
+ * areas. A rule's grids (conformance/rules/<area>-dimensions.ts) name dimensions of this table, a
+ * case's `covers` names cells with `cover(rule, where)`; both are typed against it, and
+ * test/conformance/rules/coverage.test.ts fails when a cell is left uncovered.
+ *
+ * To add a dimension or a value: add it here; every rule whose grid uses the dimension then has new
+ * cells, which a case must cover (or a `notApplicable` entry must carve out, with its reason).
+ */
+import type { CellCover, CellRegion, Dimension } from '../../src/results/rule.ts';
+
+export const dimensionTable = {
+  endpoint: {
+    title: 'Endpoint and request form (area B)',
+    values: [
+      'get-path',
+      'head-path',
+      'post-path',
+      'put-path',
+      'post-body',
+      'post-root',
+      'pipeline',
+      'multi-exec',
+      'monitor',
+      'subscribe',
+      'publish',
+      'info',
+    ],
+  },
+  'reply-shape': {
+    title: 'Shape of a reply (area B)',
+    values: [
+      'null',
+      'integer',
+      'string',
+      'empty-string',
+      'ok-simple',
+      'string-array',
+      'array-with-nulls',
+      'empty-array',
+      'nested-2',
+      'nested-3',
+      'error',
+    ],
+  },
+  container: {
+    title: 'Where a reply sits: the whole answer, a /pipeline item, a /multi-exec item (area B)',
+    values: ['reply', 'pipeline-item', 'multi-exec-item'],
+  },
+  credentials: {
+    title: 'Credentials a request carries',
+    values: ['none', 'wrong-header', 'wrong-query', 'read-only', 'standard-header', 'standard-query'],
+  },
+  'byte-class': {
+    title: 'Bytes that URL, path and body handling commonly get wrong',
+    values: [
+      'space',
+      'plus',
+      'percent',
+      'slash',
+      'question',
+      'hash',
+      'ampersand',
+      'equals',
+      'quote',
+      'backslash',
+      'bmp',
+      'astral',
+      'invalid-utf8',
+      'nul',
+      'crlf',
+      'empty',
+      'long',
+    ],
+  },
+  lookalike: {
+    title: 'Values that look like special replies',
+    values: ['OK', 'PONG', 'QUEUED', 'null', 'nil', '+OK', '-ERR x', ':1', '$-1', '*0', 'true', '123'],
+  },
+  'traffic-source': {
+    title: 'Where the traffic another endpoint shows comes from (area B)',
+    values: ['get-path', 'post-body', 'post-root', 'pipeline', 'multi-exec', 'publish', 'other-database'],
+  },
+  'name-overlap': {
+    title: 'A neighbouring name: longer, with a separator, another case, a glob character',
+    values: ['longer', 'separator', 'case', 'glob'],
+  },
+} as const satisfies Record<string, Omit<Dimension, 'id'>>;
+
+export type DimensionId = keyof typeof dimensionTable;
+export type DimensionValue<D extends DimensionId> = (typeof dimensionTable)[D]['values'][number];
+
+/** A typed region: each named dimension spans the listed values. */
+export type Where = { readonly [D in DimensionId]?: readonly DimensionValue<D>[] };
+
+/** Every dimension, for the catalog. */
+export const dimensions: readonly Dimension[] = Object.entries(dimensionTable).map(([id, { title, values }]) => ({
+  id,
+  title,
+  values,
+}));
+
+/** All values of a dimension, typed (for grids that span it all). */
+export function allOf<D extends DimensionId>(dimension: D): readonly DimensionValue<D>[] {
+  return dimensionTable[dimension].values as readonly DimensionValue<D>[];
+}
+
+/** A case's declaration that it checks `rule` over the region `where`. */
+export function cover(rule: string, where: Where): CellCover {
+  return { rule, where: where as CellRegion };
+}
+
+/** A typed not-applicable region with its reason. */
+export function notApplicable(where: Where, reason: string): { readonly where: CellRegion; readonly reason: string } {
+  return { where: where as CellRegion, reason };
+}
