@@ -1,17 +1,55 @@
 /**
  * Spec "States and transitions > Queue (area A)" and "Endpoints": pause answers 200; a paused queue
- * accepts messages and holds them; pausing a paused queue changes nothing. Creating a queue,
+ * accepts messages (a check of its own) and holds them; pausing a paused queue changes nothing. Creating a queue,
  * enqueueing and resuming are not in the spec (the adapter does them); what resume does is observed.
  */
-import { means } from '../../src/engines/conformance/check-failure.ts';
+import { CheckFailure, means } from '../../src/engines/conformance/check-failure.ts';
 import { defineCases } from '../../src/engines/conformance/conformance-case.ts';
-import { messagingAdapter } from '../support/messaging-adapter.ts';
+import { type MessagingAdapter, messagingAdapter } from '../support/messaging-adapter.ts';
 import { checkStatus, checkThat } from '../support/messaging-checks.ts';
 import { createMessagingClient } from '../support/messaging-client.ts';
 import { openInbox } from '../support/messaging-sink.ts';
 import { uniqueId } from '../support/messaging-steps.ts';
 
+/** Enqueues to a paused queue: a refusal fails A.queue.paused-accepts (a means elsewhere: blocked). */
+async function enqueueWhilePaused(adapter: MessagingAdapter, queue: string, url: string, body: string): Promise<void> {
+  try {
+    await adapter.enqueue(queue, url, {}, body);
+  } catch (error) {
+    throw new CheckFailure(
+      'A.queue.paused-accepts',
+      `the enqueue was refused: ${error instanceof Error ? error.message : String(error)}`,
+      'the message accepted',
+      'an enqueue to the paused queue',
+    );
+  }
+}
+
 export const cases = defineCases([
+  {
+    id: 'messaging.queue.paused-accepts',
+    rules: ['A.queue.paused-accepts'],
+    needs: ['messaging.adapter'],
+    title: 'A paused queue still accepts new messages',
+    expect:
+      'Creates one queue (deleted afterwards): an enqueue while it is active is accepted; after a pause, an enqueue is accepted too.',
+    async run(ctx) {
+      const client = createMessagingClient(ctx);
+      const adapter = await messagingAdapter(ctx);
+      const inbox = await openInbox(ctx, 'queue.paused-accepts');
+      const queue = uniqueId(ctx, 'queue').slice(-60);
+      await adapter.createQueue(queue, { parallelism: 1 });
+      ctx.onCleanup(async () => {
+        await adapter.deleteQueue?.(queue);
+      });
+      // The positive first: the same enqueue is accepted while the queue is active.
+      await means(() => adapter.enqueue(queue, inbox.url('dest', '/active'), {}, 'while active'));
+      await means(async () =>
+        checkStatus('A.queue.pause-200', await client.call(`/v2/queues/${queue}/pause`), 200, 'the pause'),
+      );
+      await enqueueWhilePaused(adapter, queue, inbox.url('dest', '/paused'), 'while paused');
+    },
+  },
   {
     id: 'messaging.queue.pause',
     rules: ['A.queue.pause-200', 'A.queue.paused-holds', 'A.queue.pause-idempotent', 'A.queue.resume'],
@@ -29,7 +67,7 @@ export const cases = defineCases([
         await adapter.deleteQueue?.(queue);
       });
       checkStatus('A.queue.pause-200', await client.call(`/v2/queues/${queue}/pause`), 200, 'the first pause');
-      await means(() => adapter.enqueue(queue, inbox.url('dest', '/1'), {}, 'first'));
+      await means(() => enqueueWhilePaused(adapter, queue, inbox.url('dest', '/1'), 'first'));
       await inbox.settle();
       checkThat(
         'A.queue.paused-holds',
@@ -38,7 +76,7 @@ export const cases = defineCases([
         'no delivery',
       );
       checkStatus('A.queue.pause-idempotent', await client.call(`/v2/queues/${queue}/pause`), 200, 'the second pause');
-      await means(() => adapter.enqueue(queue, inbox.url('dest', '/2'), {}, 'second'));
+      await means(() => enqueueWhilePaused(adapter, queue, inbox.url('dest', '/2'), 'second'));
       await inbox.settle();
       checkThat(
         'A.queue.pause-idempotent',
