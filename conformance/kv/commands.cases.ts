@@ -3,10 +3,11 @@
  * table), the JSON group, and one case per kind of refused command the spec names.
  */
 import { isDeepStrictEqual } from 'node:util';
-import { type ConformanceCase, defineCases } from '../../src/engines/conformance/conformance-case.ts';
+import { type CaseContext, type ConformanceCase, defineCases } from '../../src/engines/conformance/conformance-case.ts';
+import type { HttpResponse } from '../../src/http/http-client.ts';
 import { keySpace } from '../support/key-space.ts';
-import { checkDiscarded, checkRefusal, checkResult, checkThat, resultOf } from '../support/kv-checks.ts';
-import { createKvClient, type JsonArg } from '../support/kv-client.ts';
+import { checkDiscarded, checkRefusal, checkResult, checkThat, isSuccess, resultOf } from '../support/kv-checks.ts';
+import { createKvClient, type JsonArg, type KvClient } from '../support/kv-client.ts';
 import { pathFormAvailable, steps, transactionRuns } from '../support/kv-steps.ts';
 
 interface GroupRow {
@@ -165,7 +166,51 @@ interface RefusedRow {
   readonly command: readonly string[];
   /** Commands run first, so that the refused one would succeed if it ran. */
   readonly arrange?: readonly (readonly string[])[];
+  /**
+   * For a command that changes the state of the connection it runs on: how to put that state back
+   * when a broken target runs it (see sharedState below). Called only when the command was accepted.
+   */
+  readonly restore?: (kv: KvClient, ctx: CaseContext, marker: string) => Promise<void>;
 }
+
+/**
+ * Cases must not change one another's verdicts. A broken target may run every command on the ONE
+ * Redis connection it shares between all requests (up-redis does): `HELLO 2` would switch that
+ * connection to RESP2 for every later case, `SELECT 0` move it to another database, `READONLY` make
+ * it a replica reader. The connection and cluster rows are therefore chosen or undone so that a
+ * target that runs them is left as it was:
+ * - HELLO is sent without a protocol version: a HELLO that runs answers the connection's properties
+ *   and switches nothing (Redis ≥ 6.2), and still proves HELLO is not refused;
+ * - SELECT is undone: a marker key written before tells whether the connection moved, and SELECT of
+ *   each database in turn (Redis has 16 by default) finds the one holding the marker again;
+ * - READONLY is undone by READWRITE, and ASKING (a flag for the next command only) is used up by a PING;
+ * - CLIENT ID, CLIENT GETNAME, CLUSTER INFO and CLUSTER KEYSLOT only read.
+ * Neither running these rows last nor restoring blindly would do: files run in the sequencer's order,
+ * and the spec refuses the very commands (HELLO 3, SELECT n) a blind restore would send.
+ */
+const sharedState = {
+  async select(kv: KvClient, ctx: CaseContext, marker: string): Promise<void> {
+    const here = async () => {
+      const res = await kv.root(['GET', marker]);
+      return isSuccess(res) && resultOf('B.root.json-array', res) === 'here';
+    };
+    if (await here()) return;
+    for (let db = 0; db < 16; db++) {
+      await kv.root(['SELECT', String(db)]);
+      if (await here()) {
+        ctx.observe(`SELECT ran and moved the target's connection; database ${db} selected again`);
+        return;
+      }
+    }
+    ctx.observe("SELECT ran and moved the target's connection; the database could not be found again");
+  },
+  async readonly(kv: KvClient): Promise<void> {
+    await kv.root(['READWRITE']);
+  },
+  async asking(kv: KvClient): Promise<void> {
+    await kv.root(['PING']);
+  },
+};
 
 /** Every command rule 5 names as not supported (connection and cluster groups by example). */
 const refusedRows: readonly RefusedRow[] = [
@@ -186,14 +231,19 @@ const refusedRows: readonly RefusedRow[] = [
     command: ['XREADGROUP', 'GROUP', 'g', 'c', 'BLOCK', '100', 'STREAMS', '{k}', '>'],
     arrange: [['XGROUP', 'CREATE', '{k}', 'g', '$', 'MKSTREAM']],
   },
-  { name: 'select', rule: 'B.commands.connection-only-ping-echo', command: ['SELECT', '0'] },
+  {
+    name: 'select',
+    rule: 'B.commands.connection-only-ping-echo',
+    command: ['SELECT', '0'],
+    restore: sharedState.select,
+  },
   { name: 'client-id', rule: 'B.commands.connection-only-ping-echo', command: ['CLIENT', 'ID'] },
   { name: 'client-getname', rule: 'B.commands.connection-only-ping-echo', command: ['CLIENT', 'GETNAME'] },
-  { name: 'hello', rule: 'B.commands.connection-only-ping-echo', command: ['HELLO', '2'] },
+  { name: 'hello', rule: 'B.commands.connection-only-ping-echo', command: ['HELLO'] },
   { name: 'cluster-info', rule: 'B.commands.cluster-refused', command: ['CLUSTER', 'INFO'] },
   { name: 'cluster-keyslot', rule: 'B.commands.cluster-refused', command: ['CLUSTER', 'KEYSLOT', '{k}'] },
-  { name: 'readonly', rule: 'B.commands.cluster-refused', command: ['READONLY'] },
-  { name: 'asking', rule: 'B.commands.cluster-refused', command: ['ASKING'] },
+  { name: 'readonly', rule: 'B.commands.cluster-refused', command: ['READONLY'], restore: sharedState.readonly },
+  { name: 'asking', rule: 'B.commands.cluster-refused', command: ['ASKING'], restore: sharedState.asking },
 ];
 
 function refusedCase(row: RefusedRow): ConformanceCase {
@@ -205,15 +255,29 @@ function refusedCase(row: RefusedRow): ConformanceCase {
     expect: `${row.command[0]} answers 400 with an {error} object, in POST / and in the path form.`,
     async run(ctx) {
       const kv = createKvClient(ctx);
-      const key = keySpace(ctx, kv).key('k');
+      const keys = keySpace(ctx, kv);
+      const key = keys.key('k');
+      const marker = keys.key('marker');
       const withKey = (command: readonly string[]) => command.map((arg) => (arg === '{k}' ? key : arg));
       // The positive first: POST / runs a command; a target refusing everything proves nothing.
-      await steps(kv, [['PING'], ...(row.arrange ?? []).map(withKey)]);
-      checkRefusal(row.rule, await kv.root(withKey(row.command)), { context: 'POST /', observe: ctx.observe });
+      await steps(kv, [
+        ['PING'],
+        ...(row.arrange ?? []).map(withKey),
+        ...(row.restore ? [['SET', marker, 'here']] : []),
+      ]);
+      const send = async (how: () => Promise<HttpResponse>) => {
+        const res = await how();
+        if (row.restore && res.status >= 200 && res.status < 300) await row.restore(kv, ctx, marker);
+        return res;
+      };
+      checkRefusal(row.rule, await send(() => kv.root(withKey(row.command))), {
+        context: 'POST /',
+        observe: ctx.observe,
+      });
       // The path form is another way to send the same command; where the target lacks it, the rule
       // held on POST / and the path form's absence is its own case's failure (B.methods.allowed).
       if (await pathFormAvailable(kv)) {
-        checkRefusal(row.rule, await kv.path('POST', withKey(row.command)), {
+        checkRefusal(row.rule, await send(() => kv.path('POST', withKey(row.command))), {
           context: 'path form',
           observe: ctx.observe,
         });
