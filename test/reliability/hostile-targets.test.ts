@@ -1,8 +1,9 @@
 /**
  * Targets that answer the first ping and then misbehave: they stall, send endless bodies, answer HTML
- * that calls itself JSON, or reset every connection. Each run ends within a bound, with `error`
- * verdicts that say what happened (never a rule's failure, a pass or an observation), exit code 2, and
- * the harness's memory bounded by the answer cap.
+ * that calls itself JSON, or reset every connection. Each run ends within a bound, and the harness's
+ * memory is bounded by the answer cap. No answer (a stall, a reset) and bytes past the cap are `error`
+ * verdicts that say what happened, exit code 2; HTML called JSON is an answer that breaks B.format.json,
+ * so those cases fail on that rule (exit code 1).
  */
 
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -16,7 +17,7 @@ import { runCli } from '../support/run-cli.ts';
 interface Report {
   readonly gate: string;
   readonly targets: {
-    readonly cases: { readonly id: string; readonly verdict: { kind: string; reason?: string } }[];
+    readonly cases: { readonly id: string; readonly verdict: { kind: string; reason?: string; rule?: string } }[];
   }[];
 }
 
@@ -66,15 +67,22 @@ describe('hostile targets after a good first ping', () => {
     const { run, cases } = await runAgainst('endless', { maxAnswerBytes: 4 * 1024 * 1024 });
     expect(run.exitCode, run.stderr).toBe(2);
     expect(cases.some((item) => item.verdict.reason?.includes('answered more than 4194304 bytes'))).toBe(true);
-    expect(cases.filter((item) => ['fail', 'pass', 'observation'].includes(item.verdict.kind))).toEqual([]);
+    expect(cases.filter((item) => ['pass', 'observation'].includes(item.verdict.kind))).toEqual([]);
+    // An event stream answered application/json is an answer (no stream), failing its own rule.
+    const failed = cases.filter((item) => item.verdict.kind === 'fail');
+    expect(failed.filter((item) => !/^B\.(subscribe|monitor)\./.test(item.verdict.rule ?? ''))).toEqual([]);
   }, 180_000);
 
-  test('HTML that calls itself JSON is garbage, never a failure or an unhandled error', async () => {
+  test('HTML that calls itself JSON is an answer: the run goes to the end and fails B.format.json (exit 1)', async () => {
     const { run, cases } = await runAgainst('html');
-    expect(run.exitCode, run.stderr).toBe(2);
+    expect(run.exitCode, run.stderr).toBe(1);
     expect(run.stderr + run.stdout).not.toContain('unhandled error');
-    expect(cases.some((item) => item.verdict.reason?.includes('application/json that is not JSON'))).toBe(true);
-    expect(cases.filter((item) => ['fail', 'pass', 'observation'].includes(item.verdict.kind))).toEqual([]);
+    expect(cases.filter((item) => item.verdict.kind === 'error')).toEqual([]);
+    expect(cases.filter((item) => item.verdict.kind === 'pass')).toEqual([]);
+    const formatFailures = cases.filter(
+      (item) => item.verdict.kind === 'fail' && item.verdict.rule === 'B.format.json',
+    );
+    expect(formatFailures.length).toBeGreaterThan(10);
   }, 180_000);
 
   test('connections reset after the ping are transport errors', async () => {
