@@ -7,9 +7,12 @@
  */
 import { CheckFailure, means, show } from '../../src/engines/conformance/check-failure.ts';
 import { defineCases } from '../../src/engines/conformance/conformance-case.ts';
+import { vendorHeader } from '../../src/target/dialects.ts';
 import { messagingAdapter } from '../support/messaging-adapter.ts';
 import {
+  type CallbackTruth,
   callbackFields,
+  checkCallbackTruth,
   checkFields,
   checkThat,
   describe,
@@ -18,374 +21,432 @@ import {
   types,
 } from '../support/messaging-checks.ts';
 import { createMessagingClient } from '../support/messaging-client.ts';
-import { openInbox } from '../support/messaging-sink.ts';
+import { openInbox, signedCases } from '../support/messaging-sink.ts';
 import { messageIdOf, publishTo, uniqueId, withAccountLimits } from '../support/messaging-steps.ts';
 
-export const cases = defineCases([
-  {
-    id: 'messaging.callback.fields',
-    rules: ['A.callback.on-answer', 'A.callback.fields', 'A.callback.field-types'],
-    title: 'The callback carries the destination’s answer in every field of the Callback body',
-    expect:
-      'A message with a callback URL: once the destination answers, the callback arrives with every field that applies, typed as the spec says, and the values of this message.',
-    async run(ctx) {
-      const client = createMessagingClient(ctx);
-      const inbox = await openInbox(ctx, 'callback.fields');
-      inbox.answer('dest', { status: 200, body: 'the destination answers', headers: { 'x-answer': 'yes' } });
-      const payload = `payload ${uniqueId(ctx, 'body')}`;
-      const published = await publishTo(
-        client,
-        inbox.url('dest'),
-        { [client.h('Callback')]: inbox.url('callback') },
-        payload,
-      );
-      const [callback] = await inbox.arrive('A.callback.on-answer', 'callback');
-      const body = jsonRequest('A.callback.fields', callback, 'the callback body');
-      checkFields('A.callback.fields', 'A.callback.field-types', body, callbackFields, 'the callback body');
-      for (const [field, type] of Object.entries(optionalCallbackFields)) {
-        if (field in body && !types[type](body[field])) {
-          throw new CheckFailure('A.callback.field-types', `${field} ${show(body[field])}`, `${field} a string`);
-        }
-      }
-      const expected: Record<string, unknown> = {
-        status: 200,
-        body: Buffer.from('the destination answers').toString('base64'),
-        url: inbox.url('dest'),
-        sourceBody: Buffer.from(payload).toString('base64'),
-        method: 'POST',
-        retried: 0,
-      };
-      const id = messageIdOf(published);
-      if (id !== undefined) expected.sourceMessageId = id;
-      for (const [field, value] of Object.entries(expected)) {
-        checkThat(
-          'A.callback.fields',
-          body[field] === value,
-          `${field} ${show(body[field])}`,
-          `${field} ${show(value)}`,
+/**
+ * What the destinations answer in the cases that compare callback fields with it: a header of their
+ * own, and a body that is not itself base64 text (`✓`, `!`), so a body passed through unencoded shows.
+ */
+const answerHeader = 'x-svc-harness-answer';
+const answerBody = 'answered ✓ by the sink!';
+
+export const cases = defineCases(
+  signedCases([
+    {
+      id: 'messaging.callback.fields',
+      rules: ['A.callback.on-answer', 'A.callback.fields', 'A.callback.field-types'],
+      title: 'The callback carries the destination’s answer in every field of the Callback body',
+      expect:
+        'A message with a callback URL, retries 1 and a 2 s delay, whose destination answers 500 then 200 with its own header and a body that is not base64 text: two callbacks arrive, one per attempt, every field typed as the spec says and equal to what happened (status, header and body of that attempt’s answer, retried, maxRetries, sourceMessageId, url, method, sourceHeader, sourceBody, createdAt and notBefore within the publish, the delay apart, callerIP).',
+      async run(ctx) {
+        const client = createMessagingClient(ctx);
+        const inbox = await openInbox(ctx, 'callback.fields');
+        const tag = uniqueId(ctx, 'tag');
+        inbox.answer('dest', { failFirst: 1, body: answerBody, headers: { [answerHeader]: tag } });
+        const payload = `payload ✓ ${tag}!`;
+        const sourceHeaders = { 'content-type': 'text/plain; charset=utf-8', [client.h('Forward-X-Svc-Source')]: tag };
+        const publishedFrom = Date.now();
+        const published = await publishTo(
+          client,
+          inbox.url('dest'),
+          {
+            ...sourceHeaders,
+            [client.h('Retries')]: '1',
+            [client.h('Delay')]: '2s',
+            [client.h('Callback')]: inbox.url('callback'),
+          },
+          payload,
         );
-      }
+        const publishedTo = Date.now();
+        const messageId = messageIdOf(published);
+        const truth = (): CallbackTruth => ({
+          attempts: inbox.requests('dest'),
+          maxRetries: 1,
+          url: inbox.url('dest'),
+          method: 'POST',
+          ...(messageId !== undefined && { messageId }),
+          sourceBody: payload,
+          sourceHeaders,
+          publishedFrom,
+          publishedTo,
+          delayMs: 2000,
+          messageIdHeader: vendorHeader(ctx.dialect, 'Message-Id'),
+        });
+        // Each callback is judged as it comes: a wrong field ends the case at once.
+        inbox.judge('callback', (callback) => {
+          const body = jsonRequest('A.callback.fields', callback, 'the callback body');
+          checkFields('A.callback.fields', 'A.callback.field-types', body, callbackFields, 'the callback body');
+          for (const [field, type] of Object.entries(optionalCallbackFields)) {
+            if (field in body && !types[type](body[field])) {
+              throw new CheckFailure('A.callback.field-types', `${field} ${show(body[field])}`, `${field} a string`);
+            }
+          }
+          checkCallbackTruth('A.callback.fields', body, truth(), `the callback body (retried ${show(body.retried)})`);
+        });
+        const [, callbacks] = await inbox.arriveAll([
+          { rule: 'A.publish.delivers', role: 'dest', count: 2, what: 'two attempts (500, then 200)' },
+          { rule: 'A.callback.on-answer', role: 'callback', count: 2, what: 'a callback after each answer' },
+        ]);
+        const retried = (callbacks ?? [])
+          .map((callback) => jsonRequest('A.callback.fields', callback, 'the callback body').retried)
+          .sort();
+        checkThat('A.callback.fields', show(retried) === '[0,1]', `retried ${show(retried)}`, 'retried 0 and 1');
+      },
     },
-  },
-  {
-    id: 'messaging.callback.truncated',
-    rules: ['A.callback.body-truncated'],
-    needs: ['admin'],
-    title: 'A callback holds at most the plan’s maximum message size of the response body',
-    expect:
-      'With max_message_size at 1024 bytes, a destination answering 4096 bytes gives a callback whose body is at most 1024 bytes.',
-    async run(ctx) {
-      const client = createMessagingClient(ctx);
-      const inbox = await openInbox(ctx, 'callback.truncated');
-      inbox.answer('dest', { body: 'y'.repeat(4096) });
-      await withAccountLimits(ctx, { max_message_size: 1024 }, async () => {
-        await publishTo(client, inbox.url('dest'), { [client.h('Callback')]: inbox.url('callback') }, 'small');
+    {
+      id: 'messaging.callback.truncated',
+      rules: ['A.callback.body-truncated'],
+      needs: ['admin'],
+      title: 'A callback holds at most the plan’s maximum message size of the response body',
+      expect:
+        'With max_message_size at 1024 bytes, a destination answering 4096 bytes gives a callback whose body is at most 1024 bytes.',
+      async run(ctx) {
+        const client = createMessagingClient(ctx);
+        const inbox = await openInbox(ctx, 'callback.truncated');
+        inbox.answer('dest', { body: 'y'.repeat(4096) });
+        await withAccountLimits(ctx, { max_message_size: 1024 }, async () => {
+          await publishTo(client, inbox.url('dest'), { [client.h('Callback')]: inbox.url('callback') }, 'small');
+          const [callback] = await inbox.arrive('A.callback.on-answer', 'callback');
+          const body = jsonRequest('A.callback.fields', callback, 'the callback body');
+          const size = typeof body.body === 'string' ? Buffer.from(body.body, 'base64').length : -1;
+          checkThat('A.callback.body-truncated', size >= 0 && size <= 1024, `${size} bytes`, 'at most 1024 bytes');
+        });
+      },
+    },
+    {
+      id: 'messaging.callback.config',
+      rules: ['A.callback.config-headers'],
+      title: 'The callback configuration headers configure the callback request',
+      expect:
+        'With Callback-Method PUT, Callback-Retries 1 and Callback-Delay 1s, and a callback URL that answers 500: two callbacks arrive, both PUT, the first at least a second after the delivery.',
+      async run(ctx) {
+        const client = createMessagingClient(ctx);
+        const inbox = await openInbox(ctx, 'callback.config');
+        inbox.answer('callback', { status: 500 });
+        await publishTo(client, inbox.url('dest'), {
+          [client.h('Callback')]: inbox.url('callback'),
+          [client.h('Callback-Method')]: 'PUT',
+          [client.h('Callback-Retries')]: '1',
+          [client.h('Callback-Delay')]: '1s',
+          [client.h('Callback-Timeout')]: '10s',
+        });
+        const [delivery] = await means(() => inbox.arrive('A.publish.delivers', 'dest'));
+        const callbacks = await inbox.arrive('A.callback.config-headers', 'callback', 2, 'callback retried once');
+        await inbox.settle();
+        const methods = inbox.requests('callback').map((item) => item.method);
+        checkThat('A.callback.config-headers', methods.length === 2, `${methods.length} callbacks`, '2 (one retry)');
+        checkThat(
+          'A.callback.config-headers',
+          methods.every((m) => m === 'PUT'),
+          `methods ${methods.join(', ')}`,
+          'PUT',
+        );
+        const delay = (callbacks[0]?.at ?? 0) - (delivery?.at ?? 0);
+        checkThat(
+          'A.callback.config-headers',
+          delay >= 900,
+          `the callback ${delay} ms after the delivery`,
+          'at least 1 s after it',
+        );
+      },
+    },
+    {
+      id: 'messaging.callback.timeout',
+      rules: ['A.callback.config-headers'],
+      title: 'Callback-Timeout ends a callback attempt that takes too long',
+      expect:
+        'With Callback-Timeout 1s and Callback-Retries 1, and a callback URL that answers after 3 s: the first callback times out and is tried again, so two arrive, a second or more apart.',
+      async run(ctx) {
+        const client = createMessagingClient(ctx);
+        const inbox = await openInbox(ctx, 'callback.timeout');
+        inbox.answer('callback', { delayMs: 3000 });
+        await publishTo(client, inbox.url('dest'), {
+          [client.h('Callback')]: inbox.url('callback'),
+          [client.h('Callback-Timeout')]: '1s',
+          [client.h('Callback-Retries')]: '1',
+        });
+        const callbacks = await inbox.arrive(
+          'A.callback.config-headers',
+          'callback',
+          2,
+          'the timed-out callback tried again',
+        );
+        const apart = (callbacks[1]?.at ?? 0) - (callbacks[0]?.at ?? 0);
+        checkThat(
+          'A.callback.config-headers',
+          apart >= 900,
+          `the second ${apart} ms after the first`,
+          'at least 1 s after it',
+        );
+      },
+    },
+    {
+      id: 'messaging.callback.forward',
+      rules: ['A.callback.forward-headers'],
+      title: 'Callback-Forward-<Header-Name> reaches the callback endpoint',
+      expect: 'With Callback-Forward-X-Svc-Harness: forwarded, the callback request carries X-Svc-Harness: forwarded.',
+      async run(ctx) {
+        const client = createMessagingClient(ctx);
+        const inbox = await openInbox(ctx, 'callback.forward');
+        await publishTo(client, inbox.url('dest'), {
+          [client.h('Callback')]: inbox.url('callback'),
+          [client.h('Callback-Forward-X-Svc-Harness')]: 'forwarded',
+        });
         const [callback] = await inbox.arrive('A.callback.on-answer', 'callback');
-        const body = jsonRequest('A.callback.fields', callback, 'the callback body');
-        const size = typeof body.body === 'string' ? Buffer.from(body.body, 'base64').length : -1;
-        checkThat('A.callback.body-truncated', size >= 0 && size <= 1024, `${size} bytes`, 'at most 1024 bytes');
-      });
+        const value = callback?.headers['x-svc-harness'];
+        checkThat(
+          'A.callback.forward-headers',
+          value === 'forwarded',
+          `X-Svc-Harness ${show(value ?? null)}`,
+          'X-Svc-Harness "forwarded"',
+        );
+      },
     },
-  },
-  {
-    id: 'messaging.callback.config',
-    rules: ['A.callback.config-headers'],
-    title: 'The callback configuration headers configure the callback request',
-    expect:
-      'With Callback-Method PUT, Callback-Retries 1 and Callback-Delay 1s, and a callback URL that answers 500: two callbacks arrive, both PUT, the first at least a second after the delivery.',
-    async run(ctx) {
-      const client = createMessagingClient(ctx);
-      const inbox = await openInbox(ctx, 'callback.config');
-      inbox.answer('callback', { status: 500 });
-      await publishTo(client, inbox.url('dest'), {
-        [client.h('Callback')]: inbox.url('callback'),
-        [client.h('Callback-Method')]: 'PUT',
-        [client.h('Callback-Retries')]: '1',
-        [client.h('Callback-Delay')]: '1s',
-        [client.h('Callback-Timeout')]: '10s',
-      });
-      const [delivery] = await means(() => inbox.arrive('A.publish.delivers', 'dest'));
-      const callbacks = await inbox.arrive('A.callback.config-headers', 'callback', 2, 'callback retried once');
-      await inbox.settle();
-      const methods = inbox.requests('callback').map((item) => item.method);
-      checkThat('A.callback.config-headers', methods.length === 2, `${methods.length} callbacks`, '2 (one retry)');
-      checkThat(
-        'A.callback.config-headers',
-        methods.every((m) => m === 'PUT'),
-        `methods ${methods.join(', ')}`,
-        'PUT',
-      );
-      const delay = (callbacks[0]?.at ?? 0) - (delivery?.at ?? 0);
-      checkThat(
-        'A.callback.config-headers',
-        delay >= 900,
-        `the callback ${delay} ms after the delivery`,
-        'at least 1 s after it',
-      );
+    {
+      id: 'messaging.callback.enqueue',
+      rules: ['A.callback.on-enqueue'],
+      needs: ['messaging.adapter'],
+      title: 'The callback headers are accepted on enqueue',
+      expect:
+        'A message enqueued with a callback URL (its queue deleted afterwards): the callback arrives once the destination answers.',
+      async run(ctx) {
+        const client = createMessagingClient(ctx);
+        const adapter = await messagingAdapter(ctx);
+        const inbox = await openInbox(ctx, 'callback.enqueue');
+        const queue = uniqueId(ctx, 'queue').slice(-60);
+        ctx.onCleanup(async () => {
+          await adapter.deleteQueue?.(queue);
+        });
+        await means(() =>
+          adapter.enqueue(queue, inbox.url('dest'), { [client.h('Callback')]: inbox.url('callback') }, 'queued'),
+        );
+        await means(() => inbox.arrive('A.publish.delivers', 'dest'));
+        const [callback] = await inbox.arrive('A.callback.on-enqueue', 'callback');
+        const body = jsonRequest('A.callback.on-enqueue', callback, 'the callback body');
+        checkThat('A.callback.on-enqueue', body.status === 200, `status ${show(body.status)}`, 'status 200');
+      },
     },
-  },
-  {
-    id: 'messaging.callback.timeout',
-    rules: ['A.callback.config-headers'],
-    title: 'Callback-Timeout ends a callback attempt that takes too long',
-    expect:
-      'With Callback-Timeout 1s and Callback-Retries 1, and a callback URL that answers after 3 s: the first callback times out and is tried again, so two arrive, a second or more apart.',
-    async run(ctx) {
-      const client = createMessagingClient(ctx);
-      const inbox = await openInbox(ctx, 'callback.timeout');
-      inbox.answer('callback', { delayMs: 3000 });
-      await publishTo(client, inbox.url('dest'), {
-        [client.h('Callback')]: inbox.url('callback'),
-        [client.h('Callback-Timeout')]: '1s',
-        [client.h('Callback-Retries')]: '1',
-      });
-      const callbacks = await inbox.arrive(
-        'A.callback.config-headers',
-        'callback',
-        2,
-        'the timed-out callback tried again',
-      );
-      const apart = (callbacks[1]?.at ?? 0) - (callbacks[0]?.at ?? 0);
-      checkThat(
-        'A.callback.config-headers',
-        apart >= 900,
-        `the second ${apart} ms after the first`,
-        'at least 1 s after it',
-      );
+    {
+      id: 'messaging.callback.with-failure-callback',
+      rules: ['A.callback.with-failure-callback'],
+      title: 'A callback and a failure callback together: both are sent',
+      expect:
+        'A message that always fails, with retries 1 and both URLs: a callback after each of the two answers, and one failure callback.',
+      async run(ctx) {
+        const client = createMessagingClient(ctx);
+        const inbox = await openInbox(ctx, 'callback.both');
+        inbox.answer('dest', { status: 500 });
+        await publishTo(client, inbox.url('dest'), {
+          [client.h('Retries')]: '1',
+          [client.h('Callback')]: inbox.url('callback'),
+          [client.h('Failure-Callback')]: inbox.url('failure'),
+        });
+        await inbox.arrive('A.callback.with-failure-callback', 'failure', 1, 'the failure callback');
+        await inbox.arrive('A.callback.with-failure-callback', 'callback', 2, 'the callbacks');
+      },
     },
-  },
-  {
-    id: 'messaging.callback.forward',
-    rules: ['A.callback.forward-headers'],
-    title: 'Callback-Forward-<Header-Name> reaches the callback endpoint',
-    expect: 'With Callback-Forward-X-Svc-Harness: forwarded, the callback request carries X-Svc-Harness: forwarded.',
-    async run(ctx) {
-      const client = createMessagingClient(ctx);
-      const inbox = await openInbox(ctx, 'callback.forward');
-      await publishTo(client, inbox.url('dest'), {
-        [client.h('Callback')]: inbox.url('callback'),
-        [client.h('Callback-Forward-X-Svc-Harness')]: 'forwarded',
-      });
-      const [callback] = await inbox.arrive('A.callback.on-answer', 'callback');
-      const value = callback?.headers['x-svc-harness'];
-      checkThat(
-        'A.callback.forward-headers',
-        value === 'forwarded',
-        `X-Svc-Harness ${show(value ?? null)}`,
-        'X-Svc-Harness "forwarded"',
-      );
-    },
-  },
-  {
-    id: 'messaging.callback.enqueue',
-    rules: ['A.callback.on-enqueue'],
-    needs: ['messaging.adapter'],
-    title: 'The callback headers are accepted on enqueue',
-    expect:
-      'A message enqueued with a callback URL (its queue deleted afterwards): the callback arrives once the destination answers.',
-    async run(ctx) {
-      const client = createMessagingClient(ctx);
-      const adapter = await messagingAdapter(ctx);
-      const inbox = await openInbox(ctx, 'callback.enqueue');
-      const queue = uniqueId(ctx, 'queue').slice(-60);
-      ctx.onCleanup(async () => {
-        await adapter.deleteQueue?.(queue);
-      });
-      await means(() =>
-        adapter.enqueue(queue, inbox.url('dest'), { [client.h('Callback')]: inbox.url('callback') }, 'queued'),
-      );
-      await means(() => inbox.arrive('A.publish.delivers', 'dest'));
-      const [callback] = await inbox.arrive('A.callback.on-enqueue', 'callback');
-      const body = jsonRequest('A.callback.on-enqueue', callback, 'the callback body');
-      checkThat('A.callback.on-enqueue', body.status === 200, `status ${show(body.status)}`, 'status 200');
-    },
-  },
-  {
-    id: 'messaging.callback.with-failure-callback',
-    rules: ['A.callback.with-failure-callback'],
-    title: 'A callback and a failure callback together: both are sent',
-    expect:
-      'A message that always fails, with retries 1 and both URLs: a callback after each of the two answers, and one failure callback.',
-    async run(ctx) {
-      const client = createMessagingClient(ctx);
-      const inbox = await openInbox(ctx, 'callback.both');
-      inbox.answer('dest', { status: 500 });
-      await publishTo(client, inbox.url('dest'), {
-        [client.h('Retries')]: '1',
-        [client.h('Callback')]: inbox.url('callback'),
-        [client.h('Failure-Callback')]: inbox.url('failure'),
-      });
-      await inbox.arrive('A.callback.with-failure-callback', 'failure', 1, 'the failure callback');
-      await inbox.arrive('A.callback.with-failure-callback', 'callback', 2, 'the callbacks');
-    },
-  },
-  {
-    id: 'messaging.failure-callback.exhaustion',
-    rules: ['A.failure-callback.after-exhaustion', 'A.failure-callback.fields'],
-    title: 'The failure callback comes once, after the last retry, with the callback fields and dlqId',
-    expect:
-      'A message that always fails, with retries 1: two attempts, then exactly one failure callback, not before the second attempt, with the Callback body’s fields and dlqId; a message that succeeds sends none.',
-    async run(ctx) {
-      const client = createMessagingClient(ctx);
-      const inbox = await openInbox(ctx, 'failure.exhaustion');
-      inbox.answer('down', { status: 500, body: 'down' });
-      await publishTo(client, inbox.url('down'), {
-        [client.h('Retries')]: '1',
-        [client.h('Failure-Callback')]: inbox.url('failure'),
-      });
-      await publishTo(client, inbox.url('up'), {
-        [client.h('Retries')]: '1',
-        [client.h('Failure-Callback')]: inbox.url('never'),
-      });
-      const [failure] = await inbox.arrive('A.failure-callback.after-exhaustion', 'failure');
-      const attempts = await means(() => inbox.arrive('A.publish.delivers', 'down', 2, 'two attempts'));
-      await inbox.settle();
-      const failures = inbox.requests('failure').length;
-      checkThat('A.failure-callback.after-exhaustion', failures === 1, `${failures} failure callbacks`, 'exactly one');
-      const last = attempts[1]?.at ?? 0;
-      checkThat(
-        'A.failure-callback.after-exhaustion',
-        (failure?.at ?? 0) >= last,
-        `the failure callback ${last - (failure?.at ?? 0)} ms before the last attempt`,
-        'after the last attempt',
-      );
-      checkThat(
-        'A.failure-callback.after-exhaustion',
-        inbox.requests('never').length === 0,
-        'a failure callback for a delivered message',
-        'none',
-      );
-      const body = jsonRequest('A.failure-callback.fields', failure, 'the failure-callback body');
-      checkFields(
-        'A.failure-callback.fields',
-        'A.failure-callback.fields',
-        body,
-        { ...callbackFields, dlqId: 'string' },
-        'the failure-callback body',
-      );
-      checkThat(
-        'A.failure-callback.fields',
-        body.status === 500,
-        `status ${show(body.status)}`,
-        'status 500 (the last answer)',
-      );
-    },
-  },
-  {
-    id: 'messaging.failure-callback.dlq-entry',
-    rules: ['A.failure-callback.dlq-entry'],
-    needs: ['messaging.adapter'],
-    title: 'The dlqId of a failure callback names a dead letter',
-    expect: 'A message that always fails, with retries 0: the failure callback’s dlqId reads back a dead letter.',
-    async run(ctx) {
-      const client = createMessagingClient(ctx);
-      const adapter = await messagingAdapter(ctx);
-      const inbox = await openInbox(ctx, 'failure.dlq');
-      inbox.answer('down', { status: 500 });
-      await publishTo(client, inbox.url('down'), {
-        [client.h('Retries')]: '0',
-        [client.h('Failure-Callback')]: inbox.url('failure'),
-      });
-      const [failure] = await means(() => inbox.arrive('A.failure-callback.after-exhaustion', 'failure'));
-      const body = jsonRequest('A.failure-callback.fields', failure, 'the failure-callback body');
-      await means(async () =>
+    {
+      id: 'messaging.failure-callback.exhaustion',
+      rules: ['A.failure-callback.after-exhaustion', 'A.failure-callback.fields'],
+      title: 'The failure callback comes once, after the last retry, with the callback fields and dlqId',
+      expect:
+        'A message that always fails, with retries 1: two attempts, then exactly one failure callback, not before the second attempt, with the Callback body’s fields equal to what happened on the last attempt (its status, header and body; retried 1) and dlqId; a message that succeeds sends none.',
+      async run(ctx) {
+        const client = createMessagingClient(ctx);
+        const inbox = await openInbox(ctx, 'failure.exhaustion');
+        const tag = uniqueId(ctx, 'tag');
+        inbox.answer('down', { status: 500, body: answerBody, headers: { [answerHeader]: tag } });
+        const payload = `failing ✓ ${tag}!`;
+        const sourceHeaders = { 'content-type': 'text/plain; charset=utf-8', [client.h('Forward-X-Svc-Source')]: tag };
+        const publishedFrom = Date.now();
+        const published = await publishTo(
+          client,
+          inbox.url('down'),
+          { ...sourceHeaders, [client.h('Retries')]: '1', [client.h('Failure-Callback')]: inbox.url('failure') },
+          payload,
+        );
+        const publishedTo = Date.now();
+        await publishTo(client, inbox.url('up'), {
+          [client.h('Retries')]: '1',
+          [client.h('Failure-Callback')]: inbox.url('never'),
+        });
+        const messageId = messageIdOf(published);
+        inbox.judge('never', () => {
+          throw new CheckFailure(
+            'A.failure-callback.after-exhaustion',
+            'a failure callback for a delivered message',
+            'none',
+          );
+        });
+        const [[failure] = [], attempts = []] = await inbox.arriveAll([
+          { rule: 'A.failure-callback.after-exhaustion', role: 'failure', what: 'the failure callback' },
+          { rule: 'A.publish.delivers', role: 'down', count: 2, what: 'two attempts' },
+        ]);
+        await inbox.settle();
+        const failures = inbox.requests('failure').length;
+        checkThat(
+          'A.failure-callback.after-exhaustion',
+          failures === 1,
+          `${failures} failure callbacks`,
+          'exactly one',
+        );
+        const last = attempts[1]?.at ?? 0;
+        checkThat(
+          'A.failure-callback.after-exhaustion',
+          (failure?.at ?? 0) >= last,
+          `the failure callback ${last - (failure?.at ?? 0)} ms before the last attempt`,
+          'after the last attempt',
+        );
+        const body = jsonRequest('A.failure-callback.fields', failure, 'the failure-callback body');
+        checkFields(
+          'A.failure-callback.fields',
+          'A.failure-callback.fields',
+          body,
+          { ...callbackFields, dlqId: 'string' },
+          'the failure-callback body',
+        );
         checkThat(
           'A.failure-callback.fields',
-          typeof body.dlqId === 'string',
-          `dlqId ${show(body.dlqId)}`,
-          'dlqId, a string',
-        ),
-      );
-      const entry = await adapter.deadLetter(String(body.dlqId));
-      checkThat('A.failure-callback.dlq-entry', entry !== undefined, 'no dead letter with that id', 'a dead letter');
+          body.retried === 1,
+          `retried ${show(body.retried)}`,
+          'retried 1 (the last attempt)',
+        );
+        checkCallbackTruth(
+          'A.failure-callback.fields',
+          body,
+          {
+            attempts,
+            maxRetries: 1,
+            url: inbox.url('down'),
+            method: 'POST',
+            ...(messageId !== undefined && { messageId }),
+            sourceBody: payload,
+            sourceHeaders,
+            publishedFrom,
+            publishedTo,
+            messageIdHeader: vendorHeader(ctx.dialect, 'Message-Id'),
+          },
+          'the failure-callback body',
+        );
+      },
     },
-  },
-  {
-    id: 'messaging.failure-callback.config',
-    rules: ['A.failure-callback.config-headers'],
-    title: 'The failure-callback configuration headers configure the failure-callback request',
-    expect:
-      'With Failure-Callback-Method PUT, -Delay 1s, -Timeout 1s and -Retries 1, and a failure-callback URL that answers after 3 s: two failure-callback requests, both PUT, the first a second or more after the last attempt, the second a second or more after the first.',
-    async run(ctx) {
-      const client = createMessagingClient(ctx);
-      const inbox = await openInbox(ctx, 'failure.config');
-      inbox.answer('down', { status: 500 });
-      inbox.answer('failure', { delayMs: 3000 });
-      await publishTo(client, inbox.url('down'), {
-        [client.h('Retries')]: '0',
-        [client.h('Failure-Callback')]: inbox.url('failure'),
-        [client.h('Failure-Callback-Method')]: 'PUT',
-        [client.h('Failure-Callback-Delay')]: '1s',
-        [client.h('Failure-Callback-Timeout')]: '1s',
-        [client.h('Failure-Callback-Retries')]: '1',
-      });
-      const [attempt] = await means(() => inbox.arrive('A.publish.delivers', 'down'));
-      const failures = await inbox.arrive(
-        'A.failure-callback.config-headers',
-        'failure',
-        2,
-        'the timed-out failure callback tried again',
-      );
-      const methods = failures.map((item) => item.method);
-      checkThat(
-        'A.failure-callback.config-headers',
-        methods.every((m) => m === 'PUT'),
-        `methods ${methods.join(', ')}`,
-        'PUT',
-      );
-      const delay = (failures[0]?.at ?? 0) - (attempt?.at ?? 0);
-      checkThat(
-        'A.failure-callback.config-headers',
-        delay >= 900,
-        `${delay} ms after the attempt`,
-        'at least 1 s after it',
-      );
-      const apart = (failures[1]?.at ?? 0) - (failures[0]?.at ?? 0);
-      checkThat(
-        'A.failure-callback.config-headers',
-        apart >= 900,
-        `the second ${apart} ms after the first`,
-        'at least 1 s after it (the timeout)',
-      );
+    {
+      id: 'messaging.failure-callback.dlq-entry',
+      rules: ['A.failure-callback.dlq-entry'],
+      needs: ['messaging.adapter'],
+      title: 'The dlqId of a failure callback names a dead letter',
+      expect: 'A message that always fails, with retries 0: the failure callback’s dlqId reads back a dead letter.',
+      async run(ctx) {
+        const client = createMessagingClient(ctx);
+        const adapter = await messagingAdapter(ctx);
+        const inbox = await openInbox(ctx, 'failure.dlq');
+        inbox.answer('down', { status: 500 });
+        await publishTo(client, inbox.url('down'), {
+          [client.h('Retries')]: '0',
+          [client.h('Failure-Callback')]: inbox.url('failure'),
+        });
+        const [failure] = await means(() => inbox.arrive('A.failure-callback.after-exhaustion', 'failure'));
+        const body = jsonRequest('A.failure-callback.fields', failure, 'the failure-callback body');
+        await means(async () =>
+          checkThat(
+            'A.failure-callback.fields',
+            typeof body.dlqId === 'string',
+            `dlqId ${show(body.dlqId)}`,
+            'dlqId, a string',
+          ),
+        );
+        const entry = await adapter.deadLetter(String(body.dlqId));
+        checkThat('A.failure-callback.dlq-entry', entry !== undefined, 'no dead letter with that id', 'a dead letter');
+      },
     },
-  },
-  {
-    id: 'messaging.failure-callback.forward',
-    rules: ['A.failure-callback.forward-headers'],
-    title: 'Failure-Callback-Forward-<Header-Name> reaches the failure-callback endpoint',
-    expect:
-      'With Failure-Callback-Forward-X-Svc-Harness: forwarded, the failure callback carries X-Svc-Harness: forwarded.',
-    async run(ctx) {
-      const client = createMessagingClient(ctx);
-      const inbox = await openInbox(ctx, 'failure.forward');
-      inbox.answer('down', { status: 500 });
-      await publishTo(client, inbox.url('down'), {
-        [client.h('Retries')]: '0',
-        [client.h('Failure-Callback')]: inbox.url('failure'),
-        [client.h('Failure-Callback-Forward-X-Svc-Harness')]: 'forwarded',
-      });
-      const [failure] = await means(() => inbox.arrive('A.failure-callback.after-exhaustion', 'failure'));
-      const value = failure?.headers['x-svc-harness'];
-      checkThat(
-        'A.failure-callback.forward-headers',
-        value === 'forwarded',
-        `X-Svc-Harness ${show(value ?? null)}`,
-        'X-Svc-Harness "forwarded"',
-      );
+    {
+      id: 'messaging.failure-callback.config',
+      rules: ['A.failure-callback.config-headers'],
+      title: 'The failure-callback configuration headers configure the failure-callback request',
+      expect:
+        'With Failure-Callback-Method PUT, -Delay 1s, -Timeout 1s and -Retries 1, and a failure-callback URL that answers after 3 s: two failure-callback requests, both PUT, the first a second or more after the last attempt, the second a second or more after the first.',
+      async run(ctx) {
+        const client = createMessagingClient(ctx);
+        const inbox = await openInbox(ctx, 'failure.config');
+        inbox.answer('down', { status: 500 });
+        inbox.answer('failure', { delayMs: 3000 });
+        await publishTo(client, inbox.url('down'), {
+          [client.h('Retries')]: '0',
+          [client.h('Failure-Callback')]: inbox.url('failure'),
+          [client.h('Failure-Callback-Method')]: 'PUT',
+          [client.h('Failure-Callback-Delay')]: '1s',
+          [client.h('Failure-Callback-Timeout')]: '1s',
+          [client.h('Failure-Callback-Retries')]: '1',
+        });
+        const [attempt] = await means(() => inbox.arrive('A.publish.delivers', 'down'));
+        const failures = await inbox.arrive(
+          'A.failure-callback.config-headers',
+          'failure',
+          2,
+          'the timed-out failure callback tried again',
+        );
+        const methods = failures.map((item) => item.method);
+        checkThat(
+          'A.failure-callback.config-headers',
+          methods.every((m) => m === 'PUT'),
+          `methods ${methods.join(', ')}`,
+          'PUT',
+        );
+        const delay = (failures[0]?.at ?? 0) - (attempt?.at ?? 0);
+        checkThat(
+          'A.failure-callback.config-headers',
+          delay >= 900,
+          `${delay} ms after the attempt`,
+          'at least 1 s after it',
+        );
+        const apart = (failures[1]?.at ?? 0) - (failures[0]?.at ?? 0);
+        checkThat(
+          'A.failure-callback.config-headers',
+          apart >= 900,
+          `the second ${apart} ms after the first`,
+          'at least 1 s after it (the timeout)',
+        );
+      },
     },
-  },
-  {
-    id: 'messaging.errors.other-statuses',
-    rules: ['A.errors.other-statuses'],
-    title: 'Statuses of other refusals (not shown by the spec)',
-    expect:
-      'Observed: the status and body of a publish to a destination that is not http(s), and of pausing a queue that does not exist.',
-    async run(ctx) {
-      const client = createMessagingClient(ctx);
-      const bad = await client.call('/v2/publish/ftp://example.invalid/x', { body: 'x' });
-      ctx.observe(`publish to ftp://: ${describe(bad)}`);
-      const unknown = await client.call(`/v2/queues/${uniqueId(ctx, 'none')}/pause`);
-      ctx.observe(`pause of an unknown queue: ${describe(unknown)}`);
+    {
+      id: 'messaging.failure-callback.forward',
+      rules: ['A.failure-callback.forward-headers'],
+      title: 'Failure-Callback-Forward-<Header-Name> reaches the failure-callback endpoint',
+      expect:
+        'With Failure-Callback-Forward-X-Svc-Harness: forwarded, the failure callback carries X-Svc-Harness: forwarded.',
+      async run(ctx) {
+        const client = createMessagingClient(ctx);
+        const inbox = await openInbox(ctx, 'failure.forward');
+        inbox.answer('down', { status: 500 });
+        await publishTo(client, inbox.url('down'), {
+          [client.h('Retries')]: '0',
+          [client.h('Failure-Callback')]: inbox.url('failure'),
+          [client.h('Failure-Callback-Forward-X-Svc-Harness')]: 'forwarded',
+        });
+        const [failure] = await means(() => inbox.arrive('A.failure-callback.after-exhaustion', 'failure'));
+        const value = failure?.headers['x-svc-harness'];
+        checkThat(
+          'A.failure-callback.forward-headers',
+          value === 'forwarded',
+          `X-Svc-Harness ${show(value ?? null)}`,
+          'X-Svc-Harness "forwarded"',
+        );
+      },
     },
-  },
-]);
+    {
+      id: 'messaging.errors.other-statuses',
+      rules: ['A.errors.other-statuses'],
+      title: 'Statuses of other refusals (not shown by the spec)',
+      expect:
+        'Observed: the status and body of a publish to a destination that is not http(s), and of pausing a queue that does not exist.',
+      async run(ctx) {
+        const client = createMessagingClient(ctx);
+        const bad = await client.call('/v2/publish/ftp://example.invalid/x', { body: 'x' });
+        ctx.observe(`publish to ftp://: ${describe(bad)}`);
+        const unknown = await client.call(`/v2/queues/${uniqueId(ctx, 'none')}/pause`);
+        ctx.observe(`pause of an unknown queue: ${describe(unknown)}`);
+      },
+    },
+  ]),
+);

@@ -7,8 +7,9 @@
  */
 import { CheckFailure } from '../../src/engines/conformance/check-failure.ts';
 import { defineCases } from '../../src/engines/conformance/conformance-case.ts';
+import { checkThat } from '../support/messaging-checks.ts';
 import { createMessagingClient } from '../support/messaging-client.ts';
-import { openInbox } from '../support/messaging-sink.ts';
+import { type Arrival, openInbox, signedCases } from '../support/messaging-sink.ts';
 import { publishTo } from '../support/messaging-steps.ts';
 
 type Callbacks = 'neither' | 'callback' | 'failure' | 'both';
@@ -58,107 +59,158 @@ export const combinations: readonly Combination[] = (['neither', 'callback', 'fa
     ),
 );
 
-export const cases = defineCases([
-  {
-    id: 'messaging.callbacks.matrix',
-    rules: [
-      'A.callback.on-answer',
-      'A.callback.with-failure-callback',
-      'A.failure-callback.after-exhaustion',
-      'A.callback.config-headers',
-      'A.failure-callback.config-headers',
-    ],
-    title: 'Callback × failure callback × destination behaviour × method headers: the oracle’s requests, exactly',
-    expect:
-      '24 messages at once, each a combination; every destination, callback and failure-callback URL gets exactly the requests the oracle gives, with the methods asked for.',
-    async run(ctx) {
-      const client = createMessagingClient(ctx);
-      const inbox = await openInbox(ctx, 'callbacks.matrix');
-      await Promise.all(
-        combinations.map(async (combination, index) => {
-          if (combination.destination === 'fails-once') inbox.answer(`d${index}`, { failFirst: 1 });
-          if (combination.destination === 'always-fails') inbox.answer(`d${index}`, { status: 500 });
-          const { callbacks, configured } = combination;
-          const headers: Record<string, string> = { [client.h('Retries')]: String(retries) };
-          if (callbacks === 'callback' || callbacks === 'both') {
-            headers[client.h('Callback')] = inbox.url(`c${index}`);
-            if (configured) {
-              headers[client.h('Callback-Method')] = 'PUT';
-              headers[client.h('Callback-Delay')] = `${callbackDelayMs}ms`;
+function labelOf(combination: Combination): string {
+  return `${combination.callbacks}, destination ${combination.destination}${combination.configured ? ', methods set' : ''}`;
+}
+
+function callbackRuleOf(combination: Combination): string {
+  return combination.callbacks === 'both' ? 'A.callback.with-failure-callback' : 'A.callback.on-answer';
+}
+
+export const cases = defineCases(
+  signedCases([
+    {
+      id: 'messaging.callbacks.matrix',
+      rules: [
+        'A.callback.on-answer',
+        'A.callback.with-failure-callback',
+        'A.failure-callback.after-exhaustion',
+        'A.callback.config-headers',
+        'A.failure-callback.config-headers',
+      ],
+      title: 'Callback × failure callback × destination behaviour × method headers: the oracle’s requests, exactly',
+      expect:
+        '24 messages at once, each a combination; every destination, callback and failure-callback URL gets exactly the requests the oracle gives, with the methods asked for.',
+      async run(ctx) {
+        const client = createMessagingClient(ctx);
+        const inbox = await openInbox(ctx, 'callbacks.matrix');
+        await Promise.all(
+          combinations.map(async (combination, index) => {
+            if (combination.destination === 'fails-once') inbox.answer(`d${index}`, { failFirst: 1 });
+            if (combination.destination === 'always-fails') inbox.answer(`d${index}`, { status: 500 });
+            const { callbacks, configured } = combination;
+            const headers: Record<string, string> = { [client.h('Retries')]: String(retries) };
+            if (callbacks === 'callback' || callbacks === 'both') {
+              headers[client.h('Callback')] = inbox.url(`c${index}`);
+              if (configured) {
+                headers[client.h('Callback-Method')] = 'PUT';
+                headers[client.h('Callback-Delay')] = `${callbackDelayMs}ms`;
+              }
             }
+            if (callbacks === 'failure' || callbacks === 'both') {
+              headers[client.h('Failure-Callback')] = inbox.url(`f${index}`);
+              if (configured) headers[client.h('Failure-Callback-Method')] = 'PATCH';
+            }
+            await publishTo(client, inbox.url(`d${index}`), headers, `combination ${index}`);
+          }),
+        );
+        // Every request is judged as it comes (a wrong method, a failure callback the oracle gives none
+        // of, one request too many end the case at once); then one wait, under one deadline, for
+        // everything the oracle expects, and a quiet moment for anything it does not.
+        const arrivals: Arrival[] = [];
+        for (const [index, combination] of combinations.entries()) {
+          const expected = expectedFor(combination);
+          const label = labelOf(combination);
+          const callbackRule = callbackRuleOf(combination);
+          inbox.judge(`c${index}`, (request) => {
+            checkThat(
+              'A.callback.config-headers',
+              request.method === expected.callbackMethod,
+              `a ${request.method} callback`,
+              expected.callbackMethod,
+              label,
+            );
+            const count = inbox.requests(`c${index}`).length;
+            checkThat(callbackRule, count <= expected.callbacks, `${count} callbacks`, `${expected.callbacks}`, label);
+          });
+          inbox.judge(`f${index}`, (request) => {
+            const count = inbox.requests(`f${index}`).length;
+            checkThat(
+              'A.failure-callback.after-exhaustion',
+              count <= expected.failures,
+              `${count} failure callbacks`,
+              `${expected.failures}`,
+              label,
+            );
+            checkThat(
+              'A.failure-callback.config-headers',
+              request.method === expected.failureMethod,
+              `a ${request.method} failure callback`,
+              expected.failureMethod,
+              label,
+            );
+          });
+          arrivals.push({ rule: 'A.publish.delivers', role: `d${index}`, count: expected.attempts, what: label });
+          if (expected.callbacks > 0) {
+            arrivals.push({
+              rule: callbackRule,
+              role: `c${index}`,
+              count: expected.callbacks,
+              what: `${label}: callbacks`,
+            });
           }
-          if (callbacks === 'failure' || callbacks === 'both') {
-            headers[client.h('Failure-Callback')] = inbox.url(`f${index}`);
-            if (configured) headers[client.h('Failure-Callback-Method')] = 'PATCH';
+          if (expected.failures > 0) {
+            const failureRule =
+              combination.callbacks === 'both'
+                ? 'A.callback.with-failure-callback'
+                : 'A.failure-callback.after-exhaustion';
+            arrivals.push({
+              rule: failureRule,
+              role: `f${index}`,
+              count: expected.failures,
+              what: `${label}: failure callback`,
+            });
           }
-          await publishTo(client, inbox.url(`d${index}`), headers, `combination ${index}`);
-        }),
-      );
-      // Wait for everything the oracle expects, then a quiet moment for anything it does not.
-      for (const [index, combination] of combinations.entries()) {
-        const expected = expectedFor(combination);
-        const label = `${combination.callbacks}, destination ${combination.destination}${combination.configured ? ', methods set' : ''}`;
-        const callbackRule =
-          combination.callbacks === 'both' ? 'A.callback.with-failure-callback' : 'A.callback.on-answer';
-        await inbox.arrive('A.publish.delivers', `d${index}`, expected.attempts, label);
-        if (expected.callbacks > 0)
-          await inbox.arrive(callbackRule, `c${index}`, expected.callbacks, `${label}: callbacks`);
-        if (expected.failures > 0) {
-          const failureRule =
-            combination.callbacks === 'both'
-              ? 'A.callback.with-failure-callback'
-              : 'A.failure-callback.after-exhaustion';
-          await inbox.arrive(failureRule, `f${index}`, expected.failures, `${label}: failure callback`);
         }
-      }
-      await inbox.settle();
-      for (const [index, combination] of combinations.entries()) {
-        const expected = expectedFor(combination);
-        const label = `${combination.callbacks}, destination ${combination.destination}${combination.configured ? ', methods set' : ''}`;
-        const callbacks = inbox.requests(`c${index}`);
-        const failures = inbox.requests(`f${index}`);
-        const callbackRule =
-          combination.callbacks === 'both' ? 'A.callback.with-failure-callback' : 'A.callback.on-answer';
-        if (callbacks.length !== expected.callbacks) {
-          throw new CheckFailure(callbackRule, `${callbacks.length} callbacks`, `${expected.callbacks}`, label);
+        await inbox.arriveAll(arrivals);
+        await inbox.settle();
+        for (const [index, combination] of combinations.entries()) {
+          const expected = expectedFor(combination);
+          const label = labelOf(combination);
+          const callbacks = inbox.requests(`c${index}`);
+          const failures = inbox.requests(`f${index}`);
+          const callbackRule = callbackRuleOf(combination);
+          if (callbacks.length !== expected.callbacks) {
+            throw new CheckFailure(callbackRule, `${callbacks.length} callbacks`, `${expected.callbacks}`, label);
+          }
+          if (failures.length !== expected.failures) {
+            throw new CheckFailure(
+              'A.failure-callback.after-exhaustion',
+              `${failures.length} failure callbacks`,
+              `${expected.failures}`,
+              label,
+            );
+          }
+          const wrongCallback = callbacks.find((item) => item.method !== expected.callbackMethod);
+          if (wrongCallback) {
+            throw new CheckFailure(
+              'A.callback.config-headers',
+              `a ${wrongCallback.method} callback`,
+              expected.callbackMethod,
+              label,
+            );
+          }
+          const firstAttempt = inbox.requests(`d${index}`)[0]?.at ?? 0;
+          const early = callbacks.find((item) => item.at - firstAttempt < expected.callbackDelayMs - 20);
+          if (early) {
+            throw new CheckFailure(
+              'A.callback.config-headers',
+              `a callback ${early.at - firstAttempt} ms after the delivery`,
+              `at least ${expected.callbackDelayMs} ms (Callback-Delay)`,
+              label,
+            );
+          }
+          const wrongFailure = failures.find((item) => item.method !== expected.failureMethod);
+          if (wrongFailure) {
+            throw new CheckFailure(
+              'A.failure-callback.config-headers',
+              `a ${wrongFailure.method} failure callback`,
+              expected.failureMethod,
+              label,
+            );
+          }
         }
-        if (failures.length !== expected.failures) {
-          throw new CheckFailure(
-            'A.failure-callback.after-exhaustion',
-            `${failures.length} failure callbacks`,
-            `${expected.failures}`,
-            label,
-          );
-        }
-        const wrongCallback = callbacks.find((item) => item.method !== expected.callbackMethod);
-        if (wrongCallback) {
-          throw new CheckFailure(
-            'A.callback.config-headers',
-            `a ${wrongCallback.method} callback`,
-            expected.callbackMethod,
-            label,
-          );
-        }
-        const firstAttempt = inbox.requests(`d${index}`)[0]?.at ?? 0;
-        const early = callbacks.find((item) => item.at - firstAttempt < expected.callbackDelayMs - 20);
-        if (early) {
-          throw new CheckFailure(
-            'A.callback.config-headers',
-            `a callback ${early.at - firstAttempt} ms after the delivery`,
-            `at least ${expected.callbackDelayMs} ms (Callback-Delay)`,
-            label,
-          );
-        }
-        const wrongFailure = failures.find((item) => item.method !== expected.failureMethod);
-        if (wrongFailure) {
-          throw new CheckFailure(
-            'A.failure-callback.config-headers',
-            `a ${wrongFailure.method} failure callback`,
-            expected.failureMethod,
-            label,
-          );
-        }
-      }
+      },
     },
-  },
-]);
+  ]),
+);

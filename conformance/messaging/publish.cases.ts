@@ -6,126 +6,145 @@
  */
 import { means } from '../../src/engines/conformance/check-failure.ts';
 import { defineCases } from '../../src/engines/conformance/conformance-case.ts';
+import { signatureSchemeOf } from '../../src/target/target.ts';
 import { signingKeysOf } from '../support/messaging-adapter.ts';
 import { checkThat, describe } from '../support/messaging-checks.ts';
 import { createMessagingClient } from '../support/messaging-client.ts';
-import { openInbox } from '../support/messaging-sink.ts';
+import { openInbox, signedCases } from '../support/messaging-sink.ts';
 import { publishTo, uniqueId, withAccountLimits } from '../support/messaging-steps.ts';
 
-export const cases = defineCases([
-  {
-    id: 'messaging.publish.delivers',
-    rules: ['A.publish.delivers'],
-    title: 'A published message is delivered to its destination with its body',
-    expect: 'A message published to a sink URL arrives there once, with the body published.',
-    async run(ctx) {
-      const client = createMessagingClient(ctx);
-      const inbox = await openInbox(ctx, 'publish.delivers');
-      const payload = `payload ${uniqueId(ctx, 'body')}`;
-      await publishTo(client, inbox.url('dest'), {}, payload);
-      const [got] = await inbox.arrive('A.publish.delivers', 'dest');
-      const body = got?.body.toString('utf8');
-      checkThat(
-        'A.publish.delivers',
-        body === payload,
-        `body ${JSON.stringify(body)}`,
-        `body ${JSON.stringify(payload)}`,
-      );
+export const cases = defineCases(
+  signedCases([
+    {
+      id: 'messaging.publish.delivers',
+      rules: ['A.publish.delivers'],
+      title: 'A published message is delivered to its destination with its body',
+      expect: 'A message published to a sink URL arrives there once, with the body published.',
+      async run(ctx) {
+        const client = createMessagingClient(ctx);
+        const inbox = await openInbox(ctx, 'publish.delivers');
+        const payload = `payload ${uniqueId(ctx, 'body')}`;
+        await publishTo(client, inbox.url('dest'), {}, payload);
+        const [got] = await inbox.arrive('A.publish.delivers', 'dest');
+        const body = got?.body.toString('utf8');
+        checkThat(
+          'A.publish.delivers',
+          body === payload,
+          `body ${JSON.stringify(body)}`,
+          `body ${JSON.stringify(payload)}`,
+        );
+      },
     },
-  },
-  {
-    id: 'messaging.publish.response-shape',
-    rules: ['A.publish.response-shape'],
-    title: 'The publish answer (not shown by the spec)',
-    expect: 'Observed: the status and body of a publish.',
-    async run(ctx) {
-      const client = createMessagingClient(ctx);
-      const inbox = await openInbox(ctx, 'publish.response-shape');
-      const res = await client.call(`/v2/publish/${inbox.url('dest')}`, { body: 'x' });
-      ctx.observe(`publish: ${describe(res).replace(/"messageId":"[^"]+"/, '"messageId":"…"')}`);
-      await inbox.arrive('A.publish.response-shape', 'dest').catch(() => ctx.observe('the message did not arrive'));
+    {
+      id: 'messaging.publish.response-shape',
+      rules: ['A.publish.response-shape'],
+      title: 'The publish answer (not shown by the spec)',
+      expect: 'Observed: the status and body of a publish.',
+      async run(ctx) {
+        const client = createMessagingClient(ctx);
+        const inbox = await openInbox(ctx, 'publish.response-shape');
+        const res = await client.call(`/v2/publish/${inbox.url('dest')}`, { body: 'x' });
+        ctx.observe(`publish: ${describe(res).replace(/"messageId":"[^"]+"/, '"messageId":"…"')}`);
+        await inbox.arrive('A.publish.response-shape', 'dest').catch(() => ctx.observe('the message did not arrive'));
+      },
     },
-  },
-  {
-    id: 'messaging.publish.headers',
-    rules: ['A.publish.headers'],
-    title: 'The real service’s publish headers (not shown by the spec)',
-    expect: 'Observed: whether -Method, -Forward-<Name> and the content type reach the destination.',
-    async run(ctx) {
-      const client = createMessagingClient(ctx);
-      const inbox = await openInbox(ctx, 'publish.headers');
-      await publishTo(
-        client,
-        inbox.url('dest'),
-        {
-          [client.h('Method')]: 'PUT',
-          [client.h('Forward-X-Svc-Harness')]: 'forwarded',
-          'content-type': 'application/json',
-        },
-        '{"a":1}',
-      );
-      const [got] = await inbox.arrive('A.publish.headers', 'dest');
-      ctx.observe(
-        `method ${got?.method}; X-Svc-Harness ${JSON.stringify(got?.headers['x-svc-harness'] ?? null)}; content type ${JSON.stringify(got?.headers['content-type'] ?? null)}`,
-      );
+    {
+      id: 'messaging.publish.headers',
+      rules: ['A.publish.headers'],
+      title: 'The real service’s publish headers (not shown by the spec)',
+      expect: 'Observed: whether -Method, -Forward-<Name> and the content type reach the destination.',
+      async run(ctx) {
+        const client = createMessagingClient(ctx);
+        const inbox = await openInbox(ctx, 'publish.headers');
+        await publishTo(
+          client,
+          inbox.url('dest'),
+          {
+            [client.h('Method')]: 'PUT',
+            [client.h('Forward-X-Svc-Harness')]: 'forwarded',
+            'content-type': 'application/json',
+          },
+          '{"a":1}',
+        );
+        const [got] = await inbox.arrive('A.publish.headers', 'dest');
+        ctx.observe(
+          `method ${got?.method}; X-Svc-Harness ${JSON.stringify(got?.headers['x-svc-harness'] ?? null)}; content type ${JSON.stringify(got?.headers['content-type'] ?? null)}`,
+        );
+      },
     },
-  },
-  {
-    id: 'messaging.signature.verifiable',
-    rules: ['A.signature.verifiable'],
-    title: 'Deliveries carry a signature the signing keys verify',
-    expect:
-      'The delivery’s signature header is a JWT that the current or next signing key verifies, for the URL called and the body sent.',
-    async run(ctx) {
-      const keys = await signingKeysOf(ctx);
-      if (keys === undefined) ctx.skip('the target gives no signing keys (messaging.signingKeys, or an adapter).');
-      const client = createMessagingClient(ctx);
-      const inbox = await openInbox(ctx, 'signature');
-      await publishTo(client, inbox.url('dest'), {}, `signed ${uniqueId(ctx, 'body')}`);
-      const [got] = await inbox.arrive('A.signature.verifiable', 'dest');
-      const check = got?.signature;
-      checkThat(
-        'A.signature.verifiable',
-        check?.ok === true,
-        check?.ok === false ? check.problem : 'no request',
-        'a signature verified by the current or next key',
-      );
+    {
+      id: 'messaging.signature.verifiable',
+      rules: ['A.signature.verifiable'],
+      title: 'Deliveries, retries and callbacks carry a signature the signing keys verify',
+      expect:
+        'Under the scheme the target declares (by default its dialect’s: a JWT, HS256, in the signature header): a delivery answered 500, its retry and the callback after each attempt all carry a signature the current or next signing key verifies, for the URL called and the body sent, none a token used before.',
+      async run(ctx) {
+        const scheme = signatureSchemeOf(ctx.target);
+        if (scheme.scheme === 'none')
+          ctx.skip('the target declares no signature scheme (messaging.signature.scheme none).');
+        const keys = await signingKeysOf(ctx);
+        if (keys === undefined) ctx.skip('the target gives no signing keys (messaging.signingKeys, or an adapter).');
+        const client = createMessagingClient(ctx);
+        const inbox = await openInbox(ctx, 'signature');
+        inbox.answer('dest', { failFirst: 1 });
+        await publishTo(
+          client,
+          inbox.url('dest'),
+          { [client.h('Retries')]: '1', [client.h('Callback')]: inbox.url('callback') },
+          `signed ${uniqueId(ctx, 'body')}`,
+        );
+        // A request whose signature fails ends the wait at once, failing A.signature.verifiable.
+        const [deliveries = [], callbacks = []] = await inbox.arriveAll([
+          { rule: 'A.signature.verifiable', role: 'dest', count: 2, what: 'a delivery and its retry' },
+          { rule: 'A.signature.verifiable', role: 'callback', count: 2, what: 'a callback after each attempt' },
+        ]);
+        for (const got of [...deliveries, ...callbacks]) {
+          const check = got.signature;
+          checkThat(
+            'A.signature.verifiable',
+            check.ok === true,
+            check.ok === false ? check.problem : check.ok === true ? '' : `not checked: ${check.reason}`,
+            'a signature verified by the current or next key',
+            `the ${got.role} request`,
+          );
+        }
+      },
     },
-  },
-  {
-    id: 'messaging.versioning.v2',
-    rules: ['A.versioning.v2'],
-    title: 'Area A paths carry /v2/',
-    expect: 'POST /v2/notify/{eventId} is routed: it answers with a status other than 404 and 405.',
-    async run(ctx) {
-      const client = createMessagingClient(ctx);
-      const res = await client.call(`/v2/notify/${uniqueId(ctx, 'version')}`, { body: 'x' });
-      checkThat('A.versioning.v2', res.status !== 404 && res.status !== 405, describe(res), 'a routed /v2/ path');
+    {
+      id: 'messaging.versioning.v2',
+      rules: ['A.versioning.v2'],
+      title: 'Area A paths carry /v2/',
+      expect: 'POST /v2/notify/{eventId} is routed: it answers with a status other than 404 and 405.',
+      async run(ctx) {
+        const client = createMessagingClient(ctx);
+        const res = await client.call(`/v2/notify/${uniqueId(ctx, 'version')}`, { body: 'x' });
+        checkThat('A.versioning.v2', res.status !== 404 && res.status !== 405, describe(res), 'a routed /v2/ path');
+      },
     },
-  },
-  {
-    id: 'messaging.limits.message-size',
-    rules: ['A.limits.plan'],
-    needs: ['admin'],
-    title: 'A message above the plan’s maximum message size is refused',
-    expect:
-      'With the account’s max_message_size at 2048 bytes, a 4096-byte message is not accepted and never delivered.',
-    async run(ctx) {
-      const client = createMessagingClient(ctx);
-      const inbox = await openInbox(ctx, 'limits.message-size');
-      await means(() => publishTo(client, inbox.url('small'), {}, 'small'));
-      await withAccountLimits(ctx, { max_message_size: 2048 }, async () => {
-        const res = await client.call(`/v2/publish/${inbox.url('big')}`, { body: 'x'.repeat(4096) });
-        ctx.observe(`oversize publish: status ${res.status}`);
-        checkThat('A.limits.plan', res.status >= 400 && res.status < 500, describe(res), 'a 4xx refusal');
-      });
-      await inbox.settle();
-      checkThat(
-        'A.limits.plan',
-        inbox.requests('big').length === 0,
-        'the oversize message was delivered',
-        'no delivery',
-      );
+    {
+      id: 'messaging.limits.message-size',
+      rules: ['A.limits.plan'],
+      needs: ['admin'],
+      title: 'A message above the plan’s maximum message size is refused',
+      expect:
+        'With the account’s max_message_size at 2048 bytes, a 4096-byte message is not accepted and never delivered.',
+      async run(ctx) {
+        const client = createMessagingClient(ctx);
+        const inbox = await openInbox(ctx, 'limits.message-size');
+        await means(() => publishTo(client, inbox.url('small'), {}, 'small'));
+        await withAccountLimits(ctx, { max_message_size: 2048 }, async () => {
+          const res = await client.call(`/v2/publish/${inbox.url('big')}`, { body: 'x'.repeat(4096) });
+          ctx.observe(`oversize publish: status ${res.status}`);
+          checkThat('A.limits.plan', res.status >= 400 && res.status < 500, describe(res), 'a 4xx refusal');
+        });
+        await inbox.settle();
+        checkThat(
+          'A.limits.plan',
+          inbox.requests('big').length === 0,
+          'the oversize message was delivered',
+          'no delivery',
+        );
+      },
     },
-  },
-]);
+  ]),
+);

@@ -128,3 +128,90 @@ export const waiterFields: FieldTable = {
   timeoutUrl: 'string',
   timeoutHeaders: 'headerLists',
 };
+
+/** What a callback must report, from what the harness sent and what the sink answered. */
+export interface CallbackTruth {
+  /** The attempts of the message, in order (attempt n carries `retried` n). */
+  readonly attempts: readonly SinkRequest[];
+  /** Retries asked on publish. */
+  readonly maxRetries: number;
+  readonly url: string;
+  readonly method: string;
+  /** The publish answer's message id, when it gave one. */
+  readonly messageId?: string;
+  readonly sourceBody: string;
+  /** Headers sent on publish that the message must keep: name (as sent) → value. */
+  readonly sourceHeaders: Readonly<Record<string, string>>;
+  /** Unix ms just before the publish was sent and just after its answer came. */
+  readonly publishedFrom: number;
+  readonly publishedTo: number;
+  /** Svc-Delay asked, in ms. @default 0 */
+  readonly delayMs?: number;
+  /** The header that carries the message id on a delivery (not shown by the spec: compared when present). */
+  readonly messageIdHeader: string;
+}
+
+/** Clock difference allowed between the harness and the target when comparing timestamps. */
+const clockSkewMs = 60_000;
+
+function headerValue(headers: Readonly<Record<string, unknown>>, name: string): unknown {
+  const key = Object.keys(headers).find((item) => item.toLowerCase() === name.toLowerCase());
+  return key === undefined ? undefined : headers[key];
+}
+
+/**
+ * Every field of a callback (or failure-callback) body compared with what happened: `status`, `header`
+ * and `body` with the sink's answer to the attempt `retried` names; `retried` one of the attempts made;
+ * `maxRetries`, `url`, `method`, `sourceMessageId`, `sourceHeader`, `sourceBody` with the publish;
+ * `createdAt` and `notBefore` within the publish's time window (ms), `notBefore` the delay later.
+ * Fields are typed first (`checkFields`); a difference fails `rule`.
+ */
+export function checkCallbackTruth(
+  rule: string,
+  body: Record<string, unknown>,
+  truth: CallbackTruth,
+  context: string,
+): void {
+  const fail = (field: string, expected: string) => {
+    throw new CheckFailure(rule, `${field} ${show(body[field], 120)}`, `${field} ${expected}`, context);
+  };
+  const retried = body.retried as number;
+  const attempt = truth.attempts[retried];
+  if (attempt === undefined) fail('retried', `one of 0…${truth.attempts.length - 1} (the attempts made)`);
+  const answered = attempt as SinkRequest;
+  if (body.status !== answered.answered) fail('status', `${answered.answered} (the answer to attempt ${retried})`);
+  const answeredBody = answered.answeredWith.body.toString('base64');
+  if (body.body !== answeredBody) fail('body', `${show(answeredBody, 80)} (base64 of the body answered)`);
+  const header = body.header as Record<string, unknown>;
+  for (const [name, value] of Object.entries(answered.answeredWith.headers)) {
+    const got = headerValue(header, name);
+    if (!Array.isArray(got) || !got.includes(value)) fail('header', `${name}: [${show(value)}] among them (answered)`);
+  }
+  if (body.maxRetries !== truth.maxRetries) fail('maxRetries', `${truth.maxRetries} (the retries asked)`);
+  if (body.url !== truth.url) fail('url', `${show(truth.url)} (the destination)`);
+  if (body.method !== truth.method) fail('method', show(truth.method));
+  if (truth.messageId !== undefined && body.sourceMessageId !== truth.messageId) {
+    fail('sourceMessageId', `${show(truth.messageId)} (the publish answer's message id)`);
+  }
+  const carried = truth.attempts[0]?.headers[truth.messageIdHeader.toLowerCase()];
+  if (typeof carried === 'string' && body.sourceMessageId !== carried) {
+    fail('sourceMessageId', `${show(carried)} (the id the delivery carried)`);
+  }
+  const sourceBody = Buffer.from(truth.sourceBody).toString('base64');
+  if (body.sourceBody !== sourceBody) fail('sourceBody', `${show(sourceBody, 80)} (base64 of the body published)`);
+  const sourceHeader = body.sourceHeader as Record<string, unknown>;
+  for (const [name, value] of Object.entries(truth.sourceHeaders)) {
+    if (headerValue(sourceHeader, name) !== value) fail('sourceHeader', `${name}: ${show(value)} among them (sent)`);
+  }
+  const createdAt = Number(body.createdAt);
+  const notBefore = Number(body.notBefore);
+  const delay = truth.delayMs ?? 0;
+  const window = `${truth.publishedFrom}…${truth.publishedTo} ms (the publish, ±${clockSkewMs / 1000} s)`;
+  if (createdAt < truth.publishedFrom - clockSkewMs || createdAt > truth.publishedTo + clockSkewMs) {
+    fail('createdAt', window);
+  }
+  if (notBefore < createdAt + delay - 1000 || notBefore > truth.publishedTo + delay + clockSkewMs) {
+    fail('notBefore', `createdAt + ${delay} ms (the delay asked), within ${window}`);
+  }
+  if (typeof body.callerIP !== 'string' || body.callerIP === '') fail('callerIP', 'a non-empty string');
+}

@@ -2,12 +2,19 @@
  * The sink as the messaging cases use it: one sink per suite file (started on first use where the
  * target's `sink` settings say, closed after the file), one inbox per case. Waiting is bounded by
  * `sink.waitSeconds` (default 15 s): a request that does not come is a failure of the rule the case
- * names ("never arrived within N s"). Every request an inbox got, and any request for another case
- * or for none, goes into the case's details.
+ * names ("never arrived within N s"). Waits end on the first evidence instead of running out:
+ * - a request whose signature the sink cannot verify (under the target's declared scheme) fails the
+ *   case on A.signature.verifiable at once; `signedCases` makes that the verdict of every request of
+ *   the case, whenever it came;
+ * - a check the case registered with `judge` that a request breaks fails the case at once;
+ * - when an earlier wait ran out with nothing at all for its inbox, and nothing has reached the sink
+ *   since, the target delivers nothing: a later wait gives up after a short grace, blocked on
+ *   A.publish.delivers (or failing it, when that is the wait's own rule), instead of 15 s each.
+ * Every request an inbox got, and any request for another case or for none, goes into the details.
  */
 import { afterAll } from 'vitest';
-import { CheckFailure } from '../../src/engines/conformance/check-failure.ts';
-import type { CaseContext } from '../../src/engines/conformance/conformance-case.ts';
+import { Blocked, CaseSkipped, CheckFailure } from '../../src/engines/conformance/check-failure.ts';
+import type { CaseContext, ConformanceCase } from '../../src/engines/conformance/conformance-case.ts';
 import {
   type Inbox,
   type Sink,
@@ -17,30 +24,50 @@ import {
   startSink,
 } from '../../src/sink/sink-server.ts';
 import { vendorHeader } from '../../src/target/dialects.ts';
+import { signatureSchemeOf } from '../../src/target/target.ts';
+import { messagingRuleCatalog } from '../rules/messaging-rules.ts';
 import { signingKeysOf } from './messaging-adapter.ts';
 
 const defaultWaitSeconds = 15;
 /** How long a case waits for requests that must not come (a second callback, a late delivery). */
 export const settleMs = 600;
+/**
+ * How long a wait lasts once the target is known to deliver nothing: a delivering target's first
+ * request comes well within it, and it ends the drought for every wait.
+ */
+export const droughtGraceMs = 3000;
+export const signatureRule = 'A.signature.verifiable';
 
 let shared: Promise<Sink> | undefined;
+
+/**
+ * Suite-wide evidence that the target delivers nothing: set when a wait ran out with nothing at all
+ * for its inbox while nothing reached the sink; any request to the sink ends it. Kept across the
+ * suite's files (one worker, no isolation), since each file starts its own sink.
+ */
+let drought: { readonly since: number; readonly label: string; readonly seconds: number } | undefined;
+let lastArrivalAt = 0;
 
 /** Called once at the top of each messaging suite file. */
 export function closeSinkAfterAll(): void {
   afterAll(async () => {
     const sink = shared;
     shared = undefined;
-    await (await sink?.catch(() => undefined))?.close();
+    const closed = await sink?.catch(() => undefined);
+    lastArrivalAt = Math.max(lastArrivalAt, closed?.lastArrivalAt() ?? 0);
+    await closed?.close();
   });
 }
 
 function sinkFor(ctx: CaseContext): Promise<Sink> {
   const settings = ctx.target.sink ?? {};
+  const signature = signatureSchemeOf(ctx.target);
   shared ??= startSink({
     ...(settings.host !== undefined && { host: settings.host }),
     ...(settings.port !== undefined && { port: settings.port }),
     ...(settings.url !== undefined && { publicUrl: settings.url }),
-    signatureHeader: vendorHeader(ctx.dialect, 'Signature'),
+    signatureHeader: signature.header,
+    scheme: signature.scheme,
     keys: () => signingKeysOf(ctx),
   });
   return shared;
@@ -64,15 +91,53 @@ export function duplicates(requests: readonly SinkRequest[], idHeader: string): 
   return lines;
 }
 
+/** A request whose signature failed, as the failure of the signature rule; undefined when none did. */
+export function signatureFailure(requests: readonly SinkRequest[]): CheckFailure | undefined {
+  for (const request of requests) {
+    if (request.signature.ok === false) {
+      return new CheckFailure(
+        signatureRule,
+        request.signature.problem,
+        'a signature the current or the next signing key verifies',
+        `the ${request.role} request (${request.method}${request.rest ? ` …${request.rest.slice(0, 40)}` : ''})`,
+      );
+    }
+  }
+  return undefined;
+}
+
+/** One wait of `arriveAll`: `count` requests of `role`, a shortfall failing `rule`. */
+export interface Arrival {
+  readonly rule: string;
+  readonly role: string;
+  /** @default 1 */
+  readonly count?: number;
+  /** What the failure names. @default role */
+  readonly what?: string;
+}
+
 export interface CaseInbox {
   url(role: string, rest?: string): string;
   answer(role: string, answer: SinkAnswer): void;
   requests(role?: string): SinkRequest[];
   /** Waits for `count` requests of `role`; a shortfall fails `rule`. */
   arrive(rule: string, role: string, count?: number, what?: string): Promise<SinkRequest[]>;
+  /**
+   * Waits for all of `arrivals` at once, under one deadline; the first one short when it passes
+   * fails its rule. Answers the requests of each, in order.
+   */
+  arriveAll(arrivals: readonly Arrival[]): Promise<SinkRequest[][]>;
+  /**
+   * Runs `check` on every request of `role` (those so far and each that comes): a CheckFailure it
+   * throws ends the case's waits at once (a wrong status, a wrong field: the outcome is certain).
+   */
+  judge(role: string, check: (request: SinkRequest) => void): void;
   /** Lets requests that must not come have their chance. */
   settle(): Promise<void>;
 }
+
+/** The inboxes each case opened, for `signedCases`' verdict at the end of the case. */
+const inboxesOf = new WeakMap<CaseContext, CaseInbox[]>();
 
 export async function openInbox(ctx: CaseContext, label: string): Promise<CaseInbox> {
   const sink = await sinkFor(ctx);
@@ -80,6 +145,8 @@ export async function openInbox(ctx: CaseContext, label: string): Promise<CaseIn
   const started = Date.now();
   const straysBefore = sink.strays().length;
   const waitMs = (ctx.target.sink?.waitSeconds ?? defaultWaitSeconds) * 1000;
+  const judges: Array<{ readonly role: string; readonly check: (request: SinkRequest) => void }> = [];
+  const judged = new WeakSet<SinkRequest>();
   ctx.onCleanup(() => {
     inbox.close();
     for (const line of inbox.describe(started)) ctx.observe(line);
@@ -90,24 +157,124 @@ export async function openInbox(ctx: CaseContext, label: string): Promise<CaseIn
       );
     }
   });
-  return {
+
+  /** The first evidence that decides the case: a signature that failed, a judged request that broke. */
+  const evidence = (): Error | undefined => {
+    const signature = signatureFailure(inbox.requests());
+    if (signature !== undefined) return signature;
+    for (const request of inbox.requests()) {
+      if (judged.has(request)) continue;
+      for (const judge of judges) if (judge.role === request.role) judge.check(request);
+      judged.add(request);
+    }
+    return undefined;
+  };
+
+  const arriveAll = async (arrivals: readonly Arrival[]): Promise<SinkRequest[][]> => {
+    const short = () => arrivals.find((item) => inbox.requests(item.role).length < (item.count ?? 1));
+    const begun = Date.now();
+    const arrivedBefore = Math.max(lastArrivalAt, sink.lastArrivalAt());
+    let cutShort: Error | undefined;
+    // During a drought, a wait gives up after the grace unless something reaches the sink.
+    const droughtTimer = setInterval(() => {
+      const last = Math.max(lastArrivalAt, sink.lastArrivalAt());
+      if (drought !== undefined && last > drought.since) drought = undefined;
+      if (drought !== undefined && Date.now() - begun >= droughtGraceMs && short() !== undefined) {
+        const wanted = short() as Arrival;
+        const why = `nothing has reached the sink since ${drought.label} waited ${drought.seconds} s for a request that never came: the target delivers nothing`;
+        cutShort =
+          wanted.rule === 'A.publish.delivers'
+            ? new CheckFailure('A.publish.delivers', `no request (${why})`, 'a delivery', wanted.what ?? wanted.role)
+            : new Blocked('A.publish.delivers', `${wanted.what ?? wanted.role}: ${why}`);
+        inbox.recheck();
+      }
+    }, 250);
+    try {
+      await inbox.waitUntil(
+        () => short() === undefined,
+        waitMs,
+        () => {
+          const wanted = short() as Arrival;
+          const got = inbox.requests(wanted.role).length;
+          const count = wanted.count ?? 1;
+          const seconds = Math.round(waitMs / 100) / 10;
+          return count === 1 || got === 0
+            ? `never arrived within ${seconds} s`
+            : `${got} of ${count} arrived within ${seconds} s`;
+        },
+        ctx.signal,
+        () => cutShort ?? evidence(),
+      );
+    } catch (error) {
+      if (!(error instanceof SinkTimeout)) throw error;
+      const wanted = short() ?? (arrivals[0] as Arrival);
+      const last = Math.max(lastArrivalAt, sink.lastArrivalAt());
+      if (inbox.requests().length === 0 && last <= arrivedBefore && !ctx.signal?.aborted) {
+        drought = { since: Date.now(), label: `case ${label}`, seconds: Math.round(waitMs / 1000) };
+      }
+      const got = inbox.requests(wanted.role).length;
+      const count = wanted.count ?? 1;
+      throw new CheckFailure(
+        wanted.rule,
+        `${got} request${got === 1 ? '' : 's'} (${error.message})`,
+        `${count} request${count === 1 ? '' : 's'}`,
+        wanted.what ?? wanted.role,
+      );
+    } finally {
+      clearInterval(droughtTimer);
+    }
+    return arrivals.map((item) => inbox.requests(item.role));
+  };
+
+  const caseInbox: CaseInbox = {
     url: (role, rest) => inbox.url(role, rest),
     answer: (role, answer) => inbox.answer(role, answer),
     requests: (role) => inbox.requests(role),
     async arrive(rule, role, count = 1, what = role) {
-      try {
-        return await inbox.waitFor(role, count, waitMs, ctx.signal);
-      } catch (error) {
-        if (!(error instanceof SinkTimeout)) throw error;
-        const got = inbox.requests(role).length;
-        throw new CheckFailure(
-          rule,
-          `${got} request${got === 1 ? '' : 's'} (${error.message})`,
-          `${count} request${count === 1 ? '' : 's'}`,
-          what,
-        );
-      }
+      const [requests] = await arriveAll([{ rule, role, count, what }]);
+      return requests ?? [];
     },
-    settle: () => inbox.settle(settleMs, ctx.signal),
+    arriveAll,
+    judge(role, check) {
+      judges.push({ role, check });
+      for (const request of inbox.requests(role)) if (judged.has(request)) check(request);
+    },
+    async settle() {
+      await inbox.settle(settleMs, ctx.signal);
+      const early = evidence();
+      if (early !== undefined) throw early;
+    },
   };
+  inboxesOf.set(ctx, [...(inboxesOf.get(ctx) ?? []), caseInbox]);
+  return caseInbox;
+}
+
+const observeOnly = new Set(messagingRuleCatalog.filter((rule) => rule.level === 'OBSERVE').map((rule) => rule.id));
+
+/**
+ * Every case of a messaging file that receives requests: its verdict covers the signature of each
+ * request its inboxes got (A.signature.verifiable joins its rules). A case that failed its own rule
+ * keeps that verdict; one that passed, or was blocked on a means, fails on a signature the sink could
+ * not verify. Cases that only observe are left as they are (a signature there stays a note).
+ */
+export function signedCases<const T extends readonly ConformanceCase[]>(cases: T): T {
+  return cases.map((item): ConformanceCase => {
+    if (item.rules.every((rule) => observeOnly.has(rule))) return item;
+    const rules = item.rules.includes(signatureRule) ? item.rules : [...item.rules, signatureRule];
+    return {
+      ...item,
+      rules,
+      async run(ctx) {
+        const failed = () => signatureFailure((inboxesOf.get(ctx) ?? []).flatMap((inbox) => inbox.requests()));
+        try {
+          await item.run(ctx);
+        } catch (error) {
+          const signature = error instanceof CheckFailure || error instanceof CaseSkipped ? undefined : failed();
+          throw signature ?? error;
+        }
+        const signature = failed();
+        if (signature !== undefined) throw signature;
+      },
+    };
+  }) as unknown as T;
 }

@@ -9,7 +9,14 @@
  */
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { decodeJwt } from 'jose';
 import { checkSignature, type SignatureCheck, type SigningKeys } from './sink-signature.ts';
+
+/**
+ * A request's signature as the sink saw it: verified, failed with a reason, or not judged (the target
+ * declares no scheme the sink knows, or gives no keys), which is never a failure.
+ */
+export type RequestSignature = SignatureCheck | { readonly ok: 'unchecked'; readonly reason: string };
 
 export interface SinkOptions {
   /** @default '127.0.0.1' */
@@ -20,6 +27,8 @@ export interface SinkOptions {
   readonly publicUrl?: string;
   /** The header carrying the signature (`Svc-Signature`, `Upstash-Signature`). */
   readonly signatureHeader: string;
+  /** The target's signature scheme; `none` leaves every signature unchecked. @default 'jwt-hs256' */
+  readonly scheme?: 'jwt-hs256' | 'none';
   /** The target's signing keys; called again after a verification fails (keys may have rotated). */
   readonly keys: () => Promise<SigningKeys | undefined>;
   /** The most of one request body kept. @default 8 MiB */
@@ -36,9 +45,11 @@ export interface SinkRequest {
   readonly body: Buffer;
   /** Unix milliseconds of arrival. */
   readonly at: number;
-  readonly signature: SignatureCheck;
+  readonly signature: RequestSignature;
   /** The status the sink answered. */
   readonly answered: number;
+  /** The headers and body the sink answered with, to compare with what a callback reports. */
+  readonly answeredWith: { readonly headers: Readonly<Record<string, string>>; readonly body: Buffer };
 }
 
 /** How the sink answers one role of an inbox. */
@@ -61,6 +72,9 @@ export interface StrayRequest {
   /** `stray`: no inbox has its token; `late`: its inbox was closed. */
   readonly kind: 'stray' | 'late';
 }
+
+/** What the sink answers when a role sets no body. */
+const defaultAnswerBody = 'ok';
 
 export class SinkTimeout extends Error {
   override readonly name = 'SinkTimeout';
@@ -98,33 +112,61 @@ export class Inbox {
 
   /** Waits until `count` requests of `role` arrived; a SinkTimeout says how many did. */
   waitFor(role: string, count: number, timeoutMs: number, signal?: AbortSignal): Promise<SinkRequest[]> {
+    return this.waitUntil(
+      () => this.requests(role).length >= count,
+      timeoutMs,
+      () => {
+        const got = this.requests(role).length;
+        const seconds = Math.round(timeoutMs / 100) / 10;
+        return count === 1 || got === 0
+          ? `never arrived within ${seconds} s`
+          : `${got} of ${count} arrived within ${seconds} s`;
+      },
+      signal,
+    ).then(() => this.requests(role));
+  }
+
+  /**
+   * Waits until `done()` holds, checked at once and after every request; `evidence()`, checked at the
+   * same moments, ends the wait early with the error it gives (a request that already decides the
+   * case). A timeout rejects with a SinkTimeout saying `shortfall()`.
+   */
+  waitUntil(
+    done: () => boolean,
+    timeoutMs: number,
+    shortfall: () => string,
+    signal?: AbortSignal,
+    evidence: () => Error | undefined = () => undefined,
+  ): Promise<void> {
     return new Promise((resolve, reject) => {
-      const done = (error?: Error) => {
+      const finish = (error?: Error) => {
         clearTimeout(timer);
         this.#waiters.delete(check);
         signal?.removeEventListener('abort', onAbort);
         if (error) reject(error);
-        else resolve(this.requests(role));
+        else resolve();
       };
       const check = () => {
-        if (this.requests(role).length >= count) done();
+        let early: Error | undefined;
+        try {
+          early = evidence();
+        } catch (error) {
+          early = error instanceof Error ? error : new Error(String(error));
+        }
+        if (early !== undefined) finish(early);
+        else if (done()) finish();
       };
-      const onAbort = () => done(new SinkTimeout(`the case ended while waiting for ${role}`));
-      const timer = setTimeout(() => {
-        const got = this.requests(role).length;
-        const seconds = Math.round(timeoutMs / 100) / 10;
-        done(
-          new SinkTimeout(
-            count === 1 || got === 0
-              ? `never arrived within ${seconds} s`
-              : `${got} of ${count} arrived within ${seconds} s`,
-          ),
-        );
-      }, timeoutMs);
+      const onAbort = () => finish(new SinkTimeout('the case ended while waiting'));
+      const timer = setTimeout(() => finish(new SinkTimeout(shortfall())), timeoutMs);
       this.#waiters.add(check);
       signal?.addEventListener('abort', onAbort, { once: true });
       check();
     });
+  }
+
+  /** Checks the pending waits again (a condition outside the inbox changed). */
+  recheck(): void {
+    for (const wake of this.#waiters) wake();
   }
 
   /** Waits `ms` so that requests that should not come have had their chance. */
@@ -143,7 +185,11 @@ export class Inbox {
     return this.#requests.map(
       (item) =>
         `sink: ${item.method} ${item.role}${item.rest} → ${item.answered} at +${item.at - started} ms, signature ${
-          item.signature.ok ? `ok (${item.signature.key} key)` : item.signature.problem
+          item.signature.ok === true
+            ? `ok (${item.signature.key} key)`
+            : item.signature.ok === false
+              ? item.signature.problem
+              : `not checked (${item.signature.reason})`
         }`,
     );
   }
@@ -157,12 +203,13 @@ export class Inbox {
   }
 
   /** Called by the server: records the request and picks the status to answer. */
-  receive(request: Omit<SinkRequest, 'answered'>): { status: number; answer: SinkAnswer } {
+  receive(request: Omit<SinkRequest, 'answered' | 'answeredWith'>): { status: number; answer: SinkAnswer } {
     const answer = this.#answers.get(request.role) ?? {};
     const seen = (this.#counts.get(request.role) ?? 0) + 1;
     this.#counts.set(request.role, seen);
     const status = seen <= (answer.failFirst ?? 0) ? 500 : (answer.status ?? 200);
-    this.#requests.push({ ...request, answered: status });
+    const answeredWith = { headers: { ...answer.headers }, body: Buffer.from(answer.body ?? defaultAnswerBody) };
+    this.#requests.push({ ...request, answered: status, answeredWith });
     for (const wake of this.#waiters) wake();
     return { status, answer };
   }
@@ -177,6 +224,8 @@ export interface Sink {
   open(label: string): Inbox;
   /** Requests that matched no open inbox. */
   strays(): readonly StrayRequest[];
+  /** Unix milliseconds of the last request of any kind (inbox, stray or late); 0 before the first. */
+  lastArrivalAt(): number;
   close(): Promise<void>;
 }
 
@@ -190,17 +239,36 @@ export async function startSink(options: SinkOptions): Promise<Sink> {
   let keys: SigningKeys | undefined;
   let keysRead = false;
   let base = '';
+  let lastArrivalAt = 0;
+  /** Token ids already presented, each with the first request's path: a second use is a replay. */
+  const seenIds = new Map<string, string>();
 
-  const verify = async (signature: string | undefined, url: string, body: Buffer): Promise<SignatureCheck> => {
-    if (!keysRead) {
-      keys = await options.keys().catch(() => undefined);
-      keysRead = true;
-    }
+  const check = async (signature: string | undefined, url: string, body: Buffer): Promise<SignatureCheck> => {
     const first = await checkSignature(signature, keys, url, body);
     if (first.ok || signature === undefined) return first;
     // The keys may have been rotated since they were read: read them again once.
     keys = await options.keys().catch(() => keys);
     return checkSignature(signature, keys, url, body);
+  };
+
+  const verify = async (signature: string | undefined, url: string, body: Buffer): Promise<RequestSignature> => {
+    if (options.scheme === 'none') return { ok: 'unchecked', reason: 'the target declares no signature scheme' };
+    if (!keysRead) {
+      keys = await options.keys().catch(() => undefined);
+      keysRead = true;
+    }
+    if (keys === undefined) return { ok: 'unchecked', reason: 'the target gives no signing keys' };
+    const result = await check(signature, url, body);
+    if (!result.ok || signature === undefined) return result;
+    // A token is made for one request (RFC 7519's jti): one presented again (a retry that reuses the
+    // first attempt's token) is a replay a receiver must refuse.
+    const id = jtiOf(signature);
+    if (id === undefined) return result;
+    const first = seenIds.get(id);
+    if (first !== undefined)
+      return { ok: false, problem: `the token (jti ${id}) was already used on ${first}: a replay` };
+    seenIds.set(id, new URL(url).pathname.split('/').slice(2).join('/') || '/');
+    return result;
   };
 
   const server: Server = createServer((req, res) => {
@@ -213,6 +281,7 @@ export async function startSink(options: SinkOptions): Promise<Sink> {
     req.on('error', () => {});
     req.on('end', () => {
       const at = Date.now();
+      lastArrivalAt = at;
       const path = req.url ?? '/';
       const match = pathPattern.exec(path);
       const inbox = match ? inboxes.get(match[1] as string) : undefined;
@@ -238,7 +307,7 @@ export async function startSink(options: SinkOptions): Promise<Sink> {
           const send = () => {
             if (res.destroyed) return;
             res.writeHead(status, { ...answer.headers });
-            res.end(answer.body ?? 'ok');
+            res.end(answer.body ?? defaultAnswerBody);
           };
           if (answer.delayMs) setTimeout(send, answer.delayMs).unref();
           else send();
@@ -268,10 +337,21 @@ export async function startSink(options: SinkOptions): Promise<Sink> {
       return inbox;
     },
     strays: () => strays,
+    lastArrivalAt: () => lastArrivalAt,
     close: () =>
       new Promise((resolve) => {
         server.closeAllConnections();
         server.close(() => resolve());
       }),
   };
+}
+
+/** The `jti` of a JWT, when it has one (its signature is checked elsewhere). */
+function jtiOf(token: string): string | undefined {
+  try {
+    const { jti } = decodeJwt(token);
+    return typeof jti === 'string' && jti !== '' ? jti : undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -7,6 +7,20 @@
 export const dialectNames = ['svc', 'upstash'] as const;
 export type DialectName = (typeof dialectNames)[number];
 
+/**
+ * How a target signs the requests it sends (the spec leaves header, algorithm and key use unshown):
+ * `jwt-hs256` is the real-world scheme (a JWT, HS256, keyed with the signing key's UTF-8 bytes, with
+ * `sub` the URL called and `body` the SHA-256 of the body); `none` declares no scheme the harness knows.
+ */
+export const signatureSchemes = ['jwt-hs256', 'none'] as const;
+export type SignatureSchemeName = (typeof signatureSchemes)[number];
+
+export interface SignatureScheme {
+  readonly scheme: SignatureSchemeName;
+  /** The request header carrying the signature. */
+  readonly header: string;
+}
+
 /** Canonical name → what it is called on the wire. Header names are given in their spec spelling. */
 export interface Dialect {
   readonly name: DialectName;
@@ -18,6 +32,8 @@ export interface Dialect {
   readonly accountPath: string;
   /** Enum values of the account's `reserved_type` that carry the vendor name. */
   readonly reservedTypes: readonly string[];
+  /** The signature scheme of targets of this dialect that declare none: the real-world one. */
+  readonly signature: SignatureScheme;
 }
 
 const dialects: Record<DialectName, Dialect> = {
@@ -27,6 +43,7 @@ const dialects: Record<DialectName, Dialect> = {
     messagingTokenQuery: 'svc_token',
     accountPath: '/v2/svc/user',
     reservedTypes: ['paid', 'svc_enterprise_1m', 'svc_enterprise_10m'],
+    signature: { scheme: 'jwt-hs256', header: 'Svc-Signature' },
   },
   upstash: {
     name: 'upstash',
@@ -34,6 +51,7 @@ const dialects: Record<DialectName, Dialect> = {
     messagingTokenQuery: 'qstash_token',
     accountPath: '/v2/qstash/user',
     reservedTypes: ['paid', 'qstash_enterprise_1m', 'qstash_enterprise_10m'],
+    signature: { scheme: 'jwt-hs256', header: 'Upstash-Signature' },
   },
 };
 

@@ -38,6 +38,16 @@ export const targetSchema = {
           properties: { current: secret, next: secret },
         },
         adapter: { type: 'string', minLength: 1 },
+        // The spec leaves the signature scheme unshown: the target declares it (default: its dialect's).
+        signature: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['scheme'],
+          properties: {
+            scheme: { enum: ['jwt-hs256', 'none'] },
+            header: { type: 'string', pattern: "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$" },
+          },
+        },
       },
     },
     sink: {

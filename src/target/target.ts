@@ -4,7 +4,7 @@
  * The reference service writes the same shape with `svc-harness serve --write-target FILE`.
  */
 import { redactUrl, urlSecrets } from '../shared/redact.ts';
-import type { DialectName } from './dialects.ts';
+import { type DialectName, getDialect, type SignatureScheme, type SignatureSchemeName } from './dialects.ts';
 
 export interface MessagingEndpoint {
   /** Base URL of area A (default region). */
@@ -24,6 +24,11 @@ export interface MessagingEndpoint {
    * whose default export builds a MessagingAdapter. Without it those cases are skipped.
    */
   readonly adapter?: string;
+  /**
+   * How the target signs what it sends (deliveries, callbacks): the spec leaves the scheme unshown.
+   * @default the dialect's (`jwt-hs256` in `<Prefix>Signature`)
+   */
+  readonly signature?: { readonly scheme: SignatureSchemeName; readonly header?: string };
 }
 
 /** Where the harness's sink listens, and the URL a target must call to reach it. */
@@ -96,6 +101,13 @@ export interface Target {
 
 export type TargetArea = 'messaging' | 'kv' | 'management';
 
+/** The signature scheme a target declares, else its dialect's; the header defaults to the dialect's. */
+export function signatureSchemeOf(target: Target): SignatureScheme {
+  const fallback = getDialect(target.dialect).signature;
+  const declared = target.messaging?.signature;
+  return declared === undefined ? fallback : { scheme: declared.scheme, header: declared.header ?? fallback.header };
+}
+
 /** Every secret a target holds, for redaction of reports and logs: tokens, passwords, and URL credentials. */
 export function targetSecrets(target: Target): string[] {
   const secrets = [
@@ -130,6 +142,7 @@ export function describeTarget(target: Target): Record<string, unknown> {
     ...(target.messaging && {
       messaging: {
         url: redactUrl(target.messaging.url),
+        signature: signatureSchemeOf(target),
         regions: Object.fromEntries(
           Object.entries(target.messaging.regions ?? {}).map(([region, url]) => [region, redactUrl(url)]),
         ),

@@ -14,19 +14,26 @@ export function callbackBody(
   outcome: AttemptOutcome,
   fault: MessagingFaultCheck,
 ): CallbackBody {
-  const timestamp = (ms: number) => (fault('callback-timestamps-numbers') ? ms : String(ms));
+  // Faults: seconds instead of milliseconds (still decimal digits), or numbers instead of strings.
+  const unit = fault('callback-created-at-seconds') ? 1000 : 1;
+  const timestamp = (ms: number) => (fault('callback-timestamps-numbers') ? ms : String(Math.floor(ms / unit)));
+  let header: Readonly<Record<string, string[]>> = outcome.answered ? outcome.header : {};
+  if (fault('callback-header-content-type-only')) {
+    header = Object.fromEntries(Object.entries(header).filter(([name]) => name === 'content-type'));
+  }
+  const encoding = fault('callback-body-raw') ? 'utf8' : 'base64';
   return {
     status: outcome.answered ? outcome.status : 0,
-    header: outcome.answered ? outcome.header : {},
-    body: outcome.answered ? outcome.body.toString('base64') : '',
-    retried: message.retried,
-    maxRetries: message.maxRetries,
+    header,
+    body: outcome.answered ? outcome.body.toString(encoding) : '',
+    retried: message.retried + (fault('callback-retried-off-by-one') ? 1 : 0),
+    maxRetries: fault('callback-max-retries-default') ? 3 : message.maxRetries,
     ...(!fault('callback-omits-source-message-id') && { sourceMessageId: message.id }),
     url: message.url,
     method: message.method,
     sourceHeader: message.sourceHeader,
-    sourceBody: message.body,
-    notBefore: timestamp(message.notBefore),
+    sourceBody: fault('source-body-unencoded') ? Buffer.from(message.body, 'base64').toString('utf8') : message.body,
+    notBefore: timestamp(fault('callback-not-before-ignores-delay') ? message.createdAt : message.notBefore),
     createdAt: timestamp(message.createdAt),
     callerIP: message.callerIP,
   };

@@ -35,6 +35,16 @@ const idleWaitMs = 25;
 const pumpEveryMs = 20;
 const waiterSweepEveryMs = 200;
 
+/** The destination of the message a callback reports on (its body's `url`), for the wrong-sub fault. */
+function sourceUrlOf(message: StoredMessage): string {
+  try {
+    const body = JSON.parse(Buffer.from(message.body, 'base64').toString('utf8')) as { url?: unknown };
+    return typeof body.url === 'string' ? body.url : message.url;
+  } catch {
+    return message.url;
+  }
+}
+
 /** The endpoint parallelism counts against: the destination URL without its query. */
 function endpointOf(url: string): string {
   const at = url.indexOf('?');
@@ -52,6 +62,9 @@ export class Dispatcher {
   #loop: Promise<void> | undefined;
   #nextPump = 0;
   #nextSweep = 0;
+  /** Kept only under the faults that need them: each message's first token and first answer. */
+  readonly #firstTokens = new Map<string, string>();
+  readonly #firstOutcomes = new Map<string, AttemptOutcome>();
 
   constructor(parts: DispatcherParts) {
     this.#parts = parts;
@@ -147,7 +160,12 @@ export class Dispatcher {
   }
 
   async #attempt(message: StoredMessage): Promise<void> {
-    const { keys, deliverer, dialect, fault } = this.#parts;
+    const { deliverer, dialect, fault } = this.#parts;
+    if (message.kind === 'publish' && fault('delivery-dropped')) {
+      // The fault loses the message: no request, no callback, and the message counts as delivered.
+      await this.#write({ message: { ...message, state: 'delivered' }, next: { kind: 'end' }, caused: [] });
+      return;
+    }
     const account = this.#parts.account.cached.account;
     const body = Buffer.from(message.body, 'base64');
     const sent = message.kind === 'publish' && fault('delivery-drops-body') ? Buffer.alloc(0) : body;
@@ -160,7 +178,7 @@ export class Dispatcher {
         ...message.headers,
         [`${p}Message-Id`]: message.id,
         [`${p}Retried`]: String(message.retried),
-        [`${p}Signature`]: await keys.sign(message.url, signed),
+        [`${p}Signature`]: await this.#signature(message, signed),
       },
       body: sent,
       timeoutMs: message.timeoutMs,
@@ -169,6 +187,19 @@ export class Dispatcher {
     if (this.#stopped) return;
     const write = this.#outcome(message, outcome, account);
     await this.#write(write);
+  }
+
+  /** The attempt's signature, by the current key; the signature faults reuse, age or misaddress it. */
+  async #signature(message: StoredMessage, body: Buffer): Promise<string> {
+    const { keys, fault } = this.#parts;
+    const first = this.#firstTokens.get(message.id);
+    if (first !== undefined && message.retried > 0) return first;
+    const caused = message.kind === 'callback' || message.kind === 'failure-callback';
+    const sub = caused && fault('callback-signed-wrong-sub') ? sourceUrlOf(message) : message.url;
+    const ageSeconds = message.retried > 0 && fault('retry-signature-expired') ? 600 : 0;
+    const token = await keys.sign(sub, body, ageSeconds);
+    if (message.retried === 0 && fault('retry-signature-reused')) this.#firstTokens.set(message.id, token);
+    return token;
   }
 
   /** Writes an outcome, trying again while Redis is briefly away; the message stays inflight meanwhile. */
@@ -198,8 +229,13 @@ export class Dispatcher {
       outcome.answered &&
       !fault('callback-not-sent') &&
       !(message.failureCallback !== undefined && fault('callback-dropped-with-failure-callback'));
+    if (message.retried === 0 && fault('callback-status-first-attempt')) this.#firstOutcomes.set(message.id, outcome);
     if (wantsCallback) {
-      const body = callbackBody(message, outcome, fault);
+      // The fault reports the first attempt's answer in every callback of the message.
+      const reported = fault('callback-status-first-attempt')
+        ? (this.#firstOutcomes.get(message.id) ?? outcome)
+        : outcome;
+      const body = callbackBody(message, reported, fault);
       caused.push(this.#caused('callback', message.callback as CallbackConfig, message, body, account, now));
     }
     // The fault sends the failure callback after the first failed attempt instead of the last.

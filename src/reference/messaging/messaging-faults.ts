@@ -301,6 +301,72 @@ export const messagingFaults = defineFaults([
     rule: 'A.publish.delivers',
     description: 'Loses every published message: nothing is sent, and the message counts as delivered.',
   },
+  {
+    name: 'retry-signature-reused',
+    area: 'messaging',
+    rule: 'A.signature.verifiable',
+    description: "Signs a retry with the first attempt's token (the same jti): a replay.",
+  },
+  {
+    name: 'retry-signature-expired',
+    area: 'messaging',
+    rule: 'A.signature.verifiable',
+    description: 'Signs retries with a token that expired ten minutes ago.',
+  },
+  {
+    name: 'callback-signed-wrong-sub',
+    area: 'messaging',
+    rule: 'A.signature.verifiable',
+    description: "Signs callbacks and failure callbacks for the source message's URL, not the URL called (sub).",
+  },
+  {
+    name: 'callback-retried-off-by-one',
+    area: 'messaging',
+    rule: 'A.callback.fields',
+    description: 'Gives retried one higher than the retries made in callback bodies.',
+  },
+  {
+    name: 'callback-status-first-attempt',
+    area: 'messaging',
+    rule: 'A.callback.fields',
+    description: "Reports the first attempt's status in every callback of a message, not the status of the attempt.",
+  },
+  {
+    name: 'callback-body-raw',
+    area: 'messaging',
+    rule: 'A.callback.field-types',
+    description: "Puts the destination's response body into callback bodies as text, not base64.",
+  },
+  {
+    name: 'source-body-unencoded',
+    area: 'messaging',
+    rule: 'A.callback.field-types',
+    description: 'Puts the published body into callback bodies as text (sourceBody), not base64.',
+  },
+  {
+    name: 'callback-header-content-type-only',
+    area: 'messaging',
+    rule: 'A.callback.fields',
+    description: "Keeps only the content type of the destination's response headers in callback bodies.",
+  },
+  {
+    name: 'callback-created-at-seconds',
+    area: 'messaging',
+    rule: 'A.callback.fields',
+    description: 'Writes createdAt and notBefore in callback bodies in seconds, not milliseconds (still digits).',
+  },
+  {
+    name: 'callback-not-before-ignores-delay',
+    area: 'messaging',
+    rule: 'A.callback.fields',
+    description: 'Writes notBefore as createdAt in callback bodies, whatever delay the message had.',
+  },
+  {
+    name: 'callback-max-retries-default',
+    area: 'messaging',
+    rule: 'A.callback.fields',
+    description: 'Writes maxRetries as the default (3) in callback bodies, not the retries asked.',
+  },
   // Limits and regions
   {
     name: 'retries-above-plan',

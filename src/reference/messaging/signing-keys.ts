@@ -71,10 +71,13 @@ export class SigningKeyStore {
     return secret;
   }
 
-  /** The signature of a request to `url` with `body`, by the current key. */
-  async sign(url: string, body: Buffer): Promise<string> {
+  /**
+   * The signature of a request to `url` with `body`, by the current key. `ageSeconds` back-dates the
+   * token (only a fault switch asks for it: a stale token on a retry).
+   */
+  async sign(url: string, body: Buffer, ageSeconds = 0): Promise<string> {
     const digest = createHash('sha256').update(body).digest('base64').replaceAll('+', '-').replaceAll('/', '_');
-    const now = Math.floor(Date.now() / 1000);
+    const now = Math.floor(Date.now() / 1000) - ageSeconds;
     return new SignJWT({ body: digest })
       .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
       .setIssuer(this.#issuer)

@@ -11,6 +11,7 @@ const request = (role: string, id: string, answered: number): SinkRequest => ({
   at: 0,
   signature: { ok: true, key: 'current' },
   answered,
+  answeredWith: { headers: {}, body: Buffer.from('ok') },
 });
 
 describe('duplicates', () => {
