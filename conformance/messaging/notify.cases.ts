@@ -6,10 +6,12 @@
  * is not in the spec: it goes through the target's adapter. What happens at a waiter's deadline, and
  * the notify-by-run shapes, are observed.
  */
-import { CheckFailure, show } from '../../src/engines/conformance/check-failure.ts';
+import { CheckFailure, means, show } from '../../src/engines/conformance/check-failure.ts';
 import { defineCases } from '../../src/engines/conformance/conformance-case.ts';
+import { adminClient } from '../support/admin-client.ts';
 import { messagingAdapter } from '../support/messaging-adapter.ts';
 import {
+  checkErrorObject,
   checkFields,
   checkStatus,
   checkThat,
@@ -22,6 +24,19 @@ import {
 import { createMessagingClient } from '../support/messaging-client.ts';
 import { openInbox } from '../support/messaging-sink.ts';
 import { uniqueId } from '../support/messaging-steps.ts';
+
+/** Notify's body forms (spec "Endpoints": optional; JSON, text or octet-stream). */
+const bodyForms: readonly { readonly name: string; readonly type?: string; readonly body: Buffer }[] = [
+  { name: 'none', body: Buffer.alloc(0) },
+  { name: 'json', type: 'application/json', body: Buffer.from('{"event":"json","n":1,"list":[true,null]}') },
+  { name: 'text', type: 'text/plain', body: Buffer.from('plain text, ünïcode and a line\nbreak') },
+  // Not UTF-8: a lone continuation byte, an invalid lead, a NUL, a CR LF.
+  {
+    name: 'binary',
+    type: 'application/octet-stream',
+    body: Buffer.from([0xff, 0xfe, 0x00, 0x80, 0xc3, 0x28, 0x0d, 0x0a]),
+  },
+];
 
 /** The value of a header in an object of header lists, by name without regard to case. */
 function headerOf(headers: Record<string, unknown>, name: string): unknown {
@@ -51,12 +66,14 @@ export const cases = defineCases([
       'A.notify.workflow-headers',
       'A.notify.waiter-fields',
       'A.notify.item-fields',
+      'A.notify.item-workflow-fields',
+      'A.notify.item-error',
       'A.notify.delivers-event',
     ],
     needs: ['messaging.adapter'],
     title: 'Notify reaches every waiter: one typed item each, and the event data at each waiter',
     expect:
-      'Two waiters of one event: notify answers 201 with two items, each with its typed fields and the run id and URL headers as arrays of one string; both waiting URLs get the event data.',
+      'Two waiters of one event, each created within a workflow run: notify answers 201 with two items, each with its typed fields, workflowRunId (its run) and workflowCreatedAt (ms), and the run id and URL headers as arrays of one string; both waiting URLs get the event data.',
     async run(ctx) {
       const client = createMessagingClient(ctx);
       const adapter = await messagingAdapter(ctx);
@@ -73,6 +90,7 @@ export const cases = defineCases([
       checkThat('A.notify.status-201', Array.isArray(items), show(items), 'a JSON array');
       const list = items as unknown[];
       checkThat('A.notify.one-per-waiter', list.length === 2, `${list.length} items`, '2 items, one per waiter');
+      const itemRuns: unknown[] = [];
       for (const [index, item] of list.entries()) {
         const where = `item ${index}`;
         checkThat('A.notify.item-fields', isRecord(item), show(item), 'a NotifyResponse object', where);
@@ -104,21 +122,36 @@ export const cases = defineCases([
           { messageId: 'string', deduplicated: 'boolean' },
           where,
         );
-        for (const [field, type] of [
-          ['error', 'string'],
-          ['workflowRunId', 'string'],
-          ['workflowCreatedAt', 'integer'],
-        ] as const) {
-          if (field in record && !types[type](record[field])) {
-            throw new CheckFailure(
-              'A.notify.item-fields',
-              `${field} ${show(record[field])}`,
-              `${field} ${type === 'string' ? 'a string' : 'an integer'}`,
-              where,
-            );
-          }
+        if ('error' in record && !types.string(record.error)) {
+          throw new CheckFailure('A.notify.item-fields', `error ${show(record.error)}`, 'error a string', where);
         }
+        if ('error' in record)
+          ctx.observe(`${where} has error ${show(record.error)} although the notification was sent`);
+        // Each waiter was created within a workflow run: the spec's condition for both fields holds.
+        checkFields(
+          'A.notify.item-workflow-fields',
+          'A.notify.item-workflow-fields',
+          record,
+          { workflowRunId: 'string', workflowCreatedAt: 'integer' },
+          where,
+        );
+        const createdAt = record.workflowCreatedAt as number;
+        checkThat(
+          'A.notify.item-workflow-fields',
+          createdAt >= 1e12,
+          `workflowCreatedAt ${createdAt}`,
+          'Unix milliseconds (13 digits or more)',
+          where,
+        );
+        itemRuns.push(record.workflowRunId);
       }
+      checkThat(
+        'A.notify.item-workflow-fields',
+        runs.every((run) => itemRuns.includes(run)),
+        `workflowRunId ${show(itemRuns)}`,
+        `the waiters' runs ${show(runs)}`,
+      );
+      ctx.observe('A NotifyResponse item’s error (a failed notification) cannot be arranged from outside: not tried.');
       for (const index of [0, 1]) {
         const [got] = await inbox.arrive('A.notify.delivers-event', `waiter${index}`, 1, `waiter ${index}`);
         const body = got?.body.toString('utf8');
@@ -186,21 +219,98 @@ export const cases = defineCases([
   },
   {
     id: 'messaging.notify.invalid-event-400',
-    rules: ['A.notify.invalid-event-400'],
+    rules: ['A.notify.invalid-event-400', 'A.errors.error-object'],
     title: 'Notify with an invalid event id answers 400',
-    expect: 'Of event ids with a space, with a control character, and 2000 bytes long, at least one answers 400.',
+    expect:
+      'Of event ids with a space, with a control character, and 2000 bytes long, at least one answers 400; every 400 has an Error object; what the other byte classes (tab, DEL, a byte that is not UTF-8, 257 bytes, an encoded slash) get is observed.',
     async run(ctx) {
       const client = createMessagingClient(ctx);
-      const candidates = [`bad%20id-${uniqueId(ctx, 'space')}`, `bad%01${uniqueId(ctx, 'ctl')}`, 'x'.repeat(2000)];
-      const statuses: number[] = [];
-      for (const id of candidates) statuses.push((await client.call(`/v2/notify/${id}`, { body: 'x' })).status);
-      ctx.observe(`statuses: space ${statuses[0]}, control character ${statuses[1]}, 2000 bytes ${statuses[2]}`);
+      const label = (name: string) => uniqueId(ctx, name);
+      // The spec says only "invalid event id": the first three are the ones every look-alike refuses.
+      const judged = [
+        ['a space', `bad%20id-${label('space')}`],
+        ['a control character', `bad%01${label('ctl')}`],
+        ['2000 bytes', 'x'.repeat(2000)],
+      ] as const;
+      const observed = [
+        ['a tab', `bad%09${label('tab')}`],
+        ['DEL', `bad%7F${label('del')}`],
+        ['a byte that is not UTF-8', `bad%FF${label('utf8')}`],
+        ['257 bytes', 'y'.repeat(257)],
+        ['256 bytes', 'z'.repeat(256)],
+        ['an encoded slash', `bad%2F${label('slash')}`],
+      ] as const;
+      const statuses: string[] = [];
+      let refused = false;
+      for (const [index, [name, id]] of [...judged, ...observed].entries()) {
+        const res = await client.call(`/v2/notify/${id}`, { body: 'x' });
+        statuses.push(`${name} ${res.status}`);
+        if (res.status === 400) {
+          if (index < judged.length) refused = true;
+          checkErrorObject('A.errors.error-object', res, `the 400 for an event id with ${name}`);
+        }
+      }
+      ctx.observe(`statuses: ${statuses.join(', ')}`);
       checkThat(
         'A.notify.invalid-event-400',
-        statuses.includes(400),
-        `statuses ${statuses.join(', ')}`,
+        refused,
+        `statuses ${statuses.slice(0, judged.length).join(', ')}`,
         'a 400 for at least one',
       );
+    },
+  },
+  {
+    id: 'messaging.notify.body-forms',
+    rules: ['A.notify.body-forms', 'A.notify.body-content-type'],
+    needs: ['messaging.adapter'],
+    title: 'Notify’s body, absent, JSON, text or binary, reaches the waiter byte for byte',
+    expect:
+      'Four waiters, one per event: a notify without a body, one with application/json, one with text/plain and one with application/octet-stream bytes that are not UTF-8 each answer 201, and each waiter gets exactly those bytes (its content type observed).',
+    async run(ctx) {
+      const client = createMessagingClient(ctx);
+      const adapter = await messagingAdapter(ctx);
+      const inbox = await openInbox(ctx, 'notify.body-forms');
+      for (const [index, form] of bodyForms.entries()) {
+        const event = uniqueId(ctx, form.name);
+        await adapter.wait({ eventId: event, runId: uniqueId(ctx, 'run'), url: inbox.url(form.name), timeout: '1h' });
+        const res = await client.call(`/v2/notify/${event}`, {
+          ...(form.type !== undefined && { headers: { 'content-type': form.type } }),
+          ...(form.body.length > 0 && { body: form.body }),
+        });
+        await means(async () => checkStatus('A.notify.status-201', res, 201, `notify ${index}, ${form.name}`));
+      }
+      const seenTypes: string[] = [];
+      for (const form of bodyForms) {
+        const [got] = await inbox.arrive('A.notify.body-forms', form.name, 1, `the ${form.name} event`);
+        const body = got?.body ?? Buffer.alloc(0);
+        checkThat(
+          'A.notify.body-forms',
+          body.equals(form.body),
+          `${body.length} bytes ${show(body.toString('hex'), 80)} (hex)`,
+          `${form.body.length} bytes ${show(form.body.toString('hex'), 80)} (hex)`,
+          `the ${form.name} event`,
+        );
+        seenTypes.push(`${form.name}: ${show(got?.headers['content-type'] ?? null)}`);
+      }
+      ctx.observe(`content types at the waiters: ${seenTypes.join(', ')}`);
+    },
+  },
+  {
+    id: 'messaging.notify.internal-500',
+    rules: ['A.notify.internal-500', 'A.errors.error-object'],
+    needs: ['admin'],
+    title: 'A notify that fails inside the service answers 500 with the Error object',
+    expect:
+      'With the admin hook arming the next notify of one event id to fail inside the service: that notify answers 500 with {"error": string}.',
+    async run(ctx) {
+      const client = createMessagingClient(ctx);
+      const event = uniqueId(ctx, 'internal');
+      if (!(await adminClient(ctx).failNextNotify(event))) {
+        ctx.skip('the admin hook cannot make a notify fail inside the service (no POST /messaging/fail-notify).');
+      }
+      const res = await client.call(`/v2/notify/${event}`, { body: 'fails inside' });
+      checkStatus('A.notify.internal-500', res, 500, 'the armed notify');
+      checkErrorObject('A.errors.error-object', res, 'the 500');
     },
   },
   {

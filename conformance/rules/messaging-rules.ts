@@ -39,7 +39,7 @@ const messagingRules: readonly MessagingRule[] = [
   {
     id: 'A.signature.verifiable',
     section: 'Authentication',
-    text: 'Each request the service sends (delivery, callback) carries a signature a receiver verifies with the current or the next signing key.',
+    text: 'Each request the service sends (deliveries and their retries, callbacks, failure callbacks, waiter notifications and timeouts: its outgoing requests) carries a signature a receiver verifies with the current or the next signing key the rotate operation returns. The scheme (header, algorithm, key use) is not shown: the target declares it (messaging.signature; by default its dialect’s, a JWT, HS256, in the signature header); under scheme none nothing is judged.',
   },
 
   // Notify and waiters
@@ -126,7 +126,7 @@ const messagingRules: readonly MessagingRule[] = [
   {
     id: 'A.notify.internal-500',
     section: 'Errors',
-    text: 'A notify that fails inside the service answers 500 with the Error object (arranged through the admin hook: it cannot be provoked from outside).',
+    text: 'A notify that fails inside the service answers 500 (its body is the Error object, A.errors.error-object); arranged through the admin hook, as it cannot be provoked from outside.',
   },
 
   // Authentication and errors

@@ -31,6 +31,11 @@ export interface AdminClient {
   account(): Promise<Record<string, unknown>>;
   /** Changes account limits (`max_requests_per_second`, `max_message_size`, …); answers the account. */
   setAccount(patch: Readonly<Record<string, number | string>>): Promise<Record<string, unknown>>;
+  /**
+   * Arms the next notify of `eventId` to fail inside the service (area A's 500, which nothing outside
+   * can provoke); false when the hook has no such operation (404), so the case is skipped.
+   */
+  failNextNotify(eventId: string): Promise<boolean>;
   resetPassword(next?: {
     readonly token: string;
     readonly readOnlyToken?: string;
@@ -41,8 +46,8 @@ export function adminClient(ctx: CaseContext): AdminClient {
   const admin = ctx.target.admin;
   if (!admin) ctx.skip('the target has no admin hook (admin), so this cannot be arranged.');
   const base = admin.url.replace(/\/+$/, '');
-  const call = async (method: HttpMethod, path: string, body?: unknown): Promise<unknown> => {
-    const res = await httpRequest({
+  const send = (method: HttpMethod, path: string, body?: unknown) =>
+    httpRequest({
       url: `${base}${path}`,
       method,
       dispatcher: dispatcherFor(ctx.target.tls),
@@ -52,6 +57,8 @@ export function adminClient(ctx: CaseContext): AdminClient {
       },
       ...(body !== undefined && { body: JSON.stringify(body) }),
     });
+  const call = async (method: HttpMethod, path: string, body?: unknown): Promise<unknown> => {
+    const res = await send(method, path, body);
     const text = res.body.toString('utf8');
     // The admin hook arranges a case, it is not under test: a failure here is an error, not a rule's verdict.
     if (res.status !== 200) {
@@ -67,6 +74,17 @@ export function adminClient(ctx: CaseContext): AdminClient {
     },
     account: async () => (await call('GET', '/account')) as Record<string, unknown>,
     setAccount: async (patch) => (await call('PUT', '/account', patch)) as Record<string, unknown>,
+    failNextNotify: async (eventId) => {
+      const res = await send('POST', '/messaging/fail-notify', { eventId });
+      if (res.status === 404) return false;
+      if (res.status !== 200) {
+        throw harnessError(
+          'SVC_TARGET_GARBAGE',
+          `the admin hook answered POST /messaging/fail-notify with status ${res.status}`,
+        );
+      }
+      return true;
+    },
     resetPassword: async (next) =>
       (await call('POST', '/reset-password', next)) as { token: string; readOnlyToken: string },
   };

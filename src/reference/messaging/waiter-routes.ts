@@ -63,6 +63,7 @@ export function waiterRoutes(app: FastifyInstance, context: RouteContext): void 
   app.post<{ Params: { eventId: string } }>(`${v}/notify/:eventId`, async (request, reply) => {
     checkEventId(request.params.eventId);
     if (notifyFailures.take(request.params.eventId)) {
+      if (fault('notify-failure-swallowed')) return reply.code(201).send([]);
       if (fault('notify-500-plain')) return reply.code(500).type('text/plain').send('internal server error');
       throw new InternalNotifyFailure(request.params.eventId);
     }
