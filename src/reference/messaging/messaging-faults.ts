@@ -100,8 +100,14 @@ export const messagingFaults = defineFaults([
   {
     name: 'notify-500-plain',
     area: 'messaging',
-    rule: 'A.notify.internal-500',
+    rule: 'A.errors.error-object',
     description: 'Answers a notify that fails inside the service with 500 and a plain-text body, not the Error object.',
+  },
+  {
+    name: 'notify-failure-swallowed',
+    area: 'messaging',
+    rule: 'A.notify.internal-500',
+    description: 'Answers a notify that fails inside the service with 201 and an empty array, as if nobody waited.',
   },
   {
     name: 'no-rate-limit',
@@ -286,7 +292,8 @@ export const messagingFaults = defineFaults([
     name: 'enqueue-ignores-callback-config',
     area: 'messaging',
     rule: 'A.callback.on-enqueue',
-    description: 'On enqueue, keeps the callback URLs but ignores their -Timeout, -Retries, -Delay, -Method and -Forward-* headers.',
+    description:
+      'On enqueue, keeps the callback URLs but ignores their -Timeout, -Retries, -Delay, -Method and -Forward-* headers.',
   },
   {
     name: 'failure-callback-forward-dropped',
