@@ -7,6 +7,7 @@ import type { CaseResult, ConformanceRun } from '../results/conformance-run.ts';
 import { gateOf, totalsOf, verdictKinds } from '../results/conformance-run.ts';
 import { conformanceOnly, type HarnessRun } from '../results/harness-run.ts';
 import type { Reporter } from '../results/reporter.ts';
+import { rootCauseLines } from '../results/root-cause.ts';
 import { gateFailingKinds, verdictRule } from '../results/verdict.ts';
 import { oneLine } from '../shared/errors.ts';
 import { loadSummaryLines, progressText, scenarioLines, scenarioStartLine } from './load-console.ts';
@@ -76,7 +77,8 @@ export function renderConsoleSummary(
 
 /** The summary of any run: the conformance part, the load part, then the gate and the report folder. */
 export function renderRunSummary(run: HarnessRun, files: readonly string[] = defaultFiles, listCases = true): string {
-  const lines: string[] = [];
+  // A cause most failures share comes first: one line instead of a hundred to read before seeing it.
+  const lines: string[] = run.conformance ? rootCauseLines(run.conformance) : [];
   if (run.conformance) lines.push(...conformanceLines(run.conformance, listCases));
   // Each scenario's lines were printed as it ended: the summary keeps only the load's first line then.
   if (run.load) lines.push(...loadSummaryLines(run.load).slice(0, listCases ? undefined : 1));

@@ -13,6 +13,7 @@ import {
 } from '../results/conformance-run.ts';
 import type { HarnessRun } from '../results/harness-run.ts';
 import type { Reporter } from '../results/reporter.ts';
+import { rootCauseLine, rootCauseOf } from '../results/root-cause.ts';
 import type { RuleCatalog } from '../results/rule.ts';
 import { type Verdict, verdictRule } from '../results/verdict.ts';
 import { writeReportFile } from '../shared/report-files.ts';
@@ -20,8 +21,11 @@ import { toolVersion as currentToolVersion } from '../shared/tool-version.ts';
 import { loadDocument } from './load-document.ts';
 import { ruleVerdicts, runAreas } from './rule-verdicts.ts';
 
-/** 3: a load scenario's settings say which k6 and how many segments (the k6 engine). */
-export const reportSchemaVersion = 3;
+/**
+ * 3: a load scenario's settings say which k6 and how many segments (the k6 engine).
+ * 4: each target's `rootCause`, the cause most of its failures share (or null).
+ */
+export const reportSchemaVersion = 4;
 
 function totals(value: VerdictTotals) {
   return {
@@ -57,6 +61,11 @@ function caseEntry(result: CaseResult) {
   };
 }
 
+function rootCauseEntry(target: string, cases: readonly CaseResult[]) {
+  const cause = rootCauseOf(cases);
+  return cause === undefined ? null : { ...cause, line: rootCauseLine(target, cause) };
+}
+
 /** The conformance part of the document: what was asked, the totals, each target's cases, each rule. */
 function conformanceFields(run: ConformanceRun, catalog: RuleCatalog) {
   return {
@@ -73,6 +82,7 @@ function conformanceFields(run: ConformanceRun, catalog: RuleCatalog) {
       description: target.description,
       areas: [...target.areas],
       problem: target.problem ?? null,
+      rootCause: rootCauseEntry(target.name, target.cases),
       totals: totals(totalsOf(target.cases)),
       cases: target.cases.map(caseEntry),
     })),

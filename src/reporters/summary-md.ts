@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { type ConformanceRun, gateOf, totalsOf, type VerdictTotals, verdictKinds } from '../results/conformance-run.ts';
 import type { HarnessRun } from '../results/harness-run.ts';
 import type { Reporter } from '../results/reporter.ts';
+import { rootCauseLines } from '../results/root-cause.ts';
 import type { RuleCatalog } from '../results/rule.ts';
 import { writeReportFile } from '../shared/report-files.ts';
 import { loadMarkdown } from './load-markdown.ts';
@@ -24,6 +25,9 @@ export function renderSummaryMarkdown(run: HarnessRun, catalog: RuleCatalog): st
     `Gate: **${gateOf(run.exitCode)}** (exit code ${run.exitCode}) · started ${run.startedAt} · ${(run.durationMs / 1000).toFixed(1)} s`,
     '',
   ];
+  // The shared cause of most failures first, before the tables that list them one by one.
+  const causes = run.conformance ? rootCauseLines(run.conformance) : [];
+  if (causes.length > 0) lines.push(...causes.map((line) => `**${cell(line)}**`), '');
   if (run.aborted) lines.push(`The run stopped early: ${cell(run.aborted)}`, '');
   if (run.problems.length > 0) lines.push('Problems:', '', ...run.problems.map((problem) => `- ${cell(problem)}`), '');
   if (run.conformance) {

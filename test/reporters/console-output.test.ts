@@ -6,7 +6,7 @@ import {
   renderConsoleSummary,
   resultLine,
 } from '../../src/reporters/console-output.ts';
-import { sampleResults, sampleRun } from './sample-run.ts';
+import { sampleResults, sampleRun, wrongTokenResults } from './sample-run.ts';
 
 class Capture extends Writable {
   text = '';
@@ -41,6 +41,17 @@ describe('console output', () => {
     expect(text).not.toContain('SKIP kv.skip');
     expect(text).toContain('gate: failed (exit code 1) in 1.5 s');
     expect(text).toContain('reports: /tmp/x (report.json, junit.xml, summary.md)');
+  });
+
+  test('a root cause most failures share comes first in the summary, once', () => {
+    const cases = wrongTokenResults(96, 4);
+    const target = { ...sampleRun.targets[0]!, name: 'wrong', cases };
+    const lines = renderConsoleSummary({ ...sampleRun, targets: [target], results: cases }, [], false).split('\n');
+    expect(lines[0]).toBe(
+      'root cause: wrong: 96 of 100 cases that failed, blocked or ended in error saw status 401: check the token or credentials the target gives',
+    );
+    expect(lines.filter((line) => line.startsWith('root cause:'))).toHaveLength(1);
+    expect(renderConsoleSummary(sampleRun)).not.toContain('root cause');
   });
 
   test('a target that could not be used shows one line, not one per case', () => {

@@ -2,7 +2,7 @@ import { describe, expect, test } from 'vitest';
 import { renderReportJson, reportDocument } from '../../src/reporters/report-json.ts';
 import { gateOf } from '../../src/results/conformance-run.ts';
 import { conformanceOnly } from '../../src/results/harness-run.ts';
-import { sampleCatalog, sampleRun } from './sample-run.ts';
+import { sampleCatalog, sampleRun, wrongTokenResults } from './sample-run.ts';
 
 describe('report.json', () => {
   const document = reportDocument(conformanceOnly(sampleRun), sampleCatalog, '9.9.9');
@@ -69,6 +69,20 @@ describe('report.json', () => {
     const [pass, fail] = document.targets![0]?.cases ?? [];
     expect(pass?.verdict).toEqual({ kind: 'pass' });
     expect(fail?.verdict).toEqual({ kind: 'fail', reason: 'received <400> & "x" / expected 200 | y', rule: 'B.b' });
+  });
+
+  test('each target says its root cause, or null', () => {
+    expect(document.targets![0]?.rootCause).toBeNull();
+    const cases = wrongTokenResults(9, 1);
+    const run = { ...sampleRun, targets: [{ ...sampleRun.targets[0]!, cases }], results: cases };
+    const [target] = reportDocument(conformanceOnly(run), sampleCatalog, '9.9.9').targets ?? [];
+    expect(target?.rootCause).toEqual({
+      cause: 'status 401',
+      cases: 9,
+      of: 10,
+      hint: 'check the token or credentials the target gives',
+      line: 'root cause: ref: 9 of 10 cases that failed, blocked or ended in error saw status 401: check the token or credentials the target gives',
+    });
   });
 
   test('renders the same bytes for the same run, ending with a newline', () => {

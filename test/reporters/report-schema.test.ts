@@ -4,12 +4,15 @@ import { Ajv } from 'ajv';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import schema from '../../schemas/report.schema.json' with { type: 'json' };
 import { runConformance } from '../../src/engines/conformance/run-conformance.ts';
+import { reportDocument } from '../../src/reporters/report-json.ts';
+import { conformanceOnly } from '../../src/results/harness-run.ts';
 import {
   type FixtureTarget,
   fileReporters,
   fixtureSuiteRoot,
   startFixtureTarget,
 } from '../engines/conformance/fixture-run.ts';
+import { sampleCatalog, sampleRun, wrongTokenResults } from './sample-run.ts';
 
 const validate = new Ajv({ allErrors: true }).compile(schema);
 
@@ -59,5 +62,14 @@ describe('schemas/report.schema.json', () => {
     expect(validate({ ...report, extra: 1 })).toBe(false);
     const { totals: _totals, ...withoutTotals } = report;
     expect(validate(withoutTotals)).toBe(false);
+  });
+
+  test('a root cause validates, and a malformed one does not', () => {
+    const cases = wrongTokenResults(9, 1);
+    const run = { ...sampleRun, targets: [{ ...sampleRun.targets[0]!, cases }], results: cases };
+    const document = JSON.parse(JSON.stringify(reportDocument(conformanceOnly(run), sampleCatalog, '9.9.9')));
+    expect(validate(document), JSON.stringify(validate.errors)).toBe(true);
+    document.targets[0].rootCause.cases = 0;
+    expect(validate(document)).toBe(false);
   });
 });

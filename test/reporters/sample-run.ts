@@ -53,3 +53,24 @@ export const sampleRun: ConformanceRun = {
   exitCode: 1,
   reportDir: '/tmp/x',
 };
+
+/** Results of a target reached with a wrong token: most cases fail or block on a 401, a few say it otherwise. */
+export function wrongTokenResults(unauthorized: number, other: number): CaseResult[] {
+  const answered401 = 'received status 401 (application/json) "{\\"error\\":\\"WRONGPASS\\"}" / expected status 200';
+  return [
+    result('kv.pass', ['B.a'], { kind: 'pass' }),
+    ...Array.from({ length: unauthorized }, (_, index) =>
+      result(
+        `kv.401.${index}`,
+        ['B.a'],
+        index % 2 === 0
+          ? { kind: 'fail', reason: answered401, rule: 'B.a' }
+          : { kind: 'blocked', reason: `a step it needs did not work: ${answered401}`, rule: 'B.b' },
+      ),
+    ),
+    ...Array.from({ length: other }, (_, index) =>
+      result(`kv.other.${index}`, ['B.b'], { kind: 'fail', reason: 'received {"error":"string"} / expected {}' }),
+    ),
+    result('kv.skip', ['B.b'], { kind: 'skip', reason: 'no admin hook' }),
+  ];
+}

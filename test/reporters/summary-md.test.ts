@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { cell, renderSummaryMarkdown } from '../../src/reporters/summary-md.ts';
 import { conformanceOnly } from '../../src/results/harness-run.ts';
-import { sampleCatalog, sampleRun } from './sample-run.ts';
+import { sampleCatalog, sampleRun, wrongTokenResults } from './sample-run.ts';
 
 describe('summary.md', () => {
   const text = renderSummaryMarkdown(conformanceOnly(sampleRun), sampleCatalog);
@@ -26,6 +26,17 @@ describe('summary.md', () => {
   test('lists every case that did not pass, pipes escaped', () => {
     expect(text).toContain('| `kv.fail` | B.a, B.b | fail | received <400> & "x" / expected 200 \\| y |');
     expect(text).not.toContain('| `kv.pass` |');
+  });
+
+  test('a root cause most failures share is stated before the tables', () => {
+    const cases = wrongTokenResults(10, 1);
+    const run = { ...sampleRun, targets: [{ ...sampleRun.targets[0]!, cases }], results: cases };
+    const withCause = renderSummaryMarkdown(conformanceOnly(run), sampleCatalog);
+    const line =
+      '**root cause: ref: 10 of 11 cases that failed, blocked or ended in error saw status 401: check the token';
+    expect(withCause).toContain(line);
+    expect(withCause.indexOf(line)).toBeLessThan(withCause.indexOf('| target |'));
+    expect(text).not.toContain('root cause');
   });
 
   test('cells hold no line breaks or bare pipes', () => {
