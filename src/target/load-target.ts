@@ -15,6 +15,7 @@ export function parseTarget(value: unknown, origin: string): Target {
     // The URL pattern's own text (a regular expression) would not help a reader.
     const problem = schemaProblem(validate.errors, (error) => {
       if (error.schemaPath.includes('/propertyNames')) return 'has a header name HTTP does not allow';
+      if (error.schemaPath.includes('/signature/properties/header/')) return 'must be an HTTP header name';
       const inHeaders = /headers/i.test(error.schemaPath);
       if (error.keyword === 'pattern')
         return inHeaders ? 'must be printable ASCII' : 'must be an http:// or https:// URL';

@@ -7,7 +7,7 @@ import { createHash, createSecretKey } from 'node:crypto';
 import { SignJWT } from 'jose';
 import { request } from 'undici';
 import { afterEach, describe, expect, test } from 'vitest';
-import { type Sink, SinkTimeout, startSink } from '../../src/sink/sink-server.ts';
+import { type Sink, type SinkOptions, SinkTimeout, startSink } from '../../src/sink/sink-server.ts';
 import { checkSignature } from '../../src/sink/sink-signature.ts';
 
 let sink: Sink | undefined;
@@ -19,25 +19,28 @@ afterEach(async () => {
   keys = { current: 'sig_current_key', next: 'sig_next_key' };
 });
 
-async function start(publicUrl?: string): Promise<Sink> {
+async function start(publicUrl?: string, options: Partial<SinkOptions> = {}): Promise<Sink> {
   sink = await startSink({
     signatureHeader: 'Svc-Signature',
     keys: async () => keys,
     ...(publicUrl !== undefined && { publicUrl }),
+    ...options,
   });
   return sink;
 }
 
-async function sign(key: string, url: string, body: string): Promise<string> {
+/** A token as the real service makes one; `ageSeconds` back-dates it, `jti` names it. */
+async function sign(key: string, url: string, body: string, ageSeconds = 0, jti?: string): Promise<string> {
   const digest = createHash('sha256').update(body).digest('base64url');
-  const now = Math.floor(Date.now() / 1000);
-  return new SignJWT({ body: `${digest}=` })
+  const now = Math.floor(Date.now() / 1000) - ageSeconds;
+  const token = new SignJWT({ body: `${digest}=` })
     .setProtectedHeader({ alg: 'HS256' })
     .setIssuer('Svc')
     .setSubject(url)
     .setIssuedAt(now)
-    .setExpirationTime(now + 300)
-    .sign(createSecretKey(Buffer.from(key)));
+    .setExpirationTime(now + 300);
+  if (jti !== undefined) token.setJti(jti);
+  return token.sign(createSecretKey(Buffer.from(key)));
 }
 
 async function send(
@@ -88,6 +91,90 @@ describe('the sink', () => {
     expect(checks[3]).toMatchObject({ ok: false, problem: expect.stringContaining('sub') });
     expect(checks[4]).toEqual({ ok: false, problem: 'no signature header' });
     expect(checks[5]).toEqual({ ok: true, key: 'next' });
+  });
+
+  test('when neither key verifies, the reason is the one of the key the token was made with, or both', async () => {
+    const url = 'http://127.0.0.1:1/t/dest';
+    const body = Buffer.from('body');
+    const expired = await sign('sig_next_key', url, 'body', 600);
+    expect(await checkSignature(expired, keys, url, body)).toEqual({
+      ok: false,
+      problem: 'the next key\'s signature matches, but: "exp" claim timestamp check failed',
+    });
+    const stranger = await sign('sig_other_key', url, 'body');
+    expect(await checkSignature(stranger, keys, url, body)).toEqual({
+      ok: false,
+      problem: 'the JWT verifies with neither key (signature verification failed)',
+    });
+    expect(await checkSignature('not a jwt', keys, url, body)).toMatchObject({
+      ok: false,
+      problem: expect.stringContaining('neither key'),
+    });
+  });
+
+  test('a token presented a second time (the same jti) is a replay; tokens without a jti are not compared', async () => {
+    const s = await start();
+    const inbox = s.open('replays');
+    const url = inbox.url('dest');
+    const token = await sign('sig_current_key', url, 'body', 0, 'jwt_once');
+    await send(url, 'body', { 'svc-signature': token });
+    await send(url, 'body', { 'svc-signature': token });
+    const plain = await sign('sig_current_key', url, 'body');
+    await send(url, 'body', { 'svc-signature': plain });
+    await send(url, 'body', { 'svc-signature': plain });
+    const checks = inbox.requests('dest').map((item) => item.signature);
+    expect(checks[0]).toEqual({ ok: true, key: 'current' });
+    expect(checks[1]).toMatchObject({ ok: false, problem: expect.stringContaining('jti jwt_once') });
+    expect(checks[1]).toMatchObject({ problem: expect.stringContaining('a replay') });
+    expect(checks.slice(2)).toEqual([
+      { ok: true, key: 'current' },
+      { ok: true, key: 'current' },
+    ]);
+  });
+
+  test('under scheme none, or without keys, no signature is judged', async () => {
+    const none = await start(undefined, { scheme: 'none' });
+    const inbox = none.open('unsigned');
+    await send(inbox.url('dest'), 'body');
+    expect(inbox.requests('dest')[0]?.signature).toEqual({
+      ok: 'unchecked',
+      reason: 'the target declares no signature scheme',
+    });
+    await none.close();
+    const keyless = await start(undefined, { keys: async () => undefined });
+    const other = keyless.open('keyless');
+    await send(other.url('dest'), 'body', { 'svc-signature': 'x.y.z' });
+    expect(other.requests('dest')[0]?.signature).toEqual({
+      ok: 'unchecked',
+      reason: 'the target gives no signing keys',
+    });
+  });
+
+  test('keeps the headers and body it answered with; a wait ends at once on the evidence it is given', async () => {
+    const s = await start();
+    const inbox = s.open('evidence');
+    inbox.answer('dest', { status: 201, body: 'answered ✓!', headers: { 'x-answer': 'yes' } });
+    await send(inbox.url('dest'));
+    expect(inbox.requests('dest')[0]).toMatchObject({
+      answered: 201,
+      answeredWith: { headers: { 'x-answer': 'yes' }, body: Buffer.from('answered ✓!') },
+    });
+    const started = Date.now();
+    const waiting = inbox.waitUntil(
+      () => inbox.requests('dest').length >= 5,
+      10_000,
+      () => 'short',
+      undefined,
+      () => (inbox.requests('dest').length >= 2 ? new Error('decided') : undefined),
+    );
+    const ended = waiting.then(
+      () => 'resolved',
+      (error: Error) => error.message,
+    );
+    await send(inbox.url('dest'));
+    expect(await ended).toBe('decided');
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(s.lastArrivalAt()).toBeGreaterThanOrEqual(started);
   });
 
   test('an issuer, when asked for, must be the JWT’s', async () => {

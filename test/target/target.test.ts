@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { getDialect, isDialectName, vendorHeader } from '../../src/target/dialects.ts';
-import { describeTarget, type Target, targetSecrets } from '../../src/target/target.ts';
+import { parseTarget } from '../../src/target/load-target.ts';
+import { describeTarget, signatureSchemeOf, type Target, targetSecrets } from '../../src/target/target.ts';
 
 const full: Target = {
   name: 'full',
@@ -48,5 +49,41 @@ describe('dialects', () => {
     const described = JSON.stringify(describeTarget(target));
     expect(described).not.toContain('s3cret-pw');
     expect(described).not.toContain('q-token-value');
+  });
+});
+
+describe('the signature scheme a target declares', () => {
+  const messaging = { url: 'http://m', token: 'mt' };
+
+  test('defaults to the dialect’s: the real-world JWT in the dialect’s signature header', () => {
+    expect(signatureSchemeOf({ name: 's', dialect: 'svc', messaging })).toEqual({
+      scheme: 'jwt-hs256',
+      header: 'Svc-Signature',
+    });
+    expect(signatureSchemeOf({ name: 'u', dialect: 'upstash', messaging })).toEqual({
+      scheme: 'jwt-hs256',
+      header: 'Upstash-Signature',
+    });
+  });
+
+  test('a target file declares another header, or no scheme; the report says which', () => {
+    const file = parseTarget(
+      { dialect: 'upstash', messaging: { ...messaging, signature: { scheme: 'jwt-hs256', header: 'X-Signature' } } },
+      'file t.json',
+    );
+    expect(signatureSchemeOf(file)).toEqual({ scheme: 'jwt-hs256', header: 'X-Signature' });
+    const none = parseTarget({ messaging: { ...messaging, signature: { scheme: 'none' } } }, 'file n.json');
+    expect(signatureSchemeOf(none)).toEqual({ scheme: 'none', header: 'Svc-Signature' });
+    expect(describeTarget(none)).toMatchObject({ messaging: { signature: { scheme: 'none' } } });
+  });
+
+  test('an unknown scheme, or a header name HTTP does not allow, is one SVC_CONFIG line', () => {
+    expect(() => parseTarget({ messaging: { ...messaging, signature: { scheme: 'rsa' } } }, 'file r.json')).toThrow(
+      'target file r.json: messaging.signature.scheme must be equal to one of the allowed values',
+    );
+    expect(() =>
+      parseTarget({ messaging: { ...messaging, signature: { scheme: 'none', header: 'Bad Header' } } }, 'file h.json'),
+    ).toThrow('target file h.json: messaging.signature.header must be an HTTP header name');
+    expect(() => parseTarget({ messaging: { ...messaging, signature: {} } }, 'file e.json')).toThrow(/scheme/);
   });
 });
