@@ -94,7 +94,11 @@ export const kvRuleDimensions: readonly RuleDimensions[] = [
   { rule: 'B.multi-exec.results', grids: [['reply-shape']] },
 
   // Bytes in every place an argument travels.
-  { rule: 'B.path.percent-decoding', grids: [['byte-class']] },
+  {
+    rule: 'B.path.percent-decoding',
+    grids: [['byte-class']],
+    notApplicable: [na({ 'byte-class': ['empty'] }, 'an empty segment is not shown to be an argument (observed)')],
+  },
   {
     rule: 'B.post.body-last-arg',
     grids: [['byte-class']],
