@@ -16,6 +16,7 @@ interface TargetEntry {
   readonly name: string;
   readonly embedded: boolean;
   readonly description: { readonly kv?: { readonly url: string } };
+  readonly rootCause: { readonly cause: string; readonly cases: number; readonly of: number } | null;
   readonly cases: readonly { readonly verdict: { readonly kind: string } }[];
 }
 interface Report {
@@ -70,17 +71,20 @@ describe('SVC_* environment targets', () => {
     expect(run.stdout + run.stderr).not.toContain(kvEnv.SVC_KV_TOKEN);
   }, 120_000);
 
-  test('a wrong SVC_KV_TOKEN fails the run: the environment is what is tested', async () => {
-    const { run, report } = await cli(
-      'env-wrong-token',
-      ['conformance', '--area', 'kv', '--rules', 'B.status.ok-200'],
-      {
-        ...kvEnv,
-        SVC_KV_TOKEN: 'not-the-token',
-      },
+  test('a wrong SVC_KV_TOKEN fails the run (the environment is what is tested), the 401 named once, first', async () => {
+    const { run, report } = await cli('env-wrong-token', ['conformance', '--area', 'kv'], {
+      ...kvEnv,
+      SVC_KV_TOKEN: 'not-the-token',
+    });
+    expect(run.exitCode, run.stdout).toBe(1);
+    const [target] = report?.targets ?? [];
+    expect(target?.rootCause).toMatchObject({ cause: 'status 401' });
+    expect(target?.rootCause?.cases).toBeGreaterThanOrEqual(0.8 * (target?.rootCause?.of ?? 0));
+    const first = run.stdout.split('\n')[0];
+    expect(first).toMatch(
+      /^root cause: environment: \d+ of \d+ cases that failed, blocked or ended in error saw status 401: check the token/,
     );
-    expect(run.exitCode, run.stdout).not.toBe(0);
-    expect(report?.targets?.[0]?.cases.some((result) => result.verdict.kind !== 'pass')).toBe(true);
+    expect(run.stdout.match(/root cause:/g)).toHaveLength(1);
   }, 120_000);
 
   test('load runs against the environment target and names it', async () => {
