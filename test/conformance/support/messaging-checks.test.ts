@@ -1,0 +1,87 @@
+/**
+ * The callback body compared with what happened: the true body passes, and each field off in the way
+ * an implementation gets it wrong fails A.callback.fields naming that field.
+ */
+import { describe, expect, test } from 'vitest';
+import { type CallbackTruth, checkCallbackTruth } from '../../../conformance/support/messaging-checks.ts';
+import { CheckFailure } from '../../../src/engines/conformance/check-failure.ts';
+import type { SinkRequest } from '../../../src/sink/sink-server.ts';
+
+const answerBody = 'answered ✓ by the sink!';
+const attempt = (status: number): SinkRequest => ({
+  role: 'dest',
+  method: 'POST',
+  rest: '',
+  headers: { 'svc-message-id': 'msg_1' },
+  body: Buffer.from('payload ✓!'),
+  at: 0,
+  signature: { ok: true, key: 'current' },
+  answered: status,
+  answeredWith: { headers: { 'x-svc-harness-answer': 'tag' }, body: Buffer.from(answerBody) },
+});
+
+const truth: CallbackTruth = {
+  attempts: [attempt(500), attempt(200)],
+  maxRetries: 1,
+  url: 'http://sink/t/dest',
+  method: 'POST',
+  messageId: 'msg_1',
+  sourceBody: 'payload ✓!',
+  sourceHeaders: { 'content-type': 'text/plain; charset=utf-8', 'Svc-Forward-X-Svc-Source': 'tag' },
+  publishedFrom: 1_700_000_000_000,
+  publishedTo: 1_700_000_000_050,
+  delayMs: 2000,
+  messageIdHeader: 'Svc-Message-Id',
+};
+
+const body = (retried: number): Record<string, unknown> => ({
+  status: retried === 0 ? 500 : 200,
+  header: { 'X-Svc-Harness-Answer': ['tag'], 'content-type': ['text/plain'] },
+  body: Buffer.from(answerBody).toString('base64'),
+  retried,
+  maxRetries: 1,
+  sourceMessageId: 'msg_1',
+  url: 'http://sink/t/dest',
+  method: 'POST',
+  sourceHeader: { 'Content-Type': 'text/plain; charset=utf-8', 'svc-forward-x-svc-source': 'tag', host: 'x' },
+  sourceBody: Buffer.from('payload ✓!').toString('base64'),
+  createdAt: '1700000000010',
+  notBefore: '1700000002010',
+  callerIP: '127.0.0.1',
+});
+
+function failedField(changed: Record<string, unknown>): string | undefined {
+  try {
+    checkCallbackTruth('A.callback.fields', { ...body(1), ...changed }, truth, 'the callback body');
+    return undefined;
+  } catch (error) {
+    if (!(error instanceof CheckFailure)) throw error;
+    expect(error.rule).toBe('A.callback.fields');
+    return error.received.split(' ')[0];
+  }
+}
+
+describe('checkCallbackTruth', () => {
+  test('the body of what happened passes, for each attempt', () => {
+    expect(() => checkCallbackTruth('A.callback.fields', body(0), truth, 'c')).not.toThrow();
+    expect(() => checkCallbackTruth('A.callback.fields', body(1), truth, 'c')).not.toThrow();
+  });
+
+  test.each([
+    ['retried one too high', { retried: 2 }, 'retried'],
+    ['the status of another attempt', { status: 500 }, 'status'],
+    ['the body unencoded', { body: answerBody }, 'body'],
+    ['the answer’s own header dropped', { header: { 'content-type': ['text/plain'] } }, 'header'],
+    ['the default retries', { maxRetries: 3 }, 'maxRetries'],
+    ['another message id', { sourceMessageId: 'msg_2' }, 'sourceMessageId'],
+    ['the callback URL as url', { url: 'http://sink/t/callback' }, 'url'],
+    ['another method', { method: 'PUT' }, 'method'],
+    ['a sent header missing', { sourceHeader: { 'content-type': 'text/plain; charset=utf-8' } }, 'sourceHeader'],
+    ['the published body unencoded', { sourceBody: 'payload ✓!' }, 'sourceBody'],
+    ['seconds, not milliseconds', { createdAt: '1700000000', notBefore: '1700000002' }, 'createdAt'],
+    ['the delay ignored', { notBefore: '1700000000010' }, 'notBefore'],
+    ['no caller IP', { callerIP: '' }, 'callerIP'],
+  ])('%s fails on that field', (_name, changed, field) => {
+    expect(failedField(changed)).toBe(field);
+  });
+});
