@@ -1,0 +1,99 @@
+/**
+ * One mutant's run: the lane's proxies carry the mutant, and `svc-harness conformance` runs the cases
+ * whose exchanges it changes (by their rules) as a user runs it. The outcome: not fired (no exchange
+ * changed), caught (a MUST case failed), survived (the gate passed), or error (exit 2, error verdicts,
+ * no report: the run did not judge, which is not a catch).
+ */
+import { mkdtemp } from 'node:fs/promises';
+import { join } from 'node:path';
+import { runCli } from '../support/run-cli.ts';
+import type { Lane } from './lane.ts';
+import type { PlannedMutant } from './mutant-plan.ts';
+import { operatorById } from './operators/catalog.ts';
+
+export type Outcome = 'caught' | 'survived' | 'not-fired' | 'error';
+
+export interface MutantResult {
+  readonly mutant: PlannedMutant;
+  readonly outcome: Outcome;
+  readonly fired: number;
+  /** Exchanges it changed (method, path, status). */
+  readonly changed: readonly string[];
+  readonly exitCode: number | null;
+  /** The failing cases with the rule each blames (caught), or why the run did not judge (error). */
+  readonly detail: readonly string[];
+  readonly durationMs: number;
+}
+
+interface ReportCase {
+  readonly id: string;
+  readonly verdict: { readonly kind: string; readonly rule?: string; readonly reason?: string };
+}
+
+/** A run is killed after this: a mutant that makes the suite hang is an error, not a catch. */
+const runTimeoutMs = 180_000;
+
+/** A quick run with the cheapest cases' rules first; the full run only for a mutant that escaped it. */
+export async function runMutant(lane: Lane, mutant: PlannedMutant, dir: string): Promise<MutantResult> {
+  if (mutant.quickRules) {
+    const quick = await runWithRules(lane, mutant, mutant.quickRules, dir);
+    if (quick.outcome === 'caught') return quick;
+    const full = await runWithRules(lane, mutant, mutant.rules, dir);
+    return { ...full, durationMs: quick.durationMs + full.durationMs };
+  }
+  return runWithRules(lane, mutant, mutant.rules, dir);
+}
+
+async function runWithRules(
+  lane: Lane,
+  mutant: PlannedMutant,
+  rules: readonly string[],
+  dir: string,
+): Promise<MutantResult> {
+  const operator = operatorById(mutant.operatorId);
+  if (operator === undefined) throw new Error(`no operator ${mutant.operatorId}`);
+  const reportDir = await mkdtemp(join(dir, 'mutant-'));
+  lane.setMutant({ operator, routeClass: mutant.routeClass });
+  const run = await runCli(
+    [
+      'conformance',
+      '--target',
+      lane.targetFile,
+      '--area',
+      mutant.area,
+      '--rules',
+      rules.join(','),
+      '--reporter',
+      'json',
+      '--report-dir',
+      reportDir,
+    ],
+    { reportDir, timeoutMs: runTimeoutMs },
+  );
+  const { count, changed } = lane.fired();
+  lane.setMutant(undefined);
+  const report = run.report as { targets?: { cases?: ReportCase[] }[] } | undefined;
+  const cases = report?.targets?.flatMap((target) => target.cases ?? []) ?? [];
+  const failing = cases.filter((item) => item.verdict.kind === 'fail');
+  const errors = cases.filter((item) => item.verdict.kind === 'error');
+  let outcome: Outcome;
+  let detail: string[];
+  if (count === 0) {
+    outcome = 'not-fired';
+    detail = [];
+  } else if (failing.length > 0) {
+    outcome = 'caught';
+    detail = failing.map((item) => `${item.id} [${item.verdict.rule ?? '?'}]`);
+  } else if (run.exitCode === 0) {
+    outcome = 'survived';
+    const blocked = cases.filter((item) => item.verdict.kind === 'blocked');
+    detail = blocked.map((item) => `blocked ${item.id} [${item.verdict.rule ?? '?'}]`);
+  } else {
+    outcome = 'error';
+    detail =
+      errors.length > 0
+        ? errors.slice(0, 3).map((item) => `error ${item.id}: ${(item.verdict.reason ?? '').slice(0, 160)}`)
+        : [`exit ${run.exitCode ?? run.signal}: ${(run.stderr.trim().split('\n').at(-1) ?? '').slice(0, 200)}`];
+  }
+  return { mutant, outcome, fired: count, changed, exitCode: run.exitCode, detail, durationMs: run.durationMs };
+}

@@ -1,0 +1,75 @@
+/**
+ * The clean run that mutants are generated from: the suite of one area runs in this process (the
+ * conformance engine with a reporter that notes when each case ends) against a lane, whose proxies
+ * record every exchange. Cases run one after another, so an exchange belongs to the case that had not
+ * ended when it arrived; what the probe sends before the cases start belongs to none.
+ */
+import { runConformance } from '../../src/engines/conformance/run-conformance.ts';
+import type { CaseResult } from '../../src/results/conformance-run.ts';
+import type { Reporter } from '../../src/results/reporter.ts';
+import type { Area, Exchange } from './exchange.ts';
+
+export interface RecordedCase {
+  readonly id: string;
+  readonly rules: readonly string[];
+  readonly verdict: string;
+  readonly durationMs: number;
+}
+
+export interface AttributedExchange {
+  readonly exchange: Exchange;
+  /** The case running when it arrived; undefined before the first case (the probe). */
+  readonly caseId: string | undefined;
+}
+
+export interface Recording {
+  readonly area: Area;
+  readonly cases: readonly RecordedCase[];
+  readonly exchanges: readonly AttributedExchange[];
+  readonly exitCode: number;
+}
+
+/** Collects exchanges; `record` runs one area's suite and returns its share, attributed to cases. */
+export class ExchangeRecorder {
+  readonly #exchanges: Exchange[] = [];
+  #recording = false;
+
+  /** The lane's `onExchange`: keeps exchanges only while a clean run records. */
+  readonly add = (exchange: Exchange): void => {
+    if (this.#recording) this.#exchanges.push(exchange);
+  };
+
+  async record(area: Area, targetFile: string, reportDir: string): Promise<Recording> {
+    const ends: { at: number; result: CaseResult }[] = [];
+    let startedAt = Number.POSITIVE_INFINITY;
+    const clock: Reporter = {
+      name: 'case-clock',
+      onPlanned: () => {
+        startedAt = Math.min(startedAt, Date.now());
+      },
+      onResult: (result) => {
+        ends.push({ at: Date.now(), result });
+      },
+    };
+    const from = this.#exchanges.length;
+    this.#recording = true;
+    const run = await runConformance({ targets: [targetFile], areas: [area], reportDir, reporters: [clock] }).finally(
+      () => {
+        this.#recording = false;
+      },
+    );
+    const exchanges = this.#exchanges.slice(from).map((exchange): AttributedExchange => {
+      if (exchange.at < startedAt) return { exchange, caseId: undefined };
+      // An exchange after the last case (a late delivery) goes to the last case.
+      const end = ends.find((item) => item.at >= exchange.at) ?? ends.at(-1);
+      return { exchange, caseId: end?.result.caseId };
+    });
+    const cases = ends.map(({ result }) => ({
+      id: result.caseId,
+      rules: result.rules,
+      verdict: result.verdict.kind,
+      durationMs: result.durationMs,
+    }));
+    return { area, cases, exchanges, exitCode: run.exitCode };
+  }
+}

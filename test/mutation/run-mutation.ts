@@ -1,0 +1,197 @@
+/**
+ * Mutation at the wire: `node test/mutation/run-mutation.ts [options]` (`npm run mutation`).
+ *
+ * Starts two lanes (a reference with mutating proxies in front of it and before the sink), records a
+ * clean run of each area's suite through the proxies, generates the mutants (operator × route class,
+ * where the operator changes a recorded exchange), runs each mutant's cases through the CLI, two at a
+ * time, and prints the score per family and area with every survivor. By default a fixed-seed sample
+ * that fits a CI budget; `--all` runs every mutant.
+ */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { equivalenceOf } from './equivalent.ts';
+import type { Area } from './exchange.ts';
+import { type Lane, startLane } from './lane.ts';
+import { type PlannedMutant, planMutants, sampleMutants } from './mutant-plan.ts';
+import { type MutantResult, runMutant } from './mutant-run.ts';
+import { ExchangeRecorder, type Recording } from './record-run.ts';
+import { renderScore } from './score.ts';
+
+const usage = `usage: node test/mutation/run-mutation.ts [--area kv,messaging,management] [--max N | --all] [--seed N]
+  [--only TEXT] [--sink-wait SECONDS] [--lanes N] [--out FILE] [--list] [--strict]`;
+
+const allAreas: readonly Area[] = ['kv', 'messaging', 'management'];
+
+interface Settings {
+  readonly areas: readonly Area[];
+  /** At most this many mutants (a fixed-seed sample over every family and area). @default 90 */
+  readonly max: number;
+  readonly seed: number;
+  /** Only mutants whose id contains this text. */
+  readonly only: string | undefined;
+  /** The sink's wait in mutant runs: short, as the reference delivers within milliseconds. @default 4 */
+  readonly sinkWait: number;
+  /** Mutant runs side by side, each with its own reference. @default 2 */
+  readonly lanes: number;
+  readonly out: string | undefined;
+  /** Print the mutants and stop. */
+  readonly list: boolean;
+  /** Exit 1 when a fired mutant survives and is not documented as equivalent. */
+  readonly strict: boolean;
+}
+
+class UsageError extends Error {}
+
+function positive(name: string, text: string | undefined, fallback: number): number {
+  if (text === undefined) return fallback;
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < 1)
+    throw new UsageError(`--${name} must be a positive integer, got "${text}"`);
+  return value;
+}
+
+export function parseSettings(args: readonly string[]): Settings {
+  let parsed: ReturnType<typeof parse>;
+  function parse() {
+    return parseArgs({
+      args: [...args],
+      options: {
+        area: { type: 'string' },
+        max: { type: 'string' },
+        all: { type: 'boolean' },
+        seed: { type: 'string' },
+        only: { type: 'string' },
+        'sink-wait': { type: 'string' },
+        lanes: { type: 'string' },
+        out: { type: 'string' },
+        list: { type: 'boolean' },
+        strict: { type: 'boolean' },
+      },
+      allowPositionals: false,
+    });
+  }
+  try {
+    parsed = parse();
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error));
+  }
+  const { values } = parsed;
+  const areas = (values.area ?? allAreas.join(',')).split(',').map((area) => area.trim());
+  for (const area of areas) {
+    if (!allAreas.includes(area as Area))
+      throw new UsageError(`--area: unknown area "${area}" (${allAreas.join(', ')})`);
+  }
+  if (values.all && values.max !== undefined) throw new UsageError('--all and --max exclude each other');
+  return {
+    areas: areas as Area[],
+    max: values.all ? Number.POSITIVE_INFINITY : positive('max', values.max, 90),
+    seed: positive('seed', values.seed, 20),
+    only: values.only,
+    sinkWait: positive('sink-wait', values['sink-wait'], 4),
+    lanes: positive('lanes', values.lanes, 2),
+    out: values.out,
+    list: values.list ?? false,
+    strict: values.strict ?? false,
+  };
+}
+
+async function record(settings: Settings, lane: Lane, recorder: ExchangeRecorder, dir: string): Promise<Recording[]> {
+  const recordings: Recording[] = [];
+  for (const area of settings.areas) {
+    const recording = await recorder.record(area, lane.targetFile, join(dir, `clean-${area}`));
+    const failing = recording.cases.filter((item) => ['fail', 'error', 'stale'].includes(item.verdict));
+    if (recording.exitCode !== 0 || failing.length > 0) {
+      throw new Error(
+        `the clean ${area} run through the proxies did not pass (exit ${recording.exitCode}; ${failing.map((item) => `${item.id}: ${item.verdict}`).join(', ') || 'no failing case'})`,
+      );
+    }
+    process.stdout.write(
+      `clean ${area}: ${recording.cases.length} cases, ${recording.exchanges.length} exchanges recorded\n`,
+    );
+    recordings.push(recording);
+  }
+  return recordings;
+}
+
+/** Runs the mutants over the lanes, each lane one run at a time; prints a line per result. */
+async function runAll(mutants: readonly PlannedMutant[], lanes: readonly Lane[], dir: string): Promise<MutantResult[]> {
+  const results: MutantResult[] = new Array(mutants.length);
+  let next = 0;
+  await Promise.all(
+    lanes.map(async (lane) => {
+      while (next < mutants.length) {
+        const index = next++;
+        const mutant = mutants[index] as PlannedMutant;
+        const result = await runMutant(lane, mutant, dir);
+        results[index] = result;
+        const seconds = (result.durationMs / 1000).toFixed(1);
+        process.stdout.write(
+          `[${index + 1}/${mutants.length}] ${result.outcome.padEnd(9)} ${mutant.id} (fired ${result.fired}, ${seconds} s)${result.outcome === 'caught' ? ` by ${result.detail.slice(0, 2).join(', ')}` : ''}\n`,
+        );
+      }
+    }),
+  );
+  return results;
+}
+
+export async function main(args: readonly string[]): Promise<number> {
+  let settings: Settings;
+  try {
+    settings = parseSettings(args);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    process.stderr.write(`run-mutation: ${error.message}\n${usage}\n`);
+    return 2;
+  }
+  const started = Date.now();
+  const dir = await mkdtemp(join(tmpdir(), 'svc-mutation-'));
+  const recorder = new ExchangeRecorder();
+  const lanes: Lane[] = [];
+  try {
+    const laneCount = settings.list ? 1 : settings.lanes;
+    lanes.push(
+      ...(await Promise.all(
+        Array.from({ length: laneCount }, (_unused, index) =>
+          startLane({
+            dir,
+            name: `lane${index + 1}`,
+            sinkWaitSeconds: settings.sinkWait,
+            ...(index === 0 && { onExchange: recorder.add }),
+          }),
+        ),
+      )),
+    );
+    const first = lanes[0] as Lane;
+    const recordings = await record(settings, first, recorder, dir);
+    const planned: PlannedMutant[] = [];
+    for (const recording of recordings) planned.push(...(await planMutants(recording, first.credentials)));
+    const wanted = planned.filter((mutant) => settings.only === undefined || mutant.id.includes(settings.only));
+    const chosen = sampleMutants(wanted, settings.max, settings.seed);
+    process.stdout.write(
+      `mutants: ${planned.length} generated, ${wanted.length} selected, ${chosen.length} to run${chosen.length < wanted.length ? ` (sample, seed ${settings.seed}; --all runs every one)` : ''}\n`,
+    );
+    if (settings.list) {
+      for (const mutant of chosen)
+        process.stdout.write(`  ${mutant.id}  [${mutant.rules.length} rules] ${mutant.example}\n`);
+      return 0;
+    }
+    const results = await runAll(chosen, lanes, dir);
+    process.stdout.write(`\n${renderScore(results)}`);
+    process.stdout.write(`mutation run: ${((Date.now() - started) / 1000).toFixed(0)} s\n`);
+    if (settings.out) await writeFile(settings.out, `${JSON.stringify(results, null, 2)}\n`);
+    const survivors = results.filter((item) => item.outcome === 'survived');
+    const real = survivors.filter((item) => equivalenceOf(item.mutant.id) === undefined);
+    return settings.strict && real.length > 0 ? 1 : 0;
+  } catch (error) {
+    process.stderr.write(`run-mutation: ${error instanceof Error ? error.message : String(error)}\n`);
+    if (process.env.MUTATION_DEBUG) console.error(error);
+    return 2;
+  } finally {
+    await Promise.all(lanes.map((lane) => lane.close()));
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+if (import.meta.main) process.exitCode = await main(process.argv.slice(2));
