@@ -11,42 +11,23 @@ import { keySpace } from '../support/key-space.ts';
 import { checkResult, checkThat, mediaType } from '../support/kv-checks.ts';
 import { createKvClient, type KvClient } from '../support/kv-client.ts';
 import { steps } from '../support/kv-steps.ts';
-import { collectUntil, nextEvent, type OpenedStream, openKvStream } from '../support/kv-streams.ts';
+import {
+  collectUntil,
+  monitorLine,
+  nextEvent,
+  type OpenedStream,
+  openKvStream,
+  quotedArgs,
+  redisTag,
+} from '../support/kv-streams.ts';
 
 /** The first data item of /monitor is OK; the JSON string "OK" is accepted and recorded. */
 function isOk(data: string | undefined): boolean {
   return data === 'OK' || data === '"OK"';
 }
 
-/**
- * The spec shows the parts of a monitor item (timestamp, client tag, quoted command and arguments),
- * not their punctuation: a number, then a non-empty tag (Redis writes `[<db> <client>]`), then the
- * quoted tokens up to the end of the line.
- */
-const monitorLine = /^(\d+(?:\.\d+)?)\s+(\S.*?)\s+("(?:[^"\\]|\\.)*"(?:\s+"(?:[^"\\]|\\.)*")*)$/s;
-const quotedToken = /"((?:[^"\\]|\\.)*)"/gy;
-const redisTag = /^\[\d+ [^\]]+\]$/;
-
 /** Seconds to wait for stream items: generous, for a slow or remote target; a conforming one answers at once. */
 const streamWaitMs = 10_000;
-
-/** The quoted command and arguments of a monitor line, unescaped for \" and \\; undefined when not all quoted. */
-function quotedArgs(rest: string): string[] | undefined {
-  const args: string[] = [];
-  let at = 0;
-  while (at < rest.length) {
-    quotedToken.lastIndex = at;
-    const match = quotedToken.exec(rest);
-    if (!match) return undefined;
-    args.push((match[1] ?? '').replace(/\\(["\\])/g, '$1'));
-    at = quotedToken.lastIndex;
-    if (at < rest.length) {
-      if (!/\s/.test(rest[at] ?? '')) return undefined;
-      while (at < rest.length && /\s/.test(rest[at] ?? '')) at++;
-    }
-  }
-  return args;
-}
 
 /**
  * Opens /subscribe/{channel} and takes its first item, which must be subscribe,<channel>,<count>.

@@ -68,3 +68,37 @@ export async function nextEvent(stream: OpenedStream, timeoutMs = 5_000): Promis
     return undefined;
   }
 }
+
+/**
+ * The spec shows the parts of a monitor item (timestamp, client tag, quoted command and arguments),
+ * not their punctuation: a number, then a non-empty tag (Redis writes `[<db> <client>]`), then the
+ * quoted tokens up to the end of the line.
+ */
+export const monitorLine = /^(\d+(?:\.\d+)?)\s+(\S.*?)\s+("(?:[^"\\]|\\.)*"(?:\s+"(?:[^"\\]|\\.)*")*)$/s;
+const quotedToken = /"((?:[^"\\]|\\.)*)"/gy;
+export const redisTag = /^\[\d+ [^\]]+\]$/;
+
+/** The quoted command and arguments of a monitor line, unescaped for \" and \\; undefined when not all quoted. */
+export function quotedArgs(rest: string): string[] | undefined {
+  const args: string[] = [];
+  let at = 0;
+  while (at < rest.length) {
+    quotedToken.lastIndex = at;
+    const match = quotedToken.exec(rest);
+    if (!match) return undefined;
+    args.push((match[1] ?? '').replace(/\\(["\\])/g, '$1'));
+    at = quotedToken.lastIndex;
+    if (at < rest.length) {
+      if (!/\s/.test(rest[at] ?? '')) return undefined;
+      while (at < rest.length && /\s/.test(rest[at] ?? '')) at++;
+    }
+  }
+  return args;
+}
+
+/** The command and arguments of a monitor item (the command upper-cased), or undefined when it is not one. */
+export function monitorArgs(event: string): string[] | undefined {
+  const match = monitorLine.exec(event);
+  const args = match ? quotedArgs(match[3] ?? '') : undefined;
+  return args === undefined ? undefined : [String(args[0]).toUpperCase(), ...args.slice(1)];
+}
