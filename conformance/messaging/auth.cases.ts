@@ -17,7 +17,7 @@ import {
   type RefusedCredential,
   refusedCredentials,
 } from '../support/messaging-client.ts';
-import { openInbox } from '../support/messaging-sink.ts';
+import { openInbox, signedCases } from '../support/messaging-sink.ts';
 import { planRate, publishTo, uniqueId, withAccountLimits } from '../support/messaging-steps.ts';
 
 /** A notify nobody waits for: harmless on any target, authenticated as asked. */
@@ -282,7 +282,7 @@ const refusalCases = operations.map((operation) => ({
   },
 }));
 
-export const cases = defineCases([
+const unsignedCases = defineCases([
   ...refusalCases,
   {
     id: 'messaging.auth.query-token',
@@ -349,3 +349,6 @@ export const cases = defineCases([
     },
   },
 ]);
+
+/** Every request these cases receive is judged by its signature too (A.signature.verifiable). */
+export const cases = signedCases(unsignedCases);

@@ -22,7 +22,7 @@ import {
   waiterFields,
 } from '../support/messaging-checks.ts';
 import { createMessagingClient } from '../support/messaging-client.ts';
-import { openInbox } from '../support/messaging-sink.ts';
+import { openInbox, signedCases } from '../support/messaging-sink.ts';
 import { uniqueId } from '../support/messaging-steps.ts';
 
 /** Notify's body forms (spec "Endpoints": optional; JSON, text or octet-stream). */
@@ -44,7 +44,7 @@ function headerOf(headers: Record<string, unknown>, name: string): unknown {
   return found?.[1];
 }
 
-export const cases = defineCases([
+const unsignedCases = defineCases([
   {
     id: 'messaging.notify.status',
     rules: ['A.notify.status-201'],
@@ -338,3 +338,6 @@ export const cases = defineCases([
     },
   },
 ]);
+
+/** Every request these cases receive is judged by its signature too (A.signature.verifiable). */
+export const cases = signedCases(unsignedCases);

@@ -8,7 +8,7 @@ import { defineCases } from '../../src/engines/conformance/conformance-case.ts';
 import { type MessagingAdapter, messagingAdapter } from '../support/messaging-adapter.ts';
 import { checkStatus, checkThat } from '../support/messaging-checks.ts';
 import { createMessagingClient } from '../support/messaging-client.ts';
-import { openInbox } from '../support/messaging-sink.ts';
+import { openInbox, signedCases } from '../support/messaging-sink.ts';
 import { uniqueId } from '../support/messaging-steps.ts';
 
 /** Enqueues to a paused queue: a refusal fails A.queue.paused-accepts (a means elsewhere: blocked). */
@@ -25,7 +25,7 @@ async function enqueueWhilePaused(adapter: MessagingAdapter, queue: string, url:
   }
 }
 
-export const cases = defineCases([
+const unsignedCases = defineCases([
   {
     id: 'messaging.queue.paused-accepts',
     rules: ['A.queue.paused-accepts'],
@@ -90,3 +90,6 @@ export const cases = defineCases([
     },
   },
 ]);
+
+/** Every request these cases receive is judged by its signature too (A.signature.verifiable). */
+export const cases = signedCases(unsignedCases);
