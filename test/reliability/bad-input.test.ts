@@ -1,9 +1,11 @@
 /**
  * Input that must end in one clear line and a usage exit code, never a hang or a second line: a report
  * folder that cannot be made (under /proc, where Node's recursive mkdir spins forever), a report file
- * that is a directory, a run that checks nothing, and no command at all.
+ * that is a directory, a run that checks nothing, an area the target lacks, a second --target where one
+ * is taken, and no command at all.
  */
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -45,6 +47,29 @@ describe('bad input on the command line', () => {
     expect(run.exitCode).toBe(2);
     expect(run.stderr).toContain('no case was run');
     expect(run.stdout).toContain('gate: error');
+  });
+
+  test('an area the target lacks is one SVC_CONFIG line, exit 2, before anything runs', async () => {
+    const target = join(dir, 'kv-only.json');
+    await writeFile(target, JSON.stringify({ name: 'kv-only', kv: { url: 'http://127.0.0.1:1', token: 't' } }));
+    const reportDir = join(dir, 'lacking');
+    const run = await runCli(['conformance', '--area', 'messaging', '--target', target, '--report-dir', reportDir]);
+    expect(run.exitCode).toBe(2);
+    expect(run.stderr.trim().split('\n')).toEqual([
+      'svc-harness: conformance: --area messaging: the target kv-only has no messaging area (it has kv) [SVC_CONFIG]',
+    ]);
+    expect(run.stdout).toBe('');
+    expect(existsSync(reportDir)).toBe(false);
+  });
+
+  test('a second --target on a single-target command is one usage line, exit 2', async () => {
+    for (const command of [['load'], ['run'], ['k6', 'manifest']]) {
+      const run = await runCli([...command, '--target', 'a.json', '--target', 'b.json']);
+      expect(run.exitCode).toBe(2);
+      expect(run.stderr.trim().split('\n')).toEqual([
+        `svc-harness: ${command.join(' ')}: --target given more than once; it takes one value (conformance takes several targets) [SVC_USAGE]`,
+      ]);
+    }
   });
 
   test('no command prints the usage to stderr and exits 2', async () => {
