@@ -76,7 +76,10 @@ export interface NotApplicable {
 
 export interface RuleDimensions {
   readonly rule: string;
-  /** Each grid is a list of dimension ids; the rule's cells are the union of the grids' cross products. */
+  /**
+   * Each grid is a list of dimension ids; the rule's cells are the union of the grids' cross products.
+   * Grids of one rule share no dimension, so a region (which names dimensions) holds cells of one grid.
+   */
   readonly grids: readonly (readonly string[])[];
   readonly notApplicable?: readonly NotApplicable[];
 }

@@ -45,6 +45,33 @@ describe('svc-harness rules', () => {
     expect(run.stdout).toMatch(/\n\d+ rules, \d+ covered, \d+ without a case\n$/);
   });
 
+  test('--coverage --json: every cell of area B covered or not applicable (exit 0), with the covering cases', async () => {
+    const run = await runCli(['rules', '--coverage', '--area', 'kv', '--json']);
+    expect(run.exitCode, run.stderr).toBe(0);
+    const matrix = JSON.parse(run.stdout) as {
+      cells: { rule: string; point: Record<string, string>; cases: string[]; notApplicable?: string }[];
+      uncovered: number;
+      problems: string[];
+    };
+    expect(matrix.uncovered).toBe(0);
+    expect(matrix.problems).toEqual([]);
+    const monitor = matrix.cells.find(
+      (cell) => cell.rule === 'B.auth.missing-401' && cell.point.endpoint === 'monitor',
+    );
+    expect(monitor?.cases).toContain('kv.endpoint-auth.streams');
+    const head = matrix.cells.find((cell) => cell.rule === 'B.format.json' && cell.point.endpoint === 'head-path');
+    expect(head?.notApplicable).toBe('a HEAD answer has no body');
+  });
+
+  test('--coverage text: one line per cell and the totals', async () => {
+    const run = await runCli(['rules', '--coverage', '--area', 'kv']);
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(run.stdout).toContain(
+      'B.encoding.base64 [MUST]\n  reply-shape=null container=reply: covered by kv.reply-matrix.reply\n',
+    );
+    expect(run.stdout).toMatch(/\n\d+ cells: \d+ covered, \d+ not applicable, 0 uncovered\n$/);
+  });
+
   test('an unknown area is one usage line', async () => {
     const run = await runCli(['rules', '--area', 'queues']);
     expect(run.exitCode).toBe(2);

@@ -124,9 +124,17 @@ export function dimensionProblems(
     if (!ruleIds.has(entry.rule)) problems.push(`dimensions of ${entry.rule}: no such rule`);
     if (seenRules.has(entry.rule)) problems.push(`dimensions of ${entry.rule}: given twice`);
     seenRules.add(entry.rule);
+    const inGrids = new Set<string>();
     for (const grid of entry.grids)
-      for (const dimension of grid)
+      for (const dimension of grid) {
         if (!valuesOf.has(dimension)) problems.push(`dimensions of ${entry.rule}: unknown dimension ${dimension}`);
+        // A region names dimensions, so it could not tell apart two grids of one rule sharing one.
+        if (inGrids.has(dimension))
+          problems.push(
+            `dimensions of ${entry.rule}: grids share the dimension ${dimension} (a region could not tell them apart)`,
+          );
+        inGrids.add(dimension);
+      }
     for (const carve of entry.notApplicable ?? []) {
       checkRegion(carve.where, `not applicable to ${entry.rule}`);
       if (!holdsACell(entry.rule, carve.where)) problems.push(`not applicable to ${entry.rule}: holds no cell`);
