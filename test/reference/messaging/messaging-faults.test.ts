@@ -9,6 +9,7 @@
  * probes' observations hold no ids or times, so a clean and a faulty run compare equal when the
  * fault changes nothing.
  */
+import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { messagingRuleCatalog } from '../../../conformance/rules/messaging-rules.ts';
 import { type MessagingFaultName, messagingFaults } from '../../../src/reference/messaging/messaging-faults.ts';
@@ -62,7 +63,8 @@ const groups: readonly (readonly MessagingFaultName[])[] = [
   // failure-callback-early sends no failure callback at all when Svc-Retries is 0: away from those probes.
   ['no-rate-limit', 'query-token-refused', 'failure-callback-early'],
   ['v1-prefix'],
-  ['auth-any-token'],
+  // delivery-dropped loses every publish: beside a probe that publishes nothing.
+  ['auth-any-token', 'delivery-dropped'],
   ['error-body-plain-text'],
   [
     'callback-omits-source-message-id',
@@ -76,7 +78,21 @@ const groups: readonly (readonly MessagingFaultName[])[] = [
     'failure-callback-method-ignored',
     'failure-callback-forward-dropped',
   ],
-  ['callback-not-sent', 'dlq-id-unknown'],
+  // retry-signature-expired apart from retry-signature-reused, whose reused token would hide it.
+  ['callback-not-sent', 'dlq-id-unknown', 'retry-signature-expired'],
+  // Each probe reads one field or one signature claim, which no other fault of the group changes.
+  [
+    'retry-signature-reused',
+    'callback-signed-wrong-sub',
+    'callback-retried-off-by-one',
+    'callback-status-first-attempt',
+    'callback-body-raw',
+    'source-body-unencoded',
+    'callback-header-content-type-only',
+    'callback-created-at-seconds',
+    'callback-not-before-ignores-delay',
+    'callback-max-retries-default',
+  ],
 ];
 
 let redis: RedisBacking | undefined;
@@ -510,7 +526,119 @@ const probes: Record<MessagingFaultName, FaultProbe> = {
       return (await first(p.fcb))?.headers['x-why'];
     },
   },
+
+  // Delivery, signatures and callback fields compared with what happened (issue 20)
+  'delivery-dropped': {
+    correct: 1,
+    probe: async (ref) => {
+      const p = fresh('dropped');
+      await send(ref, p.dest);
+      return arrivals(p.dest, 3000);
+    },
+  },
+  'retry-signature-reused': {
+    correct: { fresh: true },
+    probe: async (ref) => {
+      const p = fresh('sig-reused');
+      sink.answer(p.dest, { failFirst: 1 });
+      await send(ref, p.dest, { 'Svc-Retries': '1' });
+      const [a, b] = (await sink.waitFor(p.dest, 2, 10_000)).map((got) => claimsOf(got));
+      return { fresh: a?.jti !== b?.jti };
+    },
+  },
+  'retry-signature-expired': {
+    correct: { unexpired: true },
+    probe: async (ref) => {
+      const p = fresh('sig-expired');
+      sink.answer(p.dest, { failFirst: 1 });
+      await send(ref, p.dest, { 'Svc-Retries': '1' });
+      const retry = (await sink.waitFor(p.dest, 2, 10_000))[1];
+      return { unexpired: (claimsOf(retry).exp ?? 0) * 1000 > Date.now() };
+    },
+  },
+  'callback-signed-wrong-sub': {
+    correct: { subIsTheCallback: true },
+    probe: async (ref) => {
+      const p = fresh('sig-sub');
+      await send(ref, p.dest, { 'Svc-Callback': p.url(p.cb) });
+      return { subIsTheCallback: claimsOf(await first(p.cb)).sub === p.url(p.cb) };
+    },
+  },
+  'callback-retried-off-by-one': {
+    correct: 0,
+    probe: async (ref) => {
+      const p = fresh('cb-retried');
+      await send(ref, p.dest, { 'Svc-Retries': '0', 'Svc-Callback': p.url(p.cb) });
+      return decode(await first(p.cb)).retried;
+    },
+  },
+  'callback-status-first-attempt': {
+    correct: [500, 200],
+    probe: async (ref) => {
+      const p = fresh('cb-status');
+      sink.answer(p.dest, { failFirst: 1 });
+      await send(ref, p.dest, { 'Svc-Retries': '1', 'Svc-Callback': p.url(p.cb) });
+      const bodies = (await sink.waitFor(p.cb, 2, 10_000)).map(decode);
+      return bodies.sort((x, y) => Number(x.retried) - Number(y.retried)).map((body) => body.status);
+    },
+  },
+  'callback-body-raw': {
+    correct: Buffer.from('answered ✓!').toString('base64'),
+    probe: async (ref) => {
+      const p = fresh('cb-raw');
+      sink.answer(p.dest, { body: 'answered ✓!' });
+      await send(ref, p.dest, { 'Svc-Callback': p.url(p.cb) });
+      return decode(await first(p.cb)).body;
+    },
+  },
+  'source-body-unencoded': {
+    correct: Buffer.from('payload ✓!').toString('base64'),
+    probe: async (ref) => {
+      const p = fresh('cb-source-body');
+      await send(ref, p.dest, { 'Svc-Callback': p.url(p.cb) }, 'payload ✓!');
+      return decode(await first(p.cb)).sourceBody;
+    },
+  },
+  'callback-header-content-type-only': {
+    correct: ['yes'],
+    probe: async (ref) => {
+      const p = fresh('cb-header');
+      sink.answer(p.dest, { headers: { 'x-answer': 'yes' } });
+      await send(ref, p.dest, { 'Svc-Callback': p.url(p.cb) });
+      return (decode(await first(p.cb)).header as Record<string, unknown>)['x-answer'];
+    },
+  },
+  'callback-created-at-seconds': {
+    correct: { milliseconds: true },
+    probe: async (ref) => {
+      const p = fresh('cb-created');
+      await send(ref, p.dest, { 'Svc-Callback': p.url(p.cb) });
+      return { milliseconds: Number(decode(await first(p.cb)).createdAt) > 1e12 };
+    },
+  },
+  'callback-not-before-ignores-delay': {
+    correct: 1000,
+    probe: async (ref) => {
+      const p = fresh('cb-not-before');
+      await send(ref, p.dest, { 'Svc-Delay': '1s', 'Svc-Callback': p.url(p.cb) });
+      const body = decode(await first(p.cb));
+      return Number(body.notBefore) - Number(body.createdAt);
+    },
+  },
+  'callback-max-retries-default': {
+    correct: 1,
+    probe: async (ref) => {
+      const p = fresh('cb-max-retries');
+      await send(ref, p.dest, { 'Svc-Retries': '1', 'Svc-Callback': p.url(p.cb) });
+      return decode(await first(p.cb)).maxRetries;
+    },
+  },
 };
+
+/** The claims of a request's signature (verified elsewhere: here only what the token says). */
+function claimsOf(got: Received | undefined): { jti?: string; exp?: number; sub?: string } {
+  return decodeJwt(String(got?.headers['svc-signature'] ?? ''));
+}
 
 /**
  * Changes the account's limits through the admin endpoint (area C's), then waits out area A's cache
