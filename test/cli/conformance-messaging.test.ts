@@ -92,7 +92,7 @@ describe('the messaging suite and its adapter', () => {
         '--area',
         'messaging',
         '--rules',
-        'A.notify.*,A.queue.*,A.signature.*,A.failure-callback.dlq-entry',
+        'A.notify.*,A.queue.*,A.failure-callback.dlq-entry',
         '--report-dir',
         reportDir,
       ],
