@@ -21,6 +21,7 @@ import { measuredVerdicts, tableDifferences, unreviewed, updatedTable, type Verd
 
 const tableFile = join(import.meta.dirname, 'humanwhocodes-upstash-redis-server.verdicts.json');
 const token = 'hwc-test-token-0123456789';
+const database = 3;
 
 let redis: RedisBacking;
 let server: StartedProcess;
@@ -41,7 +42,9 @@ async function waitForPort(started: StartedProcess, timeoutMs: number): Promise<
 beforeAll(async () => {
   redis = await startTestRedis();
   server = startProcess('node', [join(repoRoot, 'test/third-party/hwc-server.ts')], {
-    env: { URS_TOKEN: token, REDIS_URL: redis.url },
+    // Database 3, not 0: it runs every command on ONE ioredis connection, so `SELECT 0` of the refusal
+    // case really moves it, and the case must put it back (see the last test).
+    env: { URS_TOKEN: token, REDIS_URL: `${redis.url.replace(/\/+$/, '')}/${database}` },
     timeoutMs: 170_000,
   });
   const port = await waitForPort(server, 15_000);
@@ -84,6 +87,12 @@ describe('@humanwhocodes/upstash-redis-server against the key-value suite', () =
       pending.map(([id]) => id),
       'rows still to review against the spec',
     ).toEqual([]);
+  });
+
+  test('the SELECT it runs on its shared connection is undone, so later cases see the same database', () => {
+    const select = run.results.find((result) => result.caseId === 'kv.commands.refused.select');
+    expect(select?.verdict).toMatchObject({ kind: 'fail', rule: 'B.commands.connection-only-ping-echo' });
+    expect(select?.notes.join('\n')).toContain(`database ${database} selected again`);
   });
 
   test('the run reports no harness error and no problem', () => {
