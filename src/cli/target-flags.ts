@@ -1,22 +1,10 @@
 /**
  * `--target` and the SVC_* environment into the target a command uses, the same way for every command:
  * a file wins over the environment (and the run says so on stderr), the environment wins over the
- * embedded reference (and the run names the target it read from it).
+ * embedded reference (the engine names the target it read from it, once its checks passed).
  */
 import { chooseTargets, type TargetChoice } from '../target/load-target.ts';
-import { describeTarget, type Target } from '../target/target.ts';
 import type { ParsedValues } from './parsed-values.ts';
-
-/** `kv http://…, messaging http://…`: the URLs only (describeTarget leaves secrets out). */
-export function targetUrls(target: Target): string {
-  const described = describeTarget(target);
-  return (['messaging', 'kv', 'management'] as const)
-    .flatMap((area) => {
-      const entry = described[area] as { url?: string } | undefined;
-      return entry?.url === undefined ? [] : [`${area} ${entry.url}`];
-    })
-    .join(', ');
-}
 
 export function targetChoice(
   command: string,
@@ -28,10 +16,10 @@ export function targetChoice(
   const files = Array.isArray(given) ? given.map(String) : typeof given === 'string' ? [given] : [];
   const choice = chooseTargets(command, files, env);
   if (choice.notice !== undefined) write(choice.notice);
-  if (choice.environment !== undefined) {
-    write(
-      `${command}: target ${choice.environment.name} from the environment (SVC_*): ${targetUrls(choice.environment)}`,
-    );
-  }
   return choice;
 }
+
+/** Where a run's lines go: stderr, beside the progress. */
+export const logLine = (line: string): void => {
+  process.stderr.write(`${line}\n`);
+};

@@ -4,7 +4,7 @@ import { dirname, resolve } from 'node:path';
 import { Ajv } from 'ajv';
 import { readJsonFile, schemaProblem } from '../shared/config-file.ts';
 import { harnessError } from '../shared/errors.ts';
-import type { Target } from './target.ts';
+import { describeTarget, type Target } from './target.ts';
 import { targetSchema } from './target-schema.ts';
 
 const validate = new Ajv({ allErrors: false }).compile(targetSchema);
@@ -131,4 +131,18 @@ export function chooseTargets(command: string, files: readonly string[], env: En
     files,
     notice: `${command}: --target ${files.join(', ')} wins over the environment's target; ignored: ${set.join(', ')}`,
   };
+}
+
+/**
+ * The line a run tells when it uses the environment's target: its name and URLs (no secret), so a CI
+ * log shows which implementation the gate judged. Told once the run's checks passed, so bad input
+ * stays one line.
+ */
+export function environmentTargetLine(command: string, target: Target): string {
+  const described = describeTarget(target);
+  const urls = (['messaging', 'kv', 'management'] as const).flatMap((area) => {
+    const entry = described[area] as { readonly url?: string } | undefined;
+    return entry?.url === undefined ? [] : [`${area} ${entry.url}`];
+  });
+  return `${command}: target ${target.name} from the environment (SVC_*): ${urls.join(', ')}`;
 }

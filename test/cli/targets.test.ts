@@ -4,7 +4,7 @@
  * a file winning over it with one line saying so, and the gates that must not pass without judging:
  * an area the target lacks, a run whose cases all ended skipped.
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -99,6 +99,18 @@ describe('SVC_* environment targets', () => {
     expect(run.stderr).not.toContain('embedded reference');
   }, 120_000);
 
+  test('k6 manifest takes the kv URL from SVC_KV_URL; its token stays out of the manifest', async () => {
+    const out = join(dir, 'manifest.yaml');
+    const run = await runCli(['k6', 'manifest', 'command', '--out', out], { env: kvEnv, timeoutMs: 60_000 });
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(run.stderr).toContain(
+      `k6 manifest: target environment from the environment (SVC_*): kv ${kvEnv.SVC_KV_URL}`,
+    );
+    const manifest = await readFile(out, 'utf8');
+    expect(manifest).toContain(kvEnv.SVC_KV_URL);
+    expect(manifest).not.toContain(kvEnv.SVC_KV_TOKEN);
+  }, 90_000);
+
   test('a target file wins over the environment, with one line naming what was ignored', async () => {
     const file = join(dir, 'file-target.json');
     await writeFile(
@@ -126,7 +138,8 @@ describe('SVC_* environment targets', () => {
 describe('gates that would pass without judging', () => {
   test('--area messaging against a kv-only target: one SVC_CONFIG line, exit 2, nothing run', async () => {
     const run = await runCli(['conformance', '--area', 'messaging'], { env: kvEnv });
-    const lines = run.stderr.split('\n').filter((line) => line !== '' && !line.includes('from the environment'));
+    // One line: the environment's target is told only once the run's checks passed.
+    const lines = run.stderr.split('\n').filter((line) => line !== '');
     expect(lines, run.stderr).toEqual([
       'svc-harness: conformance: --area messaging: the target environment has no messaging area (it has kv) [SVC_CONFIG]',
     ]);

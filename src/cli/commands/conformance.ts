@@ -5,7 +5,7 @@ import { parseAreaList, targetAreas } from '../../target/areas.ts';
 import { withInterrupts } from '../interrupts.ts';
 import type { ParsedValues } from '../parsed-values.ts';
 import { sinkSettings } from '../sink-flags.ts';
-import { targetChoice } from '../target-flags.ts';
+import { logLine, targetChoice } from '../target-flags.ts';
 
 export async function run(values: ParsedValues): Promise<number> {
   const areas = parseAreaList('conformance', values.area as string | undefined, targetAreas);
@@ -17,6 +17,7 @@ export async function run(values: ParsedValues): Promise<number> {
     runConformance({
       targets: targets.files,
       ...(targets.environment && { environmentTarget: targets.environment }),
+      log: logLine,
       ...(areas && { areas }),
       ...(typeof values.rules === 'string' && { rules: values.rules }),
       ...(typeof values['report-dir'] === 'string' && { reportDir: values['report-dir'] }),

@@ -3,7 +3,7 @@ import { writeFile } from 'node:fs/promises';
 import { k6Manifest } from '../../engines/load/k6/k6-manifest.ts';
 import { parseLoadSettings } from '../../engines/load/load-settings.ts';
 import { harnessError, oneLine } from '../../shared/errors.ts';
-import { loadTargetFileSync } from '../../target/load-target.ts';
+import { environmentTargetLine, loadTargetFileSync } from '../../target/load-target.ts';
 import { settingValues } from '../load-flags.ts';
 import type { ParsedValues } from '../parsed-values.ts';
 import { targetChoice } from '../target-flags.ts';
@@ -29,6 +29,7 @@ function baseUrlOf(values: ParsedValues): string {
   }
   const origin = files[0] === undefined ? 'the environment (SVC_*)' : `the target file ${files[0]}`;
   if (!target.kv) throw harnessError('SVC_CONFIG', `k6 manifest: ${origin} has no kv area`);
+  if (files[0] === undefined) process.stderr.write(`${environmentTargetLine('k6 manifest', target)}\n`);
   return target.kv.url;
 }
 

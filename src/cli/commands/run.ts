@@ -9,7 +9,7 @@ import { createReporters, type ReporterName } from '../../reporters/registry.ts'
 import { withInterrupts } from '../interrupts.ts';
 import type { ParsedValues } from '../parsed-values.ts';
 import { sinkSettings } from '../sink-flags.ts';
-import { targetChoice } from '../target-flags.ts';
+import { logLine, targetChoice } from '../target-flags.ts';
 
 export async function run(values: ParsedValues): Promise<number> {
   const settings = parseLoadSettings({
@@ -22,6 +22,7 @@ export async function run(values: ParsedValues): Promise<number> {
     runMainJob({
       ...(targets.files[0] !== undefined && { target: targets.files[0] }),
       ...(targets.environment && { environmentTarget: targets.environment }),
+      log: logLine,
       settings,
       maxDurationS: 3,
       thresholds: (values.threshold as string[] | undefined) ?? [],

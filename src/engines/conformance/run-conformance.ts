@@ -20,7 +20,7 @@ import { harnessError, isHarnessError } from '../../shared/errors.ts';
 import { createRedactor, type Redactor } from '../../shared/redact.ts';
 import { defaultReportDir, makeReportDir } from '../../shared/report-files.ts';
 import { areasOf, checkAreas, targetAreas } from '../../target/areas.ts';
-import { loadTargetFileSync } from '../../target/load-target.ts';
+import { environmentTargetLine, loadTargetFileSync } from '../../target/load-target.ts';
 import { describeTarget, type SinkSettings, type Target, type TargetArea, targetSecrets } from '../../target/target.ts';
 import { type CaseFile, loadCaseFiles } from './case-registry.ts';
 import { applyExpectations, type Expectation, knownFailure, loadExpectationsFile, utcDay } from './expectations.ts';
@@ -60,6 +60,8 @@ export interface ConformanceOptions {
   readonly emitRunEnd?: boolean;
   /** The sink's settings from the command line; they win over each target file's `sink`. */
   readonly sink?: SinkSettings;
+  /** Lines the run tells once its checks passed (the environment's target); the CLI prints them to stderr. */
+  readonly log?: (line: string) => void;
 }
 
 interface PlannedTarget {
@@ -133,6 +135,7 @@ export async function runConformance(options: ConformanceOptions = {}): Promise<
     ...(options.environmentTarget ? [options.environmentTarget] : []),
   ]);
   checkTargetAreas(fileTargets, options.areas);
+  if (options.environmentTarget) options.log?.(environmentTargetLine('conformance', options.environmentTarget));
   // The reference starts (waiting on Redis) while the suites load (compiling): the two overlap.
   const referenceStart =
     fileTargets.length === 0 && options.reference === undefined

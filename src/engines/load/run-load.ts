@@ -13,7 +13,7 @@ import { parseThresholds, type Threshold } from '../../results/threshold.ts';
 import { harnessError, oneLine } from '../../shared/errors.ts';
 import { createRedactor, type Redactor } from '../../shared/redact.ts';
 import { defaultReportDir, makeReportDir } from '../../shared/report-files.ts';
-import { loadTargetFileSync } from '../../target/load-target.ts';
+import { environmentTargetLine, loadTargetFileSync } from '../../target/load-target.ts';
 import { type Target, targetSecrets } from '../../target/target.ts';
 import { findK6 } from './k6/k6-binary.ts';
 import { k6Lacks } from './k6/k6-support.ts';
@@ -107,6 +107,9 @@ export async function runLoad(options: LoadOptions): Promise<LoadRun> {
   // Found (or built) before the target starts: a missing k6 is one line, not a started reference.
   const k6 = runs.some((item) => item.engine === 'k6') ? await findK6({ log }) : undefined;
   const fileTarget = options.target === undefined ? options.environmentTarget : loadTargetFileSync(options.target);
+  if (options.target === undefined && options.environmentTarget) {
+    log(environmentTargetLine('load', options.environmentTarget));
+  }
   const reportDir = resolve(options.reportDir ?? defaultReportDir(started));
   await makeReportDir(reportDir, 'report folder (--report-dir)');
   const owned = fileTarget || options.reference ? undefined : await startEmbeddedReference([]);

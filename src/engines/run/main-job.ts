@@ -32,6 +32,8 @@ export interface MainJobOptions {
   readonly now?: () => Date;
   /** The sink for the messaging suite (`--sink-*`). */
   readonly sink?: SinkSettings;
+  /** Lines the run tells once its checks passed (the environment's target); the CLI prints them to stderr. */
+  readonly log?: (line: string) => void;
 }
 
 export async function runMainJob(options: MainJobOptions): Promise<HarnessRun> {
@@ -62,6 +64,7 @@ export async function runMainJob(options: MainJobOptions): Promise<HarnessRun> {
       emitRunEnd: false,
       now,
       ...(options.sink && { sink: options.sink }),
+      ...(options.log && { log: (line: string) => options.log?.(line.replace(/^conformance: /, 'run: ')) }),
     });
     const load = signal.aborted
       ? undefined
