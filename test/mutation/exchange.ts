@@ -52,29 +52,39 @@ const classMethods = new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH']);
 const kvMethods = new Set(['GET', 'HEAD', 'POST', 'PUT']);
 
 /** The route class of a request to an area: the method and the path with its ids as `*`. */
-export function routeClassOf(side: Side, area: Area, anyMethod: string, path: string): string {
+export function routeClassOf(side: Side, area: Area, request: RequestMessage): string {
+  const { method: anyMethod, path } = request;
+  if (side === 'delivery') return `delivery ${deliveryKind(request)}`;
   const method = (area === 'kv' ? kvMethods : classMethods).has(anyMethod) ? anyMethod : 'OTHER';
   const segments = pathOnly(path).split('/').slice(1);
-  if (side === 'delivery') {
-    // The sink's URLs are /<inbox token>/<role>/…: the role (dest, callback, failure …) is the class.
-    return `delivery ${segments[1] ?? '?'}`;
-  }
   if (area === 'kv') {
     const first = (segments[0] ?? '').toLowerCase();
     if (first === '') return `kv ${method} /`;
     if (kvFixedRoutes.has(first)) return `kv ${method} /${first}${segments.length > 1 ? '/*' : ''}`;
     return `kv ${method} /{command}/*`;
   }
-  // Areas A and C: /v2/<route> literal, then ids as `*`. A publish's destination URL (which contains
-  // slashes) is one `*`.
-  const [version = '', route = '', ...rest] = segments;
+  // Areas A and C: the version (`v2`) and the route literal, then ids as `*`; a publish's
+  // destination URL (which contains slashes) is one `*`.
+  const literal = /^v\d+$/.test(segments[0] ?? '') ? 2 : 1;
   const tail: string[] = [];
-  for (const segment of rest) {
+  for (const segment of segments.slice(literal)) {
     const word = routeWords.has(segment) ? segment : '*';
     if (word === '*' && tail.at(-1) === '*') continue;
     tail.push(word);
   }
-  return `${area} ${method} /${[version, route, ...tail].filter((part) => part !== '').join('/')}`;
+  return `${area} ${method} /${[...segments.slice(0, literal), ...tail].filter((part) => part !== '').join('/')}`;
+}
+
+/**
+ * What the target is sending to the sink, from the request alone (the sink's paths name a case's own
+ * roles, not kinds): a callback or failure callback (a JSON body naming its source message), a message
+ * (it carries its message id), or a waiter's notification or timeout call.
+ */
+function deliveryKind(request: RequestMessage): string {
+  const text = request.body.length < 65_536 ? request.body.toString('utf8') : '';
+  if (text.includes('"sourceMessageId"')) return text.includes('"dlqId"') ? 'failure-callback' : 'callback';
+  if (Object.keys(request.headers).some((name) => name.endsWith('-message-id'))) return 'message';
+  return 'waiter-call';
 }
 
 /** Lower-cased header names, one value each (repeated headers joined as node does). */

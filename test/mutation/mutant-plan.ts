@@ -62,7 +62,7 @@ export async function planMutants(recording: Recording, credentials: TargetCrede
   const rulesOf = new Map(recording.cases.map((item) => [item.id, item.rules]));
   const byClass = new Map<string, Recording['exchanges'][number][]>();
   for (const item of recording.exchanges) {
-    if (item.caseId === undefined) continue;
+    if (item.caseIds.length === 0) continue;
     byClass.set(item.exchange.routeClass, [...(byClass.get(item.exchange.routeClass) ?? []), item]);
   }
   const mutants: PlannedMutant[] = [];
@@ -73,7 +73,7 @@ export async function planMutants(recording: Recording, credentials: TargetCrede
       let example: string | undefined;
       for (const item of items) {
         if (!(await appliesTo(operator, item.exchange, context))) continue;
-        cases.add(item.caseId as string);
+        for (const id of item.caseIds) cases.add(id);
         example ??= describeExchange(item.exchange);
       }
       if (cases.size === 0 || example === undefined) continue;

@@ -114,7 +114,7 @@ export async function startMutatingProxy(options: ProxyOptions): Promise<Mutatin
       headers: plainHeaders(req.headers),
       body: await readBody(req),
     };
-    const routeClass = routeClassOf(options.side, options.area, original.method, original.path);
+    const routeClass = routeClassOf(options.side, options.area, original);
     const active = mutant !== undefined && mutant.routeClass === routeClass ? mutant.operator : undefined;
     let outcome: RequestOutcome = { request: original };
     let requestChanged = false;

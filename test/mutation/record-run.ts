@@ -18,9 +18,12 @@ export interface RecordedCase {
 
 export interface AttributedExchange {
   readonly exchange: Exchange;
-  /** The case running when it arrived; undefined before the first case (the probe). */
-  readonly caseId: string | undefined;
+  /** The cases that may have been running when it arrived; none before the first case (the probe). */
+  readonly caseIds: readonly string[];
 }
+
+/** How late vitest may report a finished case: its 100 ms batching and the message's way back. */
+const reportLagMs = 250;
 
 export interface Recording {
   readonly area: Area;
@@ -39,7 +42,7 @@ export class ExchangeRecorder {
     if (this.#recording) this.#exchanges.push(exchange);
   };
 
-  async record(area: Area, targetFile: string, reportDir: string): Promise<Recording> {
+  async record(area: Area, targetFile: string, reportDir: string, rules?: string): Promise<Recording> {
     const ends: { at: number; result: CaseResult }[] = [];
     let startedAt = Number.POSITIVE_INFINITY;
     const clock: Reporter = {
@@ -53,16 +56,22 @@ export class ExchangeRecorder {
     };
     const from = this.#exchanges.length;
     this.#recording = true;
-    const run = await runConformance({ targets: [targetFile], areas: [area], reportDir, reporters: [clock] }).finally(
-      () => {
-        this.#recording = false;
-      },
-    );
+    const run = await runConformance({
+      targets: [targetFile],
+      areas: [area],
+      reportDir,
+      reporters: [clock],
+      ...(rules !== undefined && { rules }),
+    }).finally(() => {
+      this.#recording = false;
+    });
     const exchanges = this.#exchanges.slice(from).map((exchange): AttributedExchange => {
-      if (exchange.at < startedAt) return { exchange, caseId: undefined };
-      // An exchange after the last case (a late delivery) goes to the last case.
-      const end = ends.find((item) => item.at >= exchange.at) ?? ends.at(-1);
-      return { exchange, caseId: end?.result.caseId };
+      if (exchange.at < startedAt) return { exchange, caseIds: [] };
+      const candidates = ends.filter((item) => item.at >= exchange.at && item.at <= exchange.at + reportLagMs);
+      // The first case reported after it, else (a late delivery after the last case) the last case.
+      const first = ends.find((item) => item.at >= exchange.at) ?? ends.at(-1);
+      const ids = new Set([...candidates, ...(first ? [first] : [])].map((item) => item.result.caseId));
+      return { exchange, caseIds: [...ids] };
     });
     const cases = ends.map(({ result }) => ({
       id: result.caseId,

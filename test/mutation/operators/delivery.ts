@@ -10,7 +10,7 @@ import type { MutationContext, Operator, RequestOutcome } from '../operator.ts';
 import { claimsOf, resigned, signatureHeader } from './signature.ts';
 
 /** How long a delayed delivery is held: longer than a quick receiver's patience, well inside a case's wait. */
-export const delayMs = 2_000;
+export const delayMs = 1_000;
 
 function deliveryOperator(
   id: string,
