@@ -20,8 +20,13 @@ export function scenarioStartLine(name: string, line: string): string {
 /** One line per scenario, a line per failed threshold and per accounting problem. */
 export function scenarioLines(scenario: ScenarioResult): string[] {
   const { requests, latencyMs } = scenario;
+  // Latency is of completed answers only: with none, there is none to show (not "p99 0 ms").
+  const latency =
+    latencyMs.count === 0
+      ? 'no completed answer, so no latency'
+      : `p50 ${latencyMs.p50} ms · p99 ${latencyMs.p99} ms · max ${latencyMs.max} ms`;
   const lines = [
-    `${scenario.name} (${scenario.engine}, ${scenario.model}): ${requests.completed}/${requests.sent} completed, ${requests.failed} failed, ${requests.dropped} dropped · ${scenario.throughput.requestsPerSecond.toFixed(1)} req/s · p50 ${latencyMs.p50} ms · p99 ${latencyMs.p99} ms · max ${latencyMs.max} ms`,
+    `${scenario.name} (${scenario.engine}, ${scenario.model}): ${requests.completed}/${requests.sent} completed, ${requests.failed} failed, ${requests.dropped} dropped · ${scenario.throughput.requestsPerSecond.toFixed(1)} req/s · ${latency}`,
   ];
   if (scenario.problem) lines.push(`  problem: ${scenario.problem}`);
   for (const error of scenario.errors) lines.push(`  ${error.count} × ${error.kind}: ${error.example}`);

@@ -6,6 +6,8 @@ import {
   renderConsoleSummary,
   resultLine,
 } from '../../src/reporters/console-output.ts';
+import { scenarioLines } from '../../src/reporters/load-console.ts';
+import { sampleLoadRun } from './sample-load-run.ts';
 import { sampleResults, sampleRun, wrongTokenResults } from './sample-run.ts';
 
 class Capture extends Writable {
@@ -52,6 +54,20 @@ describe('console output', () => {
     );
     expect(lines.filter((line) => line.startsWith('root cause:'))).toHaveLength(1);
     expect(renderConsoleSummary(sampleRun)).not.toContain('root cause');
+  });
+
+  test('a load scenario with no completed answer shows no latency, not "p99 0 ms"', () => {
+    const [scenario] = sampleLoadRun.scenarios;
+    const refused = {
+      ...scenario!,
+      requests: { sent: 10, completed: 0, failed: 10, dropped: 0 },
+      latencyMs: { count: 0, min: 0, mean: 0, p50: 0, p90: 0, p99: 0, p999: 0, max: 0 },
+    };
+    const [line] = scenarioLines(refused);
+    expect(line).toContain('0/10 completed, 10 failed, 0 dropped');
+    expect(line).toContain('no completed answer, so no latency');
+    expect(line).not.toContain('p99');
+    expect(scenarioLines(scenario!)[0]).toMatch(/p50 [\d.]+ ms · p99 [\d.]+ ms · max [\d.]+ ms$/);
   });
 
   test('a target that could not be used shows one line, not one per case', () => {
