@@ -67,6 +67,14 @@ describe('checkCallbackTruth', () => {
     expect(() => checkCallbackTruth('A.callback.fields', body(1), truth, 'c')).not.toThrow();
   });
 
+  test('a forward header may be kept under the name it is forwarded as', () => {
+    const forwarded = {
+      ...body(1),
+      sourceHeader: { 'content-type': 'text/plain; charset=utf-8', 'X-Svc-Source': 'tag' },
+    };
+    expect(() => checkCallbackTruth('A.callback.fields', forwarded, truth, 'c')).not.toThrow();
+  });
+
   test.each([
     ['retried one too high', { retried: 2 }, 'retried'],
     ['the status of another attempt', { status: 500 }, 'status'],

@@ -11,6 +11,7 @@ import {
 } from '../../../conformance/support/messaging-sink.ts';
 import { createCaseContext } from '../../../src/engines/conformance/case-context.ts';
 import { Blocked, CaseSkipped, CheckFailure, means } from '../../../src/engines/conformance/check-failure.ts';
+import type { ConformanceCase } from '../../../src/engines/conformance/conformance-case.ts';
 import type { SinkRequest } from '../../../src/sink/sink-server.ts';
 
 const request = (role: string, id: string, answered: number): SinkRequest => ({
@@ -81,7 +82,7 @@ describe('signatures as verdicts', () => {
 
   test('a case’s own failure, a skip and a case without inboxes keep their ends', async () => {
     const own = new CheckFailure('A.publish.delivers', 'x', 'y');
-    const [failing, skipping, passing, blocked] = signedCases([
+    const [failing, skipping, passing, blocked] = signedCases<readonly ConformanceCase[]>([
       { id: 'f', rules: ['A.publish.delivers'], title: 't', expect: 'e', run: async () => Promise.reject(own) },
       {
         id: 's',
@@ -98,11 +99,11 @@ describe('signatures as verdicts', () => {
         expect: 'e',
         run: async () => Promise.reject(new Blocked('A.publish.delivers', 'set-up')),
       },
-    ] as const);
-    await expect(failing.run(ctx)).rejects.toBe(own);
-    await expect(skipping.run(ctx)).rejects.toBeInstanceOf(CaseSkipped);
-    await expect(passing.run(ctx)).resolves.toBeUndefined();
-    await expect(blocked.run(ctx)).rejects.toBeInstanceOf(Blocked);
+    ]);
+    await expect(failing?.run(ctx)).rejects.toBe(own);
+    await expect(skipping?.run(ctx)).rejects.toBeInstanceOf(CaseSkipped);
+    await expect(passing?.run(ctx)).resolves.toBeUndefined();
+    await expect(blocked?.run(ctx)).rejects.toBeInstanceOf(Blocked);
   });
 });
 
@@ -121,7 +122,7 @@ describe('inboxes on a real sink', () => {
   test('a request signed wrongly ends a wait at once, and fails a case that was only blocked', async () => {
     let inboxUrl = '';
     let waited = 0;
-    const [item] = signedCases([
+    const [item] = signedCases<readonly ConformanceCase[]>([
       {
         id: 'x',
         rules: ['A.callback.on-answer'],
@@ -143,8 +144,8 @@ describe('inboxes on a real sink', () => {
           }
         },
       },
-    ] as const);
-    const end = await item.run(keyed.context).then(
+    ]);
+    const end = await (item as ConformanceCase).run(keyed.context).then(
       () => undefined,
       (error: unknown) => error,
     );
