@@ -91,6 +91,17 @@ export function renderScore(results: readonly MutantResult[]): string {
       for (const note of item.detail) out.push(`    ${note}`);
     }
   }
+  // A mutant the spec cannot tell from the original, yet a case failed: the case may judge what the
+  // spec leaves open (or a set-up step failed on its own rule instead of blocking).
+  const overAsserted = results.filter(
+    (item) => item.outcome === 'caught' && equivalenceOf(item.mutant.id) !== undefined,
+  );
+  if (overAsserted.length > 0) {
+    out.push('', 'caught although documented as equivalent (an over-assertion?):');
+    for (const item of overAsserted) {
+      out.push(`  ${item.mutant.id}: ${equivalenceOf(item.mutant.id)}; failed ${item.detail.join(', ')}`);
+    }
+  }
   const errors = results.filter((item) => item.outcome === 'error');
   if (errors.length > 0) {
     out.push('', 'errors (the run did not judge; not a catch):');
