@@ -50,6 +50,12 @@ const groups: readonly (readonly MessagingFaultName[])[] = [
     'rotate-omits-next',
     'rotate-keeps-current',
     'pause-status-204',
+    'paused-queue-refuses',
+    'notify-omits-workflow-fields',
+    'notify-binary-mangled',
+    'notify-500-plain',
+    'retries-above-plan',
+    'region-secondary-drops',
   ],
   [
     'signature-other-body',
@@ -59,9 +65,22 @@ const groups: readonly (readonly MessagingFaultName[])[] = [
     'notify-by-run-drops-early',
     'pause-twice-resumes',
     'paused-queue-delivers',
+    'notify-failure-swallowed',
+    'enqueue-ignores-callback-config',
   ],
   // failure-callback-early sends no failure callback at all when Svc-Retries is 0: away from those probes.
-  ['no-rate-limit', 'query-token-refused', 'failure-callback-early'],
+  // parallelism-unlimited's probe lowers max_parallelism for its length only, as the rate probe its rate.
+  ['no-rate-limit', 'query-token-refused', 'failure-callback-early', 'parallelism-unlimited'],
+  // Each probe sends its own operation without valid credentials; no other fault of the group lets it in.
+  [
+    'publish-no-auth',
+    'enqueue-no-auth',
+    'rotate-no-auth',
+    'pause-no-auth',
+    'notify-by-run-no-auth',
+    'query-token-any-value',
+    'auth-any-scheme',
+  ],
   ['v1-prefix'],
   // delivery-dropped loses every publish: beside a probe that publishes nothing.
   ['auth-any-token', 'delivery-dropped'],
@@ -77,6 +96,7 @@ const groups: readonly (readonly MessagingFaultName[])[] = [
     'failure-callback-no-dlq-id',
     'failure-callback-method-ignored',
     'failure-callback-forward-dropped',
+    'failure-callback-retries-ignored',
   ],
   // retry-signature-expired apart from retry-signature-reused, whose reused token would hide it.
   ['callback-not-sent', 'dlq-id-unknown', 'retry-signature-expired'],
@@ -167,7 +187,187 @@ async function withRate<T>(ref: RunningReference, perSecond: number, during: () 
   }
 }
 
+/** Arms the next notify of `eventId` to fail inside the reference (its admin hook). */
+async function armNotifyFailure(ref: RunningReference, eventId: string): Promise<void> {
+  const admin = ref.target.admin;
+  const res = await fetch(`${admin?.url}/messaging/fail-notify`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${admin?.token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ eventId }),
+  });
+  expect(res.status, await res.text()).toBe(200);
+}
+
+/** The status of a request without credentials (or with `headers`' own). */
+const unauthenticated = async (ref: RunningReference, path: string, headers: Record<string, string> = {}) =>
+  (await call(ref, path, { token: null, headers, body: 'x' })).status;
+
 const probes: Record<MessagingFaultName, FaultProbe> = {
+  // Authentication on every operation (issue 20)
+  'publish-no-auth': {
+    correct: 401,
+    probe: async (ref) => {
+      const p = fresh('no-auth-publish');
+      return unauthenticated(ref, `/v2/publish/${p.url(p.dest)}`);
+    },
+  },
+  'enqueue-no-auth': {
+    correct: 401,
+    probe: async (ref) => {
+      const p = fresh('no-auth-enqueue');
+      return unauthenticated(ref, `/v2/enqueue/${p.id}/${p.url(p.dest)}`);
+    },
+  },
+  'rotate-no-auth': {
+    correct: 401,
+    probe: async (ref) => (await call(ref, '/v2/keys/rotate', { token: null })).status,
+  },
+  'pause-no-auth': {
+    correct: { status: 401, paused: false },
+    probe: async (ref) => {
+      const queue = fresh('no-auth-pause').id;
+      await newQueue(ref, queue);
+      const status = (await call(ref, `/v2/queues/${queue}/pause`, { token: null })).status;
+      return { status, paused: ((await get(ref, `/v2/queues/${queue}`)).json as { paused: unknown }).paused };
+    },
+  },
+  'notify-by-run-no-auth': {
+    correct: 401,
+    probe: async (ref) => {
+      const p = fresh('no-auth-by-run');
+      return unauthenticated(ref, `/v2/notify/${p.id}-run/${p.id}`);
+    },
+  },
+  'query-token-any-value': {
+    correct: 401,
+    probe: async (ref) => (await get(ref, '/v2/keys?svc_token=not-the-token', null)).status,
+  },
+  'auth-any-scheme': {
+    correct: 401,
+    probe: async (ref) =>
+      (
+        await call(ref, '/v2/keys', {
+          method: 'GET',
+          token: null,
+          headers: { authorization: `Token ${ref.target.messaging?.token}` },
+        })
+      ).status,
+  },
+
+  // Queues, notify, limits and regions (issue 20)
+  'paused-queue-refuses': {
+    correct: 200,
+    probe: async (ref) => {
+      const p = fresh('paused-accepts');
+      await newQueue(ref, p.id, true);
+      return (await call(ref, `/v2/enqueue/${p.id}/${p.url(p.dest)}`, { body: 'held' })).status;
+    },
+  },
+  'notify-omits-workflow-fields': {
+    correct: [{ runId: true, createdAt: 'number' }],
+    probe: async (ref) => {
+      const p = fresh('wf-fields');
+      await wait(ref, p.id, `${p.id}-run`, { url: p.url(p.dest), timeout: '1h' });
+      const items = (await notify(ref, p.id)).json as { workflowRunId?: unknown; workflowCreatedAt?: unknown }[];
+      return items.map((item) => ({
+        runId: item.workflowRunId === `${p.id}-run`,
+        createdAt: typeof item.workflowCreatedAt,
+      }));
+    },
+  },
+  'notify-binary-mangled': {
+    correct: 'fffe0080',
+    probe: async (ref) => {
+      const p = fresh('notify-binary');
+      await wait(ref, p.id, p.id, { url: p.url(p.dest), timeout: '1h' });
+      await call(ref, `/v2/notify/${p.id}`, {
+        headers: { 'content-type': 'application/octet-stream' },
+        body: Buffer.from([0xff, 0xfe, 0x00, 0x80]),
+      });
+      return (await first(p.dest))?.body.toString('hex');
+    },
+  },
+  'notify-500-plain': {
+    correct: { status: 500, json: { error: expect.any(String) } },
+    probe: async (ref) => {
+      const p = fresh('notify-500');
+      await armNotifyFailure(ref, p.id);
+      const answer = await notify(ref, p.id);
+      return { status: answer.status, json: answer.json };
+    },
+  },
+  'notify-failure-swallowed': {
+    correct: 500,
+    probe: async (ref) => {
+      const p = fresh('notify-swallowed');
+      await armNotifyFailure(ref, p.id);
+      return (await notify(ref, p.id)).status;
+    },
+  },
+  'retries-above-plan': {
+    correct: 400,
+    probe: async (ref) => {
+      const p = fresh('retries-plan');
+      // The plan's max_retries is 20 on every reference of this file.
+      return (await call(ref, `/v2/publish/${p.url(p.dest)}`, { headers: { 'Svc-Retries': '21' }, body: 'x' })).status;
+    },
+  },
+  'parallelism-unlimited': {
+    correct: 1,
+    probe: async (ref) => {
+      const p = fresh('parallelism');
+      sink.answer(p.dest, { delayMs: 300 });
+      await setAccount(ref, { max_parallelism: 1 });
+      try {
+        await Promise.all([1, 2, 3].map(() => send(ref, p.dest)));
+        const got = await sink.waitFor(p.dest, 3, 10_000);
+        // In flight together: arrivals less than the receiver's 300 ms hold apart.
+        return Math.max(...got.map((a) => got.filter((b) => b.at <= a.at && a.at < b.at + 250).length));
+      } finally {
+        await setAccount(ref, { max_parallelism: 10 });
+      }
+    },
+  },
+  'region-secondary-drops': {
+    correct: 1,
+    probe: async (ref) => {
+      const p = fresh('region');
+      const baseUrl = ref.target.messaging?.regions?.['us-east-1'];
+      expect(baseUrl).toBeDefined();
+      await call(ref, `/v2/publish/${p.url(p.dest)}`, { body: 'from us-east-1', ...(baseUrl && { baseUrl }) });
+      return arrivals(p.dest, 3000);
+    },
+  },
+
+  // Callback headers on enqueue, failure-callback retries (issue 20)
+  'enqueue-ignores-callback-config': {
+    correct: 'PUT',
+    probe: async (ref) => {
+      const p = fresh('enqueue-cb-config');
+      await call(ref, `/v2/enqueue/${p.id}/${p.url(p.dest)}`, {
+        headers: { 'Svc-Callback': p.url(p.cb), 'Svc-Callback-Method': 'PUT' },
+        body: 'queued',
+      });
+      return (await first(p.cb))?.method;
+    },
+  },
+  'failure-callback-retries-ignored': {
+    correct: 2,
+    probe: async (ref) => {
+      const p = fresh('fcb-retries');
+      sink.answer(p.dest, { status: 500 });
+      sink.answer(p.fcb, { status: 500 });
+      await send(ref, p.dest, {
+        'Svc-Retries': '0',
+        'Svc-Failure-Callback': p.url(p.fcb),
+        'Svc-Failure-Callback-Retries': '1',
+      });
+      await sink.waitFor(p.fcb, 2, 10_000);
+      await sleep(absentMs);
+      return sink.on(p.fcb).length;
+    },
+  },
+
   // Publish and delivery
   'delivery-drops-body': {
     correct: 'hello',
@@ -672,7 +872,7 @@ async function startOn(backing: RedisBacking, i: number, faults: readonly Messag
     redisUrl: url.href,
     areas: ['messaging', 'management'],
     faults,
-    messaging: { retryBackoff: { kind: 'base', ms: 10 } },
+    messaging: { retryBackoff: { kind: 'base', ms: 10 }, regions: ['eu-central-1', 'us-east-1'] },
   });
   started.push(ref);
   await setAccount(ref, { max_message_size: maxMessageSize });
