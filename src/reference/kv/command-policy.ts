@@ -85,6 +85,7 @@ export class CommandPolicy {
    */
   allowsReadOnly(args: readonly Buffer[], name = commandName(args)): boolean {
     if (name === 'PING' || name === 'ECHO') return true;
+    if (name === 'PUBLISH' && this.#fault('readonly-publish-allowed')) return true;
     if (this.#fault('readonly-refuses-reads')) return false;
     if (name === 'KEYS' || name === 'SCAN') return this.#fault('readonly-runs-keys');
     // Read-only scripts may call KEYS, SCAN and INFO, which the token is refused directly: refused too.

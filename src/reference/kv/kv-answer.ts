@@ -33,12 +33,16 @@ export class KvAnswers {
     if (options.format === 'resp2') {
       // Spec rule (Svc-Response-Format): resp2 answers the raw reply as application/octet-stream.
       const flatten = this.#fault('resp2-flattens-nested');
+      const okAsSimple = this.#fault('resp2-ok-values-simple');
       const body =
-        outcome.kind === 'reply' ? toResp2(outcome.reply, flatten) : errorResp2(this.#errorText(outcome.error));
+        outcome.kind === 'reply'
+          ? toResp2(outcome.reply, flatten, okAsSimple)
+          : errorResp2(this.#errorText(outcome.error));
       return { status, contentType: this.#resp2ContentType(), body };
     }
     if (outcome.kind === 'error') return this.error(status, outcome.error);
-    return this.#json(status, this.#itemRenderer(options)(outcome));
+    // Fault digit-values-as-integers sniffs the answer of a single command only.
+    return this.#json(status, this.#itemRenderer(options, this.#fault('digit-values-as-integers'))(outcome));
   }
 
   /** Pipelines and transactions: 200 with one result-or-error object per command, in order. */
@@ -53,7 +57,8 @@ export class KvAnswers {
       );
       return { status: 200, contentType: this.#resp2ContentType(), body };
     }
-    return this.#json(200, outcomes.map(this.#itemRenderer(options)));
+    const itemOptions = this.#fault('base64-items-plain') ? { ...options, base64: false } : options;
+    return this.#json(200, outcomes.map(this.#itemRenderer(itemOptions)));
   }
 
   /**
@@ -78,7 +83,7 @@ export class KvAnswers {
    * Renders one `{result}` or `{error}` item. The fault switches are looked up once per answer, not
    * once per item: a pipeline of thousands of commands renders them all with the same options.
    */
-  #itemRenderer(options: ResponseOptions): (outcome: Outcome) => Record<string, unknown> {
+  #itemRenderer(options: ResponseOptions, digitsAsIntegers = false): (outcome: Outcome) => Record<string, unknown> {
     const replyOptions: JsonReplyOptions = {
       base64: options.base64,
       base64Ok: this.#fault('base64-encodes-ok'),
@@ -86,6 +91,8 @@ export class KvAnswers {
       base64TopOnly: this.#fault('base64-top-level-only'),
       latin1Nested: this.#fault('utf8-replacement-top-level-only'),
       roundBigIntegers: this.#fault('big-integers-rounded'),
+      base64OkValues: this.#fault('base64-skips-ok-values'),
+      digitsAsIntegers,
     };
     const wrappedWrong = this.#fault('result-wrapped-wrong');
     return (outcome) => {

@@ -402,6 +402,97 @@ export const kvFaults = defineFaults([
     rule: 'B.methods.other-405',
     description: 'Runs requests with WebDAV methods (PROPFIND, LOCK, SEARCH) as commands instead of answering 405.',
   },
+  // Kinds of bug found by the dimensions of each rule (issue 20: coverage by construction)
+  {
+    name: 'base64-skips-ok-values',
+    area: 'kv',
+    rule: 'B.encoding.base64',
+    description: 'Under base64 leaves every string equal to "OK" plain, values included, not only the OK reply.',
+  },
+  {
+    name: 'base64-items-plain',
+    area: 'kv',
+    rule: 'B.encoding.base64',
+    description: 'Ignores Svc-Encoding: base64 for the items of /pipeline and /multi-exec.',
+  },
+  {
+    name: 'digit-values-as-integers',
+    area: 'kv',
+    rule: 'B.response.result-shape',
+    description: 'Answers a string value made of digits ("123") as a JSON integer.',
+  },
+  {
+    name: 'resp2-ok-values-simple',
+    area: 'kv',
+    rule: 'B.format.resp2',
+    description: 'Writes string values equal to OK or PONG in resp2 as simple strings (+OK) instead of bulk strings.',
+  },
+  {
+    name: 'plus-as-space-in-path',
+    area: 'kv',
+    rule: 'B.path.percent-decoding',
+    description: 'Decodes a raw "+" in a path segment as a space, as form encoding does for a query.',
+  },
+  {
+    name: 'double-percent-decoding',
+    area: 'kv',
+    rule: 'B.path.percent-decoding',
+    description: 'Percent-decodes each path segment twice, so %2541 becomes A.',
+  },
+  {
+    name: 'body-trailing-newline-trimmed',
+    area: 'kv',
+    rule: 'B.post.body-last-arg',
+    description: 'Trims trailing CR, LF and spaces from the POST body before appending it.',
+  },
+  {
+    name: 'monitor-no-auth',
+    area: 'kv',
+    rule: 'B.auth.missing-401',
+    description: 'Opens /monitor for a request without a token.',
+  },
+  {
+    name: 'subscribe-any-token',
+    area: 'kv',
+    rule: 'B.auth.invalid-401',
+    description: 'Opens /subscribe/{channel} for any token, checking only that one is there.',
+  },
+  {
+    name: 'query-token-unchecked',
+    area: 'kv',
+    rule: 'B.auth.invalid-401',
+    description: 'Takes any _token query parameter as the Standard token without checking it.',
+  },
+  {
+    name: 'readonly-publish-allowed',
+    area: 'kv',
+    rule: 'B.auth.read-only.writes-refused',
+    description: 'Lets the Read Only token PUBLISH.',
+  },
+  {
+    name: 'subscribe-prefix-match',
+    area: 'kv',
+    rule: 'B.subscribe.message-events',
+    description: 'A subscriber of a channel also gets what is published to every channel its name begins (a gets ab).',
+  },
+  {
+    name: 'subscribe-as-pattern',
+    area: 'kv',
+    rule: 'B.subscribe.message-events',
+    description: 'Subscribes to the channel name as a glob pattern, so a subscriber of a* gets ab.',
+  },
+  {
+    name: 'monitor-misses-transactions',
+    area: 'kv',
+    rule: 'B.monitor.command-events',
+    description: 'Leaves the commands of /multi-exec transactions out of /monitor.',
+  },
+  {
+    name: 'monitor-unescaped-quotes',
+    area: 'kv',
+    rule: 'B.monitor.command-events',
+    description: 'Writes the quotes inside arguments of /monitor items without their backslash.',
+  },
 ] as const);
 
 export type KvFaultName = (typeof kvFaults)[number]['name'];

@@ -22,6 +22,7 @@ import {
   jsonCommandList,
   parseJsonBody,
   percentDecode,
+  type RawUrl,
   RequestFormError,
   splitRawUrl,
 } from './request-args.ts';
@@ -85,7 +86,8 @@ export async function kvPlugin(app: FastifyInstance, options: KvPluginOptions): 
 
   async function handle(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const url = splitRawUrl(rawUrlOf(request));
-    const principal = authenticate(request.headers.authorization, url.token, tokens, fault);
+    const principal =
+      authenticate(request.headers.authorization, url.token, tokens, fault) ?? streamLeniency(request, url, fault);
     // Spec "Authentication": a missing or invalid token gives 401.
     if (!principal) return void send(reply, answers.error(401, unauthorizedError));
     const headers = responseOptions(request.headers[encodingHeader], request.headers[formatHeader], fault);
@@ -128,6 +130,9 @@ export async function kvPlugin(app: FastifyInstance, options: KvPluginOptions): 
       percentDecoding: !fault('no-percent-decoding'),
       bodyLast: !fault('body-not-last-arg'),
       queryArgs: !fault('query-args-ignored'),
+      plusAsSpace: fault('plus-as-space-in-path'),
+      decodeTwice: fault('double-percent-decoding'),
+      trimBody: fault('body-trailing-newline-trimmed'),
     });
     if (fault('path-args-reversed'))
       args.splice(1, url.segments.length - 1, ...args.slice(1, url.segments.length).reverse());
@@ -163,6 +168,19 @@ export async function kvPlugin(app: FastifyInstance, options: KvPluginOptions): 
       reply.raw.writeHead(answer.status, { 'content-type': answer.contentType }).end(answer.body);
     }
   }
+}
+
+/**
+ * Faults monitor-no-auth and subscribe-any-token: a stream route that skips the token check (none
+ * at all for /monitor, any token for /subscribe).
+ */
+function streamLeniency(request: FastifyRequest, url: RawUrl, fault: KvFaultCheck): Principal | undefined {
+  const [first = ''] = url.segments;
+  const kind = request.method === 'HEAD' ? undefined : streamOf(first.toLowerCase(), url.segments.length);
+  const hasToken = /^Bearer\s+\S/i.test(request.headers.authorization ?? '') || (url.token ?? '') !== '';
+  if (kind === 'monitor' && !hasToken && fault('monitor-no-auth')) return { kind: 'standard' };
+  if (kind === 'subscribe' && hasToken && fault('subscribe-any-token')) return { kind: 'standard' };
+  return undefined;
 }
 
 /** The methods fault unknown-methods-accepted runs as commands. */

@@ -111,10 +111,12 @@ export class KvStreams {
     if (kind === 'monitor') {
       // Spec "Endpoints > Area B" (/monitor): the first data item is OK (notes: `"OK"`).
       if (!this.#fault('monitor-drops-ok')) emit('"OK"');
+      const inTransaction = new Set<string>();
       await client.monitor((line) => {
         // MONITOR is server-wide: areas A and C work in another database, whose commands (and the
         // account's secrets they carry) are none of area B's business.
         const text = String(line);
+        if (this.#fault('monitor-misses-transactions') && insideTransaction(text, inTransaction)) return;
         if (text.slice(text.indexOf(' ') + 1).startsWith(this.#database)) emit(this.#monitorLine(text));
       });
       return;
@@ -124,7 +126,9 @@ export class KvStreams {
     const shown = utf8.decode(name);
     if (kind === 'subscribe') {
       const deliver = (message: Buffer) => emit(`message,${shown},${this.#payload(message)}`);
-      if (isUtf8(name)) await client.subscribe(shown, deliver, true);
+      if (this.#fault('subscribe-prefix-match')) await client.pSubscribe(`${patternOf(name)}*`, deliver, true);
+      else if (this.#fault('subscribe-as-pattern')) await client.pSubscribe(shown, deliver, true);
+      else if (isUtf8(name)) await client.subscribe(shown, deliver, true);
       else {
         // Spec "Endpoints > Area B": any byte may be percent-escaped. The client writes and dispatches
         // channels as UTF-8 text, so a channel that is not UTF-8 is reached by an ASCII pattern
@@ -157,8 +161,20 @@ export class KvStreams {
   #monitorLine(line: string): string {
     // Notes, area B: Redis's MONITOR line with the client shown as 0.0.0.0:0.
     const shown = line.replace(/^(\d+\.\d+ \[\d+ )(?!lua\])[^\]]*\]/, '$10.0.0.0:0]');
+    if (this.#fault('monitor-unescaped-quotes')) return shown.replaceAll('\\"', '"');
     return this.#fault('monitor-unquoted') ? shown.replaceAll('"', '') : shown;
   }
+}
+
+/** Fault monitor-misses-transactions: whether the line is MULTI, EXEC or a command between them. */
+function insideTransaction(line: string, open: Set<string>): boolean {
+  const match = /^\S+ \[(\d+ [^\]]+)\] "([^"]*)"/.exec(line);
+  if (!match) return false;
+  const [, client = '', command = ''] = match;
+  const name = command.toUpperCase();
+  if (name === 'MULTI') return Boolean(open.add(client));
+  if (name === 'EXEC' || name === 'DISCARD') return open.delete(client) || true;
+  return open.has(client);
 }
 
 /** A glob pattern of ASCII only that matches `channel`: each byte above 0x7F becomes `?`. */

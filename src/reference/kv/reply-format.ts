@@ -41,6 +41,10 @@ export interface JsonReplyOptions {
   readonly latin1Nested?: boolean;
   /** Fault big-integers-rounded: integers past 2^53 become rounded numbers. */
   readonly roundBigIntegers?: boolean;
+  /** Fault base64-skips-ok-values: strings equal to "OK" stay plain under base64, values too. */
+  readonly base64OkValues?: boolean;
+  /** Fault digit-values-as-integers: a string reply of digits (not inside an array) becomes a JSON integer. */
+  readonly digitsAsIntegers?: boolean;
 }
 
 const utf8 = new TextDecoder('utf-8', { fatal: false });
@@ -68,15 +72,25 @@ export function toJsonReply(reply: RedisReply, options: JsonReplyOptions, depth 
     if (!options.base64 || (reply === 'OK' && !options.base64Ok)) return reply;
     return Buffer.from(reply, 'utf8').toString('base64');
   }
-  if (Buffer.isBuffer(reply)) return options.base64 ? reply.toString('base64') : text(reply, options);
+  if (Buffer.isBuffer(reply)) {
+    // The sniffing of fault digit-values-as-integers looks at a whole answer only, not into arrays.
+    if (options.digitsAsIntegers && depth === 0 && reply.length < 16 && integerDigits.test(reply.toString('latin1'))) {
+      return Number(reply.toString('latin1'));
+    }
+    if (options.base64 && options.base64OkValues && reply.toString('latin1') === 'OK') return 'OK';
+    return options.base64 ? reply.toString('base64') : text(reply, options);
+  }
   if (reply instanceof ErrorReply) return { error: reply.message };
   return (reply as readonly RedisReply[]).map((item) => toJsonReply(item, options, depth + 1));
 }
 
-/** One reply as its RESP2 bytes, simple and bulk strings kept apart (`flatten`: fault resp2-flattens-nested). */
-export function toResp2(reply: RedisReply, flatten = false): Buffer {
+/**
+ * One reply as its RESP2 bytes, simple and bulk strings kept apart (`flatten`: fault
+ * resp2-flattens-nested; `okAsSimple`: fault resp2-ok-values-simple).
+ */
+export function toResp2(reply: RedisReply, flatten = false, okAsSimple = false): Buffer {
   const chunks: Buffer[] = [];
-  writeResp2(flatten && Array.isArray(reply) ? leaves(reply) : reply, chunks);
+  writeResp2(flatten && Array.isArray(reply) ? leaves(reply) : reply, chunks, okAsSimple);
   return Buffer.concat(chunks);
 }
 
@@ -84,17 +98,20 @@ function leaves(reply: readonly RedisReply[]): RedisReply[] {
   return reply.flatMap((item) => (Array.isArray(item) ? leaves(item) : [item as RedisReply]));
 }
 
-function writeResp2(reply: RedisReply, out: Buffer[]): void {
+function writeResp2(reply: RedisReply, out: Buffer[], okAsSimple = false): void {
   if (reply === null) out.push(Buffer.from('$-1\r\n'));
   else if (typeof reply === 'number') out.push(Buffer.from(`:${reply}\r\n`));
   else if (typeof reply === 'string') {
     out.push(Buffer.from(`${integerDigits.test(reply) ? ':' : '+'}${reply}\r\n`, 'utf8'));
-  } else if (Buffer.isBuffer(reply)) out.push(Buffer.from(`$${reply.length}\r\n`), reply, Buffer.from('\r\n'));
-  else if (reply instanceof ErrorReply) out.push(Buffer.from(`-${reply.message}\r\n`, 'utf8'));
+  } else if (Buffer.isBuffer(reply)) {
+    const shown = reply.toString('latin1');
+    if (okAsSimple && (shown === 'OK' || shown === 'PONG')) out.push(Buffer.from(`+${shown}\r\n`));
+    else out.push(Buffer.from(`$${reply.length}\r\n`), reply, Buffer.from('\r\n'));
+  } else if (reply instanceof ErrorReply) out.push(Buffer.from(`-${reply.message}\r\n`, 'utf8'));
   else {
     const items = reply as readonly RedisReply[];
     out.push(Buffer.from(`*${items.length}\r\n`));
-    for (const item of items) writeResp2(item, out);
+    for (const item of items) writeResp2(item, out, okAsSimple);
   }
 }
 

@@ -70,14 +70,37 @@ export interface ArgsOptions {
   readonly percentDecoding: boolean;
   readonly bodyLast: boolean;
   readonly queryArgs: boolean;
+  /** Fault plus-as-space-in-path: a raw "+" in a segment becomes a space. */
+  readonly plusAsSpace?: boolean;
+  /** Fault double-percent-decoding: each segment is decoded twice. */
+  readonly decodeTwice?: boolean;
+  /** Fault body-trailing-newline-trimmed: CR, LF and spaces at the end of the body are dropped. */
+  readonly trimBody?: boolean;
+}
+
+/** A second, lenient percent-decoding of bytes already decoded (fault double-percent-decoding). */
+function decodeAgain(bytes: Buffer): Buffer {
+  const text = bytes
+    .toString('latin1')
+    .replace(/%([0-9a-fA-F]{2})/g, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)));
+  return Buffer.from(text, 'latin1');
+}
+
+function trimEnd(body: Buffer): Buffer {
+  let end = body.length;
+  while (end > 0 && [0x0d, 0x0a, 0x20].includes(body[end - 1] as number)) end--;
+  return body.subarray(0, end);
 }
 
 /** The command and its arguments for a command path: segments, then body, then query pairs. */
 export function commandArgs(url: RawUrl, body: Buffer | undefined, options: ArgsOptions): Buffer[] {
   // Spec "Endpoints > Area B": the command name and arguments are path segments, in protocol order.
-  const args = url.segments.map((segment) =>
-    options.percentDecoding ? percentDecode(segment) : Buffer.from(segment, 'utf8'),
-  );
+  const args = url.segments.map((raw) => {
+    const segment = options.plusAsSpace ? raw.replaceAll('+', ' ') : raw;
+    if (!options.percentDecoding) return Buffer.from(segment, 'utf8');
+    return options.decodeTwice ? decodeAgain(percentDecode(segment)) : percentDecode(segment);
+  });
+  if (options.trimBody && body !== undefined) body = trimEnd(body);
   if (body !== undefined && body.length > 0) {
     // Spec "Endpoints > Area B": with POST the body is appended as the last argument.
     if (options.bodyLast) args.push(body);

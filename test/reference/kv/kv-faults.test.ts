@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { kvRuleCatalog } from '../../../conformance/rules/kv-rules.ts';
+import { openSse } from '../../../src/http/sse-client.ts';
 import { type KvFaultName, kvFaults } from '../../../src/reference/kv/kv-faults.ts';
 import type { ReferenceOptions } from '../../../src/reference/reference-options.ts';
 import type { RunningReference } from '../../../src/reference/reference-service.ts';
@@ -35,6 +36,28 @@ async function firstEvent(ref: RunningReference, path: string, after?: () => Pro
   try {
     await after?.();
     return await stream.next();
+  } finally {
+    stream.close();
+  }
+}
+
+/** The status a stream answers with the token (none when undefined). */
+async function streamStatus(ref: RunningReference, path: string, token: string | undefined): Promise<number> {
+  const stream = await openSse({
+    url: `${ref.target.kv!.url}${path}`,
+    headers: token === undefined ? {} : { authorization: `Bearer ${token}` },
+  });
+  stream.close();
+  return stream.status;
+}
+
+/** Subscribes to `channel`, publishes to each channel in turn, and returns the first message item. */
+async function firstMessage(ref: RunningReference, channel: string, publishTo: readonly string[]): Promise<string> {
+  const stream = await openStream(ref, `/subscribe/${encodeURIComponent(channel)}`);
+  try {
+    await stream.next();
+    for (const to of publishTo) await call(ref, `/publish/${encodeURIComponent(to)}/to-${encodeURIComponent(to)}`);
+    return await nextMatching(stream, (data) => data.startsWith('message,'));
   } finally {
     stream.close();
   }
@@ -321,6 +344,58 @@ const probes: Record<KvFaultName, { probe: Probe; options?: ReferenceOptions }> 
     probe: async (ref) => (await call(ref, '/pipeline', { body: [['SET', uniqueKey(), 'v']], token: ro(ref) })).json,
   },
   'unknown-methods-accepted': { probe: async (ref) => status(await call(ref, '/ping', { method: 'PROPFIND' })) },
+  'base64-skips-ok-values': {
+    probe: async (ref) => {
+      const key = uniqueKey();
+      await call(ref, `/set/${key}/OK`);
+      return (await call(ref, `/get/${key}`, { headers: b64 })).json;
+    },
+  },
+  'base64-items-plain': {
+    probe: async (ref) => (await call(ref, '/pipeline', { body: [['ECHO', 'abc']], headers: b64 })).json,
+  },
+  'digit-values-as-integers': { probe: async (ref) => (await call(ref, '/echo/123')).json },
+  'resp2-ok-values-simple': {
+    probe: async (ref) => (await call(ref, '/echo/OK', { headers: resp2 })).body.toString('latin1'),
+  },
+  'plus-as-space-in-path': { probe: async (ref) => (await call(ref, '/echo/a+b')).json },
+  'double-percent-decoding': { probe: async (ref) => (await call(ref, '/echo/a%2541')).json },
+  'body-trailing-newline-trimmed': { probe: async (ref) => (await call(ref, '/echo', { body: 'line\r\n' })).json },
+  'monitor-no-auth': { probe: (ref) => streamStatus(ref, '/monitor', undefined) },
+  'subscribe-any-token': { probe: (ref) => streamStatus(ref, '/subscribe/any-token', 'not-a-token') },
+  'query-token-unchecked': {
+    probe: async (ref) => status(await call(ref, '/ping?_token=not-a-token', { token: null })),
+  },
+  'readonly-publish-allowed': {
+    probe: async (ref) => (await call(ref, '/publish/ro-channel/x', { token: ro(ref) })).json,
+  },
+  'subscribe-prefix-match': { probe: (ref) => firstMessage(ref, 'prefix-a', ['prefix-ab', 'prefix-a']) },
+  'subscribe-as-pattern': { probe: (ref) => firstMessage(ref, 'glob-a*', ['glob-ab', 'glob-a*']) },
+  'monitor-misses-transactions': {
+    probe: async (ref) => {
+      const marker = uniqueKey('tx');
+      const stream = await openStream(ref, '/monitor');
+      try {
+        await call(ref, '/multi-exec', { body: [['ECHO', marker]] });
+        await call(ref, `/echo/${marker}:after`);
+        return (await nextMatching(stream, (data) => data.includes(marker))).includes(':after');
+      } finally {
+        stream.close();
+      }
+    },
+  },
+  'monitor-unescaped-quotes': {
+    probe: async (ref) => {
+      const marker = uniqueKey('quote');
+      const stream = await openStream(ref, '/monitor');
+      try {
+        await call(ref, '/', { body: ['ECHO', `${marker}"`] });
+        return /\\""$/.test(await nextMatching(stream, (data) => data.includes(marker)));
+      } finally {
+        stream.close();
+      }
+    },
+  },
   'daily-limit-ignored': {
     options: { dailyRequestLimit: 1 },
     probe: async (ref) => {
