@@ -11,6 +11,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { createRedactor, type Redactor } from '../../src/shared/redact.ts';
 import { equivalenceOf } from './equivalent.ts';
 import type { Area } from './exchange.ts';
 import { type Lane, startLane } from './lane.ts';
@@ -30,7 +31,7 @@ interface Settings {
   readonly max: number;
   /**
    * Seconds of mutant runs after which no new one starts (CI's budget); the sample's order spreads
-   * over families and areas, so what is left out is the tail of each. @default 170, none with --all
+   * over families and areas, so what is left out is the tail of each. @default 150, none with --all
    */
   readonly budgetSeconds: number;
   readonly seed: number;
@@ -53,6 +54,12 @@ interface Settings {
 }
 
 class UsageError extends Error {}
+
+/** Every line printed goes through the lanes' secrets (tokens, keys, passwords), as a report does. */
+let redact: Redactor = (text) => text;
+function say(text: string): void {
+  process.stdout.write(redact(text));
+}
 
 function positive(name: string, text: string | undefined, fallback: number): number {
   if (text === undefined) return fallback;
@@ -99,7 +106,7 @@ export function parseSettings(args: readonly string[]): Settings {
   return {
     areas: areas as Area[],
     max: values.all ? Number.POSITIVE_INFINITY : positive('max', values.max, 60),
-    budgetSeconds: positive('budget', values.budget, values.all ? 86_400 : 170),
+    budgetSeconds: positive('budget', values.budget, values.all ? 86_400 : 150),
     seed: positive('seed', values.seed, 20),
     rules: values.rules,
     only: values.only ?? [],
@@ -121,9 +128,7 @@ async function record(settings: Settings, lane: Lane, recorder: ExchangeRecorder
         `the clean ${area} run through the proxies did not pass (exit ${recording.exitCode}; ${failing.map((item) => `${item.id}: ${item.verdict}`).join(', ') || 'no failing case'})`,
       );
     }
-    process.stdout.write(
-      `clean ${area}: ${recording.cases.length} cases, ${recording.exchanges.length} exchanges recorded\n`,
-    );
+    say(`clean ${area}: ${recording.cases.length} cases, ${recording.exchanges.length} exchanges recorded\n`);
     recordings.push(recording);
   }
   return recordings;
@@ -149,7 +154,7 @@ async function runAll(
         const result = await runMutant(lane, mutant, dir);
         results[index] = result;
         const seconds = (result.durationMs / 1000).toFixed(1);
-        process.stdout.write(
+        say(
           `[${index + 1}/${mutants.length}] ${result.outcome.padEnd(9)} ${mutant.id} (fired ${result.fired}, ${seconds} s)${result.outcome === 'caught' ? ` by ${result.detail.slice(0, 2).join(', ')}` : ''}\n`,
         );
       }
@@ -185,6 +190,7 @@ export async function main(args: readonly string[]): Promise<number> {
         ),
       )),
     );
+    redact = createRedactor(lanes.flatMap((lane) => lane.secrets));
     const first = lanes[0] as Lane;
     const recordings = await record(settings, first, recorder, dir);
     const planned: PlannedMutant[] = [];
@@ -193,29 +199,29 @@ export async function main(args: readonly string[]): Promise<number> {
       (mutant) => settings.only.length === 0 || settings.only.some((text) => mutant.id.includes(text)),
     );
     const chosen = sampleMutants(wanted, settings.max, settings.seed);
-    process.stdout.write(
+    say(
       `mutants: ${planned.length} generated, ${wanted.length} selected, ${chosen.length} to run${chosen.length < wanted.length ? ` (sample, seed ${settings.seed}; --all runs every one)` : ''}\n`,
     );
     if (settings.list) {
-      for (const mutant of chosen)
-        process.stdout.write(`  ${mutant.id}  [${mutant.rules.length} rules] ${mutant.example}\n`);
+      for (const mutant of chosen) say(`  ${mutant.id}  [${mutant.rules.length} rules] ${mutant.example}\n`);
       return 0;
     }
     const results = await runAll(chosen, lanes, dir, Date.now() + settings.budgetSeconds * 1000);
-    process.stdout.write(`\n${renderScore(results)}`);
+    say(`\n${renderScore(results)}`);
     if (results.length < chosen.length) {
-      process.stdout.write(
+      say(
         `not run: ${chosen.length - results.length} of the ${chosen.length} sampled, the budget of ${settings.budgetSeconds} s being spent\n`,
       );
     }
-    process.stdout.write(`mutation run: ${((Date.now() - started) / 1000).toFixed(0)} s\n`);
+    say(`mutation run: ${((Date.now() - started) / 1000).toFixed(0)} s\n`);
     if (settings.out) await writeFile(settings.out, `${JSON.stringify(results, null, 2)}\n`);
     const survivors = results.filter((item) => item.outcome === 'survived');
     const real = survivors.filter((item) => equivalenceOf(item.mutant.id) === undefined);
     return settings.strict && real.length > 0 ? 1 : 0;
   } catch (error) {
-    process.stderr.write(`run-mutation: ${error instanceof Error ? error.message : String(error)}\n`);
-    if (process.env.MUTATION_DEBUG) console.error(error);
+    // One line, redacted; MUTATION_DEBUG=1 adds the stack for whoever works on the runner.
+    process.stderr.write(redact(`run-mutation: ${error instanceof Error ? error.message : String(error)}\n`));
+    if (process.env.MUTATION_DEBUG) process.stderr.write(redact(`${error instanceof Error ? error.stack : ''}\n`));
     return 2;
   } finally {
     await Promise.all(lanes.map((lane) => lane.close()));
