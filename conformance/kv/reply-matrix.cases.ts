@@ -14,7 +14,16 @@ import { toBase64 } from '../../src/protocol/kv/base64.ts';
 import { allOf, cover, type DimensionValue } from '../rules/dimensions.ts';
 import { type BatchCell, runCells } from '../support/cell-batch.ts';
 import { keySpace } from '../support/key-space.ts';
-import { checkStatus, checkThat, describe, isRecord, itemsOf, jsonOf, resultOf } from '../support/kv-checks.ts';
+import {
+  checkContentType,
+  checkStatus,
+  checkThat,
+  describe,
+  isRecord,
+  itemsOf,
+  jsonOf,
+  resultOf,
+} from '../support/kv-checks.ts';
 import { createKvClient, type JsonArg, type KvClient } from '../support/kv-client.ts';
 import { steps } from '../support/kv-steps.ts';
 import { isResp2Error, type Resp2Value, resp2 } from '../support/resp2.ts';
@@ -247,6 +256,7 @@ function replyCells(kv: KvClient, base: string): BatchCell[] {
         resultOf('B.encoding.base64', encodedRes),
         'result',
       );
+      checkContentType('B.format.resp2', rawRes, 'application/octet-stream', 'resp2');
       const want = resp2(resp2Of(row.reply));
       checkThat('B.format.resp2', rawRes.body.equals(want), `resp2 ${show(rawRes.body)}`, show(want));
       return note;
