@@ -92,6 +92,7 @@ export async function startLane(options: {
   const direct = join(options.dir, `${options.name}-reference.json`);
   const server = startCli(['serve', '--retry-backoff', '10ms', '--write-target', direct], { timeoutMs: 3_600_000 });
   const proxies: MutatingProxy[] = [];
+  let closing: Promise<void> | undefined;
   try {
     const target = await waitForFile(direct, server);
     const credentials = credentialsOf(target);
@@ -152,10 +153,14 @@ export async function startLane(options: {
         count: proxies.reduce((sum, proxy) => sum + proxy.fired(), 0),
         changed: proxies.flatMap((proxy) => proxy.changed()).slice(0, 3),
       }),
-      close: async () => {
-        await Promise.all(proxies.map((proxy) => proxy.close()));
-        server.child.kill('SIGTERM');
-        await server.finished;
+      // Once, however often it is asked (the runner's end and a signal may both ask).
+      close: () => {
+        closing ??= (async () => {
+          await Promise.all(proxies.map((proxy) => proxy.close()));
+          server.child.kill('SIGTERM');
+          await server.finished;
+        })();
+        return closing;
       },
     };
   } catch (error) {

@@ -176,6 +176,13 @@ export async function main(args: readonly string[]): Promise<number> {
   const dir = await mkdtemp(join(tmpdir(), 'svc-mutation-'));
   const recorder = new ExchangeRecorder();
   const lanes: Lane[] = [];
+  // Ctrl-C or a CI timeout: stop the references (and their Redis) before leaving.
+  const stop = (signal: NodeJS.Signals) => {
+    process.stderr.write(`run-mutation: ${signal}, stopping the references\n`);
+    void Promise.all(lanes.map((lane) => lane.close())).finally(() => process.exit(130));
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
   try {
     const laneCount = settings.list ? 1 : settings.lanes;
     lanes.push(
@@ -224,6 +231,8 @@ export async function main(args: readonly string[]): Promise<number> {
     if (process.env.MUTATION_DEBUG) process.stderr.write(redact(`${error instanceof Error ? error.stack : ''}\n`));
     return 2;
   } finally {
+    process.off('SIGINT', stop);
+    process.off('SIGTERM', stop);
     await Promise.all(lanes.map((lane) => lane.close()));
     await rm(dir, { recursive: true, force: true });
   }
