@@ -115,7 +115,9 @@ async function readCapped(body: Dispatcher.ResponseData['body'], max: number, ur
     total += (chunk as Buffer).length;
     if (total > max) {
       body.destroy();
-      throw harnessError('SVC_TARGET_GARBAGE', `${safeOrigin(url)} answered more than ${max} bytes`);
+      const error = harnessError('SVC_TARGET_GARBAGE', `${safeOrigin(url)} answered more than ${max} bytes`);
+      cutAnswers.add(error);
+      throw error;
     }
     chunks.push(chunk as Buffer);
   }
@@ -141,16 +143,22 @@ const timeoutCodes: ReadonlySet<string> = new Set([
   'ETIMEDOUT',
 ]);
 
-/** How a request got no answer at all. */
-export type NoAnswer = 'refused' | 'reset' | 'timeout';
+/** How a request got no (whole) answer. */
+export type NoAnswer = 'refused' | 'reset' | 'timeout' | 'endless';
+
+/** Errors of answers cut at `maxAnswerBytes`: the answer did not end, as a stalled one does not. */
+const cutAnswers = new WeakSet<Error>();
 
 /**
- * Whether an error of httpRequest means the target gave no answer: it refused the connection, reset or
- * closed it, or let the time run out. Anything else (bytes that are not HTTP, an answer over the cap, an
- * untrusted certificate, an unknown host) came with an answer or is a setting, so a run that meets it
- * goes on judging: a target that answers badly is still answering.
+ * Whether an error of httpRequest means the target gave no whole answer: it refused the connection,
+ * reset or closed it, let the time run out, or sent a body that did not end before `maxAnswerBytes`
+ * (an endless body is a stall that happens to send bytes: it stays an error of its case, SVC_TARGET_GARBAGE,
+ * and read further it would have timed out). Anything else (bytes that are not HTTP, an untrusted
+ * certificate, an unknown host) came with an answer or is a setting, so a run that meets it goes on
+ * judging: a target that answers badly is still answering.
  */
 export function noAnswerOf(error: unknown): NoAnswer | undefined {
+  if (error instanceof Error && cutAnswers.has(error)) return 'endless';
   if (!isHarnessError(error) || error.code !== 'SVC_TARGET_UNREACHABLE') return undefined;
   const code = errorCode(error.cause);
   if (code === 'ECONNREFUSED') return 'refused';

@@ -43,6 +43,18 @@ describe('the key-value suite against the reference without faults', () => {
   });
 });
 
+describe('an answer whose content type contradicts its body is judged, not an infrastructure error', () => {
+  test('resp2 labelled application/json: the whole suite runs to the end and fails B.format.resp2 (exit 1)', async () => {
+    const run = await runConformance(dir, 'kv', ['--fault', 'resp2-labelled-json']);
+    expect(run.exitCode, run.output.slice(-2000)).toBe(1);
+    expect(run.cases.length).toBe(clean.cases.length);
+    expect(run.cases.filter((item) => item.verdict.kind === 'error').map((item) => item.id)).toEqual([]);
+    const failed = run.cases.filter((item) => item.verdict.kind === 'fail');
+    expect(failed.length).toBeGreaterThan(3);
+    expect(failed.filter((item) => item.verdict.rule !== 'B.format.resp2').map((item) => item.id)).toEqual([]);
+  }, 120_000);
+});
+
 describe('every area-B fault switch is caught (mutation score 100%)', () => {
   test('there are area-B fault switches', () => {
     expect(kvFaults.length).toBeGreaterThan(0);

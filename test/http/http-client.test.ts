@@ -81,12 +81,12 @@ describe('httpRequest', () => {
     await expect(httpRequest({ url: 'not a url' })).rejects.toMatchObject({ code: 'SVC_CONFIG' });
   });
 
-  test('only refused, reset and timed-out requests are "no answer"; garbage and answers past the cap are answers', async () => {
+  test('only refused, reset, timed-out and endless (past the cap) requests are "no answer"; garbage is an answer', async () => {
     const reason = (promise: Promise<unknown>) => promise.then(() => 'answered', noAnswerOf);
     expect(await reason(httpRequest({ url: await refusedUrl() }))).toBe('refused');
     expect(await reason(httpRequest({ url: stalling.url, timeoutMs: 200 }))).toBe('timeout');
     expect(await reason(httpRequest({ url: garbage.url }))).toBeUndefined();
-    expect(await reason(httpRequest({ url: `${url}/big`, maxAnswerBytes: 10 }))).toBeUndefined();
+    expect(await reason(httpRequest({ url: `${url}/big`, maxAnswerBytes: 10 }))).toBe('endless');
     expect(noAnswerOf(new Error('ECONNREFUSED'))).toBeUndefined();
     const resetting = createTcpServer((socket) => {
       socket.on('error', () => {});

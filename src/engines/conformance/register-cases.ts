@@ -53,11 +53,12 @@ interface RunSetup {
 }
 
 /**
- * After this many cases in a row got no answer (refused, reset or timed out), the target is taken to
- * have stopped answering: the remaining cases of the run end at once as errors instead of each waiting
- * out its own timeout (a stalled target would otherwise hold the run for minutes). An answer, however
- * wrong (not JSON, a content type that contradicts its body, not even HTTP, too long), never counts:
- * the target is still answering, and each case judges what it got on its own rules.
+ * After this many cases in a row got no whole answer (refused, reset, timed out, or a body that did not
+ * end before the answer cap), the target is taken to have stopped answering: the remaining cases of the
+ * run end at once as errors instead of each waiting out its own timeout (a stalled target would
+ * otherwise hold the run for minutes). An answer, however wrong (not JSON, a content type that
+ * contradicts its body, not even HTTP), never counts: the target is still answering, and each case
+ * judges what it got on its own rules.
  */
 export const stalledAfterCases = 3;
 
@@ -126,7 +127,7 @@ async function runCase(item: ConformanceCase, setup: CaseSetup, redact: Redactor
   }
   if (run.transport.streak >= stalledAfterCases) {
     const reason = redact(
-      `not run: the target stopped answering (${run.transport.streak} cases in a row got no answer: refused, reset or timed out; the last: ${run.transport.last})`,
+      `not run: the target stopped answering (${run.transport.streak} cases in a row got no whole answer: refused, reset, timed out or endless; the last: ${run.transport.last})`,
     );
     finish({ verdict: { kind: 'error', reason }, notes: [] });
     throw new Error(reason);
