@@ -4,6 +4,7 @@
  * exactly 1 + retries requests. Counted with one retry, so a real service's backoff (about 12 s before
  * the first retry) stays within the sink's wait; a target that ignores the header sends more.
  */
+import { means } from '../../src/engines/conformance/check-failure.ts';
 import { defineCases } from '../../src/engines/conformance/conformance-case.ts';
 import { sleep } from '../support/bounded.ts';
 import { checkThat } from '../support/messaging-checks.ts';
@@ -36,6 +37,7 @@ export const cases = defineCases(
           [client.h(kind)]: inbox.url('target'),
           [client.h(`${kind}-Retries`)]: String(retries),
         });
+        await means(() => inbox.arrive('A.publish.delivers', 'dest'));
         await inbox.arrive(rule, 'target', retries + 1, `${client.h(kind)}: the request and its retries`);
         // The default retries' next request comes one backoff later: give it a moment to show.
         await sleep(1000);

@@ -3,6 +3,7 @@
  * eu-central-1, default eu-central-1. Each region's base URL the target declares (`messaging.regions`)
  * takes a publish and the message is delivered. A target that declares one region is skipped.
  */
+import { means } from '../../src/engines/conformance/check-failure.ts';
 import { defineCases } from '../../src/engines/conformance/conformance-case.ts';
 import { messagingRegions } from '../../src/target/regions.ts';
 import { checkThat, describe } from '../support/messaging-checks.ts';
@@ -40,6 +41,11 @@ export const cases = defineCases(
             'the publish accepted',
             name,
           );
+        }
+        // The target's own base URL shows the target delivers at all: a means, before any region is judged.
+        const main = regions.find(([, url]) => url === ctx.target.messaging?.url)?.[0];
+        if (main !== undefined) {
+          await means(() => inbox.arrive('A.publish.delivers', main, 1, `the message published in ${main}`));
         }
         for (const [name] of regions) {
           const [got] = await inbox.arrive('A.regions.served', name, 1, `the message published in ${name}`);

@@ -25,7 +25,8 @@ export function messagingAdminRoutes(parts: MessagingAdminParts): (app: FastifyI
     app.get('/messaging/keys', async () => parts.keys.keys);
     app.post('/messaging/fail-notify', async (request) => {
       const { eventId } = objectBody(request.body);
-      if (typeof eventId !== 'string' || eventId === '') throw new AdminInputError('eventId must be a non-empty string');
+      if (typeof eventId !== 'string' || eventId === '')
+        throw new AdminInputError('eventId must be a non-empty string');
       parts.notifyFailures.arm(eventId);
       return { armed: eventId };
     });

@@ -159,8 +159,7 @@ export function messageFromPublish(input: PublishInput, context: PublishContext)
   // Spec "Limits": max_retries bounds every message; the fault lets Svc-Retries go past it.
   const maxRetries = fault('retries-above-plan') ? Number.MAX_SAFE_INTEGER : account.max_retries;
   const retries =
-    count(header(h, `${p}Retries`), `${p}Retries`, maxRetries) ??
-    Math.min(defaultRetries, account.max_retries);
+    count(header(h, `${p}Retries`), `${p}Retries`, maxRetries) ?? Math.min(defaultRetries, account.max_retries);
   const timeoutMs = duration(header(h, `${p}Timeout`), `${p}Timeout`, account.timeout * 1000) ?? account.timeout * 1000;
   const ignoreCallbacks = input.queue !== undefined && fault('enqueue-ignores-callback');
   const dropConfig = input.queue !== undefined && fault('enqueue-ignores-callback-config');
