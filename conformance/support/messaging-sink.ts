@@ -45,7 +45,14 @@ let shared: Promise<Sink> | undefined;
  * for its inbox while nothing reached the sink; any request to the sink ends it. Kept across the
  * suite's files (one worker, no isolation), since each file starts its own sink.
  */
-let drought: { readonly since: number; readonly label: string; readonly seconds: number } | undefined;
+let drought:
+  | { readonly target: string; readonly since: number; readonly label: string; readonly seconds: number }
+  | undefined;
+
+/** Whose drought it is: one run (the key prefix's run id) against one target. */
+function droughtKey(ctx: CaseContext): string {
+  return `${ctx.keyPrefix.split(':')[1] ?? ''} ${ctx.target.name} ${ctx.target.messaging?.url ?? ''}`;
+}
 let lastArrivalAt = 0;
 
 /** Called once at the top of each messaging suite file. */
@@ -178,7 +185,7 @@ export async function openInbox(ctx: CaseContext, label: string): Promise<CaseIn
     // During a drought, a wait gives up after the grace unless something reaches the sink.
     const droughtTimer = setInterval(() => {
       const last = Math.max(lastArrivalAt, sink.lastArrivalAt());
-      if (drought !== undefined && last > drought.since) drought = undefined;
+      if (drought !== undefined && (last > drought.since || drought.target !== droughtKey(ctx))) drought = undefined;
       if (drought !== undefined && Date.now() - begun >= droughtGraceMs && short() !== undefined) {
         const wanted = short() as Arrival;
         const why = `nothing has reached the sink since ${drought.label} waited ${drought.seconds} s for a request that never came: the target delivers nothing`;
@@ -210,7 +217,12 @@ export async function openInbox(ctx: CaseContext, label: string): Promise<CaseIn
       const wanted = short() ?? (arrivals[0] as Arrival);
       const last = Math.max(lastArrivalAt, sink.lastArrivalAt());
       if (inbox.requests().length === 0 && last <= arrivedBefore && !ctx.signal?.aborted) {
-        drought = { since: Date.now(), label: `case ${label}`, seconds: Math.round(waitMs / 1000) };
+        drought = {
+          target: droughtKey(ctx),
+          since: Date.now(),
+          label: `case ${label}`,
+          seconds: Math.round(waitMs / 1000),
+        };
       }
       const got = inbox.requests(wanted.role).length;
       const count = wanted.count ?? 1;

@@ -4,6 +4,7 @@ import { request as send } from 'undici';
 import { describe, expect, test } from 'vitest';
 import {
   closeSinkAfterAll,
+  droughtGraceMs,
   duplicates,
   openInbox,
   signatureFailure,
@@ -174,15 +175,7 @@ describe('inboxes on a real sink', () => {
       () => undefined,
       (error: CheckFailure) => error,
     );
-    const url = inbox.url('callback');
-    const digest = createHash('sha256').update('{}').digest('base64url');
-    const token = await new SignJWT({ body: digest })
-      .setProtectedHeader({ alg: 'HS256' })
-      .setSubject(url)
-      .setIssuedAt()
-      .setExpirationTime('5m')
-      .sign(createSecretKey(Buffer.from('sig_a')));
-    await send(url, { method: 'POST', body: '{}', headers: { 'svc-signature': token } }).then((res) => res.body.dump());
+    await sendSigned(inbox.url('callback'));
     expect((await ended)?.rule).toBe('A.callback.config-headers');
     expect(Date.now() - started).toBeLessThan(900);
     const short = await inbox
@@ -198,4 +191,53 @@ describe('inboxes on a real sink', () => {
     expect(short?.rule).toBe('A.callback.config-headers');
     await recorder.cleanup(1000);
   });
+
+  test('after a wait ran out with nothing at all, later waits give up after the grace, until a request comes', async () => {
+    const context = (caseId: string) =>
+      createCaseContext({ target: { ...keyed.context.target, sink: { waitSeconds: 5 } }, caseId });
+    const first = context('drought-a');
+    const a = await openInbox(first.context, 'drought-a');
+    const missed = await a.arrive('A.publish.delivers', 'dest').then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(missed).toBeInstanceOf(CheckFailure);
+    const second = context('drought-b');
+    const b = await openInbox(second.context, 'drought-b');
+    const started = Date.now();
+    const cut = await b.arrive('A.callback.on-answer', 'callback').then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    const waited = Date.now() - started;
+    expect(cut).toBeInstanceOf(Blocked);
+    expect((cut as Blocked).rule).toBe('A.publish.delivers');
+    expect((cut as Blocked).message).toContain('nothing has reached the sink since case drought-a waited 5 s');
+    expect(waited).toBeGreaterThanOrEqual(droughtGraceMs - 100);
+    expect(waited).toBeLessThan(4900);
+    // A request ends the drought: the next wait is an ordinary one again.
+    const third = context('drought-c');
+    const c = await openInbox(third.context, 'drought-c');
+    await sendSigned(c.url('dest'));
+    const later = Date.now();
+    const waiting = c.arrive('A.callback.on-answer', 'callback');
+    setTimeout(() => void sendSigned(c.url('callback')), droughtGraceMs + 500);
+    expect(await waiting).toHaveLength(1);
+    expect(Date.now() - later).toBeGreaterThanOrEqual(droughtGraceMs + 400);
+    for (const recorder of [first, second, third]) await recorder.cleanup(1000);
+  }, 20_000);
 });
+
+/** A request signed as the real service signs it, with the current key of the inboxes' target. */
+async function sendSigned(url: string, body = '{}'): Promise<void> {
+  const digest = createHash('sha256').update(body).digest('base64url');
+  const token = await new SignJWT({ body: digest })
+    .setProtectedHeader({ alg: 'HS256' })
+    .setSubject(url)
+    .setIssuedAt()
+    .setExpirationTime('5m')
+    .setJti(`jwt_${Math.random().toString(36).slice(2)}`)
+    .sign(createSecretKey(Buffer.from('sig_a')));
+  const res = await send(url, { method: 'POST', body, headers: { 'svc-signature': token } });
+  await res.body.dump();
+}
