@@ -211,6 +211,70 @@ describe('authentication, errors and limits', () => {
     expect(query.status).toBe(200);
   });
 
+  test('every operation refuses missing, wrong and malformed credentials with 401 and an error object, and does nothing', async () => {
+    const token = target().messaging?.token ?? '';
+    const queue = `auth-queue-${++n}`;
+    expect((await callMessaging(target(), '/v2/queues', { body: { queueName: queue, parallelism: 1 } })).status).toBe(
+      200,
+    );
+    const keysBefore = (await callMessaging(target(), '/v2/keys', { method: 'GET' })).json;
+    const dest = path('refused');
+    const operations = [
+      `/v2/publish/${sink.url}${dest}`,
+      `/v2/enqueue/${queue}/${sink.url}${dest}`,
+      '/v2/keys/rotate',
+      `/v2/queues/${queue}/pause`,
+      `/v2/notify/auth-event-${n}`,
+      `/v2/notify/auth-run-${n}/auth-event-${n}`,
+    ];
+    const credentials: { token: string | null; headers?: Record<string, string>; query?: string }[] = [
+      { token: null },
+      { token: 'wrong' },
+      { token: null, headers: { authorization: 'Bearer' } },
+      { token: null, headers: { authorization: `Token ${token}` } },
+      { token: null, query: 'svc_token=wrong' },
+    ];
+    for (const operation of operations) {
+      for (const credential of credentials) {
+        const url = credential.query === undefined ? operation : `${operation}?${credential.query}`;
+        const answer = await callMessaging(target(), url, {
+          token: credential.token,
+          ...(credential.headers && { headers: credential.headers }),
+          body: 'refused',
+        });
+        expect(answer.status, `${url} ${JSON.stringify(credential.headers ?? credential.token)}`).toBe(401);
+        expect(answer.json).toEqual({ error: expect.any(String) });
+      }
+    }
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(sink.on(dest)).toHaveLength(0);
+    expect((await callMessaging(target(), '/v2/keys', { method: 'GET' })).json).toEqual(keysBefore);
+    expect((await callMessaging(target(), `/v2/queues/${queue}`, { method: 'GET' })).json).toMatchObject({
+      paused: false,
+    });
+  });
+
+  test('a notify armed through the admin hook fails inside the service: 500 with an error object, once, for that event id', async () => {
+    const admin = ref.target.admin;
+    const arm = await fetch(`${admin?.url}/messaging/fail-notify`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${admin?.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ eventId: 'armed-event' }),
+    });
+    expect(arm.status).toBe(200);
+    expect((await callMessaging(target(), '/v2/notify/other-event', { body: 'x' })).status).toBe(201);
+    const failed = await callMessaging(target(), '/v2/notify/armed-event', { body: 'x' });
+    expect(failed.status).toBe(500);
+    expect(failed.json).toEqual({ error: expect.any(String) });
+    expect((await callMessaging(target(), '/v2/notify/armed-event', { body: 'x' })).status).toBe(201);
+    const refused = await fetch(`${admin?.url}/messaging/fail-notify`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${admin?.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({}),
+    });
+    expect(refused.status).toBe(400);
+  });
+
   test('a message above the plan’s maximum message size is refused with an error object', async () => {
     const answer = await callMessaging(target(), `/v2/publish/${sink.url}${path('big')}`, {
       body: Buffer.alloc(52_428_801, 1),
