@@ -9,6 +9,7 @@ import { CheckFailure, means, show } from '../../src/engines/conformance/check-f
 import { defineCases } from '../../src/engines/conformance/conformance-case.ts';
 import { toBase64 } from '../../src/protocol/kv/base64.ts';
 import { adminClient } from '../support/admin-client.ts';
+import { classedText } from '../support/byte-classes.ts';
 import { type KeySpace, keySpace } from '../support/key-space.ts';
 import { checkResp2, checkResult, checkThat, checkUtf8Body, describe, resultOf } from '../support/kv-checks.ts';
 import { createKvClient, type KvClient } from '../support/kv-client.ts';
@@ -75,26 +76,32 @@ export const cases = defineCases([
   {
     id: 'kv.properties.unicode-keys',
     rules: ['B.path.percent-decoding', 'B.root.json-array', 'B.encoding.base64'],
-    title: 'Unicode keys and values round trip through the path form and POST /',
-    expect: 'A key and value of any unicode text, set by path, read back equal by POST / (and as UTF-8 under base64).',
+    title: 'Unicode keys and values, and mixes of the byte classes, round trip through the path form and POST /',
+    expect:
+      'A key and value of any unicode text or mix of the byte classes, set by path, read back equal by POST / (and as UTF-8 under base64).',
     async run(ctx) {
       const kv = createKvClient(ctx);
       const keys = keySpace(ctx, kv);
       await pathFormRuns(kv);
       const note = await checkProperty(
-        fc.asyncProperty(unicodeText(), unicodeText(), async (name, value) => {
-          const key = keys.key(`u:${name}`);
-          checkResult('B.path.percent-decoding', await kv.path('POST', ['set', key, value]), 'OK', 'SET by path');
-          checkResult('B.path.percent-decoding', await kv.root(['GET', key]), value, 'GET by POST /');
-          checkResult(
-            'B.encoding.base64',
-            await kv.root(['GET', key], { encoding: 'base64' }),
-            toBase64(value),
-            'GET, base64',
-          );
-          checkResult('B.path.percent-decoding', await kv.path('GET', ['echo', name]), name, 'ECHO by path');
-          checkResult('B.root.json-array', await kv.root(['EXISTS', key]), 1, 'EXISTS by POST /');
-        }),
+        // Any unicode text, and mixes of the byte classes paths commonly get wrong (`+`, `%41`, `/`, `?`, `#`…).
+        fc.asyncProperty(
+          fc.oneof(unicodeText(), classedText()),
+          fc.oneof(unicodeText(), classedText()),
+          async (name, value) => {
+            const key = keys.key(`u:${name}`);
+            checkResult('B.path.percent-decoding', await kv.path('POST', ['set', key, value]), 'OK', 'SET by path');
+            checkResult('B.path.percent-decoding', await kv.root(['GET', key]), value, 'GET by POST /');
+            checkResult(
+              'B.encoding.base64',
+              await kv.root(['GET', key], { encoding: 'base64' }),
+              toBase64(value),
+              'GET, base64',
+            );
+            checkResult('B.path.percent-decoding', await kv.path('GET', ['echo', name]), name, 'ECHO by path');
+            checkResult('B.root.json-array', await kv.root(['EXISTS', key]), 1, 'EXISTS by POST /');
+          },
+        ),
         { numRuns: 40 },
       );
       ctx.observe(note);

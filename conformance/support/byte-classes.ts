@@ -47,9 +47,19 @@ export function joinArgs(a: Arg, b: Arg): Arg {
  * seed: the same values every run (SVC_FC_SEED replays another draw).
  */
 export function mixedBytes(count: number, classes: readonly ByteClass[]): Arg[] {
+  return fc.sample(classMix(classes), { seed: propertySeed, numRuns: count });
+}
+
+/** Two to five samples of the short classes, joined. */
+function classMix(classes: readonly ByteClass[]): fc.Arbitrary<Arg> {
   const parts = classes.filter((name) => name !== 'long' && name !== 'empty').map((name) => byteClassSamples[name]);
-  const arbitrary = fc
+  return fc
     .array(fc.constantFrom(...parts), { minLength: 2, maxLength: 5 })
     .map((chosen) => chosen.reduce<Arg>((joined, part) => joinArgs(joined, part), ''));
-  return fc.sample(arbitrary, { seed: propertySeed, numRuns: count });
 }
+
+/** Text mixing the classes that are text (all but invalid UTF-8), for properties over keys and values. */
+export const classedText = (): fc.Arbitrary<string> =>
+  classMix(
+    (Object.keys(byteClassSamples) as ByteClass[]).filter((name) => typeof byteClassSamples[name] === 'string'),
+  ) as fc.Arbitrary<string>;
