@@ -90,6 +90,10 @@ export class Recorder {
   readonly #checks = new Map<string, { passes: number; fails: number }>();
   readonly #errors = new Map<ErrorClass, { count: number; example: string }>();
   readonly #tallies = new Map<string, number>();
+  #withdrawn: { overall?: Histogram; tags: Map<TagEntry, Histogram>; seconds: Map<number, Histogram> } = {
+    tags: new Map(),
+    seconds: new Map(),
+  };
 
   /** `origin`: the scenario's start on `performance.now()`'s clock; seconds count from it. */
   constructor(origin: number) {
@@ -248,6 +252,44 @@ export class Recorder {
     this.error('garbage', example);
   }
 
+  /**
+   * Takes a latency recorded as a completed answer's back out (k6 writes a request's duration before
+   * its script finds the answer is garbage): kept apart, and subtracted from the histograms when the
+   * part is made, once per histogram rather than once per sample.
+   */
+  withdrawLatency(tags: Readonly<Record<string, string>>, at: number, latencyMs: number): void {
+    const tag = this.#tag(tags);
+    const second = Math.max(0, Math.floor((at - this.#origin) / 1000 + 1e-6));
+    const withdrawn = this.#withdrawn;
+    withdrawn.overall ??= newHistogram();
+    recordMs(withdrawn.overall, latencyMs);
+    let forTag = withdrawn.tags.get(tag);
+    if (!forTag) {
+      forTag = newHistogram();
+      withdrawn.tags.set(tag, forTag);
+    }
+    recordMs(forTag, latencyMs);
+    let forSecond = withdrawn.seconds.get(second);
+    if (!forSecond) {
+      forSecond = newSecondHistogram();
+      withdrawn.seconds.set(second, forSecond);
+    }
+    recordMs(forSecond, latencyMs);
+  }
+
+  /** Subtracts what was withdrawn (see withdrawLatency), once. */
+  #applyWithdrawn(): void {
+    const { overall, tags, seconds } = this.#withdrawn;
+    if (overall) this.#histogram.subtract(overall);
+    for (const [tag, histogram] of tags) tag.histogram.subtract(histogram);
+    for (const [second, histogram] of seconds) {
+      const entry = this.#seconds.get(second);
+      if (entry) this.#secondHistogram(entry).subtract(histogram);
+    }
+    for (const histogram of [overall, ...tags.values(), ...seconds.values()]) histogram?.destroy();
+    this.#withdrawn = { tags: new Map(), seconds: new Map() };
+  }
+
   error(kind: ErrorClass, example: string): void {
     const entry = this.#errors.get(kind);
     if (entry) entry.count++;
@@ -287,6 +329,7 @@ export class Recorder {
   }
 
   part(): RecorderPart {
+    this.#applyWithdrawn();
     return {
       counts: { ...this.#counts },
       commands: this.#commands,
@@ -315,6 +358,8 @@ export class Recorder {
     this.#histogram.destroy();
     for (const entry of this.#tags.values()) entry.histogram.destroy();
     for (const entry of this.#seconds.values()) entry.histogram?.destroy();
+    const { overall, tags, seconds } = this.#withdrawn;
+    for (const histogram of [overall, ...tags.values(), ...seconds.values()]) histogram?.destroy();
   }
 }
 

@@ -3,7 +3,8 @@
  * read into the node engine's Recorder: each `http_req_duration` sample is one request (its value the
  * latency, its `expected_response` and `error_code` tags the outcome), `checks` are checks,
  * `dropped_iterations` drops, and the script's `svc_tally`, `svc_sent` and `svc_threshold` its tallies,
- * what it sent and the thresholds it was given.
+ * what it sent and the thresholds it was given; `svc_garbage` regrades an answer as garbage, and
+ * `svc_garbage_ms` takes a 2xx garbage answer's duration back out of the latency.
  * One RecorderPart per scenario per file, so segments, pods and files merge by decode and add, exactly
  * as worker threads do. Lines of other metrics are skipped before they are parsed.
  */
@@ -47,6 +48,7 @@ const wanted = new Set([
   k6Metrics.tally,
   k6Metrics.threshold,
   k6Metrics.garbage,
+  k6Metrics.garbageDuration,
 ]);
 
 interface Point {
@@ -223,6 +225,9 @@ export async function readK6Outputs(files: readonly string[], options: ReadOptio
           entry.add(at, (recorder) =>
             recorder.regradeAsGarbage(own, at, was2xx, commands, 'an answer that says it is JSON and is not'),
           );
+        } else if (metric === k6Metrics.garbageDuration) {
+          const own = ownTags(tags);
+          entry.add(at, (recorder) => recorder.withdrawLatency(own, at, value));
         } else if (metric === k6Metrics.tally) {
           entry.add(at, (recorder) => recorder.tally(tags.tally ?? 'unnamed', value));
         } else {

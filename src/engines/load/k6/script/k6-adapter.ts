@@ -10,7 +10,7 @@
 import { check } from 'k6';
 import exec from 'k6/execution';
 import http from 'k6/http';
-import { Counter } from 'k6/metrics';
+import { Counter, Trend } from 'k6/metrics';
 import { looksLikeJson } from '../../../../protocol/json-body.ts';
 import {
   type Iteration,
@@ -56,6 +56,7 @@ export function k6Script(config: K6Config, scenarios: Readonly<Record<string, Sc
   const tally = new Counter(k6Metrics.tally);
   const declared = new Counter(k6Metrics.threshold);
   const garbage = new Counter(k6Metrics.garbage);
+  const garbageDuration = new Trend(k6Metrics.garbageDuration, true);
   // As the node engine: only 2xx completes (k6 would count 200–399 as expected), and no redirect is
   // followed (each hop would be a request of its own in k6's samples); maxRedirects is in the options.
   http.setResponseCallback(http.expectedStatuses({ min: 200, max: 299 }));
@@ -138,6 +139,9 @@ export function k6Script(config: K6Config, scenarios: Readonly<Record<string, Sc
           [commandsTag]: String(request.commands),
           [garbageStatusTag]: res.status >= 200 && res.status < 300 ? '2xx' : 'other',
         });
+        if (res.status >= 200 && res.status < 300) {
+          garbageDuration.add(res.timings.duration, { ...request.tags, [commandsTag]: String(request.commands) });
+        }
       }
       const answer: ScenarioAnswer | null = res.status === 0 || isGarbage ? null : { status: res.status, body };
       const outcomes = scenario.check(state, request, answer, {

@@ -43,6 +43,12 @@ export const k6Metrics = {
   threshold: 'svc_threshold',
   /** One per answer that says it is JSON and is not: the request's tags and `svc_status` (2xx or other). */
   garbage: 'svc_garbage',
+  /**
+   * Beside each 2xx garbage sample, the request's duration (ms, k6's own `http_req_duration` value):
+   * k6 wrote that duration as a completed answer's, and latency is of completed answers only, so the
+   * reader takes it back out of the histograms.
+   */
+  garbageDuration: 'svc_garbage_ms',
 } as const;
 
 /** The tag a request carries with its count of key-value commands (stripped from the tags kept). */
