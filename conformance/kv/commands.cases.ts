@@ -185,8 +185,10 @@ interface RefusedRow {
  *   each database in turn (Redis has 16 by default) finds the one holding the marker again;
  * - READONLY is undone by READWRITE, and ASKING (a flag for the next command only) is used up by a PING;
  * - CLIENT ID, CLIENT GETNAME, CLUSTER INFO and CLUSTER KEYSLOT only read.
- * Neither running these rows last nor restoring blindly would do: files run in the sequencer's order,
- * and the spec refuses the very commands (HELLO 3, SELECT n) a blind restore would send.
+ * Running these rows last was the other way, but "last in the run" is an order across suite files,
+ * which vitest's sequencer decides, and it would still leave a broken connection to the cases of a
+ * later run against the same target. A blind restore (HELLO 3, SELECT 0) would guess a state the
+ * suite cannot know: the undo above is driven by what the target showed (the marker, an accepted answer).
  */
 const sharedState = {
   async select(kv: KvClient, ctx: CaseContext, marker: string): Promise<void> {
