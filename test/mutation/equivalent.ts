@@ -18,6 +18,9 @@ export const equivalentMutants: Readonly<Record<string, string>> = {
   'headers.*content-type* @ management *': 'area C names no content type for its answers (JSON is implied, not stated)',
   'headers.*content-type* @ messaging *':
     'area A names no content type for its answers (only for notify’s request body)',
+  'headers.*content-type* @ delivery callback': 'the callback body is "a JSON object"; its content type is not named',
+  'headers.*content-type* @ delivery failure-callback':
+    'the failure-callback body is "a JSON object"; its content type is not named',
   // Area C: "error statuses and bodies: not shown".
   'status.400-to-* @ management *': 'area C error statuses are not shown',
   'status.401-to-403 @ management *': 'area C error statuses are not shown (Basic authentication names no status)',

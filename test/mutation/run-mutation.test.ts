@@ -66,12 +66,22 @@ describe('a tiny mutation run on the key-value suite', () => {
   });
 });
 
+describe('a saved run', () => {
+  test('--rescore prints the score of an --out file again', async () => {
+    const out = join(dir, 'results.json');
+    const again = await startProcess('node', [script, '--rescore', out], { timeoutMs: 20_000 }).finished;
+    expect(again.exitCode, again.stderr).toBe(0);
+    expect(again.stdout).toMatch(/^auth\s+kv\s+1\s+1\s+1\s+0/m);
+  });
+});
+
 describe('bad options', () => {
   test.each([
     [['--area', 'nope'], /--area: unknown area "nope"/],
     [['--max', '0'], /--max must be a positive integer/],
     [['--all', '--max', '3'], /--all and --max exclude each other/],
     [['--frobnicate'], /Unknown option '--frobnicate'/],
+    [['--rescore', '/nonexistent/results.json'], /--rescore \/nonexistent\/results.json: ENOENT/],
   ])('%j', async (args, message) => {
     const bad = await startProcess('node', [script, ...args], { timeoutMs: 20_000 }).finished;
     expect(bad.exitCode).toBe(2);

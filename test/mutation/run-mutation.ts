@@ -7,7 +7,7 @@
  * time, and prints the score per family and area with every survivor. By default a fixed-seed sample
  * that fits a CI budget; `--all` runs every mutant.
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -21,7 +21,8 @@ import { ExchangeRecorder, type Recording } from './record-run.ts';
 import { renderScore } from './score.ts';
 
 const usage = `usage: node test/mutation/run-mutation.ts [--area kv,messaging,management] [--max N | --all] [--budget SECONDS] [--seed N]
-  [--rules GLOB] [--only TEXT]… [--sink-wait SECONDS] [--lanes N] [--out FILE] [--list] [--strict]`;
+  [--rules GLOB] [--only TEXT]… [--sink-wait SECONDS] [--lanes N] [--out FILE] [--list] [--strict]
+       node test/mutation/run-mutation.ts --rescore FILE   (the score of a saved --out file, with today's equivalences)`;
 
 const allAreas: readonly Area[] = ['kv', 'messaging', 'management'];
 
@@ -51,6 +52,8 @@ interface Settings {
   readonly list: boolean;
   /** Exit 1 when a fired mutant survives and is not documented as equivalent. */
   readonly strict: boolean;
+  /** A results file of an earlier `--out`: print its score and stop. */
+  readonly rescore: string | undefined;
 }
 
 class UsageError extends Error {}
@@ -87,6 +90,7 @@ export function parseSettings(args: readonly string[]): Settings {
         out: { type: 'string' },
         list: { type: 'boolean' },
         strict: { type: 'boolean' },
+        rescore: { type: 'string' },
       },
       allowPositionals: false,
     });
@@ -115,6 +119,7 @@ export function parseSettings(args: readonly string[]): Settings {
     out: values.out,
     list: values.list ?? false,
     strict: values.strict ?? false,
+    rescore: values.rescore,
   };
 }
 
@@ -163,6 +168,21 @@ async function runAll(
   return results.filter((result): result is MutantResult => result !== undefined);
 }
 
+async function rescore(file: string): Promise<number> {
+  let results: MutantResult[];
+  try {
+    results = JSON.parse(await readFile(file, 'utf8')) as MutantResult[];
+    if (!Array.isArray(results)) throw new Error('not a list of mutant results (from --out)');
+  } catch (error) {
+    process.stderr.write(
+      `run-mutation: --rescore ${file}: ${error instanceof Error ? error.message : String(error)}\n`,
+    );
+    return 2;
+  }
+  say(renderScore(results));
+  return 0;
+}
+
 export async function main(args: readonly string[]): Promise<number> {
   let settings: Settings;
   try {
@@ -172,6 +192,7 @@ export async function main(args: readonly string[]): Promise<number> {
     process.stderr.write(`run-mutation: ${error.message}\n${usage}\n`);
     return 2;
   }
+  if (settings.rescore !== undefined) return rescore(settings.rescore);
   const started = Date.now();
   const dir = await mkdtemp(join(tmpdir(), 'svc-mutation-'));
   const recorder = new ExchangeRecorder();
