@@ -325,7 +325,7 @@ const unsignedCases = defineCases([
   },
   {
     id: 'messaging.notify.rate-limit-429',
-    rules: ['A.notify.rate-limit-429'],
+    rules: ['A.notify.rate-limit-429', 'A.errors.error-object'],
     title: 'Notify beyond the plan’s requests per second answers 429',
     expect:
       'With the admin hook, the plan’s rate set to 5 per second and 30 notifies at once; without it, a plan of at most 50 per second (read from the management area) and twice that many at once: at least one 429 with an Error object.',
@@ -337,7 +337,7 @@ const unsignedCases = defineCases([
         const limited = answers.filter((res) => res.status === 429);
         const statuses = [...new Set(answers.map((res) => res.status))].join(', ');
         checkThat('A.notify.rate-limit-429', limited.length > 0, `statuses ${statuses}`, 'at least one 429');
-        checkErrorObject('A.notify.rate-limit-429', limited[0] as HttpResponse, 'the 429');
+        checkErrorObject('A.errors.error-object', limited[0] as HttpResponse, 'the 429');
       };
       if (ctx.target.admin !== undefined) {
         await withAccountLimits(ctx, { max_requests_per_second: 5 }, () => burst(30));

@@ -27,6 +27,9 @@ export const cases = defineCases(
           .map(([name]) => name)
           .filter((name) => !(messagingRegions as readonly string[]).includes(name));
         if (unknown.length > 0) ctx.observe(`regions the spec does not name: ${unknown.join(', ')}`);
+        // The target's own base URL shows the target takes and delivers a message at all: a means,
+        // before any other region is judged.
+        const main = regions.find(([, url]) => url === ctx.target.messaging?.url)?.[0];
         const inbox = await openInbox(ctx, 'regions');
         for (const [name, url] of regions) {
           const client = createMessagingClient(ctx, { baseUrl: url });
@@ -34,24 +37,18 @@ export const cases = defineCases(
             headers: { 'content-type': 'text/plain' },
             body: `published in ${name}`,
           });
-          checkThat(
-            'A.regions.served',
-            res.status >= 200 && res.status <= 299,
-            describe(res),
-            'the publish accepted',
-            name,
-          );
+          const accepted = async (rule: string) =>
+            checkThat(rule, res.status >= 200 && res.status <= 299, describe(res), 'the publish accepted', name);
+          if (name === main) await means(() => accepted('A.publish.delivers'));
+          else await accepted('A.regions.served');
         }
-        // The target's own base URL shows the target delivers at all: a means, before any region is judged.
-        const main = regions.find(([, url]) => url === ctx.target.messaging?.url)?.[0];
-        if (main !== undefined) {
-          await means(() => inbox.arrive('A.publish.delivers', main, 1, `the message published in ${main}`));
-        }
-        for (const [name] of regions) {
-          const [got] = await inbox.arrive('A.regions.served', name, 1, `the message published in ${name}`);
+        const received = async (name: string, rule: string) => {
+          const [got] = await inbox.arrive(rule, name, 1, `the message published in ${name}`);
           const body = got?.body.toString('utf8');
-          checkThat('A.regions.served', body === `published in ${name}`, `body ${body}`, `published in ${name}`, name);
-        }
+          checkThat(rule, body === `published in ${name}`, `body ${body}`, `published in ${name}`, name);
+        };
+        if (main !== undefined) await means(() => received(main, 'A.publish.delivers'));
+        for (const [name] of regions) if (name !== main) await received(name, 'A.regions.served');
       },
     },
   ]),
