@@ -32,9 +32,12 @@ interface PlaceSpec {
   readonly readBack: (key: string, value: Arg) => readonly string[];
 }
 
-/** A path segment with RFC 3986's sub-delimiters (and `:`, `@`) left raw, as a path allows them. */
+/**
+ * A path segment with RFC 3986's sub-delimiters (and `:`, `@`) left raw, as a path allows them; all
+ * but `;`, which servers in the Java tradition take as the start of path parameters.
+ */
 function lenientSegment(arg: Arg): string {
-  return encodeSegment(arg).replace(/%(2B|3D|26|21|24|27|28|29|2A|2C|3B|3A|40)/g, (_, hex: string) =>
+  return encodeSegment(arg).replace(/%(2B|3D|26|21|24|27|28|29|2A|2C|3A|40)/g, (_, hex: string) =>
     String.fromCharCode(Number.parseInt(hex, 16)),
   );
 }
