@@ -21,6 +21,12 @@ export const equivalentMutants: Readonly<Record<string, string>> = {
   'status.200-to-201 @ messaging POST /v2/queues/*/resume': 'resuming a queue is an adapter operation, not in the spec',
   'status.200-to-201 @ messaging DELETE /v2/queues/*': 'deleting a queue is an adapter operation, not in the spec',
   'status.200-to-201 @ messaging GET /v2/dlq/*': 'reading a dead letter is an adapter operation, not in the spec',
+  'json.* @ messaging POST /v2/wait/*':
+    "creating a waiter is an adapter operation; its answer's shape is not in the spec",
+  // Deliveries: no latency bound, any 2xx is an answer, and the delivery's own headers are not named.
+  'delivery.delayed @ *': 'the spec bounds no delivery latency (a delay only makes it later, never early)',
+  'status.200-to-201 @ delivery *': 'the destination answered a 2xx either way',
+  'headers.*:svc-message-id @ delivery *': 'the spec names no message-id header on deliveries or callbacks',
   // Area A and C answers: the spec names no content type outside area B.
   'headers.*content-type* @ management *': 'area C names no content type for its answers (JSON is implied, not stated)',
   'headers.*content-type* @ messaging *':
