@@ -97,7 +97,9 @@ describe('parseArgv', () => {
     expect(usageError(() => parseArgv(['load', '--rate', '5', '--rate', '6']))).toBe(
       'load: --rate given more than once; it takes one value',
     );
-    expect(parseArgv(['conformance', '--target', 'a', '--target', 'b'])).toMatchObject({ values: { target: ['a', 'b'] } });
+    expect(parseArgv(['conformance', '--target', 'a', '--target', 'b'])).toMatchObject({
+      values: { target: ['a', 'b'] },
+    });
     expect(parseArgv(['rules', '--json', '--json'])).toMatchObject({ values: { json: true } });
   });
 
