@@ -139,20 +139,24 @@ async function sendBoth(ctx: CaseContext, kind: Kind): Promise<Record<Via, Outco
   await means(() =>
     adapter.enqueue(queue, inbox.url('enqueue-dest'), headersFor(client, inbox, kind, 'enqueue'), body),
   );
-  const outcomes: Partial<Record<Via, Outcome>> = {};
-  for (const via of vias) {
-    const attempts = await means(() => inbox.arrive('A.publish.delivers', `${via}-dest`, 1, `the ${via}ed message`));
-    // Waited for, not judged: a shortfall is judged row by row below, on the rule that explains it.
-    await inbox.arrive('A.callback.on-enqueue', `${via}-${kind}`, 2).catch(() => undefined);
-    outcomes[via] = { attempts, requests: [] };
-  }
+  // Both deliveries, then all four (failure-)callback requests, each under one deadline.
+  await means(() =>
+    inbox.arriveAll(
+      vias.map((via) => ({ rule: 'A.publish.delivers', role: `${via}-dest`, what: `the ${via}ed message` })),
+    ),
+  );
+  // Waited for, not judged: a shortfall is judged row by row below, on the rule that explains it.
+  await inbox
+    .arriveAll(vias.map((via) => ({ rule: 'A.callback.on-enqueue', role: `${via}-${kind}`, count: 2 })))
+    .catch(() => undefined);
   // A third request would come one timeout after the second: wait that long before counting.
   await sleep(1000);
   await inbox.settle();
-  for (const via of vias) {
-    outcomes[via] = { attempts: outcomes[via]?.attempts ?? [], requests: inbox.requests(`${via}-${kind}`) };
-  }
-  return outcomes as Record<Via, Outcome>;
+  const outcome = (via: Via): Outcome => ({
+    attempts: inbox.requests(`${via}-dest`),
+    requests: inbox.requests(`${via}-${kind}`),
+  });
+  return { publish: outcome('publish'), enqueue: outcome('enqueue') };
 }
 
 const kindCase = (kind: Kind) => ({

@@ -240,6 +240,10 @@ const unsignedCases = defineCases([
         ['256 bytes', 'z'.repeat(256)],
         ['an encoded slash', `bad%2F${label('slash')}`],
       ] as const;
+      // The positive first: a valid event id is taken, so a refusal below is about the id.
+      await means(async () =>
+        checkStatus('A.notify.status-201', await client.call(`/v2/notify/${label('valid')}`, { body: 'x' }), 201),
+      );
       const statuses: string[] = [];
       let refused = false;
       for (const [index, [name, id]] of [...judged, ...observed].entries()) {
@@ -308,6 +312,10 @@ const unsignedCases = defineCases([
       if (!(await adminClient(ctx).failNextNotify(event))) {
         ctx.skip('the admin hook cannot make a notify fail inside the service (no POST /messaging/fail-notify).');
       }
+      // The positive first: a notify of another event id answers as the spec says.
+      await means(async () =>
+        checkStatus('A.notify.status-201', await client.call(`/v2/notify/${event}-other`, { body: 'x' }), 201),
+      );
       const res = await client.call(`/v2/notify/${event}`, { body: 'fails inside' });
       checkStatus('A.notify.internal-500', res, 500, 'the armed notify');
       checkErrorObject('A.errors.error-object', res, 'the 500');
