@@ -43,9 +43,9 @@ export default defineScenario<State, Meta>({
   title: 'Single commands: a GET/SET mix over 1,000 keys',
   area: 'kv',
   defaults: { rate: 200, durationS: 10, batch: [1], valueSize: [64] },
-  // 1000 ms: about three times the worst p99 measured on a 2-core machine loaded seven times over
-  // (327 ms), and the 587 ms a newcomer's first run saw fails no more (README, "Load", the defaults).
-  thresholds: ['http_req_failed: rate<0.01', 'checks: rate>0.99', 'http_req_duration: p(99)<1000'],
+  // 1500 ms: 2.5 times the worst p99 measured on a 2-core machine loaded eight times over (609 ms),
+  // where 500 ms failed a newcomer's first run at 587 ms (README, "Load", the default latency bounds).
+  thresholds: ['http_req_failed: rate<0.01', 'checks: rate>0.99', 'http_req_duration: p(99)<1500'],
   async setup(context) {
     const values = context.options.valueSize.map((size, index) => valueOfSize(size, context.options.seed + index));
     const state = { prefix: context.prefix, values };
