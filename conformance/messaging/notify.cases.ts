@@ -177,6 +177,7 @@ const unsignedCases = defineCases([
       const inbox = await openInbox(ctx, 'notify.lost');
       const event = uniqueId(ctx, 'lost');
       const res = await client.call(`/v2/notify/${event}`, { body: 'lost event' });
+      await means(async () => checkStatus('A.notify.status-201', res, 201));
       const items = jsonOf('A.notify.lost-without-waiter', res);
       checkThat(
         'A.notify.lost-without-waiter',
