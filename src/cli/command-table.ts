@@ -200,7 +200,7 @@ export const commandTable = {
         type: 'string',
         multiple: true,
         description: 'Target file; several give one report with a section each',
-        default: 'start the embedded reference',
+        default: 'the SVC_* variables’ target, else start the embedded reference',
       },
       area: {
         type: 'string',
@@ -234,7 +234,7 @@ export const commandTable = {
       description: 'Scenarios to run (default: all): command, pipeline, transaction, kv-fanout',
     },
     options: {
-      target: { type: 'string', description: 'Target file', default: 'start the embedded reference' },
+      target: { type: 'string', description: 'Target file', default: 'the SVC_* variables’ target, else start the embedded reference' },
       ...loadOptions,
       'report-dir': {
         type: 'string',
@@ -248,7 +248,7 @@ export const commandTable = {
   run: {
     summary: 'The main job: conformance, then a short load run of every scenario the target supports, into one report',
     options: {
-      target: { type: 'string', description: 'Target file', default: 'start the embedded reference' },
+      target: { type: 'string', description: 'Target file', default: 'the SVC_* variables’ target, else start the embedded reference' },
       duration: { type: 'string', description: 'How long each load scenario runs', default: '3s' },
       threshold: loadOptions.threshold,
       expectations: {
@@ -304,7 +304,11 @@ export const commandTable = {
         description: 'Runner pods, each with its own execution segment',
         default: '1',
       },
-      target: { type: 'string', description: 'Target file: the kv base URL the pods load (its token stays out)' },
+      target: {
+        type: 'string',
+        description: 'Target file: the kv base URL the pods load (its token stays out)',
+        default: 'SVC_KV_URL',
+      },
       'base-url': { type: 'string', description: 'The kv base URL the pods load, instead of --target' },
       name: {
         type: 'string',
