@@ -234,7 +234,11 @@ export const commandTable = {
       description: 'Scenarios to run (default: all): command, pipeline, transaction, kv-fanout',
     },
     options: {
-      target: { type: 'string', description: 'Target file', default: 'the SVC_* variables’ target, else start the embedded reference' },
+      target: {
+        type: 'string',
+        description: 'Target file',
+        default: 'the SVC_* variables’ target, else start the embedded reference',
+      },
       ...loadOptions,
       'report-dir': {
         type: 'string',
@@ -248,7 +252,11 @@ export const commandTable = {
   run: {
     summary: 'The main job: conformance, then a short load run of every scenario the target supports, into one report',
     options: {
-      target: { type: 'string', description: 'Target file', default: 'the SVC_* variables’ target, else start the embedded reference' },
+      target: {
+        type: 'string',
+        description: 'Target file',
+        default: 'the SVC_* variables’ target, else start the embedded reference',
+      },
       duration: { type: 'string', description: 'How long each load scenario runs', default: '3s' },
       threshold: loadOptions.threshold,
       expectations: {
