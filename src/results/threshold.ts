@@ -5,7 +5,9 @@
  * - no data (no tag entry matches, no request for a rate, an empty histogram, no fan-out accounting)
  *   gives `value: null, ok: false`: k6 passes such a threshold, but a gate that saw nothing must not pass;
  * - a threshold given twice is an error: k6 keeps one silently, which hides an edit that went wrong.
- * Latencies come from the encoded histograms by decode and add, so every percentile is exact.
+ * Latencies come from the encoded histograms by decode and add, so every percentile is exact. They
+ * hold completed answers only (the recorder keeps failures out), so a run of refusals has no latency
+ * and its `http_req_duration` threshold fails as no data instead of passing on the refusals' speed.
  */
 import { harnessError } from '../shared/errors.ts';
 import { type Histogram, mergeEncoded, summarize } from './histogram.ts';
