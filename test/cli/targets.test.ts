@@ -47,9 +47,9 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-async function cli(name: string, args: readonly string[], env: Record<string, string>) {
+async function cli(name: string, args: readonly string[], env: Record<string, string>, timeoutMs = 90_000) {
   const reportDir = join(dir, name);
-  const run = await runCli([...args, '--report-dir', reportDir], { reportDir, env, timeoutMs: 90_000 });
+  const run = await runCli([...args, '--report-dir', reportDir], { reportDir, env, timeoutMs });
   return { run, report: run.report as Report | undefined };
 }
 
@@ -98,6 +98,16 @@ describe('SVC_* environment targets', () => {
     expect(report?.load?.scenarios[0]?.requests.completed).toBeGreaterThan(0);
     expect(run.stderr).not.toContain('embedded reference');
   }, 120_000);
+
+  test('run: conformance and load both against the environment target, named once', async () => {
+    const { run, report } = await cli('env-run', ['run', '--duration', '1s'], kvEnv, 220_000);
+    expect(run.stderr.match(/from the environment/g), run.stderr).toHaveLength(1);
+    expect(run.stderr).toContain(`run: target environment from the environment (SVC_*): kv ${kvEnv.SVC_KV_URL}`);
+    expect(report?.targets?.[0]).toMatchObject({ name: 'environment', embedded: false });
+    expect(report?.load).toMatchObject({ target: 'environment', embedded: false });
+    expect(report?.load?.scenarios.length).toBeGreaterThan(0);
+    expect(run.stdout).not.toContain('embedded reference');
+  }, 240_000);
 
   test('k6 manifest takes the kv URL from SVC_KV_URL; its token stays out of the manifest', async () => {
     const out = join(dir, 'manifest.yaml');
