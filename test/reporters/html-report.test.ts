@@ -13,7 +13,7 @@ import { conformanceOnly, type HarnessRun } from '../../src/results/harness-run.
 import { createRedactor } from '../../src/shared/redact.ts';
 import { launchChromium, openReport } from '../support/chromium.ts';
 import { sampleHarnessRun, sampleLoadRun, sampleSecret } from './sample-load-run.ts';
-import { sampleCatalog, sampleRun } from './sample-run.ts';
+import { sampleCatalog, sampleRun, wrongTokenResults } from './sample-run.ts';
 
 const outputDir = resolve(import.meta.dirname, '../../reports/test-html-report');
 
@@ -121,5 +121,16 @@ describe('renderHtmlReport', () => {
     expect(html).toContain('no data');
     expect(html).not.toContain('data-chart="timeline-');
     expect(html).toContain('data-chart="latency-');
+  });
+
+  test('states the root cause most failures share in the header, escaped', () => {
+    const cases = wrongTokenResults(9, 1);
+    const run = { ...sampleRun, targets: [{ ...sampleRun.targets[0]!, cases }], results: cases };
+    const html = renderHtmlReport(conformanceOnly(run), sampleCatalog);
+    const header = html.split('</header>')[0] ?? '';
+    expect(header).toContain(
+      '<p class="problem root-cause">root cause: ref: 9 of 10 cases that failed, blocked or ended in error saw status 401: check the token',
+    );
+    expect(renderHtmlReport(conformanceOnly(sampleRun), sampleCatalog)).not.toContain('root-cause');
   });
 });

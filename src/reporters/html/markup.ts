@@ -4,6 +4,7 @@
  * catches a secret holding `&` or `<`, which escaping would otherwise hide from the redactor.
  */
 import type { HarnessRun } from '../../results/harness-run.ts';
+import { rootCauseLines } from '../../results/root-cause.ts';
 import { ExitCode } from '../../shared/errors.ts';
 import type { ChartSpec } from './chart-data.ts';
 
@@ -90,7 +91,7 @@ export function figure(t: Text, spec: ChartSpec | undefined, title: string): str
   return `<figure class="chart" id="chart-${spec.id}" data-chart="${spec.id}"><figcaption>${t(spec.title)}</figcaption><div class="plot"></div></figure>`;
 }
 
-/** The run's header: gate (per part too, when both ran), timing, abort and problem lines. */
+/** The run's header: gate (per part too, when both ran), timing, root causes, abort and problem lines. */
 export function header(t: Text, run: HarnessRun, parts: readonly string[]): string {
   const gate = gateWord(run.exitCode);
   const gateClass = run.exitCode === 0 ? 'ok' : 'bad';
@@ -111,6 +112,10 @@ export function header(t: Text, run: HarnessRun, parts: readonly string[]): stri
     `<dt>duration</dt><dd>${(run.durationMs / 1000).toFixed(1)} s</dd>`,
     '</dl>',
   ];
+  // The cause most failures share, first, as the console and summary.md state it.
+  for (const line of run.conformance ? rootCauseLines(run.conformance) : []) {
+    lines.push(`<p class="problem root-cause">${t(line)}</p>`);
+  }
   if (run.aborted !== undefined)
     lines.push(`<p class="problem" id="aborted">The run stopped early: ${t(run.aborted)}</p>`);
   if (run.problems.length > 0) {
