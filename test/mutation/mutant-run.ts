@@ -4,7 +4,7 @@
  * changed), caught (a MUST case failed), survived (the gate passed), or error (exit 2, error verdicts,
  * no report: the run did not judge, which is not a catch).
  */
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { runCli } from '../support/run-cli.ts';
 import type { Lane } from './lane.ts';
@@ -33,6 +33,21 @@ interface ReportCase {
 /** A run is killed after this: a mutant that makes the suite hang is an error, not a catch. */
 const runTimeoutMs = 180_000;
 
+/** The sink's wait of a delayed-delivery mutant: the suite's default, so a chain of delays is no catch. */
+const delayedSinkWaitSeconds = 15;
+
+/**
+ * The lane's target file, except for a delayed delivery: the lane's short sink wait would turn a chain
+ * of delayed deliveries (message, callback, retries) into a timeout that no spec rule stands behind.
+ */
+async function targetFor(lane: Lane, mutant: PlannedMutant, reportDir: string): Promise<string> {
+  if (mutant.operatorId !== 'delivery.delayed') return lane.targetFile;
+  const target = JSON.parse(await readFile(lane.targetFile, 'utf8')) as { sink?: Record<string, unknown> };
+  const file = join(reportDir, 'target.json');
+  await writeFile(file, JSON.stringify({ ...target, sink: { ...target.sink, waitSeconds: delayedSinkWaitSeconds } }));
+  return file;
+}
+
 /** A quick run with the cheapest cases' rules first; the full run only for a mutant that escaped it. */
 export async function runMutant(lane: Lane, mutant: PlannedMutant, dir: string): Promise<MutantResult> {
   if (mutant.quickRules) {
@@ -53,12 +68,13 @@ async function runWithRules(
   const operator = operatorById(mutant.operatorId);
   if (operator === undefined) throw new Error(`no operator ${mutant.operatorId}`);
   const reportDir = await mkdtemp(join(dir, 'mutant-'));
+  const targetFile = await targetFor(lane, mutant, reportDir);
   lane.setMutant({ operator, routeClass: mutant.routeClass });
   const run = await runCli(
     [
       'conformance',
       '--target',
-      lane.targetFile,
+      targetFile,
       '--area',
       mutant.area,
       '--rules',
