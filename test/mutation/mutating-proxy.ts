@@ -223,7 +223,9 @@ export async function startMutatingProxy(options: ProxyOptions): Promise<Mutatin
       res.end(`mutating proxy: ${error instanceof Error ? error.message : String(error)}`);
     });
   });
-  server.keepAliveTimeout = 5_000;
+  // As long as fastify's (the reference's own servers): with node's 5 s, a client reusing a connection
+  // the moment the proxy closes it sees a reset under load, a transport error the target never made.
+  server.keepAliveTimeout = 72_000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
