@@ -1,5 +1,5 @@
 /**
- * One mutant's run: the lane's proxies carry the mutant, and `svc-harness conformance` runs the cases
+ * One mutant's run (undefined when the run's hard deadline cut it): the lane's proxies carry the mutant, and `svc-harness conformance` runs the cases
  * whose exchanges it changes (by their rules) as a user runs it. The outcome: not fired (no exchange
  * changed), caught (a MUST case failed), survived (the gate passed), or error (exit 2, error verdicts,
  * no report: the run did not judge, which is not a catch).
@@ -49,14 +49,19 @@ async function targetFor(lane: Lane, mutant: PlannedMutant, reportDir: string): 
 }
 
 /** A quick run with the cheapest cases' rules first; the full run only for a mutant that escaped it. */
-export async function runMutant(lane: Lane, mutant: PlannedMutant, dir: string): Promise<MutantResult> {
+export async function runMutant(
+  lane: Lane,
+  mutant: PlannedMutant,
+  dir: string,
+  deadline = Number.POSITIVE_INFINITY,
+): Promise<MutantResult | undefined> {
   if (mutant.quickRules) {
-    const quick = await runWithRules(lane, mutant, mutant.quickRules, dir);
-    if (quick.outcome === 'caught') return quick;
-    const full = await runWithRules(lane, mutant, mutant.rules, dir);
-    return { ...full, durationMs: quick.durationMs + full.durationMs };
+    const quick = await runWithRules(lane, mutant, mutant.quickRules, dir, deadline);
+    if (quick === undefined || quick.outcome === 'caught') return quick;
+    const full = await runWithRules(lane, mutant, mutant.rules, dir, deadline);
+    return full && { ...full, durationMs: quick.durationMs + full.durationMs };
   }
-  return runWithRules(lane, mutant, mutant.rules, dir);
+  return runWithRules(lane, mutant, mutant.rules, dir, deadline);
 }
 
 async function runWithRules(
@@ -64,7 +69,8 @@ async function runWithRules(
   mutant: PlannedMutant,
   rules: readonly string[],
   dir: string,
-): Promise<MutantResult> {
+  deadline: number,
+): Promise<MutantResult | undefined> {
   const operator = operatorById(mutant.operatorId);
   if (operator === undefined) throw new Error(`no operator ${mutant.operatorId}`);
   const reportDir = await mkdtemp(join(dir, 'mutant-'));
@@ -84,8 +90,13 @@ async function runWithRules(
       '--report-dir',
       reportDir,
     ],
-    { reportDir, timeoutMs: runTimeoutMs },
+    { reportDir, timeoutMs: Math.max(1_000, Math.min(runTimeoutMs, deadline - Date.now())) },
   );
+  // Killed at the hard deadline (not at its own limit): not run, rather than a verdict of the mutant.
+  if (run.signal === 'SIGKILL' && Date.now() >= deadline) {
+    lane.setMutant(undefined);
+    return undefined;
+  }
   const { count, changed } = lane.fired();
   lane.setMutant(undefined);
   const report = run.report as { targets?: { cases?: ReportCase[] }[] } | undefined;
