@@ -160,7 +160,14 @@ function ranCommand(res: HttpResponse): boolean {
 export const cases = defineCases([
   {
     id: 'kv.endpoint-auth.streams',
-    rules: ['B.auth.bearer', 'B.auth.query-token', 'B.auth.missing-401', 'B.auth.invalid-401'],
+    // B.response.error-shape: a 401's body is judged as an Error object (checkUnauthorized).
+    rules: [
+      'B.auth.bearer',
+      'B.auth.query-token',
+      'B.auth.missing-401',
+      'B.auth.invalid-401',
+      'B.response.error-shape',
+    ],
     covers: [
       cover('B.auth.bearer', { endpoint: ['monitor', 'subscribe'] }),
       cover('B.auth.query-token', { endpoint: ['monitor', 'subscribe'] }),
@@ -191,6 +198,7 @@ export const cases = defineCases([
       'B.auth.query-token',
       'B.auth.missing-401',
       'B.auth.invalid-401',
+      'B.response.error-shape',
       'B.publish.result',
       'B.info.result',
       'B.format.json',
@@ -243,7 +251,7 @@ export const cases = defineCases([
   },
   {
     id: 'kv.endpoint-auth.wrong-query-token',
-    rules: ['B.auth.invalid-401'],
+    rules: ['B.auth.invalid-401', 'B.response.error-shape'],
     covers: [cover('B.auth.invalid-401', { endpoint: [...commandForms], credentials: ['wrong-query'] })],
     title: 'A wrong _token is refused on every command form',
     expect:

@@ -347,6 +347,21 @@ function containerCase(container: Container): ConformanceCase {
           '{"result":"hello world"}',
         );
       });
+      if (own !== undefined) {
+        // The plainest container answers one plain item, so a target without the endpoint blocks the
+        // case (the endpoint's own cases fail it) instead of failing every cell of its shapes.
+        await means(async () => {
+          const read = [['GET', `${base}:t`]];
+          const res = container === 'pipeline-item' ? await kv.pipeline(read) : await kv.multiExec(read);
+          const [item] = itemsOf(own, res, 1, 'JSON');
+          checkThat(
+            own,
+            isDeepStrictEqual(item, { result: 'hello world' }),
+            describe(res),
+            '[{"result":"hello world"}]',
+          );
+        });
+      }
       await runCells(ctx, container === 'reply' ? replyCells(kv, base) : itemCells(kv, base, container));
     },
   };

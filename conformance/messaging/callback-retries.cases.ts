@@ -16,13 +16,18 @@ import { publishTo } from '../support/messaging-steps.ts';
 const retries = 1;
 
 const kinds = [
-  { kind: 'Callback', rule: 'A.callback.config-headers', destination: 200 },
-  { kind: 'Failure-Callback', rule: 'A.failure-callback.config-headers', destination: 500 },
+  { kind: 'Callback', rule: 'A.callback.config-headers', sent: 'A.callback.on-answer', destination: 200 },
+  {
+    kind: 'Failure-Callback',
+    rule: 'A.failure-callback.config-headers',
+    sent: 'A.failure-callback.after-exhaustion',
+    destination: 500,
+  },
 ] as const;
 
 export const cases = defineCases(
   signedCases(
-    kinds.map(({ kind, rule, destination }) => ({
+    kinds.map(({ kind, rule, sent, destination }) => ({
       id: `messaging.${kind.toLowerCase()}.retries-counted`,
       rules: [rule],
       title: `${kind}-Retries: a ${kind.toLowerCase()} URL that always fails gets exactly 1 + retries requests`,
@@ -38,6 +43,8 @@ export const cases = defineCases(
           [client.h(`${kind}-Retries`)]: String(retries),
         });
         await means(() => inbox.arrive('A.publish.delivers', 'dest'));
+        // A first request is the means: a target that never sends one breaks `sent`, not the retries.
+        await means(() => inbox.arrive(sent, 'target', 1, `the first ${kind.toLowerCase()}`));
         await inbox.arrive(rule, 'target', retries + 1, `${client.h(kind)}: the request and its retries`);
         // The default retries' next request comes one backoff later: give it a moment to show.
         await sleep(1000);

@@ -132,6 +132,8 @@ export const cases = defineCases(
           [client.h('Callback-Timeout')]: '10s',
         });
         const [delivery] = await means(() => inbox.arrive('A.publish.delivers', 'dest'));
+        // A first callback is the means: a target that sends none breaks A.callback.on-answer, not its config.
+        await means(() => inbox.arrive('A.callback.on-answer', 'callback', 1, 'a first callback'));
         const callbacks = await inbox.arrive('A.callback.config-headers', 'callback', 2, 'callback retried once');
         await inbox.settle();
         const methods = inbox.requests('callback').map((item) => item.method);
@@ -166,6 +168,7 @@ export const cases = defineCases(
           [client.h('Callback-Timeout')]: '1s',
           [client.h('Callback-Retries')]: '1',
         });
+        await means(() => inbox.arrive('A.callback.on-answer', 'callback', 1, 'a first callback'));
         const callbacks = await inbox.arrive(
           'A.callback.config-headers',
           'callback',
@@ -218,10 +221,16 @@ export const cases = defineCases(
         ctx.onCleanup(async () => {
           await adapter.deleteQueue?.(queue);
         });
+        // The same callback header on a plain publish is the positive: a target that sends no callback at
+        // all is blocked on A.callback.on-answer (which its own cases fail), not failed on enqueue.
+        await means(() =>
+          publishTo(client, inbox.url('published'), { [client.h('Callback')]: inbox.url('pcallback') }),
+        );
         await means(() =>
           adapter.enqueue(queue, inbox.url('dest'), { [client.h('Callback')]: inbox.url('callback') }, 'queued'),
         );
         await means(() => inbox.arrive('A.publish.delivers', 'dest'));
+        await means(() => inbox.arrive('A.callback.on-answer', 'pcallback'));
         const [callback] = await inbox.arrive('A.callback.on-enqueue', 'callback');
         const body = jsonRequest('A.callback.on-enqueue', callback, 'the callback body');
         checkThat('A.callback.on-enqueue', body.status === 200, `status ${show(body.status)}`, 'status 200');
@@ -242,6 +251,14 @@ export const cases = defineCases(
           [client.h('Callback')]: inbox.url('callback'),
           [client.h('Failure-Callback')]: inbox.url('failure'),
         });
+        // Each kind alone is the means (a target that sends no callback, or no failure callback, at all
+        // breaks that kind's own rule); together is this case's.
+        await means(() =>
+          inbox.arriveAll([
+            { rule: 'A.callback.on-answer', role: 'callback', count: 1, what: 'a first callback' },
+            { rule: 'A.failure-callback.after-exhaustion', role: 'failure', count: 1, what: 'the failure callback' },
+          ]),
+        );
         await inbox.arrive('A.callback.with-failure-callback', 'failure', 1, 'the failure callback');
         await inbox.arrive('A.callback.with-failure-callback', 'callback', 2, 'the callbacks');
       },
@@ -380,6 +397,9 @@ export const cases = defineCases(
           [client.h('Failure-Callback-Retries')]: '1',
         });
         const [attempt] = await means(() => inbox.arrive('A.publish.delivers', 'down'));
+        await means(() =>
+          inbox.arrive('A.failure-callback.after-exhaustion', 'failure', 1, 'a first failure callback'),
+        );
         const failures = await inbox.arrive(
           'A.failure-callback.config-headers',
           'failure',
