@@ -11,6 +11,7 @@ import { means, show } from '../../src/engines/conformance/check-failure.ts';
 import { defineCases } from '../../src/engines/conformance/conformance-case.ts';
 import {
   checkEnum,
+  checkIndexIfOk,
   checkRefused,
   checkThat,
   describeAnswer,
@@ -140,15 +141,16 @@ export const cases = defineCases([
   },
   {
     id: 'management.search.unknown-id',
-    rules: ['C.observe.unknown-id-status'],
-    title: 'GET /v2/search/{id} of an id no index has (recorded)',
+    rules: ['C.observe.unknown-id-status', 'C.index.fields'],
+    title: 'GET /v2/search/{id} of an id no index has (recorded); a 200 carries an index',
     expect:
-      'Creates nothing: GET /v2/search/{id} with a random UUID is answered; its status and body are recorded (the spec shows none; the real service answers 404).',
+      'Creates nothing: GET /v2/search/{id} with a random UUID is answered; its status and body are recorded (the spec shows none; the real service answers 404). Whatever the status, a 200 must carry a search index object ("200: Search index object"): an error body under 200 fails.',
     async run(ctx) {
       const client = createManagementClient(ctx);
       await means(() => credentialsWork(client));
       const res = await client.getIndex(randomUUID());
       ctx.observe(`GET /v2/search/{unknown id}: ${describeAnswer(res)}`);
+      checkIndexIfOk(res, 'GET /v2/search/{unknown id}');
     },
   },
 ]);

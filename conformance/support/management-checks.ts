@@ -221,3 +221,17 @@ export function groupedAnswers(entries: readonly (readonly [label: string, answe
   for (const [label, answer] of entries) byAnswer.set(answer, [...(byAnswer.get(answer) ?? []), label]);
   return [...byAnswer.entries()].map(([answer, labels]) => `${labels.join(', ')}: ${answer}`).join(' | ');
 }
+
+/**
+ * Spec "Endpoints > Area C": "200: Search index object". Whatever a request asked, an answer with
+ * status 200 is that object: an error body (or any other object) under 200 fails C.index.fields, the
+ * rule of the object it claims to be. Any other status is not judged here (area C shows none).
+ */
+export function checkIndexIfOk(res: HttpResponse, context: string) {
+  if (res.status !== 200) return;
+  const body = jsonBody(res);
+  if (!isRecord(body)) {
+    throw new CheckFailure('C.index.fields', describeAnswer(res), 'a search index object (status 200)', context);
+  }
+  checkFields('C.index.fields', body, indexFieldTable, 'search index (status 200)', context);
+}

@@ -31,6 +31,12 @@ export const managementFaults = defineFaults([
     description: 'Accepts any value of region in POST /v2/search and echoes it in the index.',
   },
   {
+    name: 'unknown-index-200',
+    area: 'management',
+    rule: 'C.index.fields',
+    description: 'Answers GET /v2/search/{id} of an unknown id with status 200 and its {error} body (not an index).',
+  },
+  {
     name: 'get-index-differs',
     area: 'management',
     rule: 'C.get.same-object',
