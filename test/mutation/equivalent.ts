@@ -21,7 +21,8 @@ export const equivalentMutants: Readonly<Record<string, string>> = {
   'status.2xx-to-* @ messaging GET /v2/keys': 'reading the keys is an adapter operation; a refusal blocks the case',
   'status.* @ messaging POST /v2/wait/*': 'creating a waiter is an adapter operation; a refusal blocks the case',
   'status.* @ messaging POST /v2/queues': 'creating a queue is an adapter operation; a refusal blocks the case',
-  'status.* @ messaging POST /v2/queues/*/resume': 'resuming a queue is an adapter operation; a refusal blocks the case',
+  'status.* @ messaging POST /v2/queues/*/resume':
+    'resuming a queue is an adapter operation; a refusal blocks the case',
   'status.* @ messaging DELETE /v2/queues/*': 'deleting a queue is an adapter clean-up, never judged',
   'status.* @ messaging GET /v2/dlq/*': 'reading a dead letter is an adapter operation; a refusal blocks the case',
   'json.* @ messaging GET /v2/dlq/*':
