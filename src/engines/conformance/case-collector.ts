@@ -47,7 +47,7 @@ export function caseResultOf(
   return {
     target,
     area: about.area as TargetArea,
-    file: testCase.module.relativeModuleId,
+    file: about.file ?? testCase.module.relativeModuleId,
     caseId: about.id,
     rules: about.rules,
     title: about.title,

@@ -13,6 +13,8 @@ export interface CaseMeta {
   readonly rules: readonly string[];
   readonly title: string;
   readonly expect: string;
+  /** The case file, relative to the repository: `conformance/kv/pipeline.cases.ts`. */
+  readonly file?: string;
 }
 
 /** The case's outcome, set when it ends (absent when vitest stopped it first). */
@@ -34,6 +36,10 @@ export interface SuiteRun {
   readonly rules: string | null;
   /** Names the run in every key prefix. */
   readonly runId: string;
+  /** The areas whose case files the suite file registers. @default every area */
+  readonly areas?: readonly TargetArea[];
+  /** Only these case files (`conformance/kv/pipeline.cases.ts`). @default every case file of the areas */
+  readonly caseFiles?: readonly string[];
 }
 
 declare module 'vitest' {

@@ -1,10 +1,14 @@
 /**
- * Turns a suite's cases into vitest tests, one per case, named by case id. Called at the top level
- * of conformance/<area>/<name>.test.ts. The target comes from the engine through vitest's `inject`
- * (`svc-harness conformance`), else from SVC_TARGET_FILE or the SVC_* environment (plain vitest);
- * SVC_RULES filters by rule glob and SVC_RUN_ID names the run in every key prefix.
+ * Turns the suites' cases into vitest tests, one per case, named by case id. `registerSuites`, called at
+ * the top level of the one suite file (conformance/suites.test.ts), discovers every case file of the
+ * areas (conformance/<area>/*.cases.ts, by reading the folders: no file of its own per topic, so a new
+ * case file can never be left out) and registers each under a describe of its path. The target comes
+ * from the engine through vitest's `inject` (`svc-harness conformance`, which also names the areas and
+ * case files of the run), else from SVC_TARGET_FILE or the SVC_* environment (plain vitest); SVC_RULES
+ * filters by rule glob and SVC_RUN_ID names the run in every key prefix.
  */
-import { inject, type TestContext, test } from 'vitest';
+import { dirname } from 'node:path';
+import { describe, inject, type TestContext, test } from 'vitest';
 import { noAnswerOf } from '../../http/http-client.ts';
 import { harnessError } from '../../shared/errors.ts';
 import { createRedactor, type Redactor } from '../../shared/redact.ts';
@@ -15,6 +19,7 @@ import { type Target, type TargetArea, targetSecrets } from '../../target/target
 import './case-meta.ts';
 import { createCaseContext, runId as processRunId } from './case-context.ts';
 import type { CaseMeta, CaseOutcome, SuiteRun } from './case-meta.ts';
+import { loadCaseFiles } from './case-registry.ts';
 import { reasonLine, verdictOf } from './case-verdict.ts';
 import type { ConformanceCase } from './conformance-case.ts';
 import { loadRuleCatalog } from './rule-catalog.ts';
@@ -98,7 +103,25 @@ function caseSetupOf(run: RunSetup, area: TargetArea): { readonly setup: CaseSet
 const runShare = 0.8;
 const defaultTimeoutMs = 30_000;
 
-export function registerCases(area: TargetArea, cases: readonly ConformanceCase[]): void {
+/**
+ * Registers every case file under `conformanceDir` (the suite file's own folder): of the run's areas and
+ * case files when the engine provides them, else of every area.
+ */
+export async function registerSuites(conformanceDir: string): Promise<void> {
+  const provided = inject('svcRun');
+  const files = await loadCaseFiles(provided?.areas, dirname(conformanceDir));
+  const wanted = provided?.caseFiles ? new Set(provided.caseFiles) : undefined;
+  const selected = files.filter((file) => wanted === undefined || wanted.has(file.file));
+  if (selected.length === 0) {
+    // vitest rejects a file without tests; this placeholder carries no case meta, so reports ignore it.
+    test.skip('no case file of the areas asked for', () => {});
+    return;
+  }
+  for (const file of selected) describe(file.file, () => registerCases(file.area, file.cases, file.file));
+}
+
+/** Registers one case file's cases (`file`: its path in the repository, for the reports). */
+export function registerCases(area: TargetArea, cases: readonly ConformanceCase[], file?: string): void {
   const run = runSetup();
   const { setup, redact } = caseSetupOf(run, area);
   const rulesGlob = run.rules;
@@ -110,7 +133,14 @@ export function registerCases(area: TargetArea, cases: readonly ConformanceCase[
     return;
   }
   for (const item of selected) {
-    const meta: CaseMeta = { id: item.id, area, rules: item.rules, title: item.title, expect: item.expect };
+    const meta: CaseMeta = {
+      id: item.id,
+      area,
+      rules: item.rules,
+      title: item.title,
+      expect: item.expect,
+      ...(file !== undefined && { file }),
+    };
     test(item.id, { meta: { svcCase: meta } }, (context) => runCase(item, setup, redact, run, context));
   }
 }

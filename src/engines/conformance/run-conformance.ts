@@ -302,10 +302,8 @@ async function runTarget(target: Target, embedded: boolean, context: TargetConte
       rules: options.rules ?? null,
       runId: context.runId,
     },
-    ...(options.rules !== undefined && {
-      // With a rule filter, vitest loads only the suite files that hold a selected case.
-      caseFiles: [...new Set(expected.map(({ file }) => file.file))],
-    }),
+    // The suite file registers only the case files that hold a selected case.
+    caseFiles: [...new Set(expected.map(({ file }) => file.file))],
     ...(options.signal && { signal: options.signal }),
     onResult: (result) => context.events.onResult(context.known(result)),
   });
@@ -316,7 +314,7 @@ async function runTarget(target: Target, embedded: boolean, context: TargetConte
     ? `not run: ${collected.problems[0]}`
     : options.signal?.aborted
       ? `not run: the run was interrupted (${interruptReason(options.signal)})`
-      : 'not run: no suite file registered it (its <name>.test.ts must call registerCases)';
+      : 'not run: vitest did not run it (conformance/suites.test.ts registers every case file)';
   const missing = notRun(reason).filter((result) => !seen.has(result.caseId));
   const cases = [...results, ...missing].sort((a, b) => a.caseId.localeCompare(b.caseId));
   return { ...base, cases };

@@ -1,9 +1,9 @@
 /**
  * Runs the suites of some areas against one target through vitest's Node API: project
- * `conformance`, the selected areas' folders only, our collector as the only reporter, and vitest's
- * own console output discarded. The target reaches the suite files through `provide`.
+ * `conformance` (its one suite file, conformance/suites.test.ts, registers the case files it is handed),
+ * our collector as the only reporter, and vitest's own console output discarded. The target, the areas
+ * and the case files reach the suite file through `provide`.
  */
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { createVitest } from 'vitest/node';
@@ -19,11 +19,8 @@ export interface SuiteRunOptions {
   readonly areas: readonly TargetArea[];
   /** The target, its secrets, the rule filter and the run id, handed to every suite file. */
   readonly run: SuiteRun;
-  /**
-   * Only these case files (relative, `conformance/kv/pipeline.cases.ts`): their suite files
-   * (`conformance/kv/pipeline.test.ts`) are the only ones vitest loads. @default every file of the areas
-   */
-  readonly caseFiles?: readonly string[];
+  /** The case files to run (relative, `conformance/kv/pipeline.cases.ts`); none runs nothing. */
+  readonly caseFiles: readonly string[];
   readonly signal?: AbortSignal;
   readonly onResult?: (result: CaseResult) => void;
 }
@@ -56,11 +53,6 @@ async function withoutSignalOnce<T>(start: () => Promise<T>): Promise<T> {
 /** How long an interrupted run may take to wind down before we stop waiting for vitest. */
 const abortGraceMs = 2_000;
 
-/** The area folders that exist under root; an area without suites runs nothing. */
-export function suiteFolders(root: string, areas: readonly TargetArea[]): string[] {
-  return areas.map((area) => `${join(root, 'conformance', area)}/`).filter((folder) => existsSync(folder));
-}
-
 /**
  * Where vitest's logger writes: nowhere. Its console output could hold a target's secrets and would
  * break the command's own progress line; the collector reports what a run needs.
@@ -70,16 +62,12 @@ function discardingSink(): Writable {
 }
 
 export async function runSuites(options: SuiteRunOptions): Promise<CollectedRun> {
-  const folders = options.caseFiles
-    ? // vitest filters are path substrings: `…/pipeline.` selects pipeline.test.ts, not pipeline-x.test.ts.
-      options.caseFiles.map((file) => join(options.root, file.replace(/cases\.ts$/, '')))
-    : suiteFolders(options.root, options.areas);
   const collector = new CaseCollector({
     target: options.run.target.name,
     ...(options.onResult && { onResult: options.onResult }),
     redact: createRedactor(options.run.secrets),
   });
-  if (folders.length === 0) return collector.collected;
+  if (options.caseFiles.length === 0) return collector.collected;
   const sink = discardingSink();
   const savedExitCode = process.exitCode;
   // vitest's logger exits the process on SIGINT/SIGTERM; the command must first stop the reference
@@ -116,7 +104,7 @@ export async function runSuites(options: SuiteRunOptions): Promise<CollectedRun>
       if (!signalListeners.get(signal)?.has(listener)) process.off(signal, listener);
     }
   }
-  vitest.provide('svcRun', options.run);
+  vitest.provide('svcRun', { ...options.run, areas: options.areas, caseFiles: options.caseFiles });
   // On abort: ask vitest to cancel, and stop waiting after a grace period (a case may be mid-wait).
   let onAbort = () => {};
   const stopped = new Promise<void>((resolve) => {
@@ -128,7 +116,7 @@ export async function runSuites(options: SuiteRunOptions): Promise<CollectedRun>
   if (options.signal?.aborted) onAbort();
   else options.signal?.addEventListener('abort', onAbort, { once: true });
   try {
-    await Promise.race([vitest.start(folders), stopped]);
+    await Promise.race([vitest.start(), stopped]);
   } finally {
     options.signal?.removeEventListener('abort', onAbort);
     await Promise.race([vitest.close(), new Promise((resolve) => setTimeout(resolve, abortGraceMs).unref())]);

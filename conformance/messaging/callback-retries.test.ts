@@ -1,6 +1,0 @@
-import { registerCases } from '../../src/engines/conformance/register-cases.ts';
-import { closeSinkAfterAll } from '../support/messaging-sink.ts';
-import { cases } from './callback-retries.cases.ts';
-
-registerCases('messaging', cases);
-closeSinkAfterAll();

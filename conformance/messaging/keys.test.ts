@@ -1,4 +1,0 @@
-import { registerCases } from '../../src/engines/conformance/register-cases.ts';
-import { cases } from './keys.cases.ts';
-
-registerCases('messaging', cases);

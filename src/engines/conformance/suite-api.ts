@@ -1,0 +1,53 @@
+/**
+ * The suites' door (issue 20): everything a conformance suite (`conformance/**`) takes from `src/`
+ * comes through this one module, as load scenarios take theirs from `src/protocol/`: the case API
+ * (defineCases, the case context, checks' failures), the HTTP and SSE client, the protocol's request
+ * forms, the target model, the sink and the rule model. biome holds `conformance/**` to it, so what the
+ * suites may reach is listed here and nowhere else. (`register-cases.ts`' `registerSuites` is what the
+ * one suite file calls to discover and register every case file.)
+ */
+
+export { dispatcherFor, type HttpResponse, headerValue, httpRequest, jsonBody } from '../../http/http-client.ts';
+export { openSse, type SseStream } from '../../http/sse-client.ts';
+export type { HttpMethod } from '../../protocol/http-method.ts';
+export { fromBase64, toBase64 } from '../../protocol/kv/base64.ts';
+export { type CommandInfo, parseCommandReply } from '../../protocol/kv/command-reply.ts';
+export {
+  type Arg,
+  commandPath,
+  encodeSegment,
+  type JsonArg,
+  type KvRequestShape,
+  kvVendorHeaders,
+  multiExecRequest,
+  pathRequest,
+  pipelineRequest,
+  postBodyRequest,
+  publishPath,
+  type QueryPairs,
+  queryString,
+  rootRequest,
+  subscribePath,
+} from '../../protocol/kv/request-forms.ts';
+export {
+  messagingAccountFields,
+  type SpecField,
+  searchIndexFields,
+  secretFieldNames,
+} from '../../protocol/management/resource-fields.ts';
+export type { CellCover, CellRegion, Dimension, Rule, RuleDimensions } from '../../results/rule.ts';
+export { harnessError } from '../../shared/errors.ts';
+export {
+  type Inbox,
+  type Sink,
+  type SinkAnswer,
+  type SinkRequest,
+  SinkTimeout,
+  startSink,
+} from '../../sink/sink-server.ts';
+export { vendorHeader } from '../../target/dialects.ts';
+export { messagingRegions } from '../../target/regions.ts';
+export { signatureSchemeOf, type Target } from '../../target/target.ts';
+export { Blocked, CaseSkipped, CheckFailure, isCheckFailure, means, show } from './check-failure.ts';
+export { type CaseContext, type ConformanceCase, defineCases } from './conformance-case.ts';
+export { registerSuites } from './register-cases.ts';
