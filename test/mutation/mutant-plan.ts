@@ -5,6 +5,7 @@
  * seed picks a sample that spreads over every family and area when the budget is smaller than the
  * list.
  */
+import { seededRandom } from '../../src/protocol/scenario.ts';
 import { type Area, describeExchange } from './exchange.ts';
 import { appliesTo, type Family, type MutationContext, type TargetCredentials } from './operator.ts';
 import { operatorsFor } from './operators/catalog.ts';
@@ -113,25 +114,14 @@ export async function planMutants(recording: Recording, credentials: TargetCrede
   return mutants;
 }
 
-/** mulberry32: a small seeded generator, so a sample is the same on every run. */
-function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
-
 /**
  * At most `max` mutants: shuffled with the seed within each family × area, then taken round-robin
  * across those groups, so every group is tried before any is tried twice.
  */
 export function sampleMutants(mutants: readonly PlannedMutant[], max: number, seed: number): PlannedMutant[] {
   if (mutants.length <= max) return [...mutants];
-  const random = seeded(seed);
+  // The scenarios' mulberry32, so a sample is the same on every run.
+  const random = seededRandom(seed);
   const groups = new Map<string, PlannedMutant[]>();
   for (const mutant of mutants) {
     const key = `${mutant.family} ${mutant.area}`;
