@@ -6,19 +6,26 @@
  * form that carries one. Each refusal comes after its positive: the same endpoint answers the
  * Standard token.
  */
-import { means, show } from '../../src/engines/conformance/check-failure.ts';
-import { type CaseContext, defineCases } from '../../src/engines/conformance/conformance-case.ts';
-import type { HttpResponse } from '../../src/http/http-client.ts';
-import type { HttpMethod } from '../../src/protocol/http-method.ts';
-import { fromBase64 } from '../../src/protocol/kv/base64.ts';
-import { publishPath, subscribePath } from '../../src/protocol/kv/request-forms.ts';
+import {
+  type CaseContext,
+  defineCases,
+  fromBase64,
+  type HttpMethod,
+  type HttpResponse,
+  means,
+  publishPath,
+  show,
+  subscribePath,
+} from '../../src/engines/conformance/suite-api.ts';
 import { cover } from '../rules/dimensions.ts';
 import { type BatchCell, runCells } from '../support/cell-batch.ts';
 import { type Credentials, wrongToken } from '../support/credentials.ts';
 import { keySpace } from '../support/key-space.ts';
 import {
+  checkClassToken,
   checkContentType,
   checkErrorBody,
+  checkHeadContentType,
   checkNotSuccess,
   checkResult,
   checkStatus,
@@ -56,11 +63,14 @@ const refused = (cell: CredentialCell) => cell === 'none' || cell.startsWith('wr
 
 /**
  * A 401 under the credentials' rule, with an {error} object under the body's rule: a right status with a
- * text/plain "Unauthorized" breaks the Error object (B.response.error-shape), not the auth rule.
+ * text/plain "Unauthorized" breaks the Error object (B.response.error-shape), not the auth rule. The
+ * object is JSON, so labelled application/json (B.format.json, in checkErrorBody), and its text starts
+ * with a class token like every error text (B.errors.class-token).
  */
-function checkUnauthorized(rule: string, res: HttpResponse, where: string): void {
+function checkUnauthorized(ctx: CaseContext, rule: string, res: HttpResponse, where: string): void {
   checkStatus(rule, res, 401, where);
-  checkErrorBody('B.response.error-shape', res, where);
+  const text = checkErrorBody('B.response.error-shape', res, where);
+  checkClassToken('B.errors.class-token', text, undefined, where, (note) => ctx.observe(`${where}: ${note}`));
 }
 
 const streamWaitMs = 10_000;
@@ -95,7 +105,7 @@ function streamCells(ctx: CaseContext, kv: KvClient, endpoint: 'monitor' | 'subs
         credentials: credentialsOf[cell],
         headers: { accept: 'text/event-stream' },
       });
-      checkUnauthorized(rule, res, `${endpoint}, read as a plain answer`);
+      checkUnauthorized(ctx, rule, res, `${endpoint}, read as a plain answer`);
       return undefined;
     },
   }));
@@ -108,7 +118,7 @@ function plainCells(ctx: CaseContext, kv: KvClient, endpoint: 'publish' | 'info'
     async check() {
       const rule = ruleOf[cell];
       const res = await kv.raw({ method: 'POST', path, credentials: credentialsOf[cell] });
-      if (refused(cell)) return void checkUnauthorized(rule, res, endpoint);
+      if (refused(cell)) return void checkUnauthorized(ctx, rule, res, endpoint);
       checkContentType('B.format.json', res, 'application/json', endpoint);
       if (endpoint === 'publish') checkResult(rule, res, 0, '/publish to a channel nobody hears');
       else checkThat(rule, typeof resultOf(rule, res, '/info') === 'string', describe(res), '{"result": <text>}');
@@ -167,8 +177,12 @@ export const cases = defineCases([
       'B.auth.missing-401',
       'B.auth.invalid-401',
       'B.response.error-shape',
+      'B.errors.class-token',
+      'B.format.json',
+      'B.observe.error-class',
     ],
     covers: [
+      cover('B.format.json', { endpoint: ['monitor', 'subscribe'] }),
       cover('B.auth.bearer', { endpoint: ['monitor', 'subscribe'] }),
       cover('B.auth.query-token', { endpoint: ['monitor', 'subscribe'] }),
       cover('B.auth.missing-401', { endpoint: ['monitor', 'subscribe'] }),
@@ -199,6 +213,8 @@ export const cases = defineCases([
       'B.auth.missing-401',
       'B.auth.invalid-401',
       'B.response.error-shape',
+      'B.errors.class-token',
+      'B.observe.error-class',
       'B.publish.result',
       'B.info.result',
       'B.format.json',
@@ -251,7 +267,7 @@ export const cases = defineCases([
   },
   {
     id: 'kv.endpoint-auth.wrong-query-token',
-    rules: ['B.auth.invalid-401', 'B.response.error-shape'],
+    rules: ['B.auth.invalid-401', 'B.response.error-shape', 'B.format.json'],
     covers: [cover('B.auth.invalid-401', { endpoint: [...commandForms], credentials: ['wrong-query'] })],
     title: 'A wrong _token is refused on every command form',
     expect:
@@ -276,6 +292,8 @@ export const cases = defineCases([
             }
             checkStatus('B.auth.invalid-401', res, 401, form);
             if (form !== 'head-path') checkErrorBody('B.response.error-shape', res, form);
+            // A HEAD refusal has no body; a label it sends is the JSON error's.
+            else checkHeadContentType(res, 'application/json', 'B.format.json', form);
             const after = await step(kv, ['GET', key]);
             checkThat(
               'B.auth.invalid-401',

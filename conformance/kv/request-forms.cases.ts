@@ -4,11 +4,19 @@
  * a JSON array, and unversioned paths.
  */
 
-import { defineCases } from '../../src/engines/conformance/conformance-case.ts';
-import { jsonBody } from '../../src/http/http-client.ts';
-import type { HttpMethod } from '../../src/protocol/http-method.ts';
+import { defineCases, type HttpMethod, type HttpResponse, jsonBody } from '../../src/engines/conformance/suite-api.ts';
 import { keySpace } from '../support/key-space.ts';
-import { checkErrorBody, checkResult, checkStatus, checkThat, describe, resultOf } from '../support/kv-checks.ts';
+import {
+  checkClassToken,
+  checkContentType,
+  checkErrorBody,
+  checkHeadContentType,
+  checkResult,
+  checkStatus,
+  checkThat,
+  describe,
+  resultOf,
+} from '../support/kv-checks.ts';
 import { createKvClient } from '../support/kv-client.ts';
 import { pathFormAvailable, pathFormRuns, step } from '../support/kv-steps.ts';
 
@@ -18,7 +26,7 @@ const refusedMethods: readonly HttpMethod[] = ['DELETE', 'PATCH', 'OPTIONS'];
 export const cases = defineCases([
   {
     id: 'kv.request-forms.methods-allowed',
-    rules: ['B.methods.allowed', 'B.path.command-args'],
+    rules: ['B.methods.allowed', 'B.path.command-args', 'B.format.json'],
     title: 'GET, HEAD, POST and PUT run a command given as path segments',
     expect:
       'PUT and POST write through the path form, GET reads it back, HEAD answers 200 (400 for an unknown command).',
@@ -26,11 +34,24 @@ export const cases = defineCases([
       const kv = createKvClient(ctx);
       const keys = keySpace(ctx, kv);
       const [a, b] = [keys.key('put'), keys.key('post')];
-      checkResult('B.methods.allowed', await kv.path('PUT', ['set', a, 'by-put']), 'OK', 'PUT /set');
-      checkResult('B.methods.allowed', await kv.path('POST', ['set', b, 'by-post']), 'OK', 'POST /set');
-      checkResult('B.methods.allowed', await kv.path('GET', ['get', a]), 'by-put', 'GET /get');
+      // Each method's answer is JSON by default, so labelled application/json (a HEAD's label, if sent, too).
+      const json = async (res: Promise<HttpResponse>, where: string) => {
+        const answer = await res;
+        if (answer.status === 200) checkContentType('B.format.json', answer, 'application/json', where);
+        return answer;
+      };
+      checkResult('B.methods.allowed', await json(kv.path('PUT', ['set', a, 'by-put']), 'PUT /set'), 'OK', 'PUT /set');
+      checkResult(
+        'B.methods.allowed',
+        await json(kv.path('POST', ['set', b, 'by-post']), 'POST /set'),
+        'OK',
+        'POST /set',
+      );
+      checkResult('B.methods.allowed', await json(kv.path('GET', ['get', a]), 'GET /get'), 'by-put', 'GET /get');
       checkResult('B.methods.allowed', await kv.path('GET', ['get', b]), 'by-post', 'GET /get');
-      checkStatus('B.methods.allowed', await kv.path('HEAD', ['get', a]), 200, 'HEAD /get');
+      const headGet = await kv.path('HEAD', ['get', a]);
+      checkStatus('B.methods.allowed', headGet, 200, 'HEAD /get');
+      checkHeadContentType(headGet, 'application/json', 'B.format.json', 'HEAD /get');
       // HEAD runs the command like GET (a 200 for any HEAD would pass the line above): an unknown one is a 400.
       checkStatus('B.methods.allowed', await kv.path('HEAD', ['nosuchcommand', a]), 400, 'HEAD /nosuchcommand');
       const counter = keys.key('head-incr');
@@ -41,31 +62,33 @@ export const cases = defineCases([
   },
   {
     id: 'kv.request-forms.other-methods-405',
-    rules: ['B.methods.other-405'],
+    rules: [
+      'B.methods.other-405',
+      'B.response.error-shape',
+      'B.errors.class-token',
+      'B.format.json',
+      'B.observe.error-class',
+    ],
     title: 'DELETE, PATCH, OPTIONS and WebDAV methods answer 405',
     expect:
-      'Each method other than HEAD, GET, POST and PUT answers 405 and runs nothing, on command paths and on /, /pipeline, /multi-exec.',
+      'Each method other than HEAD, GET, POST and PUT answers 405 with an {error} object (application/json, a class token) and runs nothing, on command paths and on /, /pipeline, /multi-exec.',
     async run(ctx) {
       const kv = createKvClient(ctx);
       const key = keySpace(ctx, kv).key('kept');
       await step(kv, ['SET', key, 'kept']);
-      for (const method of refusedMethods) {
-        const res = await kv.path(method, ['del', key]);
-        checkStatus('B.methods.other-405', res, 405, `${method} /del`);
-        try {
-          checkErrorBody('B.methods.other-405', res);
-        } catch {
-          ctx.observe(`${method}: 405 body is not an {error} object: ${describe(res)}`);
-        }
-      }
+      // A 405 is a failure like any other: spec "Errors" gives every failure the Error object.
+      const check405 = (res: HttpResponse, where: string) => {
+        checkStatus('B.methods.other-405', res, 405, where);
+        const text = checkErrorBody('B.response.error-shape', res, where);
+        checkClassToken('B.errors.class-token', text, undefined, where, (note) => ctx.observe(`${where}: ${note}`));
+      };
+      for (const method of refusedMethods) check405(await kv.path(method, ['del', key]), `${method} /del`);
       checkResult('B.methods.other-405', await kv.root(['GET', key]), 'kept', 'the key after the refused DELETE');
       // The 405 row of "Errors" is not limited to command paths, nor to the methods of ordinary use.
-      for (const path of ['/', '/pipeline', '/multi-exec']) {
-        checkStatus('B.methods.other-405', await kv.raw({ method: 'DELETE', path }), 405, `DELETE ${path}`);
-      }
-      for (const method of ['PROPFIND', 'LOCK', 'SEARCH'] as const) {
-        checkStatus('B.methods.other-405', await kv.path(method, ['ping']), 405, `${method} /ping`);
-      }
+      for (const path of ['/', '/pipeline', '/multi-exec'])
+        check405(await kv.raw({ method: 'DELETE', path }), `DELETE ${path}`);
+      for (const method of ['PROPFIND', 'LOCK', 'SEARCH'] as const)
+        check405(await kv.path(method, ['ping']), `${method} /ping`);
     },
   },
   {

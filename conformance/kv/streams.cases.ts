@@ -3,9 +3,14 @@
  * /publish, with real concurrent clients. Streams close in cleanup; every wait has a timeout.
  */
 
-import { CheckFailure, means } from '../../src/engines/conformance/check-failure.ts';
-import { type CaseContext, defineCases } from '../../src/engines/conformance/conformance-case.ts';
-import { publishPath, subscribePath } from '../../src/protocol/kv/request-forms.ts';
+import {
+  type CaseContext,
+  CheckFailure,
+  defineCases,
+  means,
+  publishPath,
+  subscribePath,
+} from '../../src/engines/conformance/suite-api.ts';
 import { mapLimit } from '../support/bounded.ts';
 import { keySpace } from '../support/key-space.ts';
 import { checkResult, checkThat, mediaType } from '../support/kv-checks.ts';
@@ -104,11 +109,16 @@ export const cases = defineCases([
     rules: ['B.monitor.command-events'],
     title: '/monitor sends one item per command: timestamp, client tag, quoted command and arguments',
     expect:
-      'Commands of 3 concurrent clients each appear once, in each client’s order, as `<timestamp> <client tag> "CMD" "arg" …`.',
+      'Commands of 3 concurrent clients each appear once, in each client’s order, as `<timestamp> <client tag> "CMD" "arg" …`; commands sent one after another (each answered before the next) appear in that order, before the concurrent ones.',
     async run(ctx) {
       const kv = createKvClient(ctx);
       const keys = keySpace(ctx, kv);
       const stream = await openMonitor(ctx, kv);
+      // One client's commands in a row, each answered before the next is sent: the target saw them in
+      // that order, after the ECHO openMonitor sent, and before the concurrent clients' commands.
+      const opened = `${ctx.keyPrefix}opened`;
+      const inRow = [1, 2].map((n) => `${ctx.keyPrefix}row${n}`);
+      for (const text of inRow) await kv.root(['ECHO', text]);
       const clients = [0, 1, 2].map((client) => keys.key(`client${client}`));
       const sent = clients.map((key) => [
         ['SET', key, 'plain'],
@@ -118,8 +128,10 @@ export const cases = defineCases([
       await mapLimit(sent, 3, async (commands) => {
         for (const command of commands) await kv.root(command);
       });
-      const ours = (events: readonly string[]) => events.filter((event) => event.includes(`${ctx.keyPrefix}client`));
-      const events = ours(await collectUntil(stream, (seen) => ours(seen).length >= 9, streamWaitMs));
+      const ours = (events: readonly string[]) => events.filter((event) => event.includes(ctx.keyPrefix));
+      // The ECHO of openMonitor may come before the target's monitor started: it is not waited for.
+      const counted = (events: readonly string[]) => ours(events).filter((event) => !event.includes(opened));
+      const events = ours(await collectUntil(stream, (seen) => counted(seen).length >= 11, streamWaitMs));
       const started = Date.now() / 1000;
       const parsed = events.map((event) => {
         const match = monitorLine.exec(event);
@@ -137,6 +149,20 @@ export const cases = defineCases([
           args: [String(args[0]).toUpperCase(), ...args.slice(1)],
         };
       });
+      // The ECHO of openMonitor only if seen; each ECHO in a row must be seen, in order, before the rest.
+      const row = parsed.map((item) => String(item.args[1] ?? ''));
+      const firstClient = row.findIndex((arg) => arg.includes(`${ctx.keyPrefix}client`));
+      const head = (firstClient === -1 ? row : row.slice(0, firstClient)).filter(
+        (arg) => !arg.includes(`${ctx.keyPrefix}client`),
+      );
+      const wanted = row.includes(opened) ? [opened, ...inRow] : inRow;
+      checkThat(
+        'B.monitor.command-events',
+        JSON.stringify(head) === JSON.stringify(wanted) &&
+          row.filter((arg) => !arg.includes(`${ctx.keyPrefix}client`)).length === wanted.length,
+        `items in the order ${JSON.stringify(row.map((arg) => arg.replace(ctx.keyPrefix, '')))}`,
+        `${JSON.stringify(wanted.map((arg) => arg.replace(ctx.keyPrefix, '')))} first, in the order sent, then the concurrent clients' commands`,
+      );
       sent.forEach((commands, client) => {
         const key = clients[client] as string;
         const seen = parsed.filter((item) => item.args[1] === key).map((item) => item.args);

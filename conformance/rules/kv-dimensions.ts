@@ -3,7 +3,7 @@
  * are the cross product of each grid; cases declare the cells they check (`covers`), and
  * `svc-harness rules --coverage` prints the matrix.
  */
-import type { RuleDimensions } from '../../src/results/rule.ts';
+import type { RuleDimensions } from '../../src/engines/conformance/suite-api.ts';
 import { notApplicable as na } from './dimensions.ts';
 
 const streams = ['monitor', 'subscribe'] as const;
@@ -86,8 +86,7 @@ export const kvRuleDimensions: readonly RuleDimensions[] = [
     rule: 'B.format.json',
     grids: [['endpoint']],
     notApplicable: [
-      na({ endpoint: [...streams] }, 'an event stream is text/event-stream'),
-      na({ endpoint: ['head-path'] }, 'a HEAD answer has no body'),
+      // Their refusals are JSON errors, and kv.endpoint-auth.streams checks that label: the cells are covered.
     ],
   },
   { rule: 'B.pipeline.order', grids: [['reply-shape']] },

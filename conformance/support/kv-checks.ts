@@ -3,8 +3,7 @@
  * CheckFailure(rule, received, expected). Each names the rule it enforces at the call site.
  */
 import { isDeepStrictEqual } from 'node:util';
-import { CheckFailure, show } from '../../src/engines/conformance/check-failure.ts';
-import { type HttpResponse, jsonBody } from '../../src/http/http-client.ts';
+import { CheckFailure, type HttpResponse, jsonBody, show } from '../../src/engines/conformance/suite-api.ts';
 import { checkStatus, checkThat, describe, isRecord } from './checks.ts';
 import { isInvalidUtf8 } from './utf8.ts';
 
@@ -75,7 +74,20 @@ export function checkErrorBody(rule: string, res: HttpResponse, context?: string
   if (!isRecord(body) || typeof body.error !== 'string' || Object.keys(body).length !== 1) {
     throw new CheckFailure(rule, describe(res), 'a JSON object with the single field error, a string', context);
   }
+  // The body is the JSON error object; its label must say so (spec "Svc-Response-Format": json returns
+  // application/json; failures are JSON objects too). Checked after the shape, so a text/plain
+  // "Unauthorized" fails the Error object's rule, and a right object under a wrong label fails this one.
+  checkContentType('B.format.json', res, 'application/json', context);
   return body.error;
+}
+
+/**
+ * A HEAD answer has no body to judge, but its headers are the ones GET would send (RFC 9110 §9.3.2), so a
+ * content type that it does send must be the format's. An absent one is allowed: HTTP lets HEAD leave
+ * out headers ("SHOULD send the same"), so no MUST breaks.
+ */
+export function checkHeadContentType(res: HttpResponse, expected: string, rule: string, context?: string): void {
+  if (mediaType(res) !== undefined) checkContentType(rule, res, expected, context);
 }
 
 /**

@@ -39,10 +39,18 @@ export type CellExpectation =
   | { readonly kind: 'json-result'; readonly items: boolean; readonly base64: boolean }
   /** 200, application/octet-stream, the RESP2 bytes of the reply. */
   | { readonly kind: 'resp2' }
-  /** HEAD: status 200; a HEAD answer has no body to check. */
-  | { readonly kind: 'head-ok' }
-  /** One of the statuses; `jsonError` when the body must be `{error}`. */
-  | { readonly kind: 'refused'; readonly statuses: readonly number[]; readonly jsonError: boolean }
+  /** HEAD: status 200; no body to check, but a content type it sends is the format's. */
+  | { readonly kind: 'head-ok'; readonly contentType: string }
+  /**
+   * One of the statuses; `jsonError` when the body must be `{error}`; `headContentType`: a HEAD's label,
+   * when it sends one, is the JSON error's.
+   */
+  | {
+      readonly kind: 'refused';
+      readonly statuses: readonly number[];
+      readonly jsonError: boolean;
+      readonly headContentType?: string;
+    }
   /** The spec is silent: record what the target does. */
   | { readonly kind: 'observe'; readonly why: string };
 
@@ -123,12 +131,19 @@ export function cellOracle(cell: MatrixCell): CellOracle {
     }
     // A resp2 error body is not shown (JSON or a RESP2 error line); /multi-exec answers JSON only.
     const jsonError = !head && (cell.format !== 'resp2' || multiExec);
+    // The error body is JSON, so its label is the json format's (checkErrorBody blames B.format.json).
+    const jsonLabel = cell.format !== 'resp2';
     return {
-      expect: { kind: 'refused', statuses: [401], jsonError },
+      expect: {
+        kind: 'refused',
+        statuses: [401],
+        jsonError,
+        ...(head && jsonLabel && { headContentType: 'application/json' }),
+      },
       statusRule: authRule,
       bodyRule: authRule,
       contentTypeRule: authRule,
-      rules: rules(),
+      rules: rules(jsonError || (head && jsonLabel) ? 'B.format.json' : undefined),
     };
   }
   if (headerProblem !== undefined) {
@@ -139,7 +154,7 @@ export function cellOracle(cell: MatrixCell): CellOracle {
       statusRule: headerProblem,
       bodyRule: headerProblem,
       contentTypeRule: headerProblem,
-      rules: rules(headerProblem),
+      rules: rules(headerProblem, jsonError ? 'B.format.json' : undefined),
     };
   }
   if (base64Resp2 && multiExec) {
@@ -164,12 +179,14 @@ export function cellOracle(cell: MatrixCell): CellOracle {
   const statusRule = cell.credentials === 'bearer' ? (header ?? formRule) : authRule;
   if (head) {
     const rule = statusRule;
+    // HEAD sends the headers GET would (RFC 9110 §9.3.2): the label of the format asked for.
+    const resp2 = cell.format === 'resp2';
     return {
-      expect: { kind: 'head-ok' },
+      expect: { kind: 'head-ok', contentType: resp2 ? 'application/octet-stream' : 'application/json' },
       statusRule,
       bodyRule: rule,
-      contentTypeRule: rule,
-      rules: rules('B.status.ok-200', header),
+      contentTypeRule: resp2 ? 'B.format.resp2' : 'B.format.json',
+      rules: rules('B.status.ok-200', header, resp2 ? 'B.format.resp2' : 'B.format.json'),
     };
   }
   if (cell.format === 'resp2' && !multiExec) {

@@ -3,11 +3,16 @@
  * of a seeded hash, so the answer holds strings and a null), at most 8 requests in flight, each
  * answer checked against the oracle; silent cells are recorded, grouped by what the target did.
  */
-import { CheckFailure, isCheckFailure, means, show } from '../../src/engines/conformance/check-failure.ts';
-import type { CaseContext } from '../../src/engines/conformance/conformance-case.ts';
-import type { HttpResponse } from '../../src/http/http-client.ts';
-import { toBase64 } from '../../src/protocol/kv/base64.ts';
-import type { CellCover } from '../../src/results/rule.ts';
+import {
+  type CaseContext,
+  type CellCover,
+  CheckFailure,
+  type HttpResponse,
+  isCheckFailure,
+  means,
+  show,
+  toBase64,
+} from '../../src/engines/conformance/suite-api.ts';
 import { cover } from '../rules/dimensions.ts';
 import { mapLimit } from './bounded.ts';
 import type { CredentialKind } from './credentials.ts';
@@ -15,6 +20,7 @@ import { keySpace } from './key-space.ts';
 import {
   checkContentType,
   checkErrorBody,
+  checkHeadContentType,
   checkResultBody,
   checkStatus,
   describe,
@@ -23,6 +29,7 @@ import {
 } from './kv-checks.ts';
 import { createKvClient, type KvCallOptions, type KvClient } from './kv-client.ts';
 import {
+  type CellExpectation,
   type CellOracle,
   cellName,
   cellOracle,
@@ -103,14 +110,43 @@ function checkCell(oracle: CellOracle, res: HttpResponse, probe: Probe): string 
     }
     case 'head-ok':
       checkStatus(oracle.statusRule, res, 200);
+      checkHeadContentType(res, expect.contentType, oracle.contentTypeRule);
       return undefined;
     case 'refused':
       checkStatus(oracle.statusRule, res, expect.statuses);
       if (expect.jsonError) checkErrorBody(oracle.bodyRule, res);
+      // A refused HEAD has no body, but a label it sends is the JSON error's (checkErrorBody's rule).
+      if (expect.headContentType !== undefined) checkHeadContentType(res, expect.headContentType, 'B.format.json');
       return expect.statuses.length > 1 ? `401 or 400 not ordered by the spec: status ${res.status}` : undefined;
     case 'observe':
       return `${expect.why}: status ${res.status} ${mediaType(res) ?? 'no content type'} ${show(res.body, 60)}`;
   }
+}
+
+/** The content type a success of the expectation carries, when it names one. */
+function labelOf(expect: CellExpectation): string | undefined {
+  if (expect.kind === 'json-result') return 'application/json';
+  if (expect.kind === 'resp2') return 'application/octet-stream';
+  if (expect.kind === 'head-ok') return expect.contentType;
+  return undefined;
+}
+
+function wrongLabel(expect: CellExpectation, res: HttpResponse): boolean {
+  const wanted = labelOf(expect);
+  const type = mediaType(res);
+  if (expect.kind === 'head-ok') return type !== undefined && type !== wanted;
+  return wanted !== undefined && type !== wanted;
+}
+
+/**
+ * The rule a wrong reply of the form's plainest cell breaks: the reply is not the one of the command
+ * the form was meant to carry, so the rule of how the form carries a command and its arguments.
+ */
+function replyRuleOf(form: RequestForm): string {
+  if (form === 'get-path' || form === 'head-path' || form === 'post-path' || form === 'put-path')
+    return 'B.path.command-args';
+  const [rule = 'B.response.result-shape'] = formRulesOf(form);
+  return rule;
 }
 
 function resultOfItem(rule: string, res: HttpResponse): unknown {
@@ -129,28 +165,30 @@ export async function runMatrixForm(ctx: CaseContext, form: RequestForm): Promis
   const cells = matrixCells().filter((cell) => cell.form === form && (hasReadOnly || cell.credentials !== 'read-only'));
   if (!hasReadOnly) ctx.observe('read-only cells not run: the target has no read-only token');
   // The positive first: the form answers its plainest cell (Standard token, no vendor header). A
-  // target without the form would fail every cell on rules the cells never got to check (auth,
-  // encodings, formats), so the case is blocked by the form's own rule instead.
+  // target without the form (it does not answer that cell's success status) would fail every cell on
+  // rules the cells never got to check (auth, encodings, formats), so the case is blocked by the form's
+  // own rule instead. A form that does answer, but wrongly, is no missing precondition: a wrong label
+  // fails the content-type rule, and a wrong reply fails the rule of how the form carries the command.
   const plain = cells.find(
     (cell) => cell.credentials === 'bearer' && cell.encoding === 'absent' && cell.format === 'absent',
   );
   if (plain !== undefined) {
     const oracle = cellOracle(plain);
-    await means(async () => {
-      const res = await probe.send(kv, optionsFor(plain));
-      try {
-        checkCell(oracle, res, probe);
-      } catch (error) {
-        if (!isCheckFailure(error)) throw error;
-        const [formRule = error.rule] = formRulesOf(form);
-        throw new CheckFailure(
-          formRule,
-          `${error.received} [${describe(res)}]`,
-          error.expected,
-          `${form}, plainest cell`,
-        );
-      }
-    });
+    const res = await probe.send(kv, optionsFor(plain));
+    try {
+      checkCell(oracle, res, probe);
+    } catch (error) {
+      if (!isCheckFailure(error)) throw error;
+      const [formRule = error.rule] = formRulesOf(form);
+      const where = `${form}, plainest cell`;
+      if (res.status !== 200)
+        await means(async () => {
+          throw new CheckFailure(formRule, `${error.received} [${describe(res)}]`, error.expected, where);
+        });
+      // checkCell judges the label before the body: a label failure is the content-type rule's.
+      if (error.rule === oracle.contentTypeRule && wrongLabel(oracle.expect, res)) throw error;
+      throw new CheckFailure(replyRuleOf(form), `${error.received} [${describe(res)}]`, error.expected, where);
+    }
   }
 
   const outcomes = await mapLimit(cells, concurrency, async (cell) => {
@@ -208,6 +246,7 @@ export function matrixFormCovers(form: RequestForm): CellCover[] {
     cover('B.auth.missing-401', { endpoint }),
     cover('B.auth.invalid-401', { endpoint, credentials: ['wrong-header'] }),
   ];
-  if (form === 'head-path') return covers;
+  // A HEAD answer has no body to encode, but it sends the format's label.
+  if (form === 'head-path') return [...covers, cover('B.format.json', { endpoint })];
   return [...covers, cover('B.encoding.base64', { endpoint }), cover('B.format.json', { endpoint })];
 }

@@ -24,7 +24,9 @@ export class KvAnswers {
   /** An `{error}` answer; the text starts with its class token (spec "Errors"). */
   error(status: number, text: string): Answer {
     const body = { error: this.#errorText(text), ...(this.#fault('error-shape-extra-field') && { status }) };
-    return this.#json(status, body);
+    // Fault error-labelled-text-plain: a right {error} object under a wrong label.
+    const answer = this.#json(status, body);
+    return this.#fault('error-labelled-text-plain') ? { ...answer, contentType: 'text/plain; charset=utf-8' } : answer;
   }
 
   /** One command: 200 with `{result}`, or 400 with `{error}` (spec "Errors"). */

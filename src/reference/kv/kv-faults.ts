@@ -493,6 +493,43 @@ export const kvFaults = defineFaults([
     rule: 'B.monitor.command-events',
     description: 'Writes the quotes inside arguments of /monitor items without their backslash.',
   },
+  // Found by the wire-mutation engine (issue 20): answers the suite once did not judge.
+  {
+    name: 'error-labelled-text-plain',
+    area: 'kv',
+    rule: 'B.format.json',
+    description: 'Labels {error} answers text/plain (successes stay application/json).',
+  },
+  {
+    name: 'head-labelled-octet-stream',
+    area: 'kv',
+    rule: 'B.format.json',
+    description: 'Labels the answers of HEAD requests application/octet-stream.',
+  },
+  {
+    name: 'put-path-labelled-text-plain',
+    area: 'kv',
+    rule: 'B.format.json',
+    description: 'Labels the JSON answers of PUT on the path form text/plain.',
+  },
+  {
+    name: 'stream-401-without-class-token',
+    area: 'kv',
+    rule: 'B.errors.class-token',
+    description: 'Answers a refused /monitor or /subscribe with {"error": "Unauthorized"}, no class token.',
+  },
+  {
+    name: 'method-405-plain-text',
+    area: 'kv',
+    rule: 'B.response.error-shape',
+    description: 'Answers 405 with the text/plain body "Method Not Allowed" instead of an {error} object.',
+  },
+  {
+    name: 'monitor-events-swapped',
+    area: 'kv',
+    rule: 'B.monitor.command-events',
+    description: 'Sends the command items of /monitor in pairs, each pair in reverse order.',
+  },
 ] as const);
 
 export type KvFaultName = (typeof kvFaults)[number]['name'];

@@ -43,14 +43,28 @@ export async function kvPlugin(app: FastifyInstance, options: KvPluginOptions): 
   const encodingHeader = vendorHeader(dialect, 'Encoding').toLowerCase();
   const formatHeader = vendorHeader(dialect, 'Response-Format').toLowerCase();
   const send = (reply: FastifyReply, answer: Answer) =>
-    reply.code(answer.status).header('content-type', answer.contentType).send(answer.body);
+    reply.code(answer.status).header('content-type', labelOf(reply, answer)).send(answer.body);
+  // Faults head-labelled-octet-stream and put-path-labelled-text-plain: a right answer, a wrong label.
+  const labelOf = (reply: FastifyReply, answer: Answer): string => {
+    const { method } = reply.request;
+    const url = rawUrlOf(reply.request);
+    if (method === 'HEAD' && fault('head-labelled-octet-stream')) return 'application/octet-stream';
+    const pathForm = url !== '/' && !url.startsWith('/?');
+    if (method === 'PUT' && pathForm && answer.status === 200 && fault('put-path-labelled-text-plain'))
+      return 'text/plain; charset=utf-8';
+    return answer.contentType;
+  };
 
   // Every body is raw bytes: a command path's body is an argument, and JSON bodies are parsed here.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
 
   // Spec "Errors": 405 for any method other than HEAD, GET, POST, PUT (every allowed one is routed).
-  app.setNotFoundHandler((_request, reply) => send(reply, answers.error(405, 'ERR method not allowed')));
+  app.setNotFoundHandler((_request, reply) => {
+    if (fault('method-405-plain-text'))
+      return reply.code(405).header('content-type', 'text/plain; charset=utf-8').send('Method Not Allowed');
+    return send(reply, answers.error(405, 'ERR method not allowed'));
+  });
   app.setErrorHandler((error: { code?: string; statusCode?: number; message: string }, _request, reply) => {
     // Spec "Limits": an oversize request is answered with the limit's error (status 400, spec "Errors").
     if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return send(reply, answers.error(400, maxRequestSizeError));
@@ -89,7 +103,11 @@ export async function kvPlugin(app: FastifyInstance, options: KvPluginOptions): 
     const principal =
       authenticate(request.headers.authorization, url.token, tokens, fault) ?? streamLeniency(request, url, fault);
     // Spec "Authentication": a missing or invalid token gives 401.
-    if (!principal) return void send(reply, answers.error(401, unauthorizedError));
+    if (!principal) {
+      const stream = request.method === 'HEAD' ? undefined : streamOf(first401(url), url.segments.length);
+      const text = stream && fault('stream-401-without-class-token') ? 'Unauthorized' : unauthorizedError;
+      return void send(reply, answers.error(401, text));
+    }
     const headers = responseOptions(request.headers[encodingHeader], request.headers[formatHeader], fault);
     if (!headers.ok) return void send(reply, answers.error(400, headers.error));
     const format = headers.options;
@@ -181,6 +199,11 @@ function streamLeniency(request: FastifyRequest, url: RawUrl, fault: KvFaultChec
   if (kind === 'monitor' && !hasToken && fault('monitor-no-auth')) return { kind: 'standard' };
   if (kind === 'subscribe' && hasToken && fault('subscribe-any-token')) return { kind: 'standard' };
   return undefined;
+}
+
+/** The first path segment, lower case, as the stream routes name it (before percent-decoding). */
+function first401(url: RawUrl): string {
+  return (url.segments[0] ?? '').toLowerCase();
 }
 
 /** The methods fault unknown-methods-accepted runs as commands. */

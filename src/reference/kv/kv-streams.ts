@@ -112,12 +112,23 @@ export class KvStreams {
       // Spec "Endpoints > Area B" (/monitor): the first data item is OK (notes: `"OK"`).
       if (!this.#fault('monitor-drops-ok')) emit('"OK"');
       const inTransaction = new Set<string>();
+      // Fault monitor-events-swapped: every other command item is held back and sent after the next.
+      let held: string | undefined;
+      const emitCommand = (data: string) => {
+        if (!this.#fault('monitor-events-swapped')) return emit(data);
+        if (held === undefined) held = data;
+        else {
+          emit(data);
+          emit(held);
+          held = undefined;
+        }
+      };
       await client.monitor((line) => {
         // MONITOR is server-wide: areas A and C work in another database, whose commands (and the
         // account's secrets they carry) are none of area B's business.
         const text = String(line);
         if (this.#fault('monitor-misses-transactions') && insideTransaction(text, inTransaction)) return;
-        if (text.slice(text.indexOf(' ') + 1).startsWith(this.#database)) emit(this.#monitorLine(text));
+        if (text.slice(text.indexOf(' ') + 1).startsWith(this.#database)) emitCommand(this.#monitorLine(text));
       });
       return;
     }
