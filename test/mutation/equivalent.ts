@@ -51,6 +51,16 @@ export const equivalentMutants: Readonly<Record<string, string>> = {
     'the unversioned path is not in the spec; what it answers is not shown',
   'json.* @ management GET /search/*': 'the unversioned path answers an area C error, whose body is not shown',
   'headers.* @ management GET /search/*': 'the unversioned path answers an area C error, whose headers are not shown',
+  // Area B, HEAD: no body, and HTTP lets a HEAD answer leave out headers (RFC 9110 §9.3.2, "SHOULD send
+  // the same"); a content type it does send is judged (B.format.json), a missing one breaks no MUST.
+  'headers.dropped:content-type @ kv HEAD /{command}/*': 'a HEAD answer may omit its content type (RFC 9110 SHOULD)',
+  'headers.renamed:content-type @ kv HEAD /{command}/*': 'a HEAD answer may omit its content type (RFC 9110 SHOULD)',
+  // Area B, nested replies: the JSON form of a reply nested below the first level is not shown (spec
+  // "result: null, an integer, a string, or an array of strings and nulls"; B.observe.nested-json), so
+  // an item repeated at depth 2 and below cannot be told from a form the spec allows (a flattened one).
+  'json.item-duplicated@4 @ kv POST /': 'items at depth 4 sit in a nested reply, whose JSON form is not shown',
+  'json.item-duplicated@3 @ kv POST /': 'items at depth 3 sit in a nested reply, whose JSON form is not shown',
+
   // Headers the spec never names.
   'headers.*:www-authenticate @ *': 'the spec never names WWW-Authenticate',
 };

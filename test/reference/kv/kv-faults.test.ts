@@ -396,6 +396,30 @@ const probes: Record<KvFaultName, { probe: Probe; options?: ReferenceOptions }> 
       }
     },
   },
+  'error-labelled-text-plain': { probe: async (ref) => (await call(ref, '/nosuch')).headers['content-type'] },
+  'head-labelled-octet-stream': {
+    probe: async (ref) => (await call(ref, '/ping', { method: 'HEAD' })).headers['content-type'],
+  },
+  'put-path-labelled-text-plain': {
+    probe: async (ref) => (await call(ref, '/ping', { method: 'PUT' })).headers['content-type'],
+  },
+  'stream-401-without-class-token': {
+    probe: async (ref) => (await call(ref, '/monitor', { method: 'POST', token: null })).json,
+  },
+  'method-405-plain-text': { probe: async (ref) => (await call(ref, '/ping', { method: 'DELETE' })).body.toString() },
+  'monitor-events-swapped': {
+    probe: async (ref) => {
+      const marker = uniqueKey('order');
+      const stream = await openStream(ref, '/monitor');
+      try {
+        // Three in a row, each answered before the next: the first item seen must be the first sent.
+        for (const n of [1, 2, 3]) await call(ref, `/echo/${marker}:${n}`);
+        return (await nextMatching(stream, (data) => data.includes(marker))).includes(':1');
+      } finally {
+        stream.close();
+      }
+    },
+  },
   'daily-limit-ignored': {
     options: { dailyRequestLimit: 1 },
     probe: async (ref) => {
