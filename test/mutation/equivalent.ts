@@ -60,6 +60,10 @@ export const equivalentMutants: Readonly<Record<string, string>> = {
   // an item repeated at depth 2 and below cannot be told from a form the spec allows (a flattened one).
   'json.item-duplicated@4 @ kv POST /': 'items at depth 4 sit in a nested reply, whose JSON form is not shown',
   'json.item-duplicated@3 @ kv POST /': 'items at depth 3 sit in a nested reply, whose JSON form is not shown',
+  // In /pipeline and /multi-exec the result arrays sit at depth 2 (list, item, result): depth 4 is nested.
+  'json.item-duplicated@4 @ kv POST /multi-exec':
+    'items at depth 4 sit in a nested reply, whose JSON form is not shown',
+  'json.item-duplicated@4 @ kv POST /pipeline': 'items at depth 4 sit in a nested reply, whose JSON form is not shown',
 
   // Headers the spec never names.
   'headers.*:www-authenticate @ *': 'the spec never names WWW-Authenticate',
