@@ -5,24 +5,25 @@
  * kinds together; callbacks on enqueue; the failure callback only after the last retry, with a dlqId
  * that names a dead letter. Publishes use the real service's retries header to keep retries short.
  */
-import { CheckFailure, means, show } from '../../src/engines/conformance/check-failure.ts';
-import { defineCases } from '../../src/engines/conformance/conformance-case.ts';
-import { vendorHeader } from '../../src/target/dialects.ts';
+import { CheckFailure, defineCases, means, show, vendorHeader } from '../../src/engines/conformance/suite-api.ts';
 import { messagingAdapter } from '../support/messaging-adapter.ts';
 import {
   type CallbackTruth,
   callbackFields,
   checkCallbackTruth,
   checkFields,
+  checkSourceHeaders,
   checkThat,
   describe,
+  integerFieldsOf,
   jsonRequest,
   optionalCallbackFields,
   types,
 } from '../support/messaging-checks.ts';
 import { createMessagingClient } from '../support/messaging-client.ts';
+import { checkIntegerLiterals } from '../support/messaging-raw-json.ts';
 import { openInbox, signedCases } from '../support/messaging-sink.ts';
-import { messageIdOf, publishTo, uniqueId, withAccountLimits } from '../support/messaging-steps.ts';
+import { messageIdOf, publishTo, sentHeaders, uniqueId, withAccountLimits } from '../support/messaging-steps.ts';
 
 /**
  * What the destinations answer in the cases that compare callback fields with it: a header of their
@@ -47,17 +48,13 @@ export const cases = defineCases(
         const payload = `payload ✓ ${tag}!`;
         const sourceHeaders = { 'content-type': 'text/plain; charset=utf-8', [client.h('Forward-X-Svc-Source')]: tag };
         const publishedFrom = Date.now();
-        const published = await publishTo(
-          client,
-          inbox.url('dest'),
-          {
-            ...sourceHeaders,
-            [client.h('Retries')]: '1',
-            [client.h('Delay')]: '2s',
-            [client.h('Callback')]: inbox.url('callback'),
-          },
-          payload,
-        );
+        const publishHeaders = {
+          ...sourceHeaders,
+          [client.h('Retries')]: '1',
+          [client.h('Delay')]: '2s',
+          [client.h('Callback')]: inbox.url('callback'),
+        };
+        const published = await publishTo(client, inbox.url('dest'), publishHeaders, payload);
         const publishedTo = Date.now();
         const messageId = messageIdOf(published);
         const truth = (): CallbackTruth => ({
@@ -67,7 +64,7 @@ export const cases = defineCases(
           method: 'POST',
           ...(messageId !== undefined && { messageId }),
           sourceBody: payload,
-          sourceHeaders,
+          sourceHeaders: sentHeaders(client, publishHeaders),
           publishedFrom,
           publishedTo,
           delayMs: 2000,
@@ -77,6 +74,12 @@ export const cases = defineCases(
         inbox.judge('callback', (callback) => {
           const body = jsonRequest('A.callback.fields', callback, 'the callback body');
           checkFields('A.callback.fields', 'A.callback.field-types', body, callbackFields, 'the callback body');
+          checkIntegerLiterals(
+            'A.callback.field-types',
+            callback.body,
+            integerFieldsOf(callbackFields),
+            'the callback body',
+          );
           for (const [field, type] of Object.entries(optionalCallbackFields)) {
             if (field in body && !types[type](body[field])) {
               throw new CheckFailure('A.callback.field-types', `${field} ${show(body[field])}`, `${field} a string`);
@@ -116,7 +119,7 @@ export const cases = defineCases(
     },
     {
       id: 'messaging.callback.config',
-      rules: ['A.callback.config-headers'],
+      rules: ['A.callback.config-headers', 'A.callback.fields'],
       title: 'The callback configuration headers configure the callback request',
       expect:
         'With Callback-Method PUT, Callback-Retries 1 and Callback-Delay 1s, and a callback URL that answers 500: two callbacks arrive, both PUT, the first at least a second after the delivery.',
@@ -124,13 +127,14 @@ export const cases = defineCases(
         const client = createMessagingClient(ctx);
         const inbox = await openInbox(ctx, 'callback.config');
         inbox.answer('callback', { status: 500 });
-        await publishTo(client, inbox.url('dest'), {
+        const publishHeaders = {
           [client.h('Callback')]: inbox.url('callback'),
           [client.h('Callback-Method')]: 'PUT',
           [client.h('Callback-Retries')]: '1',
           [client.h('Callback-Delay')]: '1s',
           [client.h('Callback-Timeout')]: '10s',
-        });
+        };
+        await publishTo(client, inbox.url('dest'), publishHeaders);
         const [delivery] = await means(() => inbox.arrive('A.publish.delivers', 'dest'));
         // A first callback is the means: a target that sends none breaks A.callback.on-answer, not its config.
         await means(() => inbox.arrive('A.callback.on-answer', 'callback', 1, 'a first callback'));
@@ -151,6 +155,7 @@ export const cases = defineCases(
           `the callback ${delay} ms after the delivery`,
           'at least 1 s after it',
         );
+        checkSourceHeaders('A.callback.fields', callbacks, sentHeaders(client, publishHeaders), 'the callback body');
       },
     },
     {
@@ -186,16 +191,17 @@ export const cases = defineCases(
     },
     {
       id: 'messaging.callback.forward',
-      rules: ['A.callback.forward-headers'],
+      rules: ['A.callback.forward-headers', 'A.callback.fields'],
       title: 'Callback-Forward-<Header-Name> reaches the callback endpoint',
       expect: 'With Callback-Forward-X-Svc-Harness: forwarded, the callback request carries X-Svc-Harness: forwarded.',
       async run(ctx) {
         const client = createMessagingClient(ctx);
         const inbox = await openInbox(ctx, 'callback.forward');
-        await publishTo(client, inbox.url('dest'), {
+        const publishHeaders = {
           [client.h('Callback')]: inbox.url('callback'),
           [client.h('Callback-Forward-X-Svc-Harness')]: 'forwarded',
-        });
+        };
+        await publishTo(client, inbox.url('dest'), publishHeaders);
         const [callback] = await inbox.arrive('A.callback.on-answer', 'callback');
         const value = callback?.headers['x-svc-harness'];
         checkThat(
@@ -204,6 +210,7 @@ export const cases = defineCases(
           `X-Svc-Harness ${show(value ?? null)}`,
           'X-Svc-Harness "forwarded"',
         );
+        checkSourceHeaders('A.callback.fields', [callback], sentHeaders(client, publishHeaders), 'the callback body');
       },
     },
     {
@@ -238,7 +245,7 @@ export const cases = defineCases(
     },
     {
       id: 'messaging.callback.with-failure-callback',
-      rules: ['A.callback.with-failure-callback'],
+      rules: ['A.callback.with-failure-callback', 'A.callback.fields', 'A.failure-callback.fields'],
       title: 'A callback and a failure callback together: both are sent',
       expect:
         'A message that always fails, with retries 1 and both URLs: a callback after each of the two answers, and one failure callback.',
@@ -246,11 +253,12 @@ export const cases = defineCases(
         const client = createMessagingClient(ctx);
         const inbox = await openInbox(ctx, 'callback.both');
         inbox.answer('dest', { status: 500 });
-        await publishTo(client, inbox.url('dest'), {
+        const publishHeaders = {
           [client.h('Retries')]: '1',
           [client.h('Callback')]: inbox.url('callback'),
           [client.h('Failure-Callback')]: inbox.url('failure'),
-        });
+        };
+        await publishTo(client, inbox.url('dest'), publishHeaders);
         // Each kind alone is the means (a target that sends no callback, or no failure callback, at all
         // breaks that kind's own rule); together is this case's.
         await means(() =>
@@ -260,7 +268,10 @@ export const cases = defineCases(
           ]),
         );
         await inbox.arrive('A.callback.with-failure-callback', 'failure', 1, 'the failure callback');
-        await inbox.arrive('A.callback.with-failure-callback', 'callback', 2, 'the callbacks');
+        const callbacks = await inbox.arrive('A.callback.with-failure-callback', 'callback', 2, 'the callbacks');
+        const sent = sentHeaders(client, publishHeaders);
+        checkSourceHeaders('A.callback.fields', callbacks, sent, 'the callback body');
+        checkSourceHeaders('A.failure-callback.fields', inbox.requests('failure'), sent, 'the failure-callback body');
       },
     },
     {
@@ -277,12 +288,12 @@ export const cases = defineCases(
         const payload = `failing ✓ ${tag}!`;
         const sourceHeaders = { 'content-type': 'text/plain; charset=utf-8', [client.h('Forward-X-Svc-Source')]: tag };
         const publishedFrom = Date.now();
-        const published = await publishTo(
-          client,
-          inbox.url('down'),
-          { ...sourceHeaders, [client.h('Retries')]: '1', [client.h('Failure-Callback')]: inbox.url('failure') },
-          payload,
-        );
+        const publishHeaders = {
+          ...sourceHeaders,
+          [client.h('Retries')]: '1',
+          [client.h('Failure-Callback')]: inbox.url('failure'),
+        };
+        const published = await publishTo(client, inbox.url('down'), publishHeaders, payload);
         const publishedTo = Date.now();
         await publishTo(client, inbox.url('up'), {
           [client.h('Retries')]: '1',
@@ -323,6 +334,12 @@ export const cases = defineCases(
           { ...callbackFields, dlqId: 'string' },
           'the failure-callback body',
         );
+        checkIntegerLiterals(
+          'A.failure-callback.fields',
+          failure?.body ?? '',
+          integerFieldsOf(callbackFields),
+          'the failure-callback body',
+        );
         checkThat(
           'A.failure-callback.fields',
           body.retried === 1,
@@ -339,7 +356,7 @@ export const cases = defineCases(
             method: 'POST',
             ...(messageId !== undefined && { messageId }),
             sourceBody: payload,
-            sourceHeaders,
+            sourceHeaders: sentHeaders(client, publishHeaders),
             publishedFrom,
             publishedTo,
             messageIdHeader: vendorHeader(ctx.dialect, 'Message-Id'),
@@ -379,7 +396,7 @@ export const cases = defineCases(
     },
     {
       id: 'messaging.failure-callback.config',
-      rules: ['A.failure-callback.config-headers'],
+      rules: ['A.failure-callback.config-headers', 'A.failure-callback.fields'],
       title: 'The failure-callback configuration headers configure the failure-callback request',
       expect:
         'With Failure-Callback-Method PUT, -Delay 1s, -Timeout 1s and -Retries 1, and a failure-callback URL that answers after 3 s: two failure-callback requests, both PUT, the first a second or more after the last attempt, the second a second or more after the first.',
@@ -388,14 +405,15 @@ export const cases = defineCases(
         const inbox = await openInbox(ctx, 'failure.config');
         inbox.answer('down', { status: 500 });
         inbox.answer('failure', { delayMs: 3000 });
-        await publishTo(client, inbox.url('down'), {
+        const publishHeaders = {
           [client.h('Retries')]: '0',
           [client.h('Failure-Callback')]: inbox.url('failure'),
           [client.h('Failure-Callback-Method')]: 'PUT',
           [client.h('Failure-Callback-Delay')]: '1s',
           [client.h('Failure-Callback-Timeout')]: '1s',
           [client.h('Failure-Callback-Retries')]: '1',
-        });
+        };
+        await publishTo(client, inbox.url('down'), publishHeaders);
         const [attempt] = await means(() => inbox.arrive('A.publish.delivers', 'down'));
         await means(() =>
           inbox.arrive('A.failure-callback.after-exhaustion', 'failure', 1, 'a first failure callback'),
@@ -427,11 +445,17 @@ export const cases = defineCases(
           `the second ${apart} ms after the first`,
           'at least 1 s after it (the timeout)',
         );
+        checkSourceHeaders(
+          'A.failure-callback.fields',
+          failures,
+          sentHeaders(client, publishHeaders),
+          'the failure-callback body',
+        );
       },
     },
     {
       id: 'messaging.failure-callback.forward',
-      rules: ['A.failure-callback.forward-headers'],
+      rules: ['A.failure-callback.forward-headers', 'A.failure-callback.fields'],
       title: 'Failure-Callback-Forward-<Header-Name> reaches the failure-callback endpoint',
       expect:
         'With Failure-Callback-Forward-X-Svc-Harness: forwarded, the failure callback carries X-Svc-Harness: forwarded.',
@@ -439,11 +463,12 @@ export const cases = defineCases(
         const client = createMessagingClient(ctx);
         const inbox = await openInbox(ctx, 'failure.forward');
         inbox.answer('down', { status: 500 });
-        await publishTo(client, inbox.url('down'), {
+        const publishHeaders = {
           [client.h('Retries')]: '0',
           [client.h('Failure-Callback')]: inbox.url('failure'),
           [client.h('Failure-Callback-Forward-X-Svc-Harness')]: 'forwarded',
-        });
+        };
+        await publishTo(client, inbox.url('down'), publishHeaders);
         const [failure] = await means(() => inbox.arrive('A.failure-callback.after-exhaustion', 'failure'));
         const value = failure?.headers['x-svc-harness'];
         checkThat(
@@ -451,6 +476,12 @@ export const cases = defineCases(
           value === 'forwarded',
           `X-Svc-Harness ${show(value ?? null)}`,
           'X-Svc-Harness "forwarded"',
+        );
+        checkSourceHeaders(
+          'A.failure-callback.fields',
+          [failure],
+          sentHeaders(client, publishHeaders),
+          'the failure-callback body',
         );
       },
     },

@@ -5,12 +5,11 @@
  * the retries are exhausted; the method headers obeyed), says what the sink must get for each; all 24
  * messages run at once and every count and method is compared.
  */
-import { CheckFailure } from '../../src/engines/conformance/check-failure.ts';
-import { defineCases } from '../../src/engines/conformance/conformance-case.ts';
-import { checkThat } from '../support/messaging-checks.ts';
+import { CheckFailure, defineCases } from '../../src/engines/conformance/suite-api.ts';
+import { checkSourceHeader, checkThat, jsonRequest } from '../support/messaging-checks.ts';
 import { createMessagingClient } from '../support/messaging-client.ts';
 import { type Arrival, openInbox, signedCases } from '../support/messaging-sink.ts';
-import { publishTo } from '../support/messaging-steps.ts';
+import { publishTo, sentHeaders } from '../support/messaging-steps.ts';
 
 type Callbacks = 'neither' | 'callback' | 'failure' | 'both';
 type Destination = 'succeeds' | 'fails-once' | 'always-fails';
@@ -77,13 +76,17 @@ export const cases = defineCases(
         'A.failure-callback.after-exhaustion',
         'A.callback.config-headers',
         'A.failure-callback.config-headers',
+        'A.callback.fields',
+        'A.failure-callback.fields',
       ],
       title: 'Callback × failure callback × destination behaviour × method headers: the oracle’s requests, exactly',
       expect:
-        '24 messages at once, each a combination; every destination, callback and failure-callback URL gets exactly the requests the oracle gives, with the methods asked for.',
+        '24 messages at once, each a combination; every destination, callback and failure-callback URL gets exactly the requests the oracle gives, with the methods asked for; every callback’s and failure callback’s sourceHeader holds each header its publish sent (credentials aside), under its own name.',
       async run(ctx) {
         const client = createMessagingClient(ctx);
         const inbox = await openInbox(ctx, 'callbacks.matrix');
+        // What each combination's publish sent: its callbacks' sourceHeader must hold every one.
+        const sent: Readonly<Record<string, string>>[] = [];
         await Promise.all(
           combinations.map(async (combination, index) => {
             if (combination.destination === 'fails-once') inbox.answer(`d${index}`, { failFirst: 1 });
@@ -101,6 +104,7 @@ export const cases = defineCases(
               headers[client.h('Failure-Callback')] = inbox.url(`f${index}`);
               if (configured) headers[client.h('Failure-Callback-Method')] = 'PATCH';
             }
+            sent[index] = sentHeaders(client, headers);
             await publishTo(client, inbox.url(`d${index}`), headers, `combination ${index}`);
           }),
         );
@@ -122,6 +126,8 @@ export const cases = defineCases(
             );
             const count = inbox.requests(`c${index}`).length;
             checkThat(callbackRule, count <= expected.callbacks, `${count} callbacks`, `${expected.callbacks}`, label);
+            const body = jsonRequest('A.callback.fields', request, `${label}: the callback body`);
+            checkSourceHeader('A.callback.fields', body, sent[index] ?? {}, `${label}: the callback body`);
           });
           inbox.judge(`f${index}`, (request) => {
             const count = inbox.requests(`f${index}`).length;
@@ -138,6 +144,13 @@ export const cases = defineCases(
               `a ${request.method} failure callback`,
               expected.failureMethod,
               label,
+            );
+            const body = jsonRequest('A.failure-callback.fields', request, `${label}: the failure-callback body`);
+            checkSourceHeader(
+              'A.failure-callback.fields',
+              body,
+              sent[index] ?? {},
+              `${label}: the failure-callback body`,
             );
           });
           arrivals.push({ rule: 'A.publish.delivers', role: `d${index}`, count: expected.attempts, what: label });

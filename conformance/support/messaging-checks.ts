@@ -3,9 +3,7 @@
  * and NotifyResponse items, the callback and failure-callback bodies field by field with their types.
  * Each names the rule it enforces at the call site; none puts a token or key into its message.
  */
-import { CheckFailure, show } from '../../src/engines/conformance/check-failure.ts';
-import type { HttpResponse } from '../../src/http/http-client.ts';
-import type { SinkRequest } from '../../src/sink/sink-server.ts';
+import { CheckFailure, type HttpResponse, type SinkRequest, show } from '../../src/engines/conformance/suite-api.ts';
 import { checkStatus, checkThat, describe, isRecord } from './checks.ts';
 
 export { checkStatus, checkThat, describe, isRecord };
@@ -117,6 +115,13 @@ export const callbackFields: FieldTable = {
   callerIP: 'string',
 };
 
+/** The fields of a table typed integer (judged on the raw JSON text too: messaging-raw-json.ts). */
+export function integerFieldsOf(table: FieldTable): string[] {
+  return Object.entries(table)
+    .filter(([, type]) => type === 'integer')
+    .map(([field]) => field);
+}
+
 /** Fields the spec lists only "when" they apply: typed when present. */
 export const optionalCallbackFields: FieldTable = { topicName: 'string', endpointName: 'string', scheduleId: 'string' };
 
@@ -140,7 +145,7 @@ export interface CallbackTruth {
   /** The publish answer's message id, when it gave one. */
   readonly messageId?: string;
   readonly sourceBody: string;
-  /** Headers sent on publish that the message must keep: name (as sent) → value. */
+  /** Every header the publish sent but its credentials (`sentHeaders`): name (as sent) → value. */
   readonly sourceHeaders: Readonly<Record<string, string>>;
   /** Unix ms just before the publish was sent and just after its answer came. */
   readonly publishedFrom: number;
@@ -199,13 +204,7 @@ export function checkCallbackTruth(
   }
   const sourceBody = Buffer.from(truth.sourceBody).toString('base64');
   if (body.sourceBody !== sourceBody) fail('sourceBody', `${show(sourceBody, 80)} (base64 of the body published)`);
-  const sourceHeader = body.sourceHeader as Record<string, unknown>;
-  for (const [name, value] of Object.entries(truth.sourceHeaders)) {
-    // A forward header may be kept as sent or under the name it is forwarded as: either is the message's.
-    const forwardedAs = /^[A-Za-z]+-Forward-(.+)$/i.exec(name)?.[1];
-    const kept = headerValue(sourceHeader, name) ?? (forwardedAs && headerValue(sourceHeader, forwardedAs));
-    if (kept !== value) fail('sourceHeader', `${name}: ${show(value)} among them (sent)`);
-  }
+  checkSourceHeader(rule, body, truth.sourceHeaders, context);
   const createdAt = Number(body.createdAt);
   const notBefore = Number(body.notBefore);
   const delay = truth.delayMs ?? 0;
@@ -217,4 +216,41 @@ export function checkCallbackTruth(
     fail('notBefore', `createdAt + ${delay} ms (the delay asked), within ${window}`);
   }
   if (typeof body.callerIP !== 'string' || body.callerIP === '') fail('callerIP', 'a non-empty string');
+}
+
+/**
+ * The callback's sourceHeader ("Headers of the triggering message") holds every header the publish
+ * sent (`sent`, credentials left out), each under its own name (compared case-insensitively) with the
+ * value sent: one missing, or kept under another name (a forward header under the name it is
+ * forwarded as), fails `rule`. Headers the publish did not send (content-length, host, a proxy's) may
+ * appear: the spec does not say they may not.
+ */
+export function checkSourceHeader(
+  rule: string,
+  body: Record<string, unknown>,
+  sent: Readonly<Record<string, string>>,
+  context: string,
+): void {
+  const sourceHeader = isRecord(body.sourceHeader) ? body.sourceHeader : {};
+  for (const [name, value] of Object.entries(sent)) {
+    const kept = headerValue(sourceHeader, name);
+    if (kept !== value) {
+      throw new CheckFailure(
+        rule,
+        `sourceHeader ${kept === undefined ? `without ${name}` : `${name}: ${show(kept, 80)}`} (names ${show(Object.keys(sourceHeader), 200)})`,
+        `sourceHeader ${name}: ${show(value, 80)} (sent on publish)`,
+        context,
+      );
+    }
+  }
+}
+
+/** `checkSourceHeader` on each of these callback (or failure-callback) requests' JSON bodies. */
+export function checkSourceHeaders(
+  rule: string,
+  requests: readonly (SinkRequest | undefined)[],
+  sent: Readonly<Record<string, string>>,
+  context: string,
+): void {
+  for (const request of requests) checkSourceHeader(rule, jsonRequest(rule, request, context), sent, context);
 }

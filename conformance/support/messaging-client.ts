@@ -3,10 +3,14 @@
  * (or the dialect's token query parameter, a wrong token, none), raw or JSON bodies, and the
  * dialect's header names (`h('Callback')` is `Svc-Callback` or `Upstash-Callback`).
  */
-import type { CaseContext } from '../../src/engines/conformance/conformance-case.ts';
-import { dispatcherFor, type HttpResponse, httpRequest } from '../../src/http/http-client.ts';
-import type { HttpMethod } from '../../src/protocol/http-method.ts';
-import { vendorHeader } from '../../src/target/dialects.ts';
+import {
+  type CaseContext,
+  dispatcherFor,
+  type HttpMethod,
+  type HttpResponse,
+  httpRequest,
+  vendorHeader,
+} from '../../src/engines/conformance/suite-api.ts';
 
 /**
  * How a request authenticates: the token as Bearer or in the query parameter; or credentials a
@@ -39,6 +43,8 @@ export interface MessagingClient {
   /** The dialect's name of a vendor header: `h('Callback')`. */
   h(suffix: string): string;
   call(path: string, request?: MessagingRequest): Promise<HttpResponse>;
+  /** The headers `call` sends for this request (the target's, the credentials', the case's). */
+  headersOf(request?: MessagingRequest): Record<string, string>;
 }
 
 /** A token no target issues, in the JWT format the spec's tokens have. */
@@ -50,9 +56,23 @@ export function createMessagingClient(ctx: CaseContext, options: { readonly base
   if (messaging === undefined) ctx.skip('the target has no messaging area.');
   const baseUrl = (options.baseUrl ?? messaging.url).replace(/\/+$/, '');
   const dispatcher = dispatcherFor(ctx.target.tls);
+  const headersOf = (request: MessagingRequest = {}): Record<string, string> => {
+    const auth = request.auth ?? 'bearer';
+    return {
+      ...messaging.headers,
+      ...(auth === 'bearer' && { authorization: `Bearer ${messaging.token}` }),
+      ...(auth === 'wrong' && { authorization: `Bearer ${wrongToken}` }),
+      ...(auth === 'bearer-alone' && { authorization: 'Bearer' }),
+      ...(auth === 'other-scheme' && { authorization: `Token ${messaging.token}` }),
+      ...(typeof request.body === 'object' &&
+        !(request.body instanceof Uint8Array) && { 'content-type': 'application/json' }),
+      ...request.headers,
+    };
+  };
   return {
     baseUrl,
     h: (suffix) => vendorHeader(ctx.dialect, suffix),
+    headersOf,
     async call(path, request = {}) {
       const auth = request.auth ?? 'bearer';
       const body =
@@ -68,16 +88,7 @@ export function createMessagingClient(ctx: CaseContext, options: { readonly base
         url: `${baseUrl}${path}${query}`,
         method: request.method ?? 'POST',
         dispatcher,
-        headers: {
-          ...messaging.headers,
-          ...(auth === 'bearer' && { authorization: `Bearer ${messaging.token}` }),
-          ...(auth === 'wrong' && { authorization: `Bearer ${wrongToken}` }),
-          ...(auth === 'bearer-alone' && { authorization: 'Bearer' }),
-          ...(auth === 'other-scheme' && { authorization: `Token ${messaging.token}` }),
-          ...(typeof request.body === 'object' &&
-            !(request.body instanceof Uint8Array) && { 'content-type': 'application/json' }),
-          ...request.headers,
-        },
+        headers: headersOf(request),
         ...(body !== undefined && { body }),
       });
     },

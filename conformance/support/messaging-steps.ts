@@ -3,9 +3,13 @@
  * account's limits for the length of a case through the admin hook (restored pass or fail).
  */
 import { randomBytes } from 'node:crypto';
-import { Blocked, CheckFailure } from '../../src/engines/conformance/check-failure.ts';
-import type { CaseContext } from '../../src/engines/conformance/conformance-case.ts';
-import { type HttpResponse, jsonBody } from '../../src/http/http-client.ts';
+import {
+  Blocked,
+  type CaseContext,
+  CheckFailure,
+  type HttpResponse,
+  jsonBody,
+} from '../../src/engines/conformance/suite-api.ts';
 import { adminClient } from './admin-client.ts';
 import { createManagementClient } from './management-client.ts';
 import { describe } from './messaging-checks.ts';
@@ -30,14 +34,32 @@ export async function publishTo(
   headers: Readonly<Record<string, string>> = {},
   body = 'svc-harness payload',
 ): Promise<HttpResponse> {
-  const res = await client.call(`/v2/publish/${destination}`, {
-    headers: { 'content-type': 'text/plain', ...headers },
-    body,
-  });
+  const res = await client.call(`/v2/publish/${destination}`, { headers: publishHeaders(headers), body });
   if (res.status < 200 || res.status > 299) {
     throw new Blocked('A.publish.delivers', `the publish it needs was refused: ${describe(res)}`);
   }
   return res;
+}
+
+/** The case's headers of a publish as `publishTo` sends them (text/plain unless the case says). */
+function publishHeaders(headers: Readonly<Record<string, string>>): Record<string, string> {
+  return { 'content-type': 'text/plain', ...headers };
+}
+
+/**
+ * Every header a `publishTo` with these headers sends, as a callback's sourceHeader ("Headers of the
+ * triggering message") must show it, but for the credentials (authorization, cookie), which the spec
+ * does not say are kept and the reference leaves out (where-the-spec-is-silent).
+ */
+export function sentHeaders(
+  client: MessagingClient,
+  headers: Readonly<Record<string, string>> = {},
+): Readonly<Record<string, string>> {
+  return Object.fromEntries(
+    Object.entries(client.headersOf({ headers: publishHeaders(headers) })).filter(
+      ([name]) => !['authorization', 'cookie'].includes(name.toLowerCase()),
+    ),
+  );
 }
 
 /** The message id of a publish answer, when it gives one (the shape is not shown by the spec). */

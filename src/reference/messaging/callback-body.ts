@@ -47,3 +47,22 @@ export function failureCallbackBody(
 ): CallbackBody {
   return { ...callbackBody(message, outcome, fault), ...(!fault('failure-callback-no-dlq-id') && { dlqId }) };
 }
+
+/** The integer fields of a callback body (spec "Callback body (area A)": integer). */
+const integerFields = ['status', 'retried', 'maxRetries'] as const;
+
+/**
+ * The JSON text a callback body is sent as. The fault writes its integer fields as doubles
+ * (`"status":200.0`), which JSON.parse reads back as the same number: only the text shows it.
+ */
+export function callbackText(body: CallbackBody, fault: MessagingFaultCheck): string {
+  if (!fault('callback-integers-as-doubles')) return JSON.stringify(body);
+  const doubles = Object.fromEntries(
+    integerFields.filter((field) => typeof body[field] === 'number').map((field) => [field, `@@${field}@@`]),
+  );
+  let text = JSON.stringify({ ...body, ...doubles });
+  for (const field of integerFields) {
+    if (typeof body[field] === 'number') text = text.replace(`"@@${field}@@"`, `${body[field]}.0`);
+  }
+  return text;
+}

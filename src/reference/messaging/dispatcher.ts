@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import type { Dialect } from '../../target/dialects.ts';
 import type { AccountStore, MessagingAccount } from '../account/messaging-account.ts';
 import { backoffMs, type RetryBackoff } from './backoff.ts';
-import { callbackBody, failureCallbackBody } from './callback-body.ts';
+import { callbackBody, callbackText, failureCallbackBody } from './callback-body.ts';
 import type { Deliverer } from './deliverer.ts';
 import type { AttemptWrite, DeadLetter, MessageStore } from './message-store.ts';
 import type { MessagingFaultCheck } from './messaging-faults.ts';
@@ -299,7 +299,7 @@ export class Dispatcher {
       url: config.url,
       method: methodIgnored ? 'POST' : (config.method ?? 'POST'),
       headers: { ...config.forward, 'content-type': 'application/json' },
-      body: Buffer.from(JSON.stringify(body)).toString('base64'),
+      body: Buffer.from(callbackText(body, fault)).toString('base64'),
       createdAt: now,
       notBefore: now + (config.delayMs ?? 0),
       maxRetries: config.retries ?? Math.min(defaultRetries, account.max_retries),

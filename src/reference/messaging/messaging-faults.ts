@@ -327,6 +327,24 @@ export const messagingFaults = defineFaults([
     description: "Signs callbacks and failure callbacks for the source message's URL, not the URL called (sub).",
   },
   {
+    name: 'source-header-drops-callback-headers',
+    area: 'messaging',
+    rule: 'A.callback.fields',
+    description: 'Leaves the publish’s callback headers (Svc-Callback*, Svc-Failure-Callback*) out of sourceHeader.',
+  },
+  {
+    name: 'source-header-forward-renamed',
+    area: 'messaging',
+    rule: 'A.callback.fields',
+    description: 'Keeps the publish’s *-Forward-<Name> headers in sourceHeader under <Name> instead of their own name.',
+  },
+  {
+    name: 'callback-integers-as-doubles',
+    area: 'messaging',
+    rule: 'A.callback.field-types',
+    description: 'Writes the integer fields of callback bodies as doubles (status 200.0, retried 0.0, maxRetries 1.0).',
+  },
+  {
     name: 'callback-retried-off-by-one',
     area: 'messaging',
     rule: 'A.callback.fields',

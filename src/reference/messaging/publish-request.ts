@@ -119,12 +119,19 @@ function callbackConfig(
   };
 }
 
-/** The publish request's headers for callback bodies: name → string, never its credentials. */
-function sourceHeaders(headers: RequestHeaders): Record<string, string> {
+/**
+ * The publish request's headers for callback bodies: name → string, never its credentials. Faults:
+ * the callback headers left out, or forward headers kept under the name they are forwarded as.
+ */
+function sourceHeaders(headers: RequestHeaders, prefix: string, fault: MessagingFaultCheck): Record<string, string> {
   const out: Record<string, string> = {};
+  const callbackHeader = new RegExp(`^${prefix}(failure-)?callback`, 'i');
+  const forwardHeader = /^[a-z]+-(?:(?:failure-)?callback-)?forward-(.+)$/i;
   for (const [name, value] of Object.entries(headers)) {
     if (value === undefined || name === 'authorization' || name === 'cookie') continue;
-    out[name] = Array.isArray(value) ? value.join(', ') : value;
+    if (fault('source-header-drops-callback-headers') && callbackHeader.test(name)) continue;
+    const renamed = fault('source-header-forward-renamed') ? forwardHeader.exec(name)?.[1] : undefined;
+    out[renamed ?? name] = Array.isArray(value) ? value.join(', ') : value;
   }
   return out;
 }
@@ -193,7 +200,7 @@ export function messageFromPublish(input: PublishInput, context: PublishContext)
     ...(input.queue !== undefined && { queue: input.queue }),
     ...(callback !== undefined && { callback }),
     ...(failureCallback !== undefined && { failureCallback }),
-    sourceHeader: sourceHeaders(h),
+    sourceHeader: sourceHeaders(h, p, fault),
     callerIP: input.callerIP,
   };
 }

@@ -1,0 +1,55 @@
+/**
+ * Integer fields judged on the raw JSON text. JSON.parse turns `200.0` and `2e2` into 200, so a
+ * target that writes an integer field as a double passes a check of the parsed value; the spec says
+ * "integer", and a strict client (Go, Rust, Java decoding into an integer type) refuses `200.0`. The
+ * source text of each number comes from JSON.parse's own reviver context (the "source text access"
+ * of ECMAScript, in Node since 21), so no hand-written tokenizer is needed.
+ */
+import { CheckFailure, show } from '../../src/engines/conformance/suite-api.ts';
+
+type SourceReviver = (this: unknown, key: string, value: unknown, context: { readonly source?: string }) => unknown;
+
+/** An integer literal: optional minus, digits, no fraction, no exponent. */
+const integerLiteral = /^-?(?:0|[1-9]\d*)$/;
+
+/**
+ * The fields of the top-level object of `text` (among `fields`) whose value is a number not written
+ * as an integer literal, as `name 200.0`. A text that is not JSON, or fields that are absent or not
+ * numbers, give nothing here: other checks judge those.
+ */
+export function nonIntegerLiterals(text: string, fields: readonly string[]): string[] {
+  const seen: { holder: unknown; key: string; source: string }[] = [];
+  const reviver: SourceReviver = function (this: unknown, key, value, context) {
+    if (typeof value === 'number' && context.source !== undefined && fields.includes(key)) {
+      seen.push({ holder: this, key, source: context.source });
+    }
+    return value;
+  };
+  let root: unknown;
+  try {
+    root = JSON.parse(text, reviver as Parameters<typeof JSON.parse>[1]);
+  } catch {
+    return [];
+  }
+  return seen
+    .filter((item) => item.holder === root && !integerLiteral.test(item.source))
+    .map((item) => `${item.key} ${item.source}`);
+}
+
+/** Each of `fields` that the raw JSON `text` holds as a number is written as an integer literal. */
+export function checkIntegerLiterals(
+  rule: string,
+  text: string | Buffer,
+  fields: readonly string[],
+  context?: string,
+): void {
+  const problems = nonIntegerLiterals(text.toString(), fields);
+  if (problems.length > 0) {
+    throw new CheckFailure(
+      rule,
+      `${show(problems.join(', '), 160)} (as written)`,
+      `${fields.join(', ')} written as integer literals (the spec says integer; no fraction or exponent)`,
+      context,
+    );
+  }
+}
