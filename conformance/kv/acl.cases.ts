@@ -3,8 +3,7 @@
  * user's rights, its errors, and the revocation of both tokens by a password reset.
  */
 import { randomBytes } from 'node:crypto';
-import { CheckFailure, means } from '../../src/engines/conformance/check-failure.ts';
-import { type CaseContext, defineCases } from '../../src/engines/conformance/conformance-case.ts';
+import { type CaseContext, CheckFailure, defineCases, means } from '../../src/engines/conformance/suite-api.ts';
 import { adminClient } from '../support/admin-client.ts';
 import { keySpace } from '../support/key-space.ts';
 import {

@@ -4,9 +4,7 @@
  * refused), ACL RESTTOKEN, and revocation by a password reset (through the admin hook).
  */
 
-import { means } from '../../src/engines/conformance/check-failure.ts';
-import { type CaseContext, defineCases } from '../../src/engines/conformance/conformance-case.ts';
-import { jsonBody } from '../../src/http/http-client.ts';
+import { type CaseContext, defineCases, jsonBody, means } from '../../src/engines/conformance/suite-api.ts';
 import { mapLimit } from '../support/bounded.ts';
 import { keySpace } from '../support/key-space.ts';
 import {

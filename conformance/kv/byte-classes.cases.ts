@@ -6,11 +6,17 @@
  * mixing the classes come from fast-check with the fixed seed.
  */
 import { isDeepStrictEqual } from 'node:util';
-import { means, show } from '../../src/engines/conformance/check-failure.ts';
-import { type ConformanceCase, defineCases } from '../../src/engines/conformance/conformance-case.ts';
-import type { HttpResponse } from '../../src/http/http-client.ts';
-import { toBase64 } from '../../src/protocol/kv/base64.ts';
-import { type Arg, commandPath, encodeSegment } from '../../src/protocol/kv/request-forms.ts';
+import {
+  type Arg,
+  type ConformanceCase,
+  commandPath,
+  defineCases,
+  encodeSegment,
+  type HttpResponse,
+  means,
+  show,
+  toBase64,
+} from '../../src/engines/conformance/suite-api.ts';
 import { allOf, cover } from '../rules/dimensions.ts';
 import { argBytes, type ByteClass, byteClassSamples, joinArgs, mixedBytes } from '../support/byte-classes.ts';
 import { type BatchCell, runCells } from '../support/cell-batch.ts';

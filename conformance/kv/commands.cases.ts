@@ -3,8 +3,12 @@
  * table), the JSON group, and one case per kind of refused command the spec names.
  */
 import { isDeepStrictEqual } from 'node:util';
-import { type CaseContext, type ConformanceCase, defineCases } from '../../src/engines/conformance/conformance-case.ts';
-import type { HttpResponse } from '../../src/http/http-client.ts';
+import {
+  type CaseContext,
+  type ConformanceCase,
+  defineCases,
+  type HttpResponse,
+} from '../../src/engines/conformance/suite-api.ts';
 import { keySpace } from '../support/key-space.ts';
 import { checkDiscarded, checkRefusal, checkResult, checkThat, isSuccess, resultOf } from '../support/kv-checks.ts';
 import { createKvClient, type JsonArg, type KvClient } from '../support/kv-client.ts';

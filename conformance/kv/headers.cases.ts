@@ -4,10 +4,14 @@
  * and for base64 with resp2, and /multi-exec answering JSON only. Header names come from the dialect.
  */
 
-import { show } from '../../src/engines/conformance/check-failure.ts';
-import { defineCases } from '../../src/engines/conformance/conformance-case.ts';
-import { type HttpResponse, jsonBody } from '../../src/http/http-client.ts';
-import { fromBase64, toBase64 } from '../../src/protocol/kv/base64.ts';
+import {
+  defineCases,
+  fromBase64,
+  type HttpResponse,
+  jsonBody,
+  show,
+  toBase64,
+} from '../../src/engines/conformance/suite-api.ts';
 import { keySpace } from '../support/key-space.ts';
 import {
   checkContentType,

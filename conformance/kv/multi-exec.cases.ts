@@ -3,9 +3,12 @@
  * run-time errors in place, and the four cases that discard the whole transaction with one {error}.
  */
 
-import { CheckFailure } from '../../src/engines/conformance/check-failure.ts';
-import { type CaseContext, defineCases } from '../../src/engines/conformance/conformance-case.ts';
-import type { HttpResponse } from '../../src/http/http-client.ts';
+import {
+  type CaseContext,
+  CheckFailure,
+  defineCases,
+  type HttpResponse,
+} from '../../src/engines/conformance/suite-api.ts';
 import { adminClient, withDailyLimit } from '../support/admin-client.ts';
 import { mapLimit } from '../support/bounded.ts';
 import { keySpace } from '../support/key-space.ts';

@@ -5,9 +5,7 @@
  */
 
 import fc from 'fast-check';
-import { CheckFailure, means, show } from '../../src/engines/conformance/check-failure.ts';
-import { defineCases } from '../../src/engines/conformance/conformance-case.ts';
-import { toBase64 } from '../../src/protocol/kv/base64.ts';
+import { CheckFailure, defineCases, means, show, toBase64 } from '../../src/engines/conformance/suite-api.ts';
 import { adminClient } from '../support/admin-client.ts';
 import { classedText } from '../support/byte-classes.ts';
 import { type KeySpace, keySpace } from '../support/key-space.ts';

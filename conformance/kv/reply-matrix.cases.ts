@@ -7,10 +7,15 @@
  * U+FFFD, base64 every string at any depth but the OK reply, resp2 the exact protocol bytes.
  */
 import { isDeepStrictEqual } from 'node:util';
-import { CheckFailure, means, show } from '../../src/engines/conformance/check-failure.ts';
-import { type ConformanceCase, defineCases } from '../../src/engines/conformance/conformance-case.ts';
-import type { HttpResponse } from '../../src/http/http-client.ts';
-import { toBase64 } from '../../src/protocol/kv/base64.ts';
+import {
+  CheckFailure,
+  type ConformanceCase,
+  defineCases,
+  type HttpResponse,
+  means,
+  show,
+  toBase64,
+} from '../../src/engines/conformance/suite-api.ts';
 import { allOf, cover, type DimensionValue } from '../rules/dimensions.ts';
 import { type BatchCell, runCells } from '../support/cell-batch.ts';
 import { keySpace } from '../support/key-space.ts';

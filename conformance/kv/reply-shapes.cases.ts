@@ -5,10 +5,14 @@
  * string at any depth) and in resp2 (the exact protocol bytes); invalid UTF-8 inside arrays and inside
  * pipeline items; integers beyond 2^53; the item order of a long pipeline.
  */
-import { show } from '../../src/engines/conformance/check-failure.ts';
-import { type ConformanceCase, defineCases } from '../../src/engines/conformance/conformance-case.ts';
-import type { HttpResponse } from '../../src/http/http-client.ts';
-import { fromBase64, toBase64 } from '../../src/protocol/kv/base64.ts';
+import {
+  type ConformanceCase,
+  defineCases,
+  fromBase64,
+  type HttpResponse,
+  show,
+  toBase64,
+} from '../../src/engines/conformance/suite-api.ts';
 import { keySpace } from '../support/key-space.ts';
 import { checkItems, checkResp2, checkStatus, checkThat, itemsOf, resultOf } from '../support/kv-checks.ts';
 import { createKvClient, type JsonArg } from '../support/kv-client.ts';

@@ -5,10 +5,17 @@
  * by every form, each payload byte for byte, and nothing published to a neighbouring channel (longer,
  * with a separator, in another case, or matching it as a glob).
  */
-import { CheckFailure, means, show } from '../../src/engines/conformance/check-failure.ts';
-import { type CaseContext, defineCases } from '../../src/engines/conformance/conformance-case.ts';
-import type { HttpResponse } from '../../src/http/http-client.ts';
-import { commandPath, publishPath, subscribePath } from '../../src/protocol/kv/request-forms.ts';
+import {
+  type CaseContext,
+  CheckFailure,
+  commandPath,
+  defineCases,
+  type HttpResponse,
+  means,
+  publishPath,
+  show,
+  subscribePath,
+} from '../../src/engines/conformance/suite-api.ts';
 import { allOf, cover, type DimensionValue } from '../rules/dimensions.ts';
 import { type ByteClass, byteClassSamples } from '../support/byte-classes.ts';
 import { keySpace } from '../support/key-space.ts';

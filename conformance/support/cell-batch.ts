@@ -4,8 +4,7 @@
  * failure, naming how many cells failed and under which rules. Notes (silent cells) are recorded,
  * grouped by text.
  */
-import { CheckFailure, isCheckFailure } from '../../src/engines/conformance/check-failure.ts';
-import type { CaseContext } from '../../src/engines/conformance/conformance-case.ts';
+import { type CaseContext, CheckFailure, isCheckFailure } from '../../src/engines/conformance/suite-api.ts';
 import { mapLimit } from './bounded.ts';
 
 export interface BatchCell {

@@ -3,9 +3,7 @@
  * and deleted after the case, pass or fail, so a run against a shared target leaves nothing behind.
  * Never FLUSHALL or FLUSHDB.
  */
-import type { CaseContext } from '../../src/engines/conformance/conformance-case.ts';
-import type { HttpResponse } from '../../src/http/http-client.ts';
-import { encodeSegment } from '../../src/protocol/kv/request-forms.ts';
+import { type CaseContext, encodeSegment, type HttpResponse } from '../../src/engines/conformance/suite-api.ts';
 import type { Credentials } from './credentials.ts';
 import { createKvClient, type KvClient } from './kv-client.ts';
 

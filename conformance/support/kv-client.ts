@@ -2,11 +2,13 @@
  * A key-value client over the harness's one HTTP client: every request form of spec "Endpoints >
  * Area B" built from the target and its dialect (vendor header names come from the dialect table).
  */
-import type { CaseContext } from '../../src/engines/conformance/conformance-case.ts';
-import { dispatcherFor, type HttpResponse, httpRequest } from '../../src/http/http-client.ts';
-import type { HttpMethod } from '../../src/protocol/http-method.ts';
 import {
   type Arg,
+  type CaseContext,
+  dispatcherFor,
+  type HttpMethod,
+  type HttpResponse,
+  httpRequest,
   type JsonArg,
   type KvRequestShape,
   kvVendorHeaders,
@@ -17,8 +19,8 @@ import {
   type QueryPairs,
   queryString,
   rootRequest,
-} from '../../src/protocol/kv/request-forms.ts';
-import { vendorHeader } from '../../src/target/dialects.ts';
+  vendorHeader,
+} from '../../src/engines/conformance/suite-api.ts';
 import { type Credentials, standard, wireCredentials } from './credentials.ts';
 
 export type { Arg, JsonArg };

@@ -5,8 +5,7 @@
  * check names its rule (`rule`), and then a step that does not succeed fails that rule.
  */
 
-import { means } from '../../src/engines/conformance/check-failure.ts';
-import { type HttpResponse, jsonBody } from '../../src/http/http-client.ts';
+import { type HttpResponse, jsonBody, means } from '../../src/engines/conformance/suite-api.ts';
 import { checkItems, checkResult, isRecord, isSuccess, resultOf } from './kv-checks.ts';
 import type { JsonArg, KvCallOptions, KvClient } from './kv-client.ts';
 

@@ -2,9 +2,7 @@
  * The event streams of area B (/monitor, /subscribe/{channel}) opened for a case: closed in its
  * cleanup, every wait bounded, and events collected until a predicate holds or time runs out.
  */
-import type { CaseContext } from '../../src/engines/conformance/conformance-case.ts';
-import { dispatcherFor } from '../../src/http/http-client.ts';
-import { openSse, type SseStream } from '../../src/http/sse-client.ts';
+import { type CaseContext, dispatcherFor, openSse, type SseStream } from '../../src/engines/conformance/suite-api.ts';
 import { type Credentials, standard, wireCredentials } from './credentials.ts';
 import type { KvClient } from './kv-client.ts';
 
