@@ -4,11 +4,18 @@
  * limits, and partner_email '' when no integration is tied to it. One index (payg, so its metered
  * limits may be unlimited) is created and checked field by field, then deleted.
  */
-import { means, show } from '../../src/engines/conformance/check-failure.ts';
-import { defineCases } from '../../src/engines/conformance/conformance-case.ts';
-import { checkEnum, checkFields, checkThat, indexFieldTable, isUuid } from '../support/management-checks.ts';
+import { defineCases, means, show } from '../../src/engines/conformance/suite-api.ts';
+import {
+  checkEnum,
+  checkFields,
+  checkThat,
+  indexFieldTable,
+  integerFields,
+  isUuid,
+} from '../support/management-checks.ts';
 import { createManagementClient } from '../support/management-client.ts';
 import { createdObject, createIndex, indexRegions, indexTypes } from '../support/management-steps.ts';
+import { checkIntegerLiterals } from '../support/messaging-raw-json.ts';
 
 /** The four limits the spec says are -1 when unlimited. */
 const unlimitedCapable = [
@@ -39,6 +46,8 @@ export const cases = defineCases([
       const context = 'the created index';
 
       checkFields('C.index.fields', index, indexFieldTable, 'Search index', context);
+      // JSON.parse reads 100.0 as 100: an integer written as a double shows only in the text.
+      checkIntegerLiterals('C.index.fields', created.res.body, integerFields(indexFieldTable), context);
       checkThat('C.index.id-uuid', isUuid(index.id), `id ${show(index.id)}`, 'a UUID (8-4-4-4-12 hex digits)', context);
       checkEnum('C.index.type-enum', index, 'type', indexTypes, context);
       checkEnum('C.index.region-enum', index, 'region', indexRegions, context);

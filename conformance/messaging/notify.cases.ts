@@ -6,8 +6,8 @@
  * is not in the spec: it goes through the target's adapter. What happens at a waiter's deadline, and
  * the notify-by-run shapes, are observed.
  */
-import { CheckFailure, means, show } from '../../src/engines/conformance/check-failure.ts';
-import { defineCases } from '../../src/engines/conformance/conformance-case.ts';
+import { CheckFailure, defineCases, means, show } from '../../src/engines/conformance/suite-api.ts';
+import { allOf, cover } from '../rules/dimensions.ts';
 import { adminClient } from '../support/admin-client.ts';
 import { messagingAdapter } from '../support/messaging-adapter.ts';
 import {
@@ -22,6 +22,7 @@ import {
   waiterFields,
 } from '../support/messaging-checks.ts';
 import { createMessagingClient } from '../support/messaging-client.ts';
+import { checkIntegerLiterals } from '../support/messaging-raw-json.ts';
 import { openInbox, signedCases } from '../support/messaging-sink.ts';
 import { uniqueId } from '../support/messaging-steps.ts';
 
@@ -145,6 +146,9 @@ const unsignedCases = defineCases([
         );
         itemRuns.push(record.workflowRunId);
       }
+      // JSON.parse reads 1.7e12 or 100.0 as an integer: the integers are judged as written too.
+      checkIntegerLiterals('A.notify.waiter-fields', res.body, ['deadline'], 'the waiters', true);
+      checkIntegerLiterals('A.notify.item-workflow-fields', res.body, ['workflowCreatedAt'], 'the items', true);
       checkThat(
         'A.notify.item-workflow-fields',
         runs.every((run) => itemRuns.includes(run)),
@@ -267,6 +271,11 @@ const unsignedCases = defineCases([
   {
     id: 'messaging.notify.body-forms',
     rules: ['A.notify.body-forms', 'A.notify.body-content-type'],
+    covers: [
+      cover('A.notify.body-forms', {
+        'notify-body': allOf('notify-body').filter((form) => bodyForms.some((item) => item.name === form)),
+      }),
+    ],
     needs: ['messaging.adapter'],
     title: 'Notify’s body, absent, JSON, text or binary, reaches the waiter byte for byte',
     expect:

@@ -5,14 +5,17 @@
  * holds their values, which read `<secret>` wherever an answer is shown.
  */
 import { isDeepStrictEqual } from 'node:util';
-import { CheckFailure, show } from '../../src/engines/conformance/check-failure.ts';
-import { type HttpResponse, headerValue, jsonBody } from '../../src/http/http-client.ts';
 import {
+  CheckFailure,
+  type HttpResponse,
+  headerValue,
+  jsonBody,
   messagingAccountFields,
   type SpecField,
   searchIndexFields,
   secretFieldNames,
-} from '../../src/protocol/management/resource-fields.ts';
+  show,
+} from '../../src/engines/conformance/suite-api.ts';
 import { checkThat, isRecord } from './checks.ts';
 
 export { checkThat, isRecord };
@@ -146,6 +149,13 @@ export const indexFieldTable = suiteTable(searchIndexFields, {
 
 /** Spec "Messaging account (area C)": every field; state, type and reserved_type have rules of their own. */
 export const accountFieldTable = suiteTable(messagingAccountFields);
+
+/** The fields of a table typed integer: their raw JSON literals are judged too (checkIntegerLiterals). */
+export function integerFields(table: Readonly<Record<string, FieldKind>>): string[] {
+  return Object.entries(table)
+    .filter(([, kind]) => kind === 'integer')
+    .map(([field]) => field);
+}
 
 /** Each field of the table the object lacks or holds with another type, as `name: what it is`. */
 export function fieldProblems(object: Record<string, unknown>, table: Readonly<Record<string, FieldKind>>): string[] {

@@ -13,11 +13,11 @@ type SourceReviver = (this: unknown, key: string, value: unknown, context: { rea
 const integerLiteral = /^-?(?:0|[1-9]\d*)$/;
 
 /**
- * The fields of the top-level object of `text` (among `fields`) whose value is a number not written
- * as an integer literal, as `name 200.0`. A text that is not JSON, or fields that are absent or not
+ * The fields of the top-level object of `text` (of any object in it, with `anyDepth`), among
+ * `fields`, whose value is a number not written as an integer literal, as `name 200.0`. A text that is not JSON, or fields that are absent or not
  * numbers, give nothing here: other checks judge those.
  */
-export function nonIntegerLiterals(text: string, fields: readonly string[]): string[] {
+export function nonIntegerLiterals(text: string, fields: readonly string[], anyDepth = false): string[] {
   const seen: { holder: unknown; key: string; source: string }[] = [];
   const reviver: SourceReviver = function (this: unknown, key, value, context) {
     if (typeof value === 'number' && context.source !== undefined && fields.includes(key)) {
@@ -32,18 +32,22 @@ export function nonIntegerLiterals(text: string, fields: readonly string[]): str
     return [];
   }
   return seen
-    .filter((item) => item.holder === root && !integerLiteral.test(item.source))
+    .filter((item) => (anyDepth || item.holder === root) && !integerLiteral.test(item.source))
     .map((item) => `${item.key} ${item.source}`);
 }
 
-/** Each of `fields` that the raw JSON `text` holds as a number is written as an integer literal. */
+/**
+ * Each of `fields` that the raw JSON `text` holds as a number (at the top level, or in any object
+ * with `anyDepth`) is written as an integer literal.
+ */
 export function checkIntegerLiterals(
   rule: string,
   text: string | Buffer,
   fields: readonly string[],
   context?: string,
+  anyDepth = false,
 ): void {
-  const problems = nonIntegerLiterals(text.toString(), fields);
+  const problems = nonIntegerLiterals(text.toString(), fields, anyDepth);
   if (problems.length > 0) {
     throw new CheckFailure(
       rule,

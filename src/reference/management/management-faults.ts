@@ -57,6 +57,12 @@ export const managementFaults = defineFaults([
     description: 'Answers max_vector_count as a decimal string instead of an integer.',
   },
   {
+    name: 'index-integers-as-doubles',
+    area: 'management',
+    rule: 'C.index.fields',
+    description: 'Writes the integer fields of the index object as doubles (max_vector_count 1000000.0).',
+  },
+  {
     name: 'index-id-not-uuid',
     area: 'management',
     rule: 'C.index.id-uuid',
@@ -105,6 +111,12 @@ export const managementFaults = defineFaults([
     area: 'management',
     rule: 'C.account.fields',
     description: 'Answers the account max_message_size as a decimal string instead of an integer.',
+  },
+  {
+    name: 'account-integers-as-doubles',
+    area: 'management',
+    rule: 'C.account.fields',
+    description: 'Writes the integer fields of the account object as doubles (max_queues 10.0).',
   },
   {
     name: 'account-state-unknown',

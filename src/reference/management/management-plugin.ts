@@ -11,6 +11,7 @@ import type { AccountStore } from '../account/messaging-account.ts';
 import { renderAccount } from './account-answer.ts';
 import { renderIndex, type WireObject } from './index-answer.ts';
 import { ManagementInputError, readCreateIndex } from './index-input.ts';
+import { accountIntegerFields, indexIntegerFields, withIntegersAsDoubles } from './integers-as-doubles.ts';
 import { basicCredentialsMatch } from './management-auth.ts';
 import type { ManagementFaultCheck } from './management-fault-check.ts';
 import { newSearchIndex } from './search-index.ts';
@@ -27,6 +28,14 @@ const secret = () => randomBytes(32).toString('base64url');
 
 function fail(reply: FastifyReply, status: number, error: string): FastifyReply {
   return reply.code(status).header('content-type', 'application/json; charset=utf-8').send({ error });
+}
+
+/** An object answer as JSON; the fault switches given write these integer fields as doubles. */
+function sendObject(reply: FastifyReply, object: WireObject, doubles: readonly string[]): FastifyReply {
+  if (doubles.length === 0) return reply.send(object);
+  return reply
+    .header('content-type', 'application/json; charset=utf-8')
+    .send(withIntegersAsDoubles(JSON.stringify(object), doubles));
 }
 
 /** A body the JSON parser refused: a client error, answered 400 like any invalid request. */
@@ -89,18 +98,21 @@ export async function managementPlugin(app: FastifyInstance, options: Management
     });
     const answer: WireObject = { ...renderIndex(index, fault), ...asGiven };
     await indexes.save(index.id, answer);
-    return reply.code(fault('create-status-201') ? 201 : 200).send(answer);
+    reply.code(fault('create-status-201') ? 201 : 200);
+    return sendObject(reply, answer, fault('index-integers-as-doubles') ? indexIntegerFields : []);
   });
 
   app.get<{ Params: { id: string } }>(`${version}/search/:id`, async (request, reply) => {
     const index = await indexes.get(request.params.id);
     if (index === undefined) return fail(reply, fault('unknown-index-200') ? 200 : 404, 'no search index has this id');
     if (fault('get-index-differs')) return { ...index, token: secret(), read_only_token: secret() };
-    return index;
+    return sendObject(reply, index, fault('index-integers-as-doubles') ? indexIntegerFields : []);
   });
 
   app.get(accountPath, async (_request, reply) => {
     const { account } = await accounts.record();
-    return reply.code(fault('account-status-201') ? 201 : 200).send(renderAccount(account, dialect, fault));
+    reply.code(fault('account-status-201') ? 201 : 200);
+    const doubles = fault('account-integers-as-doubles') ? accountIntegerFields : [];
+    return sendObject(reply, renderAccount(account, dialect, fault), doubles);
   });
 }

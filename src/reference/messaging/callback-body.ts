@@ -4,6 +4,7 @@
  * millisecond timestamps as decimal strings, as the real service writes them. An attempt that got no
  * answer (refused, timed out) has status 0, no headers and an empty body.
  */
+import { withIntegersAsDoubles } from './integers-as-doubles.ts';
 import type { MessagingFaultCheck } from './messaging-faults.ts';
 import type { AttemptOutcome, StoredMessage } from './stored-message.ts';
 
@@ -49,20 +50,13 @@ export function failureCallbackBody(
 }
 
 /** The integer fields of a callback body (spec "Callback body (area A)": integer). */
-const integerFields = ['status', 'retried', 'maxRetries'] as const;
+const integerFields = ['status', 'retried', 'maxRetries'];
 
 /**
  * The JSON text a callback body is sent as. The fault writes its integer fields as doubles
  * (`"status":200.0`), which JSON.parse reads back as the same number: only the text shows it.
  */
 export function callbackText(body: CallbackBody, fault: MessagingFaultCheck): string {
-  if (!fault('callback-integers-as-doubles')) return JSON.stringify(body);
-  const doubles = Object.fromEntries(
-    integerFields.filter((field) => typeof body[field] === 'number').map((field) => [field, `@@${field}@@`]),
-  );
-  let text = JSON.stringify({ ...body, ...doubles });
-  for (const field of integerFields) {
-    if (typeof body[field] === 'number') text = text.replace(`"@@${field}@@"`, `${body[field]}.0`);
-  }
-  return text;
+  const text = JSON.stringify(body);
+  return fault('callback-integers-as-doubles') ? withIntegersAsDoubles(text, integerFields) : text;
 }

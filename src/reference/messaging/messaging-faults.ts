@@ -339,6 +339,12 @@ export const messagingFaults = defineFaults([
     description: 'Keeps the publish’s *-Forward-<Name> headers in sourceHeader under <Name> instead of their own name.',
   },
   {
+    name: 'notify-integers-as-doubles',
+    area: 'messaging',
+    rule: 'A.notify.waiter-fields',
+    description: 'Writes each notify item’s waiter deadline as a double (1764000000.0) instead of an integer.',
+  },
+  {
     name: 'callback-integers-as-doubles',
     area: 'messaging',
     rule: 'A.callback.field-types',

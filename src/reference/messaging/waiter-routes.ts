@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { parseDuration } from './durations.ts';
+import { withIntegersAsDoubles } from './integers-as-doubles.ts';
 import { MessagingError } from './messaging-error.ts';
 import { InternalNotifyFailure } from './notify-failures.ts';
 import { header, httpUrl, type RequestHeaders } from './publish-request.ts';
@@ -70,7 +71,10 @@ export function waiterRoutes(app: FastifyInstance, context: RouteContext): void 
     const body = eventData(request.body);
     const notified = await waiters.notify(request.params.eventId, body, notifyFaults());
     if (notified.length > 0) dispatcher.poke();
-    return reply.code(fault('notify-status-200') ? 200 : 201).send(notifyItems(notified));
+    reply.code(fault('notify-status-200') ? 200 : 201);
+    if (!fault('notify-integers-as-doubles')) return reply.send(notifyItems(notified));
+    const text = withIntegersAsDoubles(JSON.stringify(notifyItems(notified)), ['deadline']);
+    return reply.type('application/json; charset=utf-8').send(text);
   });
 
   app.post<{ Params: { runId: string; eventId: string } }>(`${v}/notify/:runId/:eventId`, async (request, reply) => {
@@ -80,7 +84,10 @@ export function waiterRoutes(app: FastifyInstance, context: RouteContext): void 
     const { runId, eventId } = request.params;
     const notified = await waiters.notifyRun(runId, eventId, body, keep, fault('notify-event-not-delivered'));
     if (notified.length > 0) dispatcher.poke();
-    return reply.code(fault('notify-status-200') ? 200 : 201).send(notifyItems(notified));
+    reply.code(fault('notify-status-200') ? 200 : 201);
+    if (!fault('notify-integers-as-doubles')) return reply.send(notifyItems(notified));
+    const text = withIntegersAsDoubles(JSON.stringify(notifyItems(notified)), ['deadline']);
+    return reply.type('application/json; charset=utf-8').send(text);
   });
 
   app.post<{ Params: { eventId: string } }>(`${v}/wait/:eventId`, async (request, reply) => {
