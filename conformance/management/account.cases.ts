@@ -6,6 +6,7 @@
  * no text of these cases shows their values.
  */
 import { defineCases, headerValue, means, show } from '../../src/engines/conformance/suite-api.ts';
+import { allOf, cover } from '../rules/dimensions.ts';
 import { adminClient } from '../support/admin-client.ts';
 import {
   accountFieldTable,
@@ -34,6 +35,9 @@ export const cases = defineCases([
   {
     id: 'management.account.fields',
     rules: ['C.account.fields'],
+    covers: [
+      cover('C.account.fields', { 'account-field': allOf('account-field').filter((f) => f in accountFieldTable) }),
+    ],
     title: 'The messaging account object has every field with its type',
     expect:
       'Creates nothing: the account object has the 29 fields of the table, strings, a UUID id, integers, booleans and reserved_price a number.',

@@ -4,10 +4,11 @@
  * The spec shows no status or body for a refusal ("Errors": area C not shown): they are recorded.
  * No text of these cases holds the password.
  */
-import { means } from '../../src/engines/conformance/check-failure.ts';
+import { Blocked, means } from '../../src/engines/conformance/check-failure.ts';
 import type { CaseContext } from '../../src/engines/conformance/conformance-case.ts';
 import { defineCases } from '../../src/engines/conformance/conformance-case.ts';
 import { type HttpResponse, headerValue } from '../../src/http/http-client.ts';
+import { cover } from '../rules/dimensions.ts';
 import { checkRefused, checkThat, describeAnswer, groupedAnswers } from '../support/management-checks.ts';
 import {
   createManagementClient,
@@ -18,7 +19,7 @@ import {
   wrongPassword,
   wrongUsername,
 } from '../support/management-client.ts';
-import { credentialsWork } from '../support/management-steps.ts';
+import { createdObject, createIndex, credentialsWork } from '../support/management-steps.ts';
 
 /** `status 401 (application/json) {...}, WWW-Authenticate "Basic …"`: how a refusal is recorded. */
 function refusalAnswer(res: HttpResponse): string {
@@ -26,23 +27,35 @@ function refusalAnswer(res: HttpResponse): string {
   return `${describeAnswer(res, 100)}${challenge === undefined ? ', no WWW-Authenticate' : `, WWW-Authenticate ${JSON.stringify(challenge.slice(0, 60))}`}`;
 }
 
+/** An index that exists, to read with refused credentials: created with the target's (deleted after). */
+async function existingIndexId(ctx: CaseContext, client: ManagementClient): Promise<string> {
+  const index = await means(async () => createdObject(await createIndex(ctx, client, 'free', 'eu-west-1')));
+  if (typeof index.id !== 'string') throw new Blocked('C.index.fields', 'the created index has no id to read');
+  return index.id;
+}
+
 /**
- * Sends GET of the account path and a valid POST /v2/search with these credentials (and each further
- * request given); each must be refused. An index a target creates anyway is deleted after the case.
+ * Sends each request given (GET of the account path, a valid POST /v2/search, GET /v2/search/{id} of
+ * an index that exists) with its credentials; each must be refused. An index a target creates anyway
+ * is deleted after the case.
  */
 async function checkAllRefused(
   ctx: CaseContext,
   client: ManagementClient,
-  attempts: readonly (readonly [string, ManagementAuth, 'account' | 'create'])[],
+  attempts: readonly (readonly [string, ManagementAuth, 'account' | 'create' | 'read'])[],
 ): Promise<void> {
   const answers: [string, string][] = [];
+  const readId = attempts.some(([, , request]) => request === 'read') ? await existingIndexId(ctx, client) : '';
   for (const [what, auth, request] of attempts) {
     const res =
       request === 'account'
         ? await client.account(auth)
-        : await client.createIndex({ name: indexName(ctx), region: 'eu-west-1', type: 'free' }, auth);
+        : request === 'read'
+          ? await client.getIndex(readId, auth)
+          : await client.createIndex({ name: indexName(ctx), region: 'eu-west-1', type: 'free' }, auth);
     deleteAfterCase(ctx, client, res);
-    const label = `${request === 'account' ? `GET ${client.accountPath}` : 'POST /v2/search'} ${what}`;
+    const route = { account: `GET ${client.accountPath}`, create: 'POST /v2/search', read: 'GET /v2/search/{id}' };
+    const label = `${route[request]} ${what}`;
     checkRefused('C.auth.basic', res, label);
     answers.push([label, refusalAnswer(res)]);
   }
@@ -53,6 +66,7 @@ export const cases = defineCases([
   {
     id: 'management.auth.basic',
     rules: ['C.auth.basic'],
+    covers: [cover('C.auth.basic', { 'management-route': ['get-account'], 'management-credentials': ['standard'] })],
     title: 'HTTP Basic with the target’s credentials authenticates',
     expect: 'Creates nothing: GET of the account path with Authorization: Basic base64(username:password) answers 2xx.',
     async run(ctx) {
@@ -77,6 +91,7 @@ export const cases = defineCases([
   {
     id: 'management.auth.missing',
     rules: ['C.auth.basic', 'C.observe.unauthorized-status'],
+    covers: [cover('C.auth.basic', { 'management-credentials': ['none'] })],
     title: 'A request without credentials is refused',
     expect:
       'Creates no index: without an Authorization header GET of the account path and a valid POST /v2/search are refused (no 2xx, no index); the answers are recorded. An index a target creates anyway is deleted after.',
@@ -86,6 +101,7 @@ export const cases = defineCases([
       await checkAllRefused(ctx, client, [
         ['without credentials', 'none', 'account'],
         ['without credentials', 'none', 'create'],
+        ['without credentials', 'none', 'read'],
       ]);
       // Not Basic at all: the API key as a Bearer token. Whether it must be refused is not shown.
       const management = ctx.target.management;
@@ -98,6 +114,9 @@ export const cases = defineCases([
   {
     id: 'management.auth.wrong',
     rules: ['C.auth.basic', 'C.observe.unauthorized-status'],
+    covers: [
+      cover('C.auth.basic', { 'management-credentials': ['wrong-password', 'wrong-user', 'user-alone', 'not-base64'] }),
+    ],
     title: 'Wrong or malformed Basic credentials are refused',
     expect:
       'Creates no index: a wrong password (GET of the account path and a valid POST /v2/search), a wrong user name, a value without a password and a value that is not base64 are refused (no 2xx, no index); the answers are recorded.',
@@ -113,6 +132,13 @@ export const cases = defineCases([
         ['with a wrong user name', { username: wrongUsername, password: management.password }, 'account'],
         ['with the user name alone', { authorization: userOnly }, 'account'],
         ['with a value that is not base64', { authorization: 'Basic %%%not-base64%%%' }, 'account'],
+        ['with a wrong user name', { username: wrongUsername, password: management.password }, 'create'],
+        ['with the user name alone', { authorization: userOnly }, 'create'],
+        ['with a value that is not base64', { authorization: 'Basic %%%not-base64%%%' }, 'create'],
+        ['with a wrong password', { username: management.username, password: wrongPassword }, 'read'],
+        ['with a wrong user name', { username: wrongUsername, password: management.password }, 'read'],
+        ['with the user name alone', { authorization: userOnly }, 'read'],
+        ['with a value that is not base64', { authorization: 'Basic %%%not-base64%%%' }, 'read'],
       ]);
     },
   },

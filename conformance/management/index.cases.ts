@@ -5,6 +5,7 @@
  * limits may be unlimited) is created and checked field by field, then deleted.
  */
 import { defineCases, means, show } from '../../src/engines/conformance/suite-api.ts';
+import { allOf, cover } from '../rules/dimensions.ts';
 import {
   checkEnum,
   checkFields,
@@ -28,6 +29,7 @@ const unlimitedCapable = [
 export const cases = defineCases([
   {
     id: 'management.index.object',
+    covers: [cover('C.index.fields', { 'index-field': allOf('index-field').filter((f) => f in indexFieldTable) })],
     rules: [
       'C.index.fields',
       'C.index.id-uuid',

@@ -8,6 +8,7 @@
 import { Blocked, CheckFailure, means } from '../../src/engines/conformance/check-failure.ts';
 import { type CaseContext, defineCases } from '../../src/engines/conformance/conformance-case.ts';
 import type { HttpResponse } from '../../src/http/http-client.ts';
+import { allOf, cover, type DimensionValue } from '../rules/dimensions.ts';
 import { messagingAdapter } from '../support/messaging-adapter.ts';
 import { checkErrorObject, checkStatus, checkThat, describe, isRecord, jsonOf } from '../support/messaging-checks.ts';
 import {
@@ -26,6 +27,19 @@ function notify(client: MessagingClient, eventId: string, auth: MessagingAuth): 
 }
 
 const credentials = Object.keys(refusedCredentials) as RefusedCredential[];
+
+/** The coverage matrix's name of each refused credential (a new one must be named here). */
+const credentialCells: Readonly<Record<RefusedCredential, DimensionValue<'messaging-credentials'>>> = {
+  none: 'none',
+  wrong: 'wrong-bearer',
+  'bearer-alone': 'bearer-alone',
+  'other-scheme': 'other-scheme',
+  'wrong-query': 'wrong-query',
+};
+
+/** The coverage matrix's cell of an operation, by its name (`notify by run` is `notify-by-run`). */
+const operationCells = (name: string) =>
+  allOf('messaging-operation').filter((value) => value === name.replaceAll(' ', '-'));
 
 /** One operation tried with refused credentials: how to send it, and how to see it took no effect. */
 interface Arranged {
@@ -260,6 +274,15 @@ async function rotateWithToken(client: MessagingClient, label: string): Promise<
 const refusalCases = operations.map((operation) => ({
   id: `messaging.auth.refused.${operation.name.replaceAll(' ', '-')}`,
   rules: [operation.statusRule, 'A.auth.required', 'A.errors.error-object', 'A.errors.other-statuses'],
+  covers: [
+    cover('A.errors.error-object', { 'messaging-operation': operationCells(operation.name) }),
+    ...(['A.auth.required', operation.statusRule] as const).map((rule) =>
+      cover(rule, {
+        'messaging-operation': operationCells(operation.name),
+        'messaging-credentials': credentials.map((auth) => credentialCells[auth]),
+      }),
+    ),
+  ],
   ...(operation.needsAdapter === true && { needs: ['messaging.adapter' as const] }),
   title: `${operation.name} (POST ${operation.path}) refuses missing, wrong and malformed credentials, with no effect`,
   expect: operation.expect,
@@ -292,6 +315,7 @@ const unsignedCases = defineCases([
   {
     id: 'messaging.auth.query-token',
     rules: ['A.auth.query-token'],
+    covers: [cover('A.auth.query-token', { 'messaging-operation': ['notify'] })],
     title: 'The token in the svc_token query parameter authenticates',
     expect: 'A notify with the token only in the query parameter answers 201.',
     async run(ctx) {
@@ -306,6 +330,57 @@ const unsignedCases = defineCases([
         201,
         `with ${ctx.dialect.messagingTokenQuery}`,
       );
+    },
+  },
+  {
+    id: 'messaging.auth.query-token.operations',
+    rules: ['A.auth.query-token'],
+    needs: ['messaging.adapter'],
+    covers: [cover('A.auth.query-token', { 'messaging-operation': ['publish', 'enqueue', 'pause', 'notify-by-run'] })],
+    title: 'The svc_token query parameter authenticates publish, enqueue, pause and notify by run',
+    expect:
+      'Each sent with the Bearer token first (the means), then with the token only in the query parameter: a publish and an enqueue (adapter real-world) are accepted and delivered, notify by run reaches the run that then waits, a pause answers 2xx (queues deleted afterwards).',
+    async run(ctx) {
+      const client = createMessagingClient(ctx);
+      const adapter = await messagingAdapter(ctx);
+      const inbox = await openInbox(ctx, 'auth.query-token');
+      const [queue, spare] = [uniqueId(ctx, 'queue').slice(-60), uniqueId(ctx, 'spare').slice(-60)];
+      ctx.onCleanup(async () => {
+        await adapter.deleteQueue?.(queue);
+        await adapter.deleteQueue?.(spare);
+      });
+      await means(() => adapter.createQueue(queue, { parallelism: 1 }));
+      await means(() => adapter.createQueue(spare, { parallelism: 1 }));
+      // The enqueue path is the real service's: other adapters have their own way in (auth.cases' refusals too).
+      const enqueues = ctx.target.messaging?.adapter === 'real-world';
+      const events = { bearer: uniqueId(ctx, 'bearer'), query: uniqueId(ctx, 'query') };
+      const runs = { bearer: uniqueId(ctx, 'run'), query: uniqueId(ctx, 'run') };
+      for (const auth of ['bearer', 'query'] as const) {
+        const accepted = async (what: string, path: string) => {
+          const res = await client.call(path, { auth, body: `${what} ${auth}` });
+          const ok = () =>
+            checkThat('A.auth.query-token', res.status >= 200 && res.status <= 299, describe(res), '2xx', what);
+          await (auth === 'bearer' ? means(async () => ok()) : ok());
+        };
+        await accepted('publish', `/v2/publish/${inbox.url(`publish-${auth}`)}`);
+        if (enqueues) await accepted('enqueue', `/v2/enqueue/${queue}/${inbox.url(`enqueue-${auth}`)}`);
+        const byRun = await client.call(`/v2/notify/${runs[auth]}/${events[auth]}`, { auth, body: 'by run' });
+        ctx.observe(`notify by run with ${auth}: ${describe(byRun)}`);
+        await adapter.wait({ eventId: events[auth], runId: runs[auth], url: inbox.url(`run-${auth}`), timeout: '1h' });
+      }
+      const arrivals = (auth: 'bearer' | 'query') => [
+        { rule: 'A.auth.query-token', role: `publish-${auth}`, what: `the message published with ${auth}` },
+        ...(enqueues ? [{ rule: 'A.auth.query-token', role: `enqueue-${auth}`, what: `enqueued with ${auth}` }] : []),
+        { rule: 'A.auth.query-token', role: `run-${auth}`, what: `the event notified by run with ${auth}` },
+      ];
+      await means(() => inbox.arriveAll(arrivals('bearer')));
+      await inbox.arriveAll(arrivals('query'));
+      // Pausing last: a paused queue would hold the enqueued message.
+      await means(async () =>
+        checkStatus('A.queue.pause-200', await client.call(`/v2/queues/${spare}/pause`), 200, 'with the token'),
+      );
+      const paused = await client.call(`/v2/queues/${queue}/pause`, { auth: 'query' });
+      checkThat('A.auth.query-token', paused.status >= 200 && paused.status <= 299, describe(paused), '2xx', 'a pause');
     },
   },
   {

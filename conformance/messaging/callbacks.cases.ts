@@ -6,6 +6,7 @@
  * that names a dead letter. Publishes use the real service's retries header to keep retries short.
  */
 import { CheckFailure, defineCases, means, show, vendorHeader } from '../../src/engines/conformance/suite-api.ts';
+import { allOf, cover } from '../rules/dimensions.ts';
 import { messagingAdapter } from '../support/messaging-adapter.ts';
 import {
   type CallbackTruth,
@@ -32,11 +33,21 @@ import { messageIdOf, publishTo, sentHeaders, uniqueId, withAccountLimits } from
 const answerHeader = 'x-svc-harness-answer';
 const answerBody = 'answered ✓ by the sink!';
 
+/** The Callback body's fields checkFields types (the coverage matrix's names). */
+const typedFields = allOf('callback-field').filter((field) => field in callbackFields);
+/** Those checkCallbackTruth compares with what happened: all but callerIP, which is only typed. */
+const comparedFields = typedFields.filter((field) => field !== 'callerIP');
+
 export const cases = defineCases(
   signedCases([
     {
       id: 'messaging.callback.fields',
       rules: ['A.callback.on-answer', 'A.callback.fields', 'A.callback.field-types'],
+      covers: [
+        cover('A.callback.fields', { 'callback-field': comparedFields }),
+        cover('A.callback.field-types', { 'callback-field': typedFields }),
+        cover('A.signature.verifiable', { 'delivery-kind': ['delivery', 'callback'], 'send-form': ['publish'] }),
+      ],
       title: 'The callback carries the destination’s answer in every field of the Callback body',
       expect:
         'A message with a callback URL, retries 1 and a 2 s delay, whose destination answers 500 then 200 with its own header and a body that is not base64 text: two callbacks arrive, one per attempt, every field typed as the spec says and equal to what happened (status, header and body of that attempt’s answer, retried, maxRetries, sourceMessageId, url, method, sourceHeader, sourceBody, createdAt and notBefore within the publish, the delay apart, callerIP).',
@@ -120,6 +131,7 @@ export const cases = defineCases(
     {
       id: 'messaging.callback.config',
       rules: ['A.callback.config-headers', 'A.callback.fields'],
+      covers: [cover('A.callback.config-headers', { 'callback-header': ['method', 'retries', 'delay'] })],
       title: 'The callback configuration headers configure the callback request',
       expect:
         'With Callback-Method PUT, Callback-Retries 1 and Callback-Delay 1s, and a callback URL that answers 500: two callbacks arrive, both PUT, the first at least a second after the delivery.',
@@ -161,6 +173,7 @@ export const cases = defineCases(
     {
       id: 'messaging.callback.timeout',
       rules: ['A.callback.config-headers'],
+      covers: [cover('A.callback.config-headers', { 'callback-header': ['timeout', 'retries'] })],
       title: 'Callback-Timeout ends a callback attempt that takes too long',
       expect:
         'With Callback-Timeout 1s and Callback-Retries 1, and a callback URL that answers after 3 s: the first callback times out and is tried again, so two arrive, a second or more apart.',
@@ -277,6 +290,13 @@ export const cases = defineCases(
     {
       id: 'messaging.failure-callback.exhaustion',
       rules: ['A.failure-callback.after-exhaustion', 'A.failure-callback.fields'],
+      covers: [
+        cover('A.failure-callback.fields', { 'callback-field': [...comparedFields, 'dlqId'] }),
+        cover('A.signature.verifiable', {
+          'delivery-kind': ['delivery', 'failure-callback'],
+          'send-form': ['publish'],
+        }),
+      ],
       title: 'The failure callback comes once, after the last retry, with the callback fields and dlqId',
       expect:
         'A message that always fails, with retries 1: two attempts, then exactly one failure callback, not before the second attempt, with the Callback body’s fields equal to what happened on the last attempt (its status, header and body; retried 1) and dlqId; a message that succeeds sends none.',
@@ -397,6 +417,7 @@ export const cases = defineCases(
     {
       id: 'messaging.failure-callback.config',
       rules: ['A.failure-callback.config-headers', 'A.failure-callback.fields'],
+      covers: [cover('A.failure-callback.config-headers', { 'callback-header': ['method', 'delay', 'timeout'] })],
       title: 'The failure-callback configuration headers configure the failure-callback request',
       expect:
         'With Failure-Callback-Method PUT, -Delay 1s, -Timeout 1s and -Retries 1, and a failure-callback URL that answers after 3 s: two failure-callback requests, both PUT, the first a second or more after the last attempt, the second a second or more after the first.',

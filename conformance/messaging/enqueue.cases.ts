@@ -10,6 +10,7 @@
 import { CheckFailure, means, show } from '../../src/engines/conformance/check-failure.ts';
 import { type CaseContext, defineCases } from '../../src/engines/conformance/conformance-case.ts';
 import type { SinkRequest } from '../../src/sink/sink-server.ts';
+import { allOf, cover } from '../rules/dimensions.ts';
 import { sleep } from '../support/bounded.ts';
 import { messagingAdapter } from '../support/messaging-adapter.ts';
 import { createMessagingClient, type MessagingClient } from '../support/messaging-client.ts';
@@ -49,7 +50,10 @@ const fail = (blame: Blame, received: string, expected: string): never => {
   throw new CheckFailure(blame.rule, received, expected, `${blame.header} on ${blame.via}`);
 };
 
-const configRules = { Callback: 'A.callback.config-headers', 'Failure-Callback': 'A.failure-callback.config-headers' };
+const configRules = {
+  Callback: 'A.callback.config-headers',
+  'Failure-Callback': 'A.failure-callback.config-headers',
+} as const;
 
 const rows: readonly HeaderRow[] = [
   {
@@ -159,9 +163,28 @@ async function sendBoth(ctx: CaseContext, kind: Kind): Promise<Record<Via, Outco
   return { publish: outcome('publish'), enqueue: outcome('enqueue') };
 }
 
+/** The coverage matrix's name of a row's header: its suffix's first word, `url` for the URL header. */
+const headerCell = (row: HeaderRow) => (row.suffix.split('-')[1] ?? 'url').toLowerCase();
+
+/** The cells a kind's case checks: every header on enqueue, the configuration headers on publish too. */
+function coversOf(kind: Kind) {
+  const headers = allOf('callback-header').filter((header) => rows.some((row) => headerCell(row) === header));
+  const kindCell = kind === 'Callback' ? 'callback' : 'failure-callback';
+  return [
+    cover('A.callback.on-enqueue', { 'callback-kind': [kindCell], 'callback-header': headers }),
+    cover(configRules[kind], {
+      'callback-header': headers.filter((header) =>
+        rows.some((row) => headerCell(row) === header && row.rule[kind] === configRules[kind]),
+      ),
+    }),
+    cover('A.signature.verifiable', { 'delivery-kind': ['delivery', kindCell], 'send-form': ['publish', 'enqueue'] }),
+  ];
+}
+
 const kindCase = (kind: Kind) => ({
   id: `messaging.enqueue.${kind.toLowerCase()}-headers`,
   rules: ['A.callback.on-enqueue', ...new Set(rows.map((row) => row.rule[kind]))],
+  covers: coversOf(kind),
   needs: ['messaging.adapter' as const],
   title: `The six ${kind} headers on enqueue have their publish semantics`,
   expect: `The same message published and enqueued (its queue deleted afterwards) with ${kind}, ${kind}-Method PUT, -Retries 1, -Delay 1s, -Timeout 1s and -Forward-X-Svc-Harness, the URL answering after 3 s${kind === 'Failure-Callback' ? ', and a destination that always fails with retries 0' : ''}: for each, exactly two PUT requests at that URL, the first a second or more after the delivery, the second about a second after the first, both with X-Svc-Harness.`,

@@ -6,6 +6,7 @@
  * messages run at once and every count and method is compared.
  */
 import { CheckFailure, defineCases } from '../../src/engines/conformance/suite-api.ts';
+import { cover } from '../rules/dimensions.ts';
 import { checkSourceHeader, checkThat, jsonRequest } from '../support/messaging-checks.ts';
 import { createMessagingClient } from '../support/messaging-client.ts';
 import { type Arrival, openInbox, signedCases } from '../support/messaging-sink.ts';
@@ -70,6 +71,16 @@ export const cases = defineCases(
   signedCases([
     {
       id: 'messaging.callbacks.matrix',
+      covers: [
+        cover('A.callback.config-headers', { 'callback-header': ['method', 'delay'] }),
+        cover('A.failure-callback.config-headers', { 'callback-header': ['method'] }),
+        cover('A.callback.fields', { 'callback-field': ['sourceHeader'] }),
+        cover('A.failure-callback.fields', { 'callback-field': ['sourceHeader'] }),
+        cover('A.signature.verifiable', {
+          'delivery-kind': ['delivery', 'callback', 'failure-callback'],
+          'send-form': ['publish'],
+        }),
+      ],
       rules: [
         'A.callback.on-answer',
         'A.callback.with-failure-callback',

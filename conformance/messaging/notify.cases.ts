@@ -7,6 +7,7 @@
  * the notify-by-run shapes, are observed.
  */
 import { CheckFailure, defineCases, means, show } from '../../src/engines/conformance/suite-api.ts';
+import { allOf, cover } from '../rules/dimensions.ts';
 import { adminClient } from '../support/admin-client.ts';
 import { messagingAdapter } from '../support/messaging-adapter.ts';
 import {
@@ -270,6 +271,11 @@ const unsignedCases = defineCases([
   {
     id: 'messaging.notify.body-forms',
     rules: ['A.notify.body-forms', 'A.notify.body-content-type'],
+    covers: [
+      cover('A.notify.body-forms', {
+        'notify-body': allOf('notify-body').filter((form) => bodyForms.some((item) => item.name === form)),
+      }),
+    ],
     needs: ['messaging.adapter'],
     title: 'Notify’s body, absent, JSON, text or binary, reaches the waiter byte for byte',
     expect:

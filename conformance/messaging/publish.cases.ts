@@ -7,6 +7,7 @@
 import { means } from '../../src/engines/conformance/check-failure.ts';
 import { defineCases } from '../../src/engines/conformance/conformance-case.ts';
 import { signatureSchemeOf } from '../../src/target/target.ts';
+import { cover } from '../rules/dimensions.ts';
 import { signingKeysOf } from '../support/messaging-adapter.ts';
 import { checkThat, describe } from '../support/messaging-checks.ts';
 import { createMessagingClient } from '../support/messaging-client.ts';
@@ -75,6 +76,9 @@ export const cases = defineCases(
     {
       id: 'messaging.signature.verifiable',
       rules: ['A.signature.verifiable'],
+      covers: [
+        cover('A.signature.verifiable', { 'delivery-kind': ['delivery', 'callback'], 'send-form': ['publish'] }),
+      ],
       title: 'Deliveries, retries and callbacks carry a signature the signing keys verify',
       expect:
         'Under the scheme the target declares (by default its dialect’s: a JWT, HS256, in the signature header): a delivery answered 500, its retry and the callback after each attempt all carry a signature the current or next signing key verifies, for the URL called and the body sent, none a token used before.',

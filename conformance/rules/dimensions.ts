@@ -7,7 +7,18 @@
  * To add a dimension or a value: add it here; every rule whose grid uses the dimension then has new
  * cells, which a case must cover (or a `notApplicable` entry must carve out, with its reason).
  */
-import type { CellCover, CellRegion, Dimension } from '../../src/results/rule.ts';
+import {
+  type CellCover,
+  type CellRegion,
+  type Dimension,
+  messagingAccountFields,
+  searchIndexFields,
+} from '../../src/engines/conformance/suite-api.ts';
+
+/** The field names of a spec table, typed (the table keeps its one home in src/protocol). */
+function fieldsOf<T extends object>(table: T): (keyof T & string)[] {
+  return Object.keys(table) as (keyof T & string)[];
+}
 
 export const dimensionTable = {
   endpoint: {
@@ -84,6 +95,80 @@ export const dimensionTable = {
   'name-overlap': {
     title: 'A neighbouring name: longer, with a separator, another case, a glob character',
     values: ['longer', 'separator', 'case', 'glob'],
+  },
+  'messaging-operation': {
+    title: 'Operation a client sends to area A',
+    values: ['publish', 'enqueue', 'rotate', 'pause', 'notify', 'notify-by-run'],
+  },
+  'messaging-credentials': {
+    title: 'Credentials an area A request carries',
+    values: [
+      'none',
+      'wrong-bearer',
+      'bearer-alone',
+      'other-scheme',
+      'wrong-query',
+      'standard-bearer',
+      'standard-query',
+    ],
+  },
+  'delivery-kind': {
+    title: 'A request area A sends to a receiver: a delivery, a callback, a failure callback',
+    values: ['delivery', 'callback', 'failure-callback'],
+  },
+  'callback-kind': {
+    title: 'Which callback (area A)',
+    values: ['callback', 'failure-callback'],
+  },
+  'callback-field': {
+    title: 'A field of the Callback body, compared with the delivery that caused it (area A)',
+    values: [
+      'status',
+      'header',
+      'body',
+      'retried',
+      'maxRetries',
+      'sourceMessageId',
+      'url',
+      'method',
+      'sourceHeader',
+      'sourceBody',
+      'notBefore',
+      'createdAt',
+      'callerIP',
+      'topicName',
+      'endpointName',
+      'scheduleId',
+      'dlqId',
+    ],
+  },
+  'callback-header': {
+    title: 'A callback header: the URL, or one that configures the request (area A)',
+    values: ['url', 'method', 'retries', 'delay', 'timeout', 'forward'],
+  },
+  'send-form': {
+    title: 'How a message is sent (area A)',
+    values: ['publish', 'enqueue'],
+  },
+  'notify-body': {
+    title: 'The body of a notify (area A)',
+    values: ['none', 'json', 'text', 'binary'],
+  },
+  'management-route': {
+    title: 'Route of area C',
+    values: ['create-index', 'get-index', 'get-account'],
+  },
+  'management-credentials': {
+    title: 'Credentials an area C request carries',
+    values: ['none', 'wrong-user', 'wrong-password', 'user-alone', 'not-base64', 'standard'],
+  },
+  'account-field': {
+    title: 'A field of the Messaging account (area C)',
+    values: fieldsOf(messagingAccountFields),
+  },
+  'index-field': {
+    title: 'A field of the Search index (area C)',
+    values: fieldsOf(searchIndexFields),
   },
 } as const satisfies Record<string, Omit<Dimension, 'id'>>;
 

@@ -6,6 +6,8 @@
 import { describe, expect, test } from 'vitest';
 import { dimensionTable } from '../../../conformance/rules/dimensions.ts';
 import { kvRuleDimensions } from '../../../conformance/rules/kv-dimensions.ts';
+import { managementRuleDimensions } from '../../../conformance/rules/management-dimensions.ts';
+import { messagingRuleDimensions } from '../../../conformance/rules/messaging-dimensions.ts';
 import type { CaseFile } from '../../../src/engines/conformance/case-registry.ts';
 import { loadCaseFiles } from '../../../src/engines/conformance/case-registry.ts';
 import type { ConformanceCase } from '../../../src/engines/conformance/conformance-case.ts';
@@ -28,10 +30,17 @@ const [catalog, dimensions, caseFiles] = await Promise.all([
 describe('the coverage matrix of the suites', () => {
   test('the dimensions are read from conformance/rules/*dimensions.ts', () => {
     expect(dimensions.files).toEqual(
-      expect.arrayContaining(['conformance/rules/dimensions.ts', 'conformance/rules/kv-dimensions.ts']),
+      expect.arrayContaining([
+        'conformance/rules/dimensions.ts',
+        'conformance/rules/kv-dimensions.ts',
+        'conformance/rules/messaging-dimensions.ts',
+        'conformance/rules/management-dimensions.ts',
+      ]),
     );
     expect(dimensions.dimensions.map((dimension) => dimension.id)).toEqual(Object.keys(dimensionTable));
-    expect(dimensions.rules).toEqual(expect.arrayContaining([...kvRuleDimensions]));
+    expect(dimensions.rules).toEqual(
+      expect.arrayContaining([...kvRuleDimensions, ...messagingRuleDimensions, ...managementRuleDimensions]),
+    );
   });
 
   test('dimensions, carve-outs and covers name real rules, dimensions and values, and hold cells', () => {
@@ -45,9 +54,17 @@ describe('the coverage matrix of the suites', () => {
     expect(open).toEqual([]);
   });
 
-  test('area B speaks of every dimension of its vocabulary', () => {
-    const used = new Set(kvRuleDimensions.flatMap((entry) => entry.grids.flat()));
+  test('the areas together speak of every dimension of the vocabulary', () => {
+    const entries = [...kvRuleDimensions, ...messagingRuleDimensions, ...managementRuleDimensions];
+    const used = new Set(entries.flatMap((entry) => entry.grids.flat()));
     expect([...used].sort()).toEqual(Object.keys(dimensionTable).sort());
+  });
+
+  test('each area’s grids name rules of that area only', () => {
+    const areaOf = (entries: readonly { rule: string }[]) => [...new Set(entries.map((entry) => entry.rule[0]))];
+    expect(areaOf(kvRuleDimensions)).toEqual(['B']);
+    expect(areaOf(messagingRuleDimensions)).toEqual(['A']);
+    expect(areaOf(managementRuleDimensions)).toEqual(['C']);
   });
 
   test('a not-applicable reason is one line', () => {
