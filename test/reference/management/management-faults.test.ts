@@ -30,6 +30,11 @@ const probes: Record<ManagementFaultName, Probe> = {
     const got = (await mgmt(ref, `/v2/search/${String(created.id)}`)).json;
     return JSON.stringify(got) === JSON.stringify(created);
   },
+  'unknown-index-200': async (ref) => (await mgmt(ref, '/v2/search/00000000-0000-4000-8000-000000000000')).status,
+  // The parsed numbers are the same: only the text shows the doubles.
+  'index-integers-as-doubles': async (ref) =>
+    /"max_vector_count":\d+\.0/.test((await mgmt(ref, '/v2/search', { body: valid })).text),
+  'account-integers-as-doubles': async (ref) => /"max_queues":\d+\.0/.test((await getAccount(ref)).text),
   'index-omits-field': async (ref) => 'creation_time' in (await createIndex(ref)),
   'index-field-wrong-type': async (ref) => typeof (await createIndex(ref)).max_vector_count,
   'index-id-not-uuid': async (ref) => uuidPattern.test(String((await createIndex(ref)).id)),

@@ -44,6 +44,7 @@ const groups: readonly (readonly MessagingFaultName[])[] = [
     'message-size-unchecked',
     'notify-status-200',
     'notify-deduplicated-string',
+    'notify-integers-as-doubles',
     'waiter-omits-timeout-url',
     'workflow-headers-plain',
     'notify-invalid-id-accepted',
@@ -112,6 +113,9 @@ const groups: readonly (readonly MessagingFaultName[])[] = [
     'callback-created-at-seconds',
     'callback-not-before-ignores-delay',
     'callback-max-retries-default',
+    'source-header-drops-callback-headers',
+    'source-header-forward-renamed',
+    'callback-integers-as-doubles',
   ],
 ];
 
@@ -433,6 +437,14 @@ const probes: Record<MessagingFaultName, FaultProbe> = {
       const p = fresh('dedup');
       await wait(ref, p.id, p.id, { url: p.url(p.dest), timeout: '1h' });
       return ((await notify(ref, p.id)).json as { deduplicated: unknown }[]).map((item) => item.deduplicated);
+    },
+  },
+  'notify-integers-as-doubles': {
+    correct: false,
+    probe: async (ref) => {
+      const p = fresh('notify-doubles');
+      await wait(ref, p.id, p.id, { url: p.url(p.dest), timeout: '1h' });
+      return /"deadline":\d+\.0/.test((await notify(ref, p.id)).text);
     },
   },
   'waiter-omits-timeout-url': {
@@ -770,6 +782,32 @@ const probes: Record<MessagingFaultName, FaultProbe> = {
       const p = fresh('cb-retried');
       await send(ref, p.dest, { 'Svc-Retries': '0', 'Svc-Callback': p.url(p.cb) });
       return decode(await first(p.cb)).retried;
+    },
+  },
+  'source-header-drops-callback-headers': {
+    correct: true,
+    probe: async (ref) => {
+      const p = fresh('src-drops');
+      await send(ref, p.dest, { 'Svc-Callback': p.url(p.cb) });
+      return 'svc-callback' in (decode(await first(p.cb)).sourceHeader as Record<string, unknown>);
+    },
+  },
+  'source-header-forward-renamed': {
+    correct: { asSent: true, renamed: false },
+    probe: async (ref) => {
+      const p = fresh('src-renamed');
+      await send(ref, p.dest, { 'Svc-Callback': p.url(p.cb), 'Svc-Forward-X-Probe': 'kept' });
+      const sourceHeader = decode(await first(p.cb)).sourceHeader as Record<string, unknown>;
+      return { asSent: 'svc-forward-x-probe' in sourceHeader, renamed: 'x-probe' in sourceHeader };
+    },
+  },
+  // The parsed numbers are the same: only the text shows the doubles.
+  'callback-integers-as-doubles': {
+    correct: false,
+    probe: async (ref) => {
+      const p = fresh('cb-doubles');
+      await send(ref, p.dest, { 'Svc-Callback': p.url(p.cb) });
+      return /"status":\d+\.0/.test((await first(p.cb))?.body.toString('utf8') ?? '');
     },
   },
   'callback-status-first-attempt': {
