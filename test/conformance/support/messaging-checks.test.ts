@@ -1,9 +1,11 @@
 /**
  * The callback body compared with what happened: the true body passes, and each field off in the way
- * an implementation gets it wrong fails A.callback.fields naming that field.
+ * an implementation gets it wrong fails A.callback.fields naming that field; integer fields judged
+ * as written (the raw JSON literal).
  */
 import { describe, expect, test } from 'vitest';
 import { type CallbackTruth, checkCallbackTruth } from '../../../conformance/support/messaging-checks.ts';
+import { checkIntegerLiterals, nonIntegerLiterals } from '../../../conformance/support/messaging-raw-json.ts';
 import { CheckFailure } from '../../../src/engines/conformance/check-failure.ts';
 import type { SinkRequest } from '../../../src/sink/sink-server.ts';
 
@@ -67,12 +69,23 @@ describe('checkCallbackTruth', () => {
     expect(() => checkCallbackTruth('A.callback.fields', body(1), truth, 'c')).not.toThrow();
   });
 
-  test('a forward header may be kept under the name it is forwarded as', () => {
-    const forwarded = {
+  test('a forward header kept under the name it is forwarded as is renamed: it fails on sourceHeader', () => {
+    expect(failedField({ sourceHeader: { 'content-type': 'text/plain; charset=utf-8', 'X-Svc-Source': 'tag' } })).toBe(
+      'sourceHeader',
+    );
+  });
+
+  test('sourceHeader names compare case-insensitively, and headers the publish did not send may appear', () => {
+    const extra = {
       ...body(1),
-      sourceHeader: { 'content-type': 'text/plain; charset=utf-8', 'X-Svc-Source': 'tag' },
+      sourceHeader: {
+        'CONTENT-TYPE': 'text/plain; charset=utf-8',
+        'Svc-Forward-X-Svc-Source': 'tag',
+        host: 'x',
+        'content-length': '10',
+      },
     };
-    expect(() => checkCallbackTruth('A.callback.fields', forwarded, truth, 'c')).not.toThrow();
+    expect(() => checkCallbackTruth('A.callback.fields', extra, truth, 'c')).not.toThrow();
   });
 
   test.each([
@@ -91,5 +104,29 @@ describe('checkCallbackTruth', () => {
     ['no caller IP', { callerIP: '' }, 'callerIP'],
   ])('%s fails on that field', (_name, changed, field) => {
     expect(failedField(changed)).toBe(field);
+  });
+});
+
+describe('integer fields as written', () => {
+  const fields = ['status', 'retried', 'maxRetries'];
+  test('integer literals pass; a fraction or an exponent is named, at the top level only by default', () => {
+    expect(nonIntegerLiterals('{"status":200,"retried":0,"maxRetries":-1}', fields)).toEqual([]);
+    expect(nonIntegerLiterals('{"status":200.0,"retried":0,"maxRetries":1e0}', fields)).toEqual([
+      'status 200.0',
+      'maxRetries 1e0',
+    ]);
+    expect(nonIntegerLiterals('{"header":{"status":1.5},"status":200}', fields)).toEqual([]);
+    expect(nonIntegerLiterals('[{"waiter":{"deadline":17.0}}]', ['deadline'], true)).toEqual(['deadline 17.0']);
+  });
+
+  test('strings, absent fields and text that is not JSON are left to other checks', () => {
+    expect(nonIntegerLiterals('{"status":"200.0"}', fields)).toEqual([]);
+    expect(nonIntegerLiterals('not json', fields)).toEqual([]);
+  });
+
+  test('checkIntegerLiterals fails the rule it is given', () => {
+    expect(() => checkIntegerLiterals('A.callback.field-types', '{"status":200.0}', fields)).toThrow(
+      /A\.callback\.field-types/,
+    );
   });
 });
