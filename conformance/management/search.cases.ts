@@ -7,25 +7,28 @@
  */
 import { randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
-import { means, show } from '../../src/engines/conformance/check-failure.ts';
-import { defineCases } from '../../src/engines/conformance/conformance-case.ts';
+import { defineCases, means, show } from '../../src/engines/conformance/suite-api.ts';
 import {
   checkEnum,
+  checkFields,
   checkIndexIfOk,
   checkRefused,
   checkThat,
   describeAnswer,
   differences,
   groupedAnswers,
+  indexFieldTable,
+  integerFields,
   objectAnswer,
 } from '../support/management-checks.ts';
 import { createManagementClient, deleteAfterCase, indexName } from '../support/management-client.ts';
 import { createdObject, createIndex, credentialsWork, indexRegions, indexTypes } from '../support/management-steps.ts';
+import { checkIntegerLiterals } from '../support/messaging-raw-json.ts';
 
 export const cases = defineCases([
   {
     id: 'management.search.create-and-read',
-    rules: ['C.create.ok-200', 'C.index.type-enum', 'C.index.region-enum', 'C.get.same-object'],
+    rules: ['C.create.ok-200', 'C.index.type-enum', 'C.index.region-enum', 'C.get.same-object', 'C.index.fields'],
     title: 'POST /v2/search creates an index as asked; GET /v2/search/{id} answers the same object',
     expect:
       'Creates one index (type fixed, region us-central1, deleted after): 200 with an index object of the requested name, region and type; GET /v2/search/{id} answers 200 with the same object.',
@@ -64,12 +67,12 @@ export const cases = defineCases([
         );
         return index.id as string;
       });
-      const read = objectAnswer(
-        'C.get.same-object',
-        await client.getIndex(id),
-        'the index object',
-        'GET /v2/search/{id}',
-      );
+      const readRes = await client.getIndex(id);
+      const read = objectAnswer('C.get.same-object', readRes, 'the index object', 'GET /v2/search/{id}');
+      // The read-back is a Search index object too: every field with its type, integers as written
+      // (throughput_vector's points may differ below, but not its presence or its items' types).
+      checkFields('C.index.fields', read, indexFieldTable, 'Search index', 'GET /v2/search/{id}');
+      checkIntegerLiterals('C.index.fields', readRes.body, integerFields(indexFieldTable), 'GET /v2/search/{id}');
       // throughput_vector is "throughput over time": two reads may see different points.
       const changed = differences(index, read, ['throughput_vector']);
       checkThat(
