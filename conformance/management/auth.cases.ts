@@ -4,10 +4,14 @@
  * The spec shows no status or body for a refusal ("Errors": area C not shown): they are recorded.
  * No text of these cases holds the password.
  */
-import { Blocked, means } from '../../src/engines/conformance/check-failure.ts';
-import type { CaseContext } from '../../src/engines/conformance/conformance-case.ts';
-import { defineCases } from '../../src/engines/conformance/conformance-case.ts';
-import { type HttpResponse, headerValue } from '../../src/http/http-client.ts';
+import {
+  Blocked,
+  type CaseContext,
+  defineCases,
+  type HttpResponse,
+  headerValue,
+  means,
+} from '../../src/engines/conformance/suite-api.ts';
 import { cover } from '../rules/dimensions.ts';
 import { checkRefused, checkThat, describeAnswer, groupedAnswers } from '../support/management-checks.ts';
 import {

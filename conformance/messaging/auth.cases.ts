@@ -5,9 +5,14 @@
  * each kind of credentials a target must refuse; the refusal is checked for what the spec says (not
  * 2xx, an Error object; 401 on notify, the only status it shows) and for having had no effect.
  */
-import { Blocked, CheckFailure, means } from '../../src/engines/conformance/check-failure.ts';
-import { type CaseContext, defineCases } from '../../src/engines/conformance/conformance-case.ts';
-import type { HttpResponse } from '../../src/http/http-client.ts';
+import {
+  Blocked,
+  type CaseContext,
+  CheckFailure,
+  defineCases,
+  type HttpResponse,
+  means,
+} from '../../src/engines/conformance/suite-api.ts';
 import { allOf, cover, type DimensionValue } from '../rules/dimensions.ts';
 import { messagingAdapter } from '../support/messaging-adapter.ts';
 import { checkErrorObject, checkStatus, checkThat, describe, isRecord, jsonOf } from '../support/messaging-checks.ts';

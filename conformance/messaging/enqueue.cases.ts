@@ -7,9 +7,14 @@
  * fails on both is blamed on its own rule, one that fails on enqueue only on A.callback.on-enqueue.
  * Enqueueing and the queue are the adapter's (not in the spec).
  */
-import { CheckFailure, means, show } from '../../src/engines/conformance/check-failure.ts';
-import { type CaseContext, defineCases } from '../../src/engines/conformance/conformance-case.ts';
-import type { SinkRequest } from '../../src/sink/sink-server.ts';
+import {
+  type CaseContext,
+  CheckFailure,
+  defineCases,
+  means,
+  type SinkRequest,
+  show,
+} from '../../src/engines/conformance/suite-api.ts';
 import { allOf, cover } from '../rules/dimensions.ts';
 import { sleep } from '../support/bounded.ts';
 import { messagingAdapter } from '../support/messaging-adapter.ts';

@@ -7,10 +7,14 @@
  * case and restored; without one, the parallelism is read from the management area and tried only
  * when it is small, and the rest is skipped.
  */
-import { means, show } from '../../src/engines/conformance/check-failure.ts';
-import { type CaseContext, defineCases } from '../../src/engines/conformance/conformance-case.ts';
-import { jsonBody } from '../../src/http/http-client.ts';
-import type { SinkRequest } from '../../src/sink/sink-server.ts';
+import {
+  type CaseContext,
+  defineCases,
+  jsonBody,
+  means,
+  type SinkRequest,
+  show,
+} from '../../src/engines/conformance/suite-api.ts';
 import { sleep } from '../support/bounded.ts';
 import { createManagementClient } from '../support/management-client.ts';
 import { checkThat, describe } from '../support/messaging-checks.ts';

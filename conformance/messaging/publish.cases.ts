@@ -4,9 +4,7 @@
  * maximum message size holds. The publish answer and the other publish headers are not shown:
  * they are observed.
  */
-import { means } from '../../src/engines/conformance/check-failure.ts';
-import { defineCases } from '../../src/engines/conformance/conformance-case.ts';
-import { signatureSchemeOf } from '../../src/target/target.ts';
+import { defineCases, means, signatureSchemeOf } from '../../src/engines/conformance/suite-api.ts';
 import { cover } from '../rules/dimensions.ts';
 import { signingKeysOf } from '../support/messaging-adapter.ts';
 import { checkThat, describe } from '../support/messaging-checks.ts';

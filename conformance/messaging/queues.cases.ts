@@ -3,8 +3,7 @@
  * accepts messages (a check of its own) and holds them; pausing a paused queue changes nothing. Creating a queue,
  * enqueueing and resuming are not in the spec (the adapter does them); what resume does is observed.
  */
-import { CheckFailure, means } from '../../src/engines/conformance/check-failure.ts';
-import { defineCases } from '../../src/engines/conformance/conformance-case.ts';
+import { CheckFailure, defineCases, means } from '../../src/engines/conformance/suite-api.ts';
 import { type MessagingAdapter, messagingAdapter } from '../support/messaging-adapter.ts';
 import { checkStatus, checkThat } from '../support/messaging-checks.ts';
 import { createMessagingClient } from '../support/messaging-client.ts';

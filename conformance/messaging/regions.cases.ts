@@ -3,9 +3,7 @@
  * eu-central-1, default eu-central-1. Each region's base URL the target declares (`messaging.regions`)
  * takes a publish and the message is delivered. A target that declares one region is skipped.
  */
-import { means } from '../../src/engines/conformance/check-failure.ts';
-import { defineCases } from '../../src/engines/conformance/conformance-case.ts';
-import { messagingRegions } from '../../src/target/regions.ts';
+import { defineCases, means, messagingRegions } from '../../src/engines/conformance/suite-api.ts';
 import { checkThat, describe } from '../support/messaging-checks.ts';
 import { createMessagingClient } from '../support/messaging-client.ts';
 import { openInbox, signedCases } from '../support/messaging-sink.ts';

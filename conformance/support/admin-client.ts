@@ -3,10 +3,13 @@
  * set the limits, create an ACL user, reset the database password. Cases that need it declare
  * `needs: ['admin']` and are skipped with a reason on a target without one.
  */
-import type { CaseContext } from '../../src/engines/conformance/conformance-case.ts';
-import { dispatcherFor, httpRequest } from '../../src/http/http-client.ts';
-import type { HttpMethod } from '../../src/protocol/http-method.ts';
-import { harnessError } from '../../src/shared/errors.ts';
+import {
+  type CaseContext,
+  dispatcherFor,
+  type HttpMethod,
+  harnessError,
+  httpRequest,
+} from '../../src/engines/conformance/suite-api.ts';
 
 export interface KvLimitsView {
   readonly maxRequestBytes: number;

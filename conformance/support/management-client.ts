@@ -6,9 +6,14 @@
  * real service has and the spec does not show: its answer is only recorded).
  */
 import { randomBytes } from 'node:crypto';
-import type { CaseContext } from '../../src/engines/conformance/conformance-case.ts';
-import { dispatcherFor, type HttpResponse, httpRequest, jsonBody } from '../../src/http/http-client.ts';
-import type { HttpMethod } from '../../src/protocol/http-method.ts';
+import {
+  type CaseContext,
+  dispatcherFor,
+  type HttpMethod,
+  type HttpResponse,
+  httpRequest,
+  jsonBody,
+} from '../../src/engines/conformance/suite-api.ts';
 import { isRecord } from './management-checks.ts';
 
 /**

@@ -6,10 +6,7 @@
  * `MessagingAdapterFactory`. Without one, the cases that need it are skipped with the reason.
  */
 import { pathToFileURL } from 'node:url';
-import { Blocked } from '../../src/engines/conformance/check-failure.ts';
-import type { CaseContext } from '../../src/engines/conformance/conformance-case.ts';
-import { harnessError } from '../../src/shared/errors.ts';
-import type { Target } from '../../src/target/target.ts';
+import { Blocked, type CaseContext, harnessError, type Target } from '../../src/engines/conformance/suite-api.ts';
 import { isRecord } from './checks.ts';
 import { createMessagingClient } from './messaging-client.ts';
 

@@ -13,18 +13,21 @@
  * Every request an inbox got, and any request for another case or for none, goes into the details.
  */
 import { afterAll } from 'vitest';
-import { Blocked, CaseSkipped, CheckFailure } from '../../src/engines/conformance/check-failure.ts';
-import type { CaseContext, ConformanceCase } from '../../src/engines/conformance/conformance-case.ts';
 import {
+  Blocked,
+  type CaseContext,
+  CaseSkipped,
+  CheckFailure,
+  type ConformanceCase,
   type Inbox,
   type Sink,
   type SinkAnswer,
   type SinkRequest,
   SinkTimeout,
+  signatureSchemeOf,
   startSink,
-} from '../../src/sink/sink-server.ts';
-import { vendorHeader } from '../../src/target/dialects.ts';
-import { signatureSchemeOf } from '../../src/target/target.ts';
+  vendorHeader,
+} from '../../src/engines/conformance/suite-api.ts';
 import { messagingRuleCatalog } from '../rules/messaging-rules.ts';
 import { signingKeysOf } from './messaging-adapter.ts';
 
