@@ -59,8 +59,13 @@ describe('svc-harness rules', () => {
       (cell) => cell.rule === 'B.auth.missing-401' && cell.point.endpoint === 'monitor',
     );
     expect(monitor?.cases).toContain('kv.endpoint-auth.streams');
-    const head = matrix.cells.find((cell) => cell.rule === 'B.format.json' && cell.point.endpoint === 'head-path');
-    expect(head?.notApplicable).toBe('a HEAD answer has no body');
+    // HEAD answers carry the format's content type (covered), but no body to encode (not applicable).
+    const headLabel = matrix.cells.find((cell) => cell.rule === 'B.format.json' && cell.point.endpoint === 'head-path');
+    expect(headLabel?.cases.length).toBeGreaterThan(0);
+    const headBody = matrix.cells.find(
+      (cell) => cell.rule === 'B.encoding.base64' && cell.point.endpoint === 'head-path',
+    );
+    expect(headBody?.notApplicable).toBe('a HEAD answer has no body');
   });
 
   test('--coverage text: one line per cell and the totals', async () => {
