@@ -50,7 +50,13 @@ describe('the combination matrix oracle', () => {
 
   test('no or a wrong token gives 401; with a header error either 400 or 401', () => {
     const none = cellOracle({ form: 'head-path', encoding: 'absent', format: 'json', credentials: 'none' });
-    expect(none.expect).toEqual({ kind: 'refused', statuses: [401], jsonError: false });
+    // HEAD has no body to judge, but the content type it sends must be the format's (as GET's would be).
+    expect(none.expect).toEqual({
+      kind: 'refused',
+      statuses: [401],
+      jsonError: false,
+      headContentType: 'application/json',
+    });
     expect(none.statusRule).toBe('B.auth.missing-401');
     const wrong = cellOracle({ form: 'post-root', encoding: 'absent', format: 'absent', credentials: 'wrong' });
     expect(wrong.expect).toEqual({ kind: 'refused', statuses: [401], jsonError: true });
