@@ -97,7 +97,9 @@ describe('svc-harness run', () => {
   describe('against a target file', () => {
     let reference: RunningReference;
     beforeAll(async () => {
-      reference = await startReference({});
+      // Retries after 10 ms, as the embedded reference does: with the real backoff (about 12 s before the
+      // first retry) every retrying messaging case would wait out its sink wait.
+      reference = await startReference({ messaging: { retryBackoff: { kind: 'base', ms: 10 } } });
     });
     afterAll(() => reference.stop());
 
