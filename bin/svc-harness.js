@@ -8,5 +8,13 @@ if (major < 22 || (major === 22 && minor < 18)) {
   process.exit(2);
 }
 const { runCli } = await import('../src/cli/main.ts');
-// Exit explicitly: a command that finished must never hang on a leftover socket or timer.
-process.exit(await runCli(process.argv.slice(2)));
+const code = await runCli(process.argv.slice(2));
+// Exit explicitly: a command that finished must never hang on a leftover socket or timer. But first let
+// what it wrote reach a pipe: stdout to a pipe may be asynchronous, and exiting at once cut a long
+// `rules --coverage | tail` at 64 KiB. An empty write's callback runs once everything before it is out.
+const flushed = (stream) => new Promise((resolve) => stream.write('', resolve));
+await Promise.race([
+  Promise.all([flushed(process.stdout), flushed(process.stderr)]),
+  new Promise((r) => setTimeout(r, 5000)),
+]);
+process.exit(code);

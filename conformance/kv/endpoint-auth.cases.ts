@@ -37,6 +37,7 @@ import {
   resultOf,
 } from '../support/kv-checks.ts';
 import { createKvClient, type KvCallOptions, type KvClient } from '../support/kv-client.ts';
+import { type RequestForm, requestForms } from '../support/kv-oracle.ts';
 import { step } from '../support/kv-steps.ts';
 import { nextEvent, openKvStream } from '../support/kv-streams.ts';
 
@@ -127,17 +128,9 @@ function plainCells(ctx: CaseContext, kv: KvClient, endpoint: 'publish' | 'info'
   }));
 }
 
-const commandForms = [
-  'get-path',
-  'head-path',
-  'post-path',
-  'put-path',
-  'post-body',
-  'post-root',
-  'pipeline',
-  'multi-exec',
-] as const;
-type CommandForm = (typeof commandForms)[number];
+// Every form that carries a command: the header matrix's own list.
+const commandForms = requestForms;
+type CommandForm = RequestForm;
 
 /** Sends `command` through the form (a path form's method, the POST body, POST /, an item). */
 function sendThrough(
