@@ -16,6 +16,11 @@ export interface ScenarioRequest<Meta = undefined> {
   readonly path: string;
   readonly body?: string;
   readonly contentType?: string;
+  /**
+   * Headers of this request, named as the spec writes them (`Svc-Callback`): the engine renames the
+   * `Svc-` prefix into the target's dialect (`Upstash-Callback`) and adds credentials.
+   */
+  readonly headers?: Readonly<Record<string, string>>;
   readonly tags: Tags;
   /** Key-value commands the request carries (a pipeline of 100 is 100). */
   readonly commands: number;
@@ -38,6 +43,12 @@ export interface CheckOutcome {
 /** Counters a scenario keeps beyond requests (committed increments); summed over workers and segments. */
 export interface Tally {
   add(name: string, value?: number): void;
+  /**
+   * Puts an iteration's index into the named set (`accepted`: the publishes the target took). Sets are
+   * merged by union over workers and segments; a messaging scenario's sink expects the arrivals of
+   * the iterations in its `accepted` set, and only those.
+   */
+  mark(name: string, index: number): void;
 }
 
 /** The settings a scenario runs with, after defaults and the command line. */
@@ -61,12 +72,25 @@ export interface ScenarioContext {
    * key space failed: the load still runs, and its checks show what that means).
    */
   problem(line: string): void;
+  /**
+   * The sink's URLs for this scenario, present when the scenario has a `sink` part: every URL it
+   * hands the target (endpoints, callbacks, waiters) is one of these, under the target's `sink.url`.
+   */
+  readonly sink?: SinkUrls;
   /** Resolves with the answer, whatever its status; rejects when none came (refused, reset, timed out). */
   send(request: {
-    readonly method: 'GET' | 'POST';
+    readonly method: 'GET' | 'POST' | 'PUT' | 'DELETE';
     readonly path: string;
     readonly body?: string;
+    /** Spec-named headers, renamed into the target's dialect as for `ScenarioRequest.headers`. */
+    readonly headers?: Readonly<Record<string, string>>;
   }): Promise<ScenarioAnswer>;
+}
+
+/** Where the target must call back: URLs under the sink's advertised base, with the run's own token. */
+export interface SinkUrls {
+  /** `role` is letters, digits and `-`; `rest` (a path starting with `/`, or empty) is the scenario's. */
+  url(role: string, rest?: string): string;
 }
 
 /** One iteration of the load: its global index (unique across workers and segments) and a seeded random. */
@@ -98,6 +122,55 @@ export interface FanoutPart<State> {
   sequenceOf(data: string, state: State): number | undefined;
 }
 
+/** What a messaging scenario accounts for at the sink, each exactly: expected, received, lost, duplicated. */
+export type ArrivalStream = 'delivery' | 'callback' | 'failureCallback' | 'waiter';
+
+/** One request the target sent to the sink, as a scenario reads it (where the sink runs: its threads). */
+export interface SinkArrival {
+  /** The role of the URL it came to, and the path after it (with the query). */
+  readonly role: string;
+  readonly rest: string;
+  readonly method: string;
+  /** Header names in lower case, the first value of each. */
+  readonly headers: Readonly<Record<string, string>>;
+  /** The body as UTF-8 text. */
+  readonly body: string;
+}
+
+/** What an arrival is, for the accounting. */
+export interface ArrivalRecord {
+  readonly stream: ArrivalStream;
+  /** The iteration that caused it (whose `accepted` mark makes it expected). */
+  readonly index: number;
+  /** Unique within the stream: a second arrival with the same key is a duplicate. */
+  readonly key: string;
+  /** Unix milliseconds when its cause was sent (publish, notify), read from what it carries: latency from there. */
+  readonly sentAt?: number;
+  /** A callback's: the key of the delivery it reports on (delivery → callback latency). */
+  readonly causeKey?: string;
+  /** Where metrics are also kept apart (`{endpoint: "e3"}`): per-endpoint latency and accounting. */
+  readonly tags?: Tags;
+}
+
+/** What one accepted iteration must cause at the sink, per stream: the keys `classify` gives. */
+export type Expectation = Readonly<Partial<Record<ArrivalStream, readonly string[]>>>;
+
+/**
+ * The sink side of a messaging scenario: the harness runs the sink (the target calls it back), the
+ * scenario says how the sink answers and what each request is. Pure functions of plain data: they
+ * run in the sink's threads, whichever engine sends the load.
+ */
+export interface SinkPart<State> {
+  /** The status to answer a request of `role` with `rest` (a failing destination answers 500). */
+  answer(state: State, role: string, rest: string): number;
+  /** What the arrival is, or undefined when it is none of the scenario's (counted as unexpected). */
+  classify(state: State, arrival: SinkArrival): ArrivalRecord | undefined;
+  /** The keys one accepted iteration must cause, per stream. */
+  expected(state: State, index: number): Expectation;
+  /** How long to wait, once the load ended, for what is still expected. @default 30 */
+  readonly graceS?: number;
+}
+
 export interface ScenarioDefaults {
   readonly rate: number;
   readonly durationS: number;
@@ -108,8 +181,8 @@ export interface ScenarioDefaults {
 export interface Scenario<State = unknown, Meta = unknown> {
   readonly name: string;
   readonly title: string;
-  /** The target area it loads. */
-  readonly area: 'kv';
+  /** The target area it loads: requests go to its base URL with its credentials. */
+  readonly area: 'kv' | 'messaging';
   readonly defaults: ScenarioDefaults;
   /** k6-syntax thresholds it gates on by default (`http_req_failed: rate<0.01`). */
   readonly thresholds: readonly string[];
@@ -127,6 +200,8 @@ export interface Scenario<State = unknown, Meta = unknown> {
   /** Verifies the target's state against the tallies, and deletes what the scenario wrote. */
   finish(state: State, context: ScenarioContext, tallies: Readonly<Record<string, number>>): Promise<ScenarioFinish>;
   readonly fanout?: FanoutPart<State>;
+  /** A messaging scenario's sink: the engine runs it and accounts for every arrival (tally mark `accepted`). */
+  readonly sink?: SinkPart<State>;
 }
 
 /** Identity for types (vitest's defineConfig habit): a scenario module exports `defineScenario({...})`. */

@@ -39,7 +39,7 @@ export async function runClosed<State, Meta>(
   progress?: (progress: PartProgress) => void,
 ): Promise<Recorder> {
   const recorder = new Recorder(options.origin);
-  const tally: Tally = { add: (name, value) => recorder.tally(name, value) };
+  const tally: Tally = recorder.tallyApi;
   const iteration = { index: 0, random: seededRandom(options.seed) };
   const basePath = new URL(target.baseUrl).pathname.replace(/\/+$/, '');
   // Requests sent and not yet answered, oldest first. With one request per connection at a time, more

@@ -53,7 +53,7 @@ export async function runOpenPart<State, Meta>(
   hooks: { readonly progress?: (progress: PartProgress) => void; readonly observer?: SendObserver } = {},
 ): Promise<Recorder> {
   const recorder = new Recorder(options.origin);
-  const tally: Tally = { add: (name, value) => recorder.tally(name, value) };
+  const tally: Tally = recorder.tallyApi;
   const random = seededRandom(options.seed + options.part.index * 7919);
   const iteration = { index: 0, random };
   const { schedule, part } = options;

@@ -22,6 +22,7 @@ import type {
   SeriesPoint,
   TagMetrics,
 } from '../../results/load-run.ts';
+import type { Tally } from '../../protocol/scenario.ts';
 
 interface Counts {
   sent: number;
@@ -64,6 +65,8 @@ export interface RecorderPart {
   readonly checks: readonly CheckTotals[];
   readonly errors: readonly ErrorCount[];
   readonly tallies: Readonly<Record<string, number>>;
+  /** The scenario's marked iteration indices by set name (`accepted`), each index once. */
+  readonly marks: Readonly<Record<string, readonly number[]>>;
 }
 
 const tagKey = (tags: Readonly<Record<string, string>>) =>
@@ -90,6 +93,7 @@ export class Recorder {
   readonly #checks = new Map<string, { passes: number; fails: number }>();
   readonly #errors = new Map<ErrorClass, { count: number; example: string }>();
   readonly #tallies = new Map<string, number>();
+  readonly #marks = new Map<string, Set<number>>();
   #withdrawn: { overall?: Histogram; tags: Map<TagEntry, Histogram>; seconds: Map<number, Histogram> } = {
     tags: new Map(),
     seconds: new Map(),
@@ -310,6 +314,20 @@ export class Recorder {
     this.#tallies.set(name, (this.#tallies.get(name) ?? 0) + value);
   }
 
+  mark(name: string, index: number): void {
+    let set = this.#marks.get(name);
+    if (!set) {
+      set = new Set();
+      this.#marks.set(name, set);
+    }
+    set.add(index);
+  }
+
+  /** The scenario's counters as the scenario API sees them (k6's adapter gives the same two). */
+  get tallyApi(): Tally {
+    return { add: (name, value) => this.tally(name, value), mark: (name, index) => this.mark(name, index) };
+  }
+
   /** The last whole second's answered requests (completed or failed) and the completed ones' p99, for the progress line. */
   lastSecond(now: number): { rate: number; p99Ms: number } {
     const second = Math.floor((now - this.#origin) / 1000) - 1;
@@ -350,6 +368,7 @@ export class Recorder {
       checks: [...this.#checks.entries()].map(([name, entry]) => ({ name, ...entry })),
       errors: [...this.#errors.entries()].map(([kind, entry]) => ({ kind, ...entry })),
       tallies: Object.fromEntries(this.#tallies),
+      marks: Object.fromEntries([...this.#marks].map(([name, set]) => [name, [...set]])),
     };
   }
 
@@ -380,6 +399,8 @@ export interface MergedParts {
   readonly checks: readonly CheckTotals[];
   readonly errors: readonly ErrorCount[];
   readonly tallies: Readonly<Record<string, number>>;
+  /** Union of every part's marks, sorted. */
+  readonly marks: Readonly<Record<string, readonly number[]>>;
 }
 
 function mergedHistogram(encoded: readonly string[]): { encoded: string; histogram: Histogram } {
@@ -441,6 +462,15 @@ export function mergeParts(parts: readonly RecorderPart[]): MergedParts {
   for (const part of parts) {
     for (const [name, value] of Object.entries(part.tallies)) tallies[name] = (tallies[name] ?? 0) + value;
   }
+  const markSets = new Map<string, Set<number>>();
+  for (const part of parts) {
+    for (const [name, indices] of Object.entries(part.marks ?? {})) {
+      const set = markSets.get(name) ?? new Set<number>();
+      for (const index of indices) set.add(index);
+      markSets.set(name, set);
+    }
+  }
+  const marks = Object.fromEntries([...markSets].map(([name, set]) => [name, [...set].sort((a, b) => a - b)]));
   return {
     counts,
     commands: parts.reduce((sum, part) => sum + part.commands, 0),
@@ -450,5 +480,6 @@ export function mergeParts(parts: readonly RecorderPart[]): MergedParts {
     checks: [...checks.entries()].map(([name, entry]) => ({ name, ...entry })),
     errors: [...errors.entries()].map(([kind, entry]) => ({ kind, ...entry })),
     tallies,
+    marks,
   };
 }

@@ -36,6 +36,7 @@ const foreignTags = new Set([
   'instance_id',
   'testrun_name',
   'tally',
+  'mark',
   commandsTag,
   garbageStatusTag,
 ]);
@@ -46,6 +47,7 @@ const wanted = new Set([
   'dropped_iterations',
   k6Metrics.sent,
   k6Metrics.tally,
+  k6Metrics.mark,
   k6Metrics.threshold,
   k6Metrics.garbage,
   k6Metrics.garbageDuration,
@@ -228,6 +230,8 @@ export async function readK6Outputs(files: readonly string[], options: ReadOptio
         } else if (metric === k6Metrics.garbageDuration) {
           const own = ownTags(tags);
           entry.add(at, (recorder) => recorder.withdrawLatency(own, at, value));
+        } else if (metric === k6Metrics.mark) {
+          entry.add(at, (recorder) => recorder.mark(tags.mark ?? 'unnamed', value));
         } else if (metric === k6Metrics.tally) {
           entry.add(at, (recorder) => recorder.tally(tags.tally ?? 'unnamed', value));
         } else {

@@ -54,6 +54,7 @@ export function k6Script(config: K6Config, scenarios: Readonly<Record<string, Sc
   const timeout = `${config.timeoutMs}ms`;
   const sent = new Counter(k6Metrics.sent);
   const tally = new Counter(k6Metrics.tally);
+  const mark = new Counter(k6Metrics.mark);
   const declared = new Counter(k6Metrics.threshold);
   const garbage = new Counter(k6Metrics.garbage);
   const garbageDuration = new Trend(k6Metrics.garbageDuration, true);
@@ -146,6 +147,7 @@ export function k6Script(config: K6Config, scenarios: Readonly<Record<string, Sc
       const answer: ScenarioAnswer | null = res.status === 0 || isGarbage ? null : { status: res.status, body };
       const outcomes = scenario.check(state, request, answer, {
         add: (tallyName, value = 1) => tally.add(value, { tally: tallyName }),
+        mark: (markName, index) => mark.add(index, { mark: markName }),
       });
       // One check() each: two outcomes of one name count twice, as on node.
       for (const outcome of outcomes) check(answer, { [outcome.name]: () => outcome.ok });

@@ -39,6 +39,8 @@ export const k6Metrics = {
   sent: 'svc_sent',
   /** A scenario's tallies, by the tag `tally`. */
   tally: 'svc_tally',
+  /** A scenario's marks: one sample per marked iteration, its value the index, the set in the tag `mark`. */
+  mark: 'svc_mark',
   /** One zero-valued sample per threshold, from setup: tags `svc_scenario` and `threshold`. */
   threshold: 'svc_threshold',
   /** One per answer that says it is JSON and is not: the request's tags and `svc_status` (2xx or other). */
