@@ -4,6 +4,8 @@
  * the scenario's tallies. A part is turned into plain data (`RecorderPart`, histograms encoded) and
  * parts are merged by decode and add. No list of samples anywhere.
  */
+
+import type { Tally } from '../../protocol/scenario.ts';
 import {
   decodeHistogram,
   encodeHistogram,
@@ -22,7 +24,6 @@ import type {
   SeriesPoint,
   TagMetrics,
 } from '../../results/load-run.ts';
-import type { Tally } from '../../protocol/scenario.ts';
 
 interface Counts {
   sent: number;
