@@ -83,6 +83,69 @@ export interface DeliveryAccounting {
   readonly histogram: string;
 }
 
+/** Exact accounting of one stream of a messaging scenario (deliveries, callbacks, failure callbacks, waiters). */
+export interface StreamCounts {
+  /** Arrivals the accepted iterations must cause (each key once). */
+  readonly expected: number;
+  /** Expected keys that arrived (each counted once, however often it came). */
+  readonly received: number;
+  /** expected − received. */
+  readonly lost: number;
+  /** Arrivals beyond the first of a key (at least once allows them; a threshold may not). */
+  readonly duplicated: number;
+}
+
+export interface StreamAccounting extends StreamCounts {
+  /** Arrivals no accepted iteration expects (a publish whose answer was lost, a wrong key). */
+  readonly unexpected: number;
+  /** Arrivals whose signature the sink could not verify under the target's scheme. */
+  readonly badSignatures: number;
+  /** The stream's latency (deliveries and waiters: from the send; callbacks: from the delivery), ms. */
+  readonly latencyMs: LatencySummary;
+  /** HDR histogram, microseconds, encoded. */
+  readonly histogram: string;
+  /** The same, per tag set the scenario gave (`{endpoint: "e3"}`). */
+  readonly byTags: readonly (StreamCounts & {
+    readonly tags: Readonly<Record<string, string>>;
+    readonly latencyMs: LatencySummary;
+    readonly histogram: string;
+  })[];
+}
+
+/** One second of arrivals at the sink, per stream: how many, and their latency percentiles (ms). */
+export interface ArrivalSeriesPoint {
+  readonly second: number;
+  readonly stream: 'delivery' | 'callback' | 'failureCallback' | 'waiter';
+  readonly count: number;
+  readonly p50: number;
+  readonly p99: number;
+  readonly max: number;
+}
+
+/** What a messaging scenario's sink saw, accounted exactly once the grace period ended or nothing was missing. */
+export interface MessagingAccounting {
+  readonly delivery?: StreamAccounting;
+  readonly callbacks?: StreamAccounting;
+  readonly failureCallbacks?: StreamAccounting;
+  readonly waiters?: StreamAccounting;
+  /** Per accepted iteration: from its send to the last arrival it caused (every waiter of a notify). */
+  readonly complete?: { readonly latencyMs: LatencySummary; readonly histogram: string };
+  readonly series: readonly ArrivalSeriesPoint[];
+  /** Accepted iterations (publishes, notifies the target took). */
+  readonly accepted: number;
+  /** How long the sink waited after the load for what was still missing, seconds. */
+  readonly waitedS: number;
+  /** Requests to the sink for no open inbox, or for this one after it closed. */
+  readonly strays: number;
+  /** Signatures: verified, failed, not checked, and tokens presented twice (replays). */
+  readonly signatures: {
+    readonly verified: number;
+    readonly failed: number;
+    readonly unchecked: number;
+    readonly replays: number;
+  };
+}
+
 /** What a scenario counts about the target's behaviour, beyond requests. */
 export interface ScenarioAccounting {
   /** Contended counters: increments reported committed but missing from the counter. */
@@ -92,6 +155,8 @@ export interface ScenarioAccounting {
   /** Transactions whose outcome is unknown (timeout, reset): their increments may or may not be there. */
   readonly unknownOutcomes?: number;
   readonly delivery?: DeliveryAccounting;
+  /** A messaging scenario's: everything that should have reached the sink. */
+  readonly messaging?: MessagingAccounting;
 }
 
 export interface ThresholdResult {

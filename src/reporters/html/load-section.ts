@@ -94,7 +94,7 @@ function errorsTable(t: Text, scenario: ScenarioResult): string {
   );
 }
 
-const accountingNames: readonly (keyof Omit<ScenarioAccounting, 'delivery'>)[] = [
+const accountingNames: readonly (keyof Omit<ScenarioAccounting, 'delivery' | 'messaging'>)[] = [
   'lostUpdates',
   'doubledUpdates',
   'unknownOutcomes',
