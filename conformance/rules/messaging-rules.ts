@@ -190,9 +190,9 @@ const messagingRules: readonly MessagingRule[] = [
     text: 'Transitions out of paused are not shown.',
   },
 
-  // Callbacks. The conditional fields topicName and endpointName need URL groups (a later issue) and
-  // scheduleId needs schedules (not in the reference): no case arranges them yet, so they are typed
-  // when present only (see A.callback.field-types).
+  // Callbacks. The conditional fields topicName and endpointName are arranged by a URL group (through
+  // the adapter: url-groups.cases.ts); scheduleId needs schedules (not in the reference): no case
+  // arranges one yet, so it is typed when present only (see A.callback.field-types).
   {
     id: 'A.callback.on-answer',
     section: 'Events',
@@ -201,7 +201,7 @@ const messagingRules: readonly MessagingRule[] = [
   {
     id: 'A.callback.fields',
     section: callbackBody,
-    text: 'The callback body has every field of the Callback body that applies (status, header, body, retried, maxRetries, sourceMessageId, url, method, sourceHeader, sourceBody, notBefore, createdAt, callerIP).',
+    text: 'The callback body has every field of the Callback body that applies (status, header, body, retried, maxRetries, sourceMessageId, url, method, sourceHeader, sourceBody, notBefore, createdAt, callerIP; topicName for a message sent to a URL group, and endpointName when its endpoint has a name).',
   },
   {
     id: 'A.callback.field-types',
@@ -259,6 +259,15 @@ const messagingRules: readonly MessagingRule[] = [
     text: 'Svc-Failure-Callback-Forward-<Header-Name> sends <Header-Name> to the failure-callback endpoint.',
   },
 
+  // URL groups (topics): the spec names them through the callback body's topicName and endpointName
+  // and the account's max_topics and max_endpoints_per_topic; how a group is made and published to is
+  // the real service's API, which the cases reach through the adapter.
+  {
+    id: 'A.url-group.fan-out',
+    section: callbackBody,
+    text: 'A message sent to a URL group (the callback body’s topicName) is delivered to every endpoint of the group, one message per endpoint.',
+  },
+
   // Limits, regions and versioning
   {
     id: 'A.limits.plan',
@@ -274,6 +283,16 @@ const messagingRules: readonly MessagingRule[] = [
     id: 'A.limits.parallelism',
     section: 'Limits',
     text: 'Never more than max_parallelism deliveries are in flight to one endpoint at once: the plan’s "parallel processing per endpoint" is a limit.',
+  },
+  {
+    id: 'A.limits.topics',
+    section: 'Limits',
+    text: 'The target never holds more URL groups than max_topics (the plan’s "Topics"): a group past it is refused (or not kept).',
+  },
+  {
+    id: 'A.limits.endpoints-per-topic',
+    section: 'Limits',
+    text: 'A URL group never holds more endpoints than max_endpoints_per_topic (the plan’s "Endpoints per topic"): endpoints past it are refused (or not kept).',
   },
   {
     id: 'A.limits.delay',

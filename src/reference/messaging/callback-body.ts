@@ -30,6 +30,7 @@ export function callbackBody(
     retried: message.retried + (fault('callback-retried-off-by-one') ? 1 : 0),
     maxRetries: fault('callback-max-retries-default') ? 3 : message.maxRetries,
     ...(!fault('callback-omits-source-message-id') && { sourceMessageId: message.id }),
+    ...groupFields(message, fault),
     url: message.url,
     method: message.method,
     sourceHeader: message.sourceHeader,
@@ -40,13 +41,31 @@ export function callbackBody(
   };
 }
 
+/**
+ * topicName and endpointName (spec "Callback body": when the message was sent to a URL group, when
+ * its endpoint has a name). Faults: topicName left out; the group's name given as endpointName.
+ */
+function groupFields(message: StoredMessage, fault: MessagingFaultCheck): CallbackBody {
+  if (message.topicName === undefined) return {};
+  const endpointName = fault('callback-endpoint-name-wrong') ? message.topicName : message.endpointName;
+  return {
+    ...(!fault('callback-omits-topic-name') && { topicName: message.topicName }),
+    ...(endpointName !== undefined && { endpointName }),
+  };
+}
+
 export function failureCallbackBody(
   message: StoredMessage,
   outcome: AttemptOutcome,
   dlqId: string,
   fault: MessagingFaultCheck,
 ): CallbackBody {
-  return { ...callbackBody(message, outcome, fault), ...(!fault('failure-callback-no-dlq-id') && { dlqId }) };
+  const body: CallbackBody = {
+    ...callbackBody(message, outcome, fault),
+    ...(!fault('failure-callback-no-dlq-id') && { dlqId }),
+  };
+  if (fault('failure-callback-omits-endpoint-name')) delete body.endpointName;
+  return body;
 }
 
 /** The integer fields of a callback body (spec "Callback body (area A)": integer). */

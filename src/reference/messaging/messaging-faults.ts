@@ -417,6 +417,43 @@ export const messagingFaults = defineFaults([
     rule: 'A.regions.served',
     description: 'Regions other than the default one accept a publish (200 with a message id) but never deliver it.',
   },
+  // URL groups (topics)
+  {
+    name: 'callback-omits-topic-name',
+    area: 'messaging',
+    rule: 'A.callback.fields',
+    description: "Leaves topicName out of the callback bodies of a URL group's messages.",
+  },
+  {
+    name: 'callback-endpoint-name-wrong',
+    area: 'messaging',
+    rule: 'A.callback.fields',
+    description: "Gives the URL group's name as endpointName in callback bodies, not the endpoint's name.",
+  },
+  {
+    name: 'failure-callback-omits-endpoint-name',
+    area: 'messaging',
+    rule: 'A.failure-callback.fields',
+    description: "Leaves endpointName out of the failure-callback bodies of a URL group's messages.",
+  },
+  {
+    name: 'url-group-skips-endpoint',
+    area: 'messaging',
+    rule: 'A.url-group.fan-out',
+    description: 'A publish to a URL group answers for every endpoint but never delivers to the last one.',
+  },
+  {
+    name: 'topic-limit-unchecked',
+    area: 'messaging',
+    rule: 'A.limits.topics',
+    description: "Creates URL groups past the plan's max_topics.",
+  },
+  {
+    name: 'endpoint-limit-unchecked',
+    area: 'messaging',
+    rule: 'A.limits.endpoints-per-topic',
+    description: "Adds endpoints to a URL group past the plan's max_endpoints_per_topic.",
+  },
 ]);
 
 export type MessagingFaultName = (typeof messagingFaults)[number]['name'];

@@ -1,18 +1,22 @@
 /**
  * Area A's HTTP interface on fastify: authentication (Bearer or the token query parameter), the
- * plan's request rate, errors as `{"error": …}`, publish, enqueue and the signing keys; the other
- * route groups (waiter-routes.ts, queue-routes.ts, record-routes.ts) are registered from here. Bodies
+ * plan's request rate, errors as `{"error": …}`, publish, enqueue (to a URL, or to a URL group: one
+ * message per endpoint) and the signing keys; the other route groups (waiter-routes.ts,
+ * queue-routes.ts, record-routes.ts, topic-routes.ts) are registered from here. Bodies
  * are read raw: a message's payload is any bytes, and JSON bodies are parsed where a route takes one.
  */
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { MessagingError } from './messaging-error.ts';
 import type { MessagingFaultName } from './messaging-faults.ts';
-import { header, messageFromPublish, type RequestHeaders } from './publish-request.ts';
+import { header, messageFromPublish, type PublishInput, type RequestHeaders } from './publish-request.ts';
 import { queueRoutes } from './queue-routes.ts';
 import { recordRoutes } from './record-routes.ts';
 import type { MessagingRouteOptions, RouteContext } from './route-context.ts';
 import { queueNamePattern, rawBody } from './route-input.ts';
+import type { StoredMessage } from './stored-message.ts';
+import { topicNamePattern, topicRoutes } from './topic-routes.ts';
+import type { Topic, TopicEndpoint } from './topic-store.ts';
 import { waiterRoutes } from './waiter-routes.ts';
 
 /**
@@ -133,21 +137,77 @@ export async function messagingRoutes(app: FastifyInstance, options: MessagingRo
     if (queue !== undefined && fault('paused-queue-refuses') && (await store.queue(queue))?.paused === true) {
       throw new MessagingError(409, `queue ${JSON.stringify(queue)} is paused`);
     }
-    const message = messageFromPublish(
-      {
-        destination,
-        headers: request.headers as RequestHeaders,
-        body: rawBody(request.body),
-        callerIP: request.ip,
-        ...(queue !== undefined && { queue }),
-      },
-      { dialect, account: (await account.record()).account, fault, now: Date.now() },
-    );
-    if (!options.mainRegion && fault('region-secondary-drops')) return reply.code(200).send({ messageId: message.id });
+    const group = await groupOf(destination);
+    const input = (destination: string, topic?: PublishInput['topic']): PublishInput => ({
+      destination,
+      headers: request.headers as RequestHeaders,
+      body: rawBody(request.body),
+      callerIP: request.ip,
+      ...(queue !== undefined && { queue }),
+      ...(topic !== undefined && { topic }),
+    });
+    const publishContext = { dialect, account: (await account.record()).account, fault, now: Date.now() };
     const dedupId = header(request.headers as RequestHeaders, `${p}Deduplication-Id`);
+    if (group !== undefined) {
+      const answers = await fanOut(
+        group,
+        (endpoint) =>
+          messageFromPublish(
+            input(endpoint.url, {
+              name: group.name,
+              ...(endpoint.name !== undefined && { endpointName: endpoint.name }),
+            }),
+            publishContext,
+          ),
+        dedupId,
+      );
+      dispatcher.poke(queue !== undefined);
+      return reply.code(200).send(answers);
+    }
+    const message = messageFromPublish(input(destination), publishContext);
+    if (!options.mainRegion && fault('region-secondary-drops')) return reply.code(200).send({ messageId: message.id });
     const accepted = await store.accept(message, dedupId);
     dispatcher.poke(queue !== undefined);
     return reply.code(200).send({ messageId: accepted.id, ...(accepted.deduplicated && { deduplicated: true }) });
+  }
+
+  /**
+   * The URL group a destination names: one that is not a URL but a group's name. An unknown name is a
+   * 404, as on the real service; anything else is left to the destination's own checks (a 400).
+   */
+  async function groupOf(destination: string): Promise<Topic | undefined> {
+    if (!topicNamePattern.test(destination)) return undefined;
+    const group = await options.topics.topic(destination);
+    if (group === undefined) throw new MessagingError(404, `url group ${JSON.stringify(destination)} not found`);
+    if (group.endpoints.length === 0) {
+      throw new MessagingError(400, `url group ${JSON.stringify(destination)} has no endpoints`);
+    }
+    return group;
+  }
+
+  /**
+   * One message per endpoint of the group, each deduplicated on its own (the id and the endpoint's
+   * URL); the answer is one `{messageId, url}` per endpoint, as the real service's. The fault answers
+   * for the group's last endpoint but never stores its message.
+   */
+  async function fanOut(
+    group: Topic,
+    messageFor: (endpoint: TopicEndpoint) => StoredMessage,
+    dedupId: string | undefined,
+  ): Promise<{ messageId: string; url: string; deduplicated?: true }[]> {
+    const messages = group.endpoints.map(messageFor);
+    const skipped = fault('url-group-skips-endpoint') && messages.length > 1 ? messages.length - 1 : -1;
+    return Promise.all(
+      messages.map(async (message, at) => {
+        if (at === skipped) return { messageId: message.id, url: message.url };
+        const accepted = await store.accept(message, dedupId === undefined ? undefined : `${dedupId}\n${message.url}`);
+        return {
+          messageId: accepted.id,
+          url: message.url,
+          ...(accepted.deduplicated && { deduplicated: true as const }),
+        };
+      }),
+    );
   }
 
   // Signing keys
@@ -162,4 +222,5 @@ export async function messagingRoutes(app: FastifyInstance, options: MessagingRo
   waiterRoutes(app, context);
   queueRoutes(app, context);
   recordRoutes(app, context);
+  topicRoutes(app, context);
 }

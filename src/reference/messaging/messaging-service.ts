@@ -1,7 +1,8 @@
 /**
  * Area A started as one area of the reference service: its Redis client, the account (shared with
  * area C through Redis), the signing keys, messages, waiters, the delivery loop, and one server per
- * region (`--regions`), each with its own latency (`--region-latency`), all over the same state.
+ * region (`--regions`), each with its own latency (`--region-latency`), all over the same state; URL
+ * groups (topics) are kept in the same Redis.
  */
 import { defaultRegion } from '../../target/regions.ts';
 import { accountAdminRoutes } from '../account/account-admin-routes.ts';
@@ -18,6 +19,7 @@ import { NotifyFailures } from './notify-failures.ts';
 import { defaultRetries } from './publish-request.ts';
 import { RateLimit } from './rate-limit.ts';
 import { SigningKeyStore } from './signing-keys.ts';
+import { TopicStore } from './topic-store.ts';
 import { WaiterStore } from './waiters.ts';
 
 /** Above the plan's 50 MiB maximum message size, so an oversize message gets the service's own 413. */
@@ -35,6 +37,7 @@ export async function startMessagingService(settings: AreaSettings): Promise<Sta
     const account = await AccountStore.open(redis);
     const keys = await SigningKeyStore.open(redis, dialect.name === 'upstash' ? 'Upstash' : 'Svc');
     const store = new MessageStore(redis);
+    const topics = new TopicStore(redis);
     const waiters = new WaiterStore(redis, () => {
       const plan = account.cached.account;
       return { retries: Math.min(defaultRetries, plan.max_retries), timeoutMs: plan.timeout * 1000 };
@@ -57,6 +60,7 @@ export async function startMessagingService(settings: AreaSettings): Promise<Sta
     const routesFor = (region: string) => async (app: Parameters<StartedArea['routes']>[0]) => {
       await app.register(messagingRoutes, {
         store,
+        topics,
         waiters,
         keys,
         account,

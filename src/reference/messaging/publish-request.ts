@@ -20,6 +20,8 @@ export interface PublishInput {
   readonly body: Buffer;
   readonly callerIP: string;
   readonly queue?: string;
+  /** The URL group the destination came from, and the endpoint's name within it. */
+  readonly topic?: { readonly name: string; readonly endpointName?: string };
 }
 
 /** The real service's default retries: 3 (four attempts in all). */
@@ -198,6 +200,8 @@ export function messageFromPublish(input: PublishInput, context: PublishContext)
     retried: 0,
     timeoutMs,
     ...(input.queue !== undefined && { queue: input.queue }),
+    ...(input.topic !== undefined && { topicName: input.topic.name }),
+    ...(input.topic?.endpointName !== undefined && { endpointName: input.topic.endpointName }),
     ...(callback !== undefined && { callback }),
     ...(failureCallback !== undefined && { failureCallback }),
     sourceHeader: sourceHeaders(h, p, fault),

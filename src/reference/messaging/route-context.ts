@@ -7,10 +7,13 @@ import type { MessagingFaultCheck } from './messaging-faults.ts';
 import type { NotifyFailures } from './notify-failures.ts';
 import type { RateLimit } from './rate-limit.ts';
 import type { SigningKeyStore } from './signing-keys.ts';
+import type { TopicStore } from './topic-store.ts';
 import type { WaiterStore } from './waiters.ts';
 
 export interface MessagingRouteOptions {
   readonly store: MessageStore;
+  /** URL groups (topics). */
+  readonly topics: TopicStore;
   readonly waiters: WaiterStore;
   readonly keys: SigningKeyStore;
   readonly account: AccountStore;

@@ -36,6 +36,9 @@ export interface StoredMessage {
   /** Per-attempt timeout. */
   readonly timeoutMs: number;
   readonly queue?: string;
+  /** The URL group (topic) the message was sent through, and its endpoint's name when it has one. */
+  readonly topicName?: string;
+  readonly endpointName?: string;
   readonly callback?: CallbackConfig;
   readonly failureCallback?: CallbackConfig;
   /** Headers of the publish request (never its credentials), for callback bodies. */
