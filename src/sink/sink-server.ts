@@ -1,38 +1,50 @@
 /**
  * The sink: the HTTP receiver the harness runs for what a messaging target sends back (deliveries,
  * callbacks, failure callbacks, waiter notifications, timeouts). It binds where told and advertises
- * the URL the target must call (a tunnel's, a CI runner's). Each user (a conformance case, later a
- * load scenario) opens an inbox with a unique token that starts every URL it hands out, so requests
- * are matched to their inbox by path, never by timing. Every request is kept with its arrival time
- * and its signature checked against the target's signing keys; a request for no open inbox is a
- * stray, and one for a closed inbox is late: both are counted, never dropped silently.
+ * the URL the target must call (a tunnel's, a CI runner's, with a path prefix or not). Each user opens
+ * an inbox with a unique token that starts every URL it hands out, so requests are matched to their
+ * inbox by path, never by timing. A conformance case's inbox (`open`) keeps every request with its
+ * body, arrival time and signature; a load scenario's (`openCounter`, `counting-inbox.ts`) keeps
+ * nothing and hands on classified records in batches. A request for no open inbox is a stray, and one
+ * for a closed inbox is late: both are counted, never dropped silently.
+ *
+ * Threads: with `threads: 0` everything runs on the calling thread. With N >= 1, N worker threads
+ * (`sink-thread.ts`) listen on one port and serve the counting inboxes, so the sink keeps up with a
+ * load on the cores the caller does not use; conformance inboxes stay on the calling thread (workers
+ * hand their requests over): a case's waits, answers and replay checks need all its requests in one
+ * place, and a conformance run sends few.
  */
 import { randomBytes } from 'node:crypto';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import { decodeJwt } from 'jose';
-import { checkSignature, type SignatureCheck, type SigningKeys } from './sink-signature.ts';
+import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
+import { Worker } from 'node:worker_threads';
+import { type ClassifierSpec, type CountedArrival, CounterHost, type CountingInbox, nowMs } from './counting-inbox.ts';
+import { inboxUrl, matchSinkPath, type SinkBase, type SinkPath, sinkBase } from './sink-paths.ts';
+import { readRequest, type StrayRequest } from './sink-request.ts';
+import type { SigningKeys } from './sink-signature.ts';
+import type { ForwardedAnswer, ForwardedRequest, FromThread, ThreadInput, ToThread } from './sink-thread.ts';
+import { type RequestSignature, type SignatureScheme, SignatureVerifier } from './sink-verifier.ts';
 
-/**
- * A request's signature as the sink saw it: verified, failed with a reason, or not judged (the target
- * declares no scheme the sink knows, or gives no keys), which is never a failure.
- */
-export type RequestSignature = SignatureCheck | { readonly ok: 'unchecked'; readonly reason: string };
+export type { ClassifiedRequest, Classifier, ClassifierSpec, CountedArrival, CountingInbox } from './counting-inbox.ts';
+export type { StrayRequest } from './sink-request.ts';
+export type { RequestSignature } from './sink-verifier.ts';
 
 export interface SinkOptions {
   /** @default '127.0.0.1' */
   readonly host?: string;
   /** @default 0 (a free port) */
   readonly port?: number;
-  /** The base URL the target must call. @default http://<host>:<port> */
+  /** The base URL the target must call, with a path prefix or not. @default http://<host>:<port> */
   readonly publicUrl?: string;
   /** The header carrying the signature (`Svc-Signature`, `Upstash-Signature`). */
   readonly signatureHeader: string;
   /** The target's signature scheme; `none` leaves every signature unchecked. @default 'jwt-hs256' */
-  readonly scheme?: 'jwt-hs256' | 'none';
+  readonly scheme?: SignatureScheme;
   /** The target's signing keys; called again after a verification fails (keys may have rotated). */
   readonly keys: () => Promise<SigningKeys | undefined>;
   /** The most of one request body kept. @default 8 MiB */
   readonly maxBodyBytes?: number;
+  /** Worker threads serving the counting inboxes; 0 runs everything on the calling thread. @default 0 */
+  readonly threads?: number;
 }
 
 export interface SinkRequest {
@@ -64,14 +76,8 @@ export interface SinkAnswer {
   readonly delayMs?: number;
 }
 
-/** A request to the sink that no open inbox expected. */
-export interface StrayRequest {
-  readonly path: string;
-  readonly method: string;
-  readonly at: number;
-  /** `stray`: no inbox has its token; `late`: its inbox was closed. */
-  readonly kind: 'stray' | 'late';
-}
+/** A token no one can guess: it starts every URL of one inbox. */
+const newToken = (): string => randomBytes(9).toString('base64url');
 
 /** What the sink answers when a role sets no body. */
 const defaultAnswerBody = 'ok';
@@ -83,22 +89,22 @@ export class SinkTimeout extends Error {
 export class Inbox {
   readonly token: string;
   readonly label: string;
-  readonly #base: string;
+  readonly #base: SinkBase;
   readonly #requests: SinkRequest[] = [];
   readonly #answers = new Map<string, SinkAnswer>();
   readonly #counts = new Map<string, number>();
   readonly #waiters = new Set<() => void>();
   #closed = false;
 
-  constructor(base: string, label: string) {
-    this.token = randomBytes(9).toString('base64url');
+  constructor(base: SinkBase, label: string) {
+    this.token = newToken();
     this.label = label;
     this.#base = base;
   }
 
   /** The URL to hand the target for `role` (letters, digits, `-`). */
   url(role: string, rest = ''): string {
-    return `${this.#base}/${this.token}/${role}${rest}`;
+    return inboxUrl(this.#base, this.token, role, rest);
   }
 
   answer(role: string, answer: SinkAnswer): void {
@@ -216,142 +222,347 @@ export class Inbox {
 }
 
 export interface Sink {
-  /** The advertised base URL. */
+  /** The advertised base URL (with its path prefix, if any; no trailing `/`). */
   readonly url: string;
-  /** Where it listens, which differs from `url` behind a tunnel. */
+  /** Where it listens, which differs from `url` behind a tunnel or proxy. */
   readonly localUrl: string;
-  /** Opens an inbox; `label` names its user in stray reports. */
+  /** Worker threads serving the counting inboxes; 0: all on the calling thread. */
+  readonly threads: number;
+  /** Opens a conformance inbox (every request kept, with its body); `label` names its user in stray reports. */
   open(label: string): Inbox;
+  /** Load's inbox: keeps no bodies; each request is classified where it arrives and handed on in batches. */
+  openCounter<R>(label: string, classifier: ClassifierSpec): CountingInbox<R>;
   /** Requests that matched no open inbox. */
   strays(): readonly StrayRequest[];
+  /** What went wrong on the sink's side (a classifier that did not load or threw, a thread that failed), each once. */
+  problems(): readonly string[];
   /** Unix milliseconds of the last request of any kind (inbox, stray or late); 0 before the first. */
   lastArrivalAt(): number;
   close(): Promise<void>;
 }
 
-const pathPattern = /^\/([A-Za-z0-9_-]+)\/([A-Za-z0-9-]+)(.*)$/s;
+/** How the sink answers one request. */
+interface Reply {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: string | Uint8Array;
+  readonly delayMs?: number;
+}
+
+const noInbox: Reply = { status: 404, headers: { 'content-type': 'text/plain' }, body: 'no inbox' };
+
+function send(res: ServerResponse, reply: Reply): void {
+  const write = () => {
+    if (res.destroyed) return;
+    res.writeHead(reply.status, { ...reply.headers });
+    res.end(reply.body);
+  };
+  if (reply.delayMs) setTimeout(write, reply.delayMs).unref();
+  else write();
+}
+
+/** Calls of `read` made while one is under way share it (many failures at once ask the target once). */
+function shared<T>(read: () => Promise<T>): () => Promise<T> {
+  let current: Promise<T> | undefined;
+  return () => {
+    current ??= read().finally(() => {
+      current = undefined;
+    });
+    return current;
+  };
+}
+
+interface CounterEntry {
+  readonly label: string;
+  readonly listeners: Array<(batch: readonly CountedArrival<unknown>[]) => void>;
+  /** Batches that came before the first listener. */
+  held: CountedArrival<unknown>[][];
+}
 
 export async function startSink(options: SinkOptions): Promise<Sink> {
   const host = options.host ?? '127.0.0.1';
   const maxBody = options.maxBodyBytes ?? 8 * 1024 * 1024;
+  const threads = options.threads ?? 0;
+  if (!Number.isInteger(threads) || threads < 0) throw new Error(`sink threads must be 0 or more, not ${threads}`);
+  const scheme = options.scheme ?? 'jwt-hs256';
   const inboxes = new Map<string, Inbox>();
+  const counters = new Map<string, CounterEntry>();
   const strays: StrayRequest[] = [];
-  let keys: SigningKeys | undefined;
-  let keysRead = false;
-  let base = '';
+  const problems: string[] = [];
   let lastArrivalAt = 0;
-  /** Token ids already presented, each with the first request's path: a second use is a replay. */
+  let base: SinkBase | undefined;
+  const readKeys = shared(async () => options.keys().catch(() => undefined));
+  const verifier = new SignatureVerifier(scheme, readKeys);
+  /** Token ids already presented to conformance inboxes, each with the first request's path: a second use is a replay. */
   const seenIds = new Map<string, string>();
 
-  const check = async (signature: string | undefined, url: string, body: Buffer): Promise<SignatureCheck> => {
-    const first = await checkSignature(signature, keys, url, body);
-    if (first.ok || signature === undefined) return first;
-    // The keys may have been rotated since they were read: read them again once.
-    keys = await options.keys().catch(() => keys);
-    return checkSignature(signature, keys, url, body);
+  const arrived = (at: number) => {
+    lastArrivalAt = Math.max(lastArrivalAt, Math.floor(at));
+  };
+  const problem = (line: string) => {
+    if (!problems.includes(line)) problems.push(line);
+  };
+  const stray = (item: StrayRequest) => {
+    arrived(item.at);
+    strays.push(item);
+  };
+  const deliver = (token: string, batch: CountedArrival<unknown>[]) => {
+    const last = batch[batch.length - 1];
+    if (last !== undefined) arrived(last.at);
+    const entry = counters.get(token);
+    if (entry === undefined) return;
+    if (entry.listeners.length === 0) entry.held.push(batch);
+    for (const listener of entry.listeners) listener(batch);
   };
 
-  const verify = async (signature: string | undefined, url: string, body: Buffer): Promise<RequestSignature> => {
-    if (options.scheme === 'none') return { ok: 'unchecked', reason: 'the target declares no signature scheme' };
-    if (!keysRead) {
-      keys = await options.keys().catch(() => undefined);
-      keysRead = true;
-    }
-    if (keys === undefined) return { ok: 'unchecked', reason: 'the target gives no signing keys' };
-    const result = await check(signature, url, body);
-    if (!result.ok || signature === undefined) return result;
+  const verifyOnce = async (match: SinkPath, signature: string | undefined, body: Uint8Array) => {
+    const verdict = await verifier.verify(signature, match.publicUrl, body);
+    if (verdict.jti === undefined) return verdict.signature;
     // A token is made for one request (RFC 7519's jti): one presented again (a retry that reuses the
     // first attempt's token) is a replay a receiver must refuse.
-    const id = jtiOf(signature);
-    if (id === undefined) return result;
-    const first = seenIds.get(id);
-    if (first !== undefined)
-      return { ok: false, problem: `the token (jti ${id}) was already used on ${first}: a replay` };
-    seenIds.set(id, new URL(url).pathname.split('/').slice(2).join('/') || '/');
-    return result;
+    const first = seenIds.get(verdict.jti);
+    if (first !== undefined) {
+      return { ok: false, problem: `the token (jti ${verdict.jti}) was already used on ${first}: a replay` } as const;
+    }
+    seenIds.set(verdict.jti, `${match.role}${match.rest.split('?')[0]}`);
+    return verdict.signature;
   };
 
-  const server: Server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size <= maxBody) chunks.push(chunk);
+  /** A request for a conformance inbox, or for none: answered on this thread. */
+  const answerInbox = async (
+    path: string,
+    method: string,
+    headers: IncomingHttpHeaders,
+    body: Buffer,
+    at: number,
+  ): Promise<Reply> => {
+    const match = matchSinkPath(path, base as SinkBase);
+    const inbox = match === undefined ? undefined : inboxes.get(match.token);
+    if (match === undefined || inbox === undefined || inbox.closed) {
+      stray({ path: path.slice(0, 200), method, at: Math.floor(at), kind: inbox ? 'late' : 'stray' });
+      return noInbox;
+    }
+    arrived(at);
+    const header = headers[options.signatureHeader.toLowerCase()];
+    const signature: RequestSignature = await verifyOnce(match, Array.isArray(header) ? header[0] : header, body);
+    const { status, answer } = inbox.receive({
+      role: match.role,
+      method,
+      rest: match.rest,
+      headers,
+      body,
+      at: Math.floor(at),
+      signature,
     });
-    req.on('error', () => {});
-    req.on('end', () => {
-      const at = Date.now();
-      lastArrivalAt = at;
-      const path = req.url ?? '/';
-      const match = pathPattern.exec(path);
-      const inbox = match ? inboxes.get(match[1] as string) : undefined;
-      if (match === null || inbox === undefined || inbox.closed) {
-        strays.push({ path: path.slice(0, 200), method: req.method ?? '', at, kind: inbox ? 'late' : 'stray' });
-        res.writeHead(404, { 'content-type': 'text/plain' });
-        res.end('no inbox');
-        return;
+    return {
+      status,
+      headers: { ...answer.headers },
+      body: answer.body ?? defaultAnswerBody,
+      ...(answer.delayMs !== undefined && { delayMs: answer.delayMs }),
+    };
+  };
+
+  let server: Server | undefined;
+  let local: CounterHost | undefined;
+  const workers: Worker[] = [];
+  let port = options.port ?? 0;
+  let nextId = 0;
+  const flushes = new Map<number, { remaining: number; readonly done: () => void }>();
+  const stopped = new Map<Worker, () => void>();
+
+  if (threads === 0) {
+    const counting = new CounterHost({
+      signatureHeader: options.signatureHeader,
+      verify: (signature, url, body) => verifier.verify(signature, url, body),
+      emit: deliver,
+      problem,
+    });
+    local = counting;
+    server = createServer((req, res) => {
+      readRequest(req, maxBody, (body) => {
+        const at = nowMs();
+        const path = req.url ?? '/';
+        const method = req.method ?? '';
+        const match = matchSinkPath(path, base as SinkBase);
+        const state = match === undefined ? undefined : counting.state(match.token);
+        const replied =
+          match !== undefined && state === 'open'
+            ? counting
+                .receive({ ...match, method, headers: req.headers, body, at })
+                .then((status): Reply => ({ status, headers: {}, body: defaultAnswerBody }))
+            : state === 'closed'
+              ? Promise.resolve(noInbox).finally(() =>
+                  stray({ path: path.slice(0, 200), method, at: Math.floor(at), kind: 'late' }),
+                )
+              : answerInbox(path, method, req.headers, body, at);
+        replied.then(
+          (reply) => send(res, reply),
+          () => send(res, { status: 500, headers: {}, body: '' }),
+        );
+      });
+    });
+    server.keepAliveTimeout = 5000;
+    const listening = server;
+    await new Promise<void>((resolve, reject) => {
+      listening.once('error', reject);
+      listening.listen(port, host, () => resolve());
+    });
+    port = (listening.address() as { port: number }).port;
+  } else {
+    const onMessage = (worker: Worker, message: FromThread) => {
+      const post = (reply: ToThread) => worker.postMessage(reply);
+      switch (message.type) {
+        case 'keys?':
+          void readKeys().then((keys) => post({ type: 'keys', id: message.id, keys }));
+          break;
+        case 'batch':
+          deliver(message.token, message.batch);
+          break;
+        case 'flushed': {
+          const flush = flushes.get(message.id);
+          if (flush !== undefined && --flush.remaining === 0) {
+            flushes.delete(message.id);
+            flush.done();
+          }
+          break;
+        }
+        case 'stray':
+          stray(message.stray);
+          break;
+        case 'problem':
+          problem(message.line);
+          break;
+        case 'request': {
+          const { path, method, headers, body, at } = message.request satisfies ForwardedRequest;
+          const match = matchSinkPath(path, base as SinkBase);
+          if (match !== undefined && counters.has(match.token)) {
+            post({ type: 'answer', id: message.id, answer: { counter: true } });
+            break;
+          }
+          const bytes = Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+          answerInbox(path, method, headers, bytes, at).then(
+            (reply) => post({ type: 'answer', id: message.id, answer: reply satisfies ForwardedAnswer }),
+            () => post({ type: 'answer', id: message.id, answer: { status: 500, headers: {}, body: '' } }),
+          );
+          break;
+        }
+        case 'stopped':
+          stopped.get(worker)?.();
+          break;
+        default:
+          break;
       }
-      const body = Buffer.concat(chunks);
-      const header = req.headers[options.signatureHeader.toLowerCase()];
-      verify(Array.isArray(header) ? header[0] : header, `${base}${path}`, body).then(
-        (signature) => {
-          const { status, answer } = inbox.receive({
-            role: match[2] as string,
-            method: req.method ?? '',
-            rest: match[3] as string,
-            headers: req.headers,
-            body,
-            at,
-            signature,
-          });
-          const send = () => {
-            if (res.destroyed) return;
-            res.writeHead(status, { ...answer.headers });
-            res.end(answer.body ?? defaultAnswerBody);
-          };
-          if (answer.delayMs) setTimeout(send, answer.delayMs).unref();
-          else send();
-        },
-        () => {
-          res.writeHead(500);
-          res.end();
-        },
-      );
-    });
-  });
-  server.keepAliveTimeout = 5000;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, host, () => resolve());
-  });
-  const { port } = server.address() as { port: number };
+    };
+    const spawn = (bindPort: number) =>
+      new Promise<number>((resolve, reject) => {
+        const input: ThreadInput = {
+          host,
+          port: bindPort,
+          signatureHeader: options.signatureHeader,
+          scheme,
+          maxBodyBytes: maxBody,
+        };
+        const worker = new Worker(new URL('./sink-thread.ts', import.meta.url), { workerData: input });
+        workers.push(worker);
+        worker.on('message', (message: FromThread) => {
+          if (message.type === 'listening') resolve(message.port);
+          else if (message.type === 'failed') reject(new Error(`the sink could not listen: ${message.message}`));
+          else onMessage(worker, message);
+        });
+        worker.on('error', (error) => {
+          problem(`a sink thread failed: ${error.message}`);
+          reject(error);
+        });
+        worker.on('exit', () => {
+          stopped.get(worker)?.();
+          reject(new Error('a sink thread ended before it listened'));
+        });
+      });
+    try {
+      // The first thread picks the port (when asked for any); the others bind the same one.
+      port = await spawn(port);
+      await Promise.all(Array.from({ length: threads - 1 }, () => spawn(port)));
+    } catch (error) {
+      await Promise.all(workers.map((worker) => worker.terminate()));
+      throw error;
+    }
+  }
+
   const shownHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
   const localUrl = `http://${shownHost.includes(':') ? `[${shownHost}]` : shownHost}:${port}`;
-  base = (options.publicUrl ?? localUrl).replace(/\/+$/, '');
+  base = sinkBase(options.publicUrl ?? localUrl);
+  const sinkUrl = base;
+  const toThreads = (message: ToThread) => {
+    for (const worker of workers) worker.postMessage(message);
+  };
+  // The threads learn the base URL once the port is known (before any inbox hands out a URL).
+  toThreads({ type: 'base', url: sinkUrl.url });
+
   return {
-    url: base,
+    url: sinkUrl.url,
     localUrl,
+    threads,
     open(label) {
-      const inbox = new Inbox(base, label);
+      const inbox = new Inbox(sinkUrl, label);
       inboxes.set(inbox.token, inbox);
       return inbox;
     },
+    openCounter<R>(label: string, classifier: ClassifierSpec): CountingInbox<R> {
+      const token = newToken();
+      const entry: CounterEntry = { label, listeners: [], held: [] };
+      counters.set(token, entry);
+      if (local !== undefined) local.register(token, classifier);
+      else toThreads({ type: 'register', token, classifier });
+      return {
+        token,
+        url: (role, rest) => inboxUrl(sinkUrl, token, role, rest),
+        onArrivals(listener) {
+          const typed = listener as (batch: readonly CountedArrival<unknown>[]) => void;
+          entry.listeners.push(typed);
+          const held = entry.held;
+          entry.held = [];
+          for (const batch of held) typed(batch);
+        },
+        flush() {
+          if (local !== undefined) return local.flush(token);
+          const id = nextId++;
+          return new Promise<void>((resolve) => {
+            flushes.set(id, { remaining: workers.length, done: resolve });
+            toThreads({ type: 'flush', token, id });
+          });
+        },
+        close() {
+          if (local !== undefined) local.close(token);
+          else toThreads({ type: 'close', token });
+        },
+      };
+    },
     strays: () => strays,
+    problems: () => problems,
     lastArrivalAt: () => lastArrivalAt,
-    close: () =>
-      new Promise((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    async close() {
+      local?.stop();
+      if (server !== undefined) {
+        const listening = server;
+        await new Promise<void>((resolve) => {
+          listening.closeAllConnections();
+          listening.close(() => resolve());
+        });
+      }
+      await Promise.all(
+        workers.map(
+          (worker) =>
+            new Promise<void>((resolve) => {
+              const timer = setTimeout(() => void worker.terminate().then(() => resolve()), 2000);
+              stopped.set(worker, () => {
+                clearTimeout(timer);
+                resolve();
+              });
+              worker.postMessage({ type: 'stop' } satisfies ToThread);
+            }),
+        ),
+      );
+      await Promise.all(workers.map((worker) => worker.terminate()));
+    },
   };
-}
-
-/** The `jti` of a JWT, when it has one (its signature is checked elsewhere). */
-function jtiOf(token: string): string | undefined {
-  try {
-    const { jti } = decodeJwt(token);
-    return typeof jti === 'string' && jti !== '' ? jti : undefined;
-  } catch {
-    return undefined;
-  }
 }
