@@ -152,8 +152,14 @@ export interface ArrivalRecord {
   readonly tags?: Tags;
 }
 
-/** What one accepted iteration must cause at the sink, per stream: the keys `classify` gives. */
-export type Expectation = Readonly<Partial<Record<ArrivalStream, readonly string[]>>>;
+/**
+ * One arrival an accepted iteration must cause: the key `classify` will give it, with the tags its
+ * metrics are kept apart by when the scenario has some (so a lost one is counted under its tags too).
+ */
+export type ExpectedArrival = string | { readonly key: string; readonly tags?: Tags };
+
+/** What one accepted iteration must cause at the sink, per stream. */
+export type Expectation = Readonly<Partial<Record<ArrivalStream, readonly ExpectedArrival[]>>>;
 
 /**
  * The sink side of a messaging scenario: the harness runs the sink (the target calls it back), the

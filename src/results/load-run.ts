@@ -137,6 +137,8 @@ export interface MessagingAccounting {
   readonly waitedS: number;
   /** Requests to the sink for no open inbox, or for this one after it closed. */
   readonly strays: number;
+  /** Arrivals at this scenario's inbox that the scenario could not classify (none of its streams). */
+  readonly unclassified: number;
   /** Signatures: verified, failed, not checked, and tokens presented twice (replays). */
   readonly signatures: {
     readonly verified: number;

@@ -11,6 +11,7 @@ import type { LoadProgress } from '../../results/reporter.ts';
 import type { Threshold } from '../../results/threshold.ts';
 import type { LoadSettings } from './load-settings.ts';
 import type { LoadTarget } from './load-target.ts';
+import type { CountingSink } from './messaging-sink.ts';
 import { constantSchedule, rampSchedule, type Schedule } from './schedule.ts';
 
 /**
@@ -34,6 +35,8 @@ export interface ScenarioRun {
   readonly progress: (progress: LoadProgress) => void;
   /** The main job's short runs: the scenario's default duration capped to this. */
   readonly maxDurationS?: number;
+  /** The run's sink, started once when a scenario has a `sink` part (messaging load). */
+  readonly sink?: CountingSink;
 }
 
 export function scenarioOptions(

@@ -1,0 +1,118 @@
+/**
+ * A messaging scenario's sink, on whichever engine sends the load (node or k6): a counting inbox on
+ * the run's sink whose threads classify every request with the scenario's `sink` part
+ * (`sink-classifier.ts`), and the ledger that accounts for every arrival (`messaging-accounting.ts`).
+ * Order of use: `openMessagingSink` before setup (setup hands the target `urls`), `setState` once
+ * setup returned (the sink's threads classify with it), the load, then `finish` with the accepted
+ * iterations (the merged `accepted` marks), then `close`.
+ */
+import { performance } from 'node:perf_hooks';
+import { pathToFileURL } from 'node:url';
+import type { ArrivalRecord, Scenario, SinkUrls } from '../../protocol/scenario.ts';
+import type { MessagingAccounting } from '../../results/load-run.ts';
+import { harnessError } from '../../shared/errors.ts';
+import { type LedgerArrival, MessagingLedger } from './messaging-accounting.ts';
+import { type ClassifierData, newStateCell, writeState } from './sink-classifier.ts';
+
+/** The default wait for what is still expected once the load ended (SinkPart.graceS). */
+const defaultGraceS = 30;
+/** How often the wait flushes the sink's threads and counts what is missing. */
+const recheckMs = 100;
+
+/** What the load engine needs of the run's sink (src/sink's `Sink`, started once per run). */
+export interface CountingSink {
+  openCounter<R>(
+    label: string,
+    classifier: { readonly module: string; readonly data: unknown },
+  ): {
+    url(role: string, rest?: string): string;
+    onArrivals(listener: (batch: readonly (LedgerArrival & { readonly record: R | undefined })[]) => void): void;
+    flush(): Promise<void>;
+    close(): void;
+  };
+  /** Requests for no open inbox, or for a closed one. */
+  strays(): readonly unknown[];
+}
+
+export interface MessagingSinkRun {
+  /** For ScenarioContext.sink, before setup. */
+  readonly urls: SinkUrls;
+  /**
+   * Once setup returned, before the load: the sink's threads classify with this state. Arrivals
+   * before it are answered 200 and counted as unclassified.
+   */
+  setState(state: unknown): void;
+  /**
+   * After the load: waits until everything the accepted iterations expect arrived, or graceS ran out
+   * (or the signal aborts: then it does not wait), then accounts exactly.
+   */
+  finish(
+    accepted: readonly number[],
+    state: unknown,
+    signal: AbortSignal,
+  ): Promise<{ readonly messaging: MessagingAccounting; readonly problems: readonly string[] }>;
+  close(): Promise<void>;
+}
+
+const classifierModule = new URL('./sink-classifier.ts', import.meta.url).href;
+
+/** `scenarioUrl`: the scenario module's file URL or path (the sink's threads import it). */
+export async function openMessagingSink(
+  run: { readonly scenario: Scenario; readonly sink?: CountingSink | undefined },
+  scenarioUrl: string,
+): Promise<MessagingSinkRun> {
+  const part = run.scenario.sink;
+  if (part === undefined) throw harnessError('SVC_INTERNAL', `${run.scenario.name} has no sink part`);
+  const sink = run.sink;
+  if (sink === undefined) throw harnessError('SVC_INTERNAL', `${run.scenario.name} needs a sink and the run has none`);
+  const url = scenarioUrl.startsWith('file:') ? scenarioUrl : pathToFileURL(scenarioUrl).href;
+  const cell = newStateCell();
+  const data: ClassifierData = { scenarioUrl: url, state: cell };
+  const ledger = new MessagingLedger();
+  const straysBefore = sink.strays().length;
+  const inbox = sink.openCounter<ArrivalRecord>(`load ${run.scenario.name}`, { module: classifierModule, data });
+  inbox.onArrivals((batch) => ledger.add(batch));
+  let closed = false;
+  return {
+    urls: { url: (role, rest) => inbox.url(role, rest) },
+    setState: (state) => writeState(cell, state),
+    async finish(accepted, state, signal) {
+      ledger.expect(accepted, part.expected, state);
+      const started = performance.now();
+      const until = started + (part.graceS ?? defaultGraceS) * 1000;
+      // Flush, then count: what arrived before the flush is in the ledger, so nothing missing is final.
+      for (;;) {
+        await inbox.flush();
+        if (ledger.missing() === 0 || signal.aborted || performance.now() >= until) break;
+        await pause(Math.min(recheckMs, until - performance.now()), signal);
+      }
+      const messaging = ledger.account({
+        waitedS: Math.round(performance.now() - started) / 1000,
+        strays: sink.strays().length - straysBefore,
+      });
+      const problems: string[] = [];
+      if (messaging.unclassified > 0) {
+        problems.push(`the sink got ${messaging.unclassified} request(s) the scenario could not classify`);
+      }
+      return { messaging, problems };
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      inbox.close();
+    },
+  };
+}
+
+/** Waits `ms`, or less when the signal aborts. */
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, Math.max(0, ms));
+    signal.addEventListener('abort', done, { once: true });
+  });
+}
