@@ -101,6 +101,15 @@ const groups: readonly (readonly MessagingFaultName[])[] = [
   ],
   // retry-signature-expired apart from retry-signature-reused, whose reused token would hide it.
   ['callback-not-sent', 'dlq-id-unknown', 'retry-signature-expired'],
+  // URL groups: each probe makes groups of its own; the limit probes change the account for their length only.
+  [
+    'callback-omits-topic-name',
+    'callback-endpoint-name-wrong',
+    'failure-callback-omits-endpoint-name',
+    'url-group-skips-endpoint',
+    'topic-limit-unchecked',
+    'endpoint-limit-unchecked',
+  ],
   // Each probe reads one field or one signature claim, which no other fault of the group changes.
   [
     'retry-signature-reused',
@@ -170,6 +179,17 @@ async function notify(ref: RunningReference, eventId: string, body = 'event-data
 
 async function newQueue(ref: RunningReference, queueName: string, paused = false): Promise<void> {
   const answer = await call(ref, '/v2/queues', { body: { queueName, parallelism: 1, paused } });
+  expect(answer.status, answer.text).toBe(200);
+}
+
+type GroupEndpoints = readonly { readonly name?: string; readonly url: string }[];
+
+/** Upserts a URL group's endpoints; answers the reference's answer. */
+const upsertGroup = (ref: RunningReference, name: string, endpoints: GroupEndpoints) =>
+  call(ref, `/v2/topics/${name}/endpoints`, { body: { endpoints } });
+
+async function newGroup(ref: RunningReference, name: string, endpoints: GroupEndpoints): Promise<void> {
+  const answer = await upsertGroup(ref, name, endpoints);
   expect(answer.status, answer.text).toBe(200);
 }
 
@@ -340,6 +360,77 @@ const probes: Record<MessagingFaultName, FaultProbe> = {
       expect(baseUrl).toBeDefined();
       await call(ref, `/v2/publish/${p.url(p.dest)}`, { body: 'from us-east-1', ...(baseUrl && { baseUrl }) });
       return arrivals(p.dest, 3000);
+    },
+  },
+
+  // URL groups (issue 21)
+  'callback-omits-topic-name': {
+    correct: true,
+    probe: async (ref) => {
+      const p = fresh('group-topic');
+      await newGroup(ref, p.id, [{ name: 'e', url: p.url(p.dest) }]);
+      await call(ref, `/v2/publish/${p.id}`, { headers: { 'Svc-Callback': p.url(p.cb) }, body: 'x' });
+      return decode(await first(p.cb)).topicName === p.id;
+    },
+  },
+  'callback-endpoint-name-wrong': {
+    correct: 'e',
+    probe: async (ref) => {
+      const p = fresh('group-endpoint');
+      await newGroup(ref, p.id, [{ name: 'e', url: p.url(p.dest) }]);
+      await call(ref, `/v2/publish/${p.id}`, { headers: { 'Svc-Callback': p.url(p.cb) }, body: 'x' });
+      return decode(await first(p.cb)).endpointName;
+    },
+  },
+  'failure-callback-omits-endpoint-name': {
+    correct: 'e',
+    probe: async (ref) => {
+      const p = fresh('group-failure');
+      sink.answer(p.dest, { status: 500 });
+      await newGroup(ref, p.id, [{ name: 'e', url: p.url(p.dest) }]);
+      await call(ref, `/v2/publish/${p.id}`, {
+        headers: { 'Svc-Retries': '0', 'Svc-Failure-Callback': p.url(p.fcb) },
+        body: 'x',
+      });
+      return decode(await first(p.fcb)).endpointName;
+    },
+  },
+  'url-group-skips-endpoint': {
+    correct: [1, 1],
+    probe: async (ref) => {
+      const p = fresh('group-fan-out');
+      await newGroup(ref, p.id, [{ url: p.url(`${p.dest}/a`) }, { url: p.url(`${p.dest}/b`) }]);
+      await call(ref, `/v2/publish/${p.id}`, { body: 'x' });
+      return [await arrivals(`${p.dest}/a`, 3000), await arrivals(`${p.dest}/b`)];
+    },
+  },
+  'topic-limit-unchecked': {
+    correct: [200, 400],
+    probe: async (ref) => {
+      const p = fresh('group-limit');
+      const groups = ((await get(ref, '/v2/topics')).json as unknown[]).length;
+      await setAccount(ref, { max_topics: groups + 1 });
+      try {
+        const endpoints = [{ url: p.url(p.dest) }];
+        return [
+          (await upsertGroup(ref, `${p.id}-a`, endpoints)).status,
+          (await upsertGroup(ref, `${p.id}-b`, endpoints)).status,
+        ];
+      } finally {
+        await setAccount(ref, { max_topics: 1000 });
+      }
+    },
+  },
+  'endpoint-limit-unchecked': {
+    correct: 400,
+    probe: async (ref) => {
+      const p = fresh('endpoint-limit');
+      await setAccount(ref, { max_endpoints_per_topic: 1 });
+      try {
+        return (await upsertGroup(ref, p.id, [{ url: p.url(`${p.dest}/a`) }, { url: p.url(`${p.dest}/b`) }])).status;
+      } finally {
+        await setAccount(ref, { max_endpoints_per_topic: 100 });
+      }
     },
   },
 
