@@ -24,8 +24,7 @@ import {
   type SinkAnswer,
   type SinkRequest,
   SinkTimeout,
-  signatureSchemeOf,
-  startSink,
+  startTargetSink,
   vendorHeader,
 } from '../../src/engines/conformance/suite-api.ts';
 import { messagingRuleCatalog } from '../rules/messaging-rules.ts';
@@ -69,17 +68,13 @@ export function closeSinkAfterAll(): void {
   });
 }
 
+/**
+ * The suite file's sink, started as load starts its own (`startTargetSink`: the target's `sink`, with
+ * the command line's flags already merged in by the engine), with the keys read through the adapter.
+ * Threads: 0 unless the target says otherwise; a case's inbox lives on this thread either way.
+ */
 function sinkFor(ctx: CaseContext): Promise<Sink> {
-  const settings = ctx.target.sink ?? {};
-  const signature = signatureSchemeOf(ctx.target);
-  shared ??= startSink({
-    ...(settings.host !== undefined && { host: settings.host }),
-    ...(settings.port !== undefined && { port: settings.port }),
-    ...(settings.url !== undefined && { publicUrl: settings.url }),
-    signatureHeader: signature.header,
-    scheme: signature.scheme,
-    keys: () => signingKeysOf(ctx),
-  });
+  shared ??= startTargetSink({ target: ctx.target, keys: () => signingKeysOf(ctx), defaultThreads: 0 });
   return shared;
 }
 

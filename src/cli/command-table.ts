@@ -101,8 +101,15 @@ const sinkOptions = {
   'sink-port': { type: 'number', integer: true, description: 'Port of the sink', default: 'a free port' },
   'sink-url': {
     type: 'string',
-    description: 'Base URL the target must call to reach the sink (a tunnel’s, a CI runner’s)',
+    description:
+      'Base URL the target must call to reach the sink (a tunnel’s, a CI runner’s), with a path prefix or not; every URL handed to the target sits under it',
     default: 'http://<sink-host>:<sink-port>',
+  },
+  'sink-threads': {
+    type: 'number',
+    integer: true,
+    description: 'Worker threads the sink serves load’s deliveries and callbacks on (0: the harness’s own thread)',
+    default: '0 for conformance, 1 for load',
   },
   'sink-wait': {
     type: 'string',

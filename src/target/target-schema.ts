@@ -1,6 +1,8 @@
 /** JSON Schema of a target file; `load-target.ts` validates every file and environment against it. */
 const url = { type: 'string', pattern: '^https?://[^\\s]+$' } as const;
 const secret = { type: 'string', minLength: 1 } as const;
+/** The sink's base URL: a path prefix is allowed (a proxy's mount point), a query or fragment is not. */
+const sinkUrl = { type: 'string', pattern: '^https?://[^\\s/?#]+(/[^\\s?#]*)?$' } as const;
 /** Extra request headers: names as HTTP allows them, values of printable ASCII. */
 const headers = {
   type: 'object',
@@ -56,8 +58,9 @@ export const targetSchema = {
       properties: {
         host: { type: 'string', minLength: 1 },
         port: { type: 'integer', minimum: 0, maximum: 65535 },
-        url,
+        url: sinkUrl,
         waitSeconds: { type: 'number', exclusiveMinimum: 0, maximum: 3600 },
+        threads: { type: 'integer', minimum: 0, maximum: 64 },
       },
     },
     kv: {

@@ -37,10 +37,19 @@ export interface SinkSettings {
   readonly host?: string;
   /** @default 0 (a free port) */
   readonly port?: number;
-  /** The base URL the target calls (a tunnel's, a CI runner's). @default http://<host>:<port> */
+  /**
+   * The base URL the target calls (a tunnel's, a CI runner's), which may carry a path prefix
+   * (`https://tunnel.example/h/sink`): every URL handed to the target sits under it, and the sink takes
+   * requests with or without the prefix (a proxy may strip it). @default http://<host>:<port>
+   */
   readonly url?: string;
   /** How long a case waits for a request the target sends later. @default 15 */
   readonly waitSeconds?: number;
+  /**
+   * Worker threads the sink serves load's inboxes on (0: the harness's own thread).
+   * @default 0 for conformance, 1 for load
+   */
+  readonly threads?: number;
 }
 
 export interface KvEndpoint {
