@@ -1,6 +1,7 @@
 /**
  * junit.xml: one testsuite per target, one testcase per case, the rule ids as properties. Expected
- * failures are reported as skipped (they do not fail the gate); stale expectations as failures.
+ * failures are reported as skipped (they do not fail the gate); stale expectations as failures. A
+ * load scenario is a testsuite of its thresholds, and of its messaging streams (lost is a failure).
  */
 import { join } from 'node:path';
 import type { CaseResult, ConformanceRun } from '../results/conformance-run.ts';
@@ -9,6 +10,7 @@ import type { HarnessRun } from '../results/harness-run.ts';
 import type { ScenarioResult } from '../results/load-run.ts';
 import type { Reporter } from '../results/reporter.ts';
 import { writeReportFile } from '../shared/report-files.ts';
+import { messagingStreams, sortedByTags, tagText } from './messaging-streams.ts';
 
 // XML 1.0 allows tab, newline, carriage return and everything from U+0020 except lone surrogates and U+FFFE/F.
 const invalidXmlChars = /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu;
@@ -81,15 +83,66 @@ function conformanceSuites(run: ConformanceRun): string[] {
   });
 }
 
+/** A messaging stream's accounting, as a testcase: it fails when anything expected was lost. */
+interface StreamCase {
+  readonly name: string;
+  readonly lost: number;
+  readonly message: string;
+  readonly properties: Readonly<Record<string, number>>;
+}
+
 /**
- * A load scenario as a testsuite: one testcase per threshold (failed thresholds are failures). Named
- * `load.<scenario>`, and `load.<scenario>.<engine>` when the run has the scenario on two engines.
+ * A messaging scenario's streams: one testcase each, failed when something is lost (where it was lost,
+ * per endpoint, in the message). Duplicates and bad signatures are properties: at least once allows
+ * duplicates, and a threshold on them is a testcase of its own.
+ */
+function streamCases(scenario: ScenarioResult): StreamCase[] {
+  const messaging = scenario.accounting.messaging;
+  if (!messaging) return [];
+  return messagingStreams(messaging).map(({ label, accounting }) => {
+    const where = sortedByTags(accounting.byTags)
+      .filter((item) => item.lost > 0)
+      .map((item) => `${tagText(item.tags)} ${item.lost}`);
+    return {
+      name: `${label}: nothing lost`,
+      lost: accounting.lost,
+      message: `${label}: ${accounting.lost} of ${accounting.expected} expected never arrived${where.length > 0 ? ` (${where.join(', ')})` : ''}`,
+      properties: {
+        expected: accounting.expected,
+        received: accounting.received,
+        lost: accounting.lost,
+        duplicated: accounting.duplicated,
+        unexpected: accounting.unexpected,
+        badSignatures: accounting.badSignatures,
+      },
+    };
+  });
+}
+
+function streamTestcase(item: StreamCase, suite: string): string {
+  const properties = Object.entries(item.properties)
+    .map(([name, value]) => `        <property${attrs({ name, value })}/>\n`)
+    .join('');
+  const failure =
+    item.lost > 0
+      ? `      <failure${attrs({ type: 'lost', message: item.message })}>${escapeXml(item.message)}</failure>\n`
+      : '';
+  return `    <testcase${attrs({ name: item.name, classname: suite, time: '0.000' })}>\n      <properties>\n${properties}      </properties>\n${failure}    </testcase>\n`;
+}
+
+/**
+ * A load scenario as a testsuite: one testcase per threshold (failed thresholds are failures), and a
+ * messaging scenario's one per stream. Named `load.<scenario>`, and `load.<scenario>.<engine>` when
+ * the run has the scenario on two engines.
  */
 function scenarioSuite(scenario: ScenarioResult, _index: number, all: readonly ScenarioResult[]): string {
   const twice = all.filter((other) => other.name === scenario.name).length > 1;
   const suite = `load.${scenario.name}${twice ? `.${scenario.engine}` : ''}`;
-  const failed = scenario.thresholds.filter((threshold) => !threshold.ok).length;
-  const head = `  <testsuite${attrs({ name: suite, tests: scenario.thresholds.length, failures: failed, errors: scenario.problem ? 1 : 0, skipped: 0, time: seconds(scenario.durationMs), timestamp: scenario.startedAt })}>\n`;
+  const streams = streamCases(scenario);
+  const failed =
+    scenario.thresholds.filter((threshold) => !threshold.ok).length + streams.filter((item) => item.lost > 0).length;
+  const tests = scenario.thresholds.length + streams.length;
+  const head = `  <testsuite${attrs({ name: suite, tests, failures: failed, errors: scenario.problem ? 1 : 0, skipped: 0, time: seconds(scenario.durationMs), timestamp: scenario.startedAt })}>\n`;
   const cases = scenario.thresholds.map((threshold) => {
     const value = threshold.value === null ? 'no data' : String(threshold.value);
     const failure = threshold.ok
@@ -100,7 +153,7 @@ function scenarioSuite(scenario: ScenarioResult, _index: number, all: readonly S
   const problem = scenario.problem
     ? `    <testcase${attrs({ name: 'scenario ran', classname: suite, time: '0.000' })}>\n      <error${attrs({ type: 'error', message: scenario.problem })}>${escapeXml(scenario.problem)}</error>\n    </testcase>\n`
     : '';
-  return `${head}${problem}${cases.join('')}  </testsuite>\n`;
+  return `${head}${problem}${cases.join('')}${streams.map((item) => streamTestcase(item, suite)).join('')}  </testsuite>\n`;
 }
 
 export function renderJunitXml(run: HarnessRun): string {
@@ -110,11 +163,15 @@ export function renderJunitXml(run: HarnessRun): string {
   ];
   const caseCounts = counts(run.conformance?.results ?? []);
   const thresholds = (run.load?.scenarios ?? []).flatMap((scenario) => scenario.thresholds);
+  const streams = (run.load?.scenarios ?? []).flatMap(streamCases);
   const problems = (run.load?.scenarios ?? []).filter((scenario) => scenario.problem).length;
   const root = attrs({
     name: run.load ? (run.conformance ? 'svc-harness run' : 'svc-harness load') : 'svc-harness conformance',
-    tests: caseCounts.tests + thresholds.length + problems,
-    failures: caseCounts.failures + thresholds.filter((threshold) => !threshold.ok).length,
+    tests: caseCounts.tests + thresholds.length + streams.length + problems,
+    failures:
+      caseCounts.failures +
+      thresholds.filter((threshold) => !threshold.ok).length +
+      streams.filter((item) => item.lost > 0).length,
     errors: caseCounts.errors + problems,
     skipped: caseCounts.skipped,
     time: seconds(run.durationMs),

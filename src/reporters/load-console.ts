@@ -1,6 +1,7 @@
 /** What the console says about load: a line per scenario as it starts, live progress, the end summary. */
-import type { LoadRun, ScenarioResult } from '../results/load-run.ts';
+import type { LoadRun, MessagingAccounting, ScenarioResult } from '../results/load-run.ts';
 import type { LoadProgress } from '../results/reporter.ts';
+import { messagingStreams, sortedByTags, streamFacts, tagText } from './messaging-streams.ts';
 
 /** `elapsed 12/30 s · 998 req/s · p99 4.1 ms · errors 0 · dropped 0` */
 export function progressText(progress: LoadProgress): string {
@@ -17,7 +18,7 @@ export function scenarioStartLine(name: string, line: string): string {
   return `load: ${name}: ${line}`;
 }
 
-/** One line per scenario, a line per failed threshold and per accounting problem. */
+/** One line per scenario, a line per failed threshold and per accounting problem, a line per messaging stream. */
 export function scenarioLines(scenario: ScenarioResult): string[] {
   const { requests, latencyMs } = scenario;
   // Latency is of completed answers only: with none, there is none to show (not "p99 0 ms").
@@ -33,7 +34,7 @@ export function scenarioLines(scenario: ScenarioResult): string[] {
   for (const threshold of scenario.thresholds) {
     if (!threshold.ok) lines.push(`  THRESHOLD FAILED ${threshold.expression} (value ${threshold.value ?? 'no data'})`);
   }
-  const { lostUpdates, doubledUpdates, delivery } = scenario.accounting;
+  const { lostUpdates, doubledUpdates, delivery, messaging } = scenario.accounting;
   if ((lostUpdates ?? 0) > 0 || (doubledUpdates ?? 0) > 0) {
     lines.push(`  lost updates ${lostUpdates ?? 0}, doubled updates ${doubledUpdates ?? 0}`);
   }
@@ -42,6 +43,33 @@ export function scenarioLines(scenario: ScenarioResult): string[] {
       `  delivery: ${delivery.received}/${delivery.expected} received, ${delivery.lost} lost, ${delivery.duplicated} duplicated, ${delivery.outOfOrder} out of order`,
     );
   }
+  if (messaging) lines.push(...messagingLines(messaging));
+  return lines;
+}
+
+/** A messaging scenario at the sink: each stream's exact counts and latency, then what waited and strayed. */
+function messagingLines(messaging: MessagingAccounting): string[] {
+  const lines: string[] = [];
+  for (const { label, latency, accounting } of messagingStreams(messaging)) {
+    const timing =
+      accounting.latencyMs.count === 0
+        ? ''
+        : ` · ${latency} p50 ${accounting.latencyMs.p50} ms, p99 ${accounting.latencyMs.p99} ms`;
+    lines.push(`  ${label}: ${streamFacts(accounting)}${timing}`);
+    // Where it went wrong, when the stream is kept per tag set (publish-fanout's endpoints).
+    for (const item of sortedByTags(accounting.byTags)) {
+      if (item.lost > 0 || item.duplicated > 0) {
+        lines.push(`    ${tagText(item.tags)}: ${item.lost} lost, ${item.duplicated} duplicated of ${item.expected}`);
+      }
+    }
+  }
+  const strays = [
+    ...(messaging.strays > 0 ? [`strays (requests to no open inbox) ${messaging.strays}`] : []),
+    ...(messaging.unclassified > 0 ? [`unclassified ${messaging.unclassified}`] : []),
+  ]
+    .map((text) => `, ${text}`)
+    .join('');
+  lines.push(`  ${messaging.accepted} accepted; waited ${messaging.waitedS.toFixed(1)} s after the load${strays}`);
   return lines;
 }
 

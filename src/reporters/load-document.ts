@@ -1,9 +1,16 @@
 /**
  * The `load` part of report.json: each scenario in a fixed key order (so two reports diff line by
- * line), with its encoded histogram, time series, thresholds and accounting. Schema: the `load`
+ * line), with its encoded histogram, time series, thresholds and accounting (a messaging scenario's
+ * `messaging`: each stream's exact counts, latency and per-second arrivals). Schema: the `load`
  * definition in schemas/report.schema.json.
  */
-import type { LatencySummary, LoadRun, ScenarioResult } from '../results/load-run.ts';
+import type {
+  LatencySummary,
+  LoadRun,
+  MessagingAccounting,
+  ScenarioResult,
+  StreamAccounting,
+} from '../results/load-run.ts';
 
 function latency(summary: LatencySummary) {
   return {
@@ -19,6 +26,61 @@ function latency(summary: LatencySummary) {
 }
 
 const round = (value: number) => Math.round(value * 1000) / 1000;
+
+function stream(accounting: StreamAccounting | undefined) {
+  if (!accounting) return null;
+  return {
+    expected: accounting.expected,
+    received: accounting.received,
+    lost: accounting.lost,
+    duplicated: accounting.duplicated,
+    unexpected: accounting.unexpected,
+    badSignatures: accounting.badSignatures,
+    latencyMs: latency(accounting.latencyMs),
+    histogram: accounting.histogram,
+    byTags: accounting.byTags.map((item) => ({
+      tags: { ...item.tags },
+      expected: item.expected,
+      received: item.received,
+      lost: item.lost,
+      duplicated: item.duplicated,
+      latencyMs: latency(item.latencyMs),
+      histogram: item.histogram,
+    })),
+  };
+}
+
+/** A messaging scenario's accounting as the model has it; a stream it does not have is null. */
+function messagingEntry(messaging: MessagingAccounting | undefined) {
+  if (!messaging) return null;
+  return {
+    accepted: messaging.accepted,
+    waitedS: round(messaging.waitedS),
+    strays: messaging.strays,
+    unclassified: messaging.unclassified,
+    signatures: {
+      verified: messaging.signatures.verified,
+      failed: messaging.signatures.failed,
+      unchecked: messaging.signatures.unchecked,
+      replays: messaging.signatures.replays,
+    },
+    delivery: stream(messaging.delivery),
+    callbacks: stream(messaging.callbacks),
+    failureCallbacks: stream(messaging.failureCallbacks),
+    waiters: stream(messaging.waiters),
+    complete: messaging.complete
+      ? { latencyMs: latency(messaging.complete.latencyMs), histogram: messaging.complete.histogram }
+      : null,
+    series: messaging.series.map((point) => ({
+      second: point.second,
+      stream: point.stream,
+      count: point.count,
+      p50: point.p50,
+      p99: point.p99,
+      max: point.max,
+    })),
+  };
+}
 
 function scenarioEntry(scenario: ScenarioResult) {
   const { delivery } = scenario.accounting;
@@ -75,6 +137,7 @@ function scenarioEntry(scenario: ScenarioResult) {
           histogram: delivery.histogram,
         }
       : null,
+    messaging: messagingEntry(scenario.accounting.messaging),
     tags: scenario.tags.map((tag) => ({
       tags: { ...tag.tags },
       requests: { ...tag.requests },

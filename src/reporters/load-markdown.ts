@@ -1,6 +1,10 @@
-/** The load tables of summary.md: one row per scenario, the thresholds, the accounting, the batch curve. */
+/**
+ * The load tables of summary.md: one row per scenario, the thresholds, the accounting (a messaging
+ * scenario's per stream and per endpoint), the batch curve.
+ */
 import { batchCurve, type LoadRun, type ScenarioResult } from '../results/load-run.ts';
 import { cell, table } from './markdown-table.ts';
+import { messagingStreams, sortedByTags, streamExact, tagText } from './messaging-streams.ts';
 
 const fixed = (value: number, digits = 1) => value.toFixed(digits);
 
@@ -18,6 +22,80 @@ function accountingLines(scenario: ScenarioResult): string[] {
     );
   }
   return lines;
+}
+
+/**
+ * Every messaging scenario's accounting in one table: a row per stream (exact or not), then a row
+ * per tag set the stream is kept by (publish-fanout's endpoints), each with its latency.
+ */
+function messagingRows(scenario: ScenarioResult): (string | number)[][] {
+  const messaging = scenario.accounting.messaging;
+  if (!messaging) return [];
+  return messagingStreams(messaging).flatMap(({ label, accounting }) => [
+    [
+      `\`${scenario.name}\``,
+      label,
+      accounting.expected,
+      accounting.received,
+      accounting.lost,
+      accounting.duplicated,
+      accounting.unexpected,
+      accounting.badSignatures,
+      accounting.latencyMs.p50,
+      accounting.latencyMs.p99,
+      streamExact(accounting) ? 'exact' : '**not exact**',
+    ],
+    ...sortedByTags(accounting.byTags).map((item) => [
+      `\`${scenario.name}\``,
+      `${label} ${tagText(item.tags)}`,
+      item.expected,
+      item.received,
+      item.lost,
+      item.duplicated,
+      // The model keeps these per stream only (an arrival nobody expects has no tag set).
+      '–',
+      '–',
+      item.latencyMs.p50,
+      item.latencyMs.p99,
+      item.lost === 0 && item.duplicated === 0 ? 'exact' : '**not exact**',
+    ]),
+  ]);
+}
+
+function messagingLines(scenarios: readonly ScenarioResult[]): string[] {
+  const rows = scenarios.flatMap(messagingRows);
+  if (rows.length === 0) return [];
+  const notes = scenarios.flatMap((scenario) => {
+    const messaging = scenario.accounting.messaging;
+    if (!messaging) return [];
+    const { signatures } = messaging;
+    return [
+      `- \`${scenario.name}\`: ${messaging.accepted} accepted; waited ${messaging.waitedS.toFixed(1)} s after the load; strays (requests to no open inbox) ${messaging.strays}; unclassified ${messaging.unclassified}; signatures ${signatures.verified} verified, ${signatures.failed} failed, ${signatures.unchecked} not checked, ${signatures.replays} replayed`,
+    ];
+  });
+  return [
+    'Messaging accounting (lost = expected − received; duplicates are allowed unless a threshold says otherwise):',
+    '',
+    ...table(
+      [
+        'scenario',
+        'stream',
+        'expected',
+        'received',
+        'lost',
+        'duplicated',
+        'unexpected',
+        'bad signatures',
+        'p50 ms',
+        'p99 ms',
+        'accounting',
+      ],
+      rows,
+    ),
+    '',
+    ...notes,
+    '',
+  ];
 }
 
 /** `heading` is the prefix of the section's own heading (`##`), empty when load is the whole summary. */
@@ -88,6 +166,7 @@ export function loadMarkdown(run: LoadRun, heading: string): string[] {
   if (errors.length > 0) lines.push(...table(['scenario', 'error', 'count', 'example'], errors), '');
   const accounting = run.scenarios.flatMap(accountingLines);
   if (accounting.length > 0) lines.push(...accounting, '');
+  lines.push(...messagingLines(run.scenarios));
   for (const scenario of run.scenarios) {
     const curve = batchCurve(scenario);
     if (curve.length === 0) continue;

@@ -24,8 +24,9 @@ import { ruleVerdicts, runAreas } from './rule-verdicts.ts';
 /**
  * 3: a load scenario's settings say which k6 and how many segments (the k6 engine).
  * 4: each target's `rootCause`, the cause most of its failures share (or null).
+ * 5: a load scenario's `messaging`, a messaging scenario's accounting at the sink (or null).
  */
-export const reportSchemaVersion = 4;
+export const reportSchemaVersion = 5;
 
 function totals(value: VerdictTotals) {
   return {

@@ -7,7 +7,7 @@ import {
   resultLine,
 } from '../../src/reporters/console-output.ts';
 import { scenarioLines } from '../../src/reporters/load-console.ts';
-import { sampleLoadRun } from './sample-load-run.ts';
+import { fanoutEndpoints, sampleLoadRun } from './sample-load-run.ts';
 import { sampleResults, sampleRun, wrongTokenResults } from './sample-run.ts';
 
 class Capture extends Writable {
@@ -68,6 +68,36 @@ describe('console output', () => {
     expect(line).toContain('no completed answer, so no latency');
     expect(line).not.toContain('p99');
     expect(scenarioLines(scenario!)[0]).toMatch(/p50 [\d.]+ ms · p99 [\d.]+ ms · max [\d.]+ ms$/);
+  });
+
+  test('a messaging scenario shows each stream exactly, and where deliveries went missing', () => {
+    const fanout = sampleLoadRun.scenarios.find((scenario) => scenario.name === 'publish-fanout')!;
+    const accepted = fanout.accounting.messaging!.accepted;
+    const expected = accepted * fanoutEndpoints;
+    const lines = scenarioLines(fanout);
+    expect(lines).toContainEqual(
+      expect.stringMatching(
+        new RegExp(
+          `^  delivery: ${expected - 3}/${expected} received, 3 lost, 2 duplicated, 0 unexpected, 0 bad signatures · publish → delivery p50 [\\d.]+ ms, p99 [\\d.]+ ms$`,
+        ),
+      ),
+    );
+    // Only the endpoints where something went wrong, in natural order.
+    expect(lines.filter((line) => line.startsWith('    endpoint:'))).toEqual([
+      `    endpoint:e2: 3 lost, 0 duplicated of ${accepted}`,
+      `    endpoint:e5: 0 lost, 2 duplicated of ${accepted}`,
+    ]);
+    expect(lines).toContain(
+      `  ${accepted} accepted; waited 0.4 s after the load, strays (requests to no open inbox) 1`,
+    );
+    const callbacks = scenarioLines(
+      sampleLoadRun.scenarios.find((scenario) => scenario.name === 'callback-throughput')!,
+    );
+    expect(callbacks.map((line) => line.split(':')[0])).toEqual(
+      expect.arrayContaining(['  delivery', '  callbacks', '  failure callbacks']),
+    );
+    expect(callbacks.find((line) => line.startsWith('  failure callbacks:'))).toContain('1 bad signatures');
+    expect(callbacks.find((line) => line.startsWith('  callbacks:'))).toContain(', 1 lost,');
   });
 
   test('a target that could not be used shows one line, not one per case', () => {

@@ -8,11 +8,12 @@ import { mkdir, readFile, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { arrivalTimelineChart, streamLatencyChart } from '../../src/reporters/html/messaging-charts.ts';
 import { createHtmlReporter, renderHtmlReport } from '../../src/reporters/html-report.ts';
 import { conformanceOnly, type HarnessRun } from '../../src/results/harness-run.ts';
 import { createRedactor } from '../../src/shared/redact.ts';
 import { launchChromium, openReport } from '../support/chromium.ts';
-import { sampleHarnessRun, sampleLoadRun, sampleSecret } from './sample-load-run.ts';
+import { fanoutEndpoints, sampleHarnessRun, sampleLoadRun, sampleSecret } from './sample-load-run.ts';
 import { sampleCatalog, sampleRun, wrongTokenResults } from './sample-run.ts';
 
 const outputDir = resolve(import.meta.dirname, '../../reports/test-html-report');
@@ -59,13 +60,40 @@ describe('the html reporter', () => {
       expect(canvas.height, canvas.id).toBeGreaterThan(0);
     }
     const ids = page.canvases.map((canvas) => canvas.id);
-    for (const kind of ['latency', 'timeline', 'batch', 'delivery']) {
+    for (const kind of ['latency', 'timeline', 'batch', 'delivery', 'arrivals', 'streams']) {
       expect(
         ids.some((id) => id.startsWith(`${kind}-`)),
         kind,
       ).toBe(true);
     }
     expect(ids).toContain('verdicts');
+  });
+
+  test('a messaging scenario draws its latency over time and by stream, beside its accounting table', {
+    timeout: 60_000,
+  }, async () => {
+    const messagingOnly = sampleLoadRun.scenarios.filter((scenario) => scenario.accounting.messaging);
+    const load = { ...sampleLoadRun, scenarios: messagingOnly };
+    const file = await writeReport({
+      startedAt: load.startedAt,
+      finishedAt: load.finishedAt,
+      durationMs: load.durationMs,
+      exitCode: load.exitCode,
+      problems: [],
+      reportDir: join(outputDir, 'messaging'),
+      load,
+    });
+    const page = await open(file);
+    expect(page.errors).toEqual([]);
+    // Per scenario: latency, timeline, arrivals over time, latency by stream.
+    expect(page.rendered).toBe(4 * messagingOnly.length);
+    expect(page.rendered).toBe(page.expected);
+    const ids = page.canvases.map((canvas) => canvas.id);
+    expect(ids.filter((id) => id.startsWith('arrivals-'))).toHaveLength(2);
+    expect(ids.filter((id) => id.startsWith('streams-'))).toHaveLength(2);
+    for (const canvas of page.canvases) expect(canvas.height, canvas.id).toBeGreaterThan(0);
+    const html = await readFile(file, 'utf8');
+    expect(html.match(/<caption>messaging accounting<\/caption>/g)).toHaveLength(2);
   });
 
   test('renders a run with only a conformance part', { timeout: 60_000 }, async () => {
@@ -121,6 +149,62 @@ describe('renderHtmlReport', () => {
     expect(html).toContain('no data');
     expect(html).not.toContain('data-chart="timeline-');
     expect(html).toContain('data-chart="latency-');
+  });
+
+  test('the messaging accounting table: a row per stream and per endpoint, exact or not', () => {
+    const fanout = sampleLoadRun.scenarios.find((scenario) => scenario.name === 'publish-fanout')!;
+    const accepted = fanout.accounting.messaging!.accepted;
+    const expected = accepted * fanoutEndpoints;
+    const html = renderHtmlReport(
+      { ...sampleHarnessRun('/tmp/unused'), conformance: undefined, load: { ...sampleLoadRun, scenarios: [fanout] } },
+      sampleCatalog,
+    );
+    const tableHtml = html.slice(html.indexOf('<caption>messaging accounting')).split('</table>')[0] ?? '';
+    const rows = tableHtml.split('<tr>').slice(2);
+    expect(rows).toHaveLength(1 + fanoutEndpoints);
+    const cells = (row: string) => [...row.matchAll(/<td[^>]*>(.*?)<\/td>/g)].map((match) => match[1]);
+    const num = (value: number) => value.toLocaleString('en-US');
+    expect(cells(rows[0]!).slice(1, 7)).toEqual([num(expected), num(expected - 3), '3', '2', '0', '0']);
+    expect(cells(rows[0]!).at(-1)).toBe('✗ fail');
+    expect(cells(rows[3]!).slice(0, 5)).toEqual([
+      '&nbsp;&nbsp;endpoint:e2',
+      num(accepted),
+      num(accepted - 3),
+      '3',
+      '0',
+    ]);
+    expect(cells(rows[1]!).at(-1)).toBe('✓ pass');
+    expect(html).toContain('strays (requests to no open inbox) 1');
+  });
+
+  test('messaging charts: p50 and p99 per stream each second, arrivals/s on the right axis', () => {
+    const callbacks = sampleLoadRun.scenarios.find((scenario) => scenario.name === 'callback-throughput')!;
+    const messaging = callbacks.accounting.messaging!;
+    const timeline = arrivalTimelineChart(callbacks, 'k')!;
+    expect(timeline.series.map((line) => line.label)).toEqual([
+      'delivery p50 (ms)',
+      'delivery p99 (ms)',
+      'callbacks p50 (ms)',
+      'callbacks p99 (ms)',
+      'failure callbacks p50 (ms)',
+      'failure callbacks p99 (ms)',
+      'arrivals/s',
+    ]);
+    expect(timeline.x.values).toEqual(Array.from({ length: 10 }, (_, second) => second));
+    const arrivals = messaging.series.reduce((sum, point) => sum + point.count, 0);
+    expect(timeline.series.at(-1)?.values.reduce((sum: number, value) => sum + (value ?? 0), 0)).toBe(arrivals);
+    const firstCallback = messaging.series.find((point) => point.stream === 'callback' && point.second === 0)!;
+    expect(timeline.series[3]?.values[0]).toBe(firstCallback.p99);
+    const streams = streamLatencyChart(callbacks, 'k')!;
+    expect(streams.series.map((line) => line.label)).toEqual([
+      'publish → delivery',
+      'delivery → callback',
+      'publish → failure callback',
+    ]);
+    // The failure callbacks are few: their curve stops where their count stops resolving.
+    expect(streams.series[2]?.values.at(-1)).toBeNull();
+    expect(streams.series[0]?.values.every((value) => value !== null)).toBe(true);
+    expect(arrivalTimelineChart(sampleLoadRun.scenarios[0]!, 'k')).toBeUndefined();
   });
 
   test('states the root cause most failures share in the header, escaped', () => {

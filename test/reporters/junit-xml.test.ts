@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { escapeXml, renderJunitXml } from '../../src/reporters/junit-xml.ts';
 import { conformanceOnly } from '../../src/results/harness-run.ts';
+import { fanoutEndpoints, sampleHarnessRun, sampleLoadRun } from './sample-load-run.ts';
 import { sampleRun } from './sample-run.ts';
 
 describe('junit.xml', () => {
@@ -42,5 +43,45 @@ describe('junit.xml', () => {
     const closed = (xml.match(/<\/(testsuites|testsuite|testcase|properties|failure|error|system-out)>/g) ?? []).length;
     expect(opened).toBe(closed);
     expect(xml.startsWith('<?xml version="1.0" encoding="UTF-8"?>\n')).toBe(true);
+  });
+});
+
+describe('junit.xml of messaging load', () => {
+  const run = { ...sampleHarnessRun('/tmp/unused'), conformance: undefined, load: sampleLoadRun };
+  const xml = renderJunitXml(run);
+  const suite = (name: string) =>
+    xml.slice(xml.indexOf(`<testsuite name="load.${name}"`)).split('</testsuite>')[0] ?? '';
+
+  test('a testcase per stream, failed when something was lost, naming the endpoints', () => {
+    const fanout = suite('publish-fanout');
+    const accepted = sampleLoadRun.scenarios.find((s) => s.name === 'publish-fanout')!.accounting.messaging!.accepted;
+    const expected = accepted * fanoutEndpoints;
+    // The threshold and the delivery stream: both failed.
+    expect(fanout).toContain('tests="2" failures="2"');
+    expect(fanout).toContain('<testcase name="delivery: nothing lost" classname="load.publish-fanout" time="0.000">');
+    expect(fanout).toContain(
+      `<failure type="lost" message="delivery: 3 of ${expected} expected never arrived (endpoint:e2 3)">`,
+    );
+    expect(fanout).toContain('<property name="duplicated" value="2"/>');
+    expect(fanout).toContain(`<property name="received" value="${expected - 3}"/>`);
+  });
+
+  test('a stream with nothing lost passes, whatever its duplicates or signatures', () => {
+    const callbacks = suite('callback-throughput');
+    expect(callbacks).toContain('tests="4" failures="2"');
+    const failureCase = callbacks.slice(callbacks.indexOf('name="failure callbacks: nothing lost"'));
+    expect(failureCase.split('</testcase>')[0]).not.toContain('<failure');
+    expect(failureCase).toContain('<property name="badSignatures" value="1"/>');
+    expect(callbacks).toContain('<failure type="lost" message="callbacks: 1 of ');
+  });
+
+  test('the root counts the stream testcases', () => {
+    const scenarios = sampleLoadRun.scenarios;
+    const thresholds = scenarios.flatMap((s) => s.thresholds);
+    const streams = 1 + 3;
+    const failures = thresholds.filter((t) => !t.ok).length + 2;
+    expect(xml).toContain(
+      `<testsuites name="svc-harness load" tests="${thresholds.length + streams}" failures="${failures}"`,
+    );
   });
 });

@@ -12,6 +12,7 @@ import {
   fixtureSuiteRoot,
   startFixtureTarget,
 } from '../engines/conformance/fixture-run.ts';
+import { sampleHarnessRun, sampleLoadRun } from './sample-load-run.ts';
 import { sampleCatalog, sampleRun, wrongTokenResults } from './sample-run.ts';
 
 const validate = new Ajv({ allErrors: true }).compile(schema);
@@ -71,5 +72,68 @@ describe('schemas/report.schema.json', () => {
     expect(validate(document), JSON.stringify(validate.errors)).toBe(true);
     document.targets[0].rootCause.cases = 0;
     expect(validate(document)).toBe(false);
+  });
+});
+
+describe('schemas/report.schema.json: messaging accounting', () => {
+  const document = JSON.parse(
+    JSON.stringify(reportDocument(sampleHarnessRun('/tmp/unused'), sampleCatalog, '9.9.9')),
+  ) as { load: { scenarios: Record<string, unknown>[] } };
+  const entry = (name: string) => {
+    const found = document.load.scenarios.find((scenario) => scenario.name === name);
+    if (!found) throw new Error(`no scenario ${name}`);
+    return found as { messaging: Record<string, unknown> | null } & Record<string, unknown>;
+  };
+
+  test('a run with both parts and messaging scenarios is valid; the model is kept as it is', () => {
+    expect(validate(document), JSON.stringify(validate.errors)).toBe(true);
+    expect(entry('command').messaging).toBeNull();
+    const messaging = entry('callback-throughput').messaging!;
+    expect(Object.keys(messaging)).toEqual([
+      'accepted',
+      'waitedS',
+      'strays',
+      'unclassified',
+      'signatures',
+      'delivery',
+      'callbacks',
+      'failureCallbacks',
+      'waiters',
+      'complete',
+      'series',
+    ]);
+    expect(messaging.waiters).toBeNull();
+    const model = sampleLoadRun.scenarios.find((scenario) => scenario.name === 'callback-throughput')!.accounting
+      .messaging!;
+    expect(messaging.callbacks).toMatchObject({
+      expected: model.callbacks!.expected,
+      received: model.callbacks!.expected - 1,
+      lost: 1,
+      duplicated: 0,
+      unexpected: 0,
+      badSignatures: 0,
+      histogram: model.callbacks!.histogram,
+    });
+    expect(messaging.series).toHaveLength(model.series.length);
+    const fanout = entry('publish-fanout').messaging as { delivery: { byTags: { tags: unknown; lost: number }[] } };
+    expect(fanout.delivery.byTags.map((item) => [item.tags, item.lost])).toContainEqual([{ endpoint: 'e2' }, 3]);
+  });
+
+  test('the schema rejects a malformed messaging entry', () => {
+    const broken = (change: (messaging: Record<string, unknown>) => void) => {
+      const copy = structuredClone(document);
+      const found = copy.load.scenarios.find((scenario) => scenario.name === 'publish-fanout') as {
+        messaging: Record<string, unknown>;
+      };
+      change(found.messaging);
+      return validate(copy);
+    };
+    expect(broken(() => {})).toBe(true);
+    expect(broken((messaging) => ((messaging.delivery as Record<string, unknown>).lost = -1))).toBe(false);
+    expect(broken((messaging) => delete messaging.callbacks)).toBe(false);
+    expect(broken((messaging) => ((messaging.series as Record<string, unknown>[])[0]!.stream = 'deliveries'))).toBe(
+      false,
+    );
+    expect(broken((messaging) => ((messaging.signatures as Record<string, unknown>).extra = 1))).toBe(false);
   });
 });

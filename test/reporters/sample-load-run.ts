@@ -1,6 +1,6 @@
 /**
- * A LoadRun for the renderers' tests: four scenarios (commands by op, a pipeline by batch size, a
- * contended transaction, a fan-out) with real HDR histograms recorded from a seeded pseudo-random
+ * A LoadRun for the renderers' tests: six scenarios (commands by op, a pipeline by batch size, a
+ * contended transaction, a fan-out, a publish fan-out to 8 endpoints, callbacks) with real HDR histograms recorded from a seeded pseudo-random
  * sequence, so every run of the tests sees the same numbers, and one threshold that fails.
  */
 
@@ -15,6 +15,7 @@ import type {
   SeriesPoint,
   TagMetrics,
 } from '../../src/results/load-run.ts';
+import { sampleMessaging } from './sample-messaging.ts';
 import { sampleRun } from './sample-run.ts';
 
 /** A secret that must never reach a report: it stands in a run problem and in an error example. */
@@ -284,13 +285,86 @@ function fanoutScenario(): ScenarioResult {
   );
 }
 
+/** Endpoints of the publish fan-out: e2 loses 3 deliveries, e5 gets 2 twice. */
+export const fanoutEndpoints = 8;
+
+function publishFanoutScenario(): ScenarioResult {
+  const next = seededRandom(5);
+  const simulated = simulate(40, 0, next, () => ({ tags: {}, commands: 1, ms: latency(next, 2.2) }));
+  const accepted = simulated.requests.completed;
+  const messaging = sampleMessaging(
+    [
+      {
+        stream: 'delivery',
+        expected: Array.from({ length: fanoutEndpoints }, (_, index) => ({
+          tags: { endpoint: `e${index}` },
+          count: accepted,
+        })),
+        lost: { 2: 3 },
+        duplicated: { 5: 2 },
+        medianMs: 12,
+      },
+    ],
+    { accepted, seconds, seed: next, strays: 1 },
+  );
+  return scenario(
+    {
+      name: 'publish-fanout',
+      title: 'Publish fan-out through a URL group',
+      model: 'open',
+      settings: { ...settings, rate: 40, connections: 100 },
+      checks: [{ name: 'publish answered 201', passes: accepted, fails: 0 }],
+      accounting: { messaging },
+      thresholds: [
+        { expression: 'messages_lost: count==0', metric: 'messages_lost', source: 'scenario', ok: false, value: 3 },
+      ],
+    },
+    simulated,
+  );
+}
+
+function callbackScenario(): ScenarioResult {
+  const next = seededRandom(6);
+  const simulated = simulate(60, 0, next, () => ({ tags: {}, commands: 1, ms: latency(next, 2.5) }));
+  const accepted = simulated.requests.completed;
+  const failing = Math.round(accepted * 0.05);
+  const messaging = sampleMessaging(
+    [
+      { stream: 'delivery', expected: [{ tags: {}, count: accepted }], medianMs: 9 },
+      { stream: 'callback', expected: [{ tags: {}, count: accepted - failing }], lost: { 0: 1 }, medianMs: 6 },
+      { stream: 'failureCallback', expected: [{ tags: {}, count: failing }], badSignatures: 1, medianMs: 40 },
+    ],
+    { accepted, seconds, seed: next },
+  );
+  return scenario(
+    {
+      name: 'callback-throughput',
+      title: 'Callbacks and failure callbacks end to end',
+      model: 'open',
+      settings: { ...settings, rate: 60, connections: 100 },
+      accounting: { messaging },
+      thresholds: [
+        { expression: 'messages_lost: count==0', metric: 'messages_lost', source: 'scenario', ok: false, value: 1 },
+      ],
+    },
+    simulated,
+  );
+}
+
 export const sampleLoadRun: LoadRun = {
   startedAt: '2026-11-21T00:00:02.000Z',
   finishedAt: '2026-11-21T00:00:44.000Z',
   durationMs: 42_000,
   target: 'ref',
   embedded: true,
-  scenarios: [commandScenario(), pipelineScenario(), transactionScenario(), fanoutScenario()],
+  scenarios: [
+    commandScenario(),
+    pipelineScenario(),
+    transactionScenario(),
+    fanoutScenario(),
+    publishFanoutScenario(),
+    callbackScenario(),
+  ],
   problems: [`kv-fanout: subscriber 3 reconnected with token ${sampleSecret}`],
   exitCode: 99,
 };

@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { cell, renderSummaryMarkdown } from '../../src/reporters/summary-md.ts';
 import { conformanceOnly } from '../../src/results/harness-run.ts';
+import { fanoutEndpoints, sampleHarnessRun, sampleLoadRun } from './sample-load-run.ts';
 import { sampleCatalog, sampleRun, wrongTokenResults } from './sample-run.ts';
 
 describe('summary.md', () => {
@@ -50,5 +51,58 @@ describe('summary.md', () => {
     );
     expect(aborted).toContain('The run stopped early: interrupted (SIGINT)');
     expect(aborted).toContain('- target down');
+  });
+});
+
+describe('summary.md of messaging load', () => {
+  const text = renderSummaryMarkdown(
+    { ...sampleHarnessRun('/tmp/unused'), conformance: undefined, load: sampleLoadRun },
+    sampleCatalog,
+  );
+  // The rows of the messaging table only (the thresholds' table names the scenarios too).
+  const messagingPart = text.slice(text.indexOf('Messaging accounting'));
+  const rows = (scenario: string) => messagingPart.split('\n').filter((line) => line.startsWith(`| \`${scenario}\` |`));
+
+  test('a row per stream with exact counts, then one per endpoint', () => {
+    const fanout = sampleLoadRun.scenarios.find((scenario) => scenario.name === 'publish-fanout')!;
+    const accepted = fanout.accounting.messaging!.accepted;
+    const expected = accepted * fanoutEndpoints;
+    expect(text).toContain(
+      '| scenario | stream | expected | received | lost | duplicated | unexpected | bad signatures | p50 ms | p99 ms | accounting |',
+    );
+    const streamRows = rows('publish-fanout').filter((line) => line.includes(' | delivery | '));
+    expect(streamRows).toHaveLength(1);
+    expect(streamRows[0]).toMatch(
+      new RegExp(
+        `^\\| \`publish-fanout\` \\| delivery \\| ${expected} \\| ${expected - 3} \\| 3 \\| 2 \\| 0 \\| 0 \\| [\\d.]+ \\| [\\d.]+ \\| \\*\\*not exact\\*\\* \\|$`,
+      ),
+    );
+    const endpoints = rows('publish-fanout').filter((line) => line.includes('delivery endpoint:'));
+    expect(endpoints.map((line) => line.split(' | ')[1])).toEqual(
+      Array.from({ length: fanoutEndpoints }, (_, index) => `delivery endpoint:e${index}`),
+    );
+    expect(endpoints[2]).toContain(`| ${accepted} | ${accepted - 3} | 3 | 0 | – | – |`);
+    expect(endpoints[0]).toMatch(/\| exact \|$/);
+  });
+
+  test('callbacks and failure callbacks have rows of their own; the sink facts follow', () => {
+    expect(rows('callback-throughput').map((line) => line.split(' | ')[1])).toEqual([
+      'delivery',
+      'callbacks',
+      'failure callbacks',
+    ]);
+    expect(rows('callback-throughput')[2]).toMatch(/\| 0 \| 1 \| [\d.]+ \| [\d.]+ \| \*\*not exact\*\* \|$/);
+    expect(text).toMatch(
+      /- `publish-fanout`: \d+ accepted; waited 0\.4 s after the load; strays \(requests to no open inbox\) 1; unclassified 0; signatures \d+ verified, 0 failed/,
+    );
+  });
+
+  test('a run without messaging scenarios has no messaging table', () => {
+    const kvOnly = { ...sampleLoadRun, scenarios: sampleLoadRun.scenarios.slice(0, 4) };
+    const plain = renderSummaryMarkdown(
+      { ...sampleHarnessRun('/tmp/unused'), conformance: undefined, load: kvOnly },
+      sampleCatalog,
+    );
+    expect(plain).not.toContain('Messaging accounting');
   });
 });

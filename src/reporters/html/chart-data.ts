@@ -74,7 +74,7 @@ export function percentileCurve(encoded: string, percentiles: readonly number[])
 }
 
 /** Log scale when the values span more than two decades (a pipeline of 1 next to one of 1000). */
-function wantsLog(series: readonly ChartSeries[]): boolean {
+export function wantsLog(series: readonly ChartSeries[]): boolean {
   const positive = series.flatMap((line) => line.values).filter((value): value is number => (value ?? 0) > 0);
   return positive.length > 0 && Math.max(...positive) / Math.min(...positive) > 100;
 }

@@ -1,4 +1,4 @@
-/** The load part of index.html: per scenario its tables and its charts. */
+/** The load part of index.html: per scenario its tables and its charts (a messaging scenario's accounting too). */
 import type { LoadRun, ScenarioAccounting, ScenarioResult } from '../../results/load-run.ts';
 import {
   batchChart,
@@ -11,6 +11,8 @@ import {
   timelineChart,
 } from './chart-data.ts';
 import { type Cell, figure, formatMs, formatNumber, type Section, type Text, table, verdictCell } from './markup.ts';
+import { arrivalTimelineChart, streamLatencyChart } from './messaging-charts.ts';
+import { messagingTable } from './messaging-tables.ts';
 
 const html = (text: string): Cell => ({ html: text });
 
@@ -133,6 +135,9 @@ function scenarioSection(t: Text, redact: (text: string) => string, scenario: Sc
   const timeline = timelineChart(scenario, key);
   const batch = batchChart(scenario, key);
   const delivery = deliveryChart(scenario, key);
+  const messaging = scenario.accounting.messaging;
+  const arrivals = arrivalTimelineChart(scenario, key);
+  const streams = streamLatencyChart(scenario, key);
   const failed = scenario.thresholds.some((threshold) => !threshold.ok) || scenario.problem !== undefined;
   const parts = [
     `<section class="scenario${failed ? ' failed' : ''}" id="scenario-${key}">`,
@@ -153,13 +158,18 @@ function scenarioSection(t: Text, redact: (text: string) => string, scenario: Sc
     // Only scenarios whose requests carry a batch tag, or a fan-out, have these.
     batch ? figure(t, batch, batch.title) : '',
     scenario.accounting.delivery ? figure(t, delivery, `${scenario.name}: delivery latency by percentile`) : '',
+    messaging ? figure(t, arrivals, `${scenario.name}: delivery and callback latency over time`) : '',
+    messaging ? figure(t, streams, `${scenario.name}: messaging latency by percentile`) : '',
     '</div>',
     deliveryTable(scenario),
+    messaging ? messagingTable(t, messaging) : '',
     '</section>',
   ];
   return {
     html: parts.filter((part) => part !== '').join('\n'),
-    charts: [latency, timeline, batch, delivery].filter((chart): chart is ChartSpec => chart !== undefined),
+    charts: [latency, timeline, batch, delivery, arrivals, streams].filter(
+      (chart): chart is ChartSpec => chart !== undefined,
+    ),
   };
 }
 
