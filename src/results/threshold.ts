@@ -32,6 +32,10 @@ export interface Threshold {
 export const knownMetrics: Readonly<Record<string, MetricKind>> = {
   http_req_duration: 'trend',
   delivery_latency: 'trend',
+  callback_latency: 'trend',
+  failure_callback_latency: 'trend',
+  waiter_latency: 'trend',
+  complete_latency: 'trend',
   http_req_failed: 'rate',
   checks: 'rate',
   http_reqs: 'counter',
@@ -42,6 +46,8 @@ export const knownMetrics: Readonly<Record<string, MetricKind>> = {
   delivery_lost: 'counter',
   delivery_duplicated: 'counter',
   delivery_out_of_order: 'counter',
+  messages_lost: 'counter',
+  messages_duplicated: 'counter',
 };
 
 const aggregationsOf: Readonly<Record<MetricKind, readonly string[]>> = {
@@ -53,9 +59,40 @@ const aggregationsOf: Readonly<Record<MetricKind, readonly string[]>> = {
 /** k6's operators; longest first so `<=` is not read as `<` followed by `=5`. */
 const operators = ['===', '==', '!=', '<=', '>=', '<', '>'];
 
-/** The http_* metrics select TagMetrics entries by any tag; the others know only these. */
+/** A messaging scenario's streams, as `{stream:…}` names them, and their field of the accounting. */
+type ArrivalStreamName = 'delivery' | 'callback' | 'failureCallback' | 'waiter';
+
+const streamFields: Readonly<Record<ArrivalStreamName, 'delivery' | 'callbacks' | 'failureCallbacks' | 'waiters'>> = {
+  delivery: 'delivery',
+  callback: 'callbacks',
+  failureCallback: 'failureCallbacks',
+  waiter: 'waiters',
+};
+
+/** A messaging stream's latency metric → its stream; `delivery_latency` is kv-fanout's too. */
+const streamTrends: Readonly<Record<string, ArrivalStreamName>> = {
+  delivery_latency: 'delivery',
+  callback_latency: 'callback',
+  failure_callback_latency: 'failureCallback',
+  waiter_latency: 'waiter',
+};
+
+/** The messaging counters, summed over every stream unless `{stream:…}` names one. */
+const messageCounters: Readonly<Record<string, 'lost' | 'duplicated'>> = {
+  messages_lost: 'lost',
+  messages_duplicated: 'duplicated',
+};
+
+/**
+ * The http_* metrics select TagMetrics entries by any tag, and a messaging stream's metrics select
+ * its per-tag accounting (`{endpoint:e3}`) the same way; the others know only these.
+ */
 const tagsAllowed = (metric: string): readonly string[] | 'any' =>
-  metric.startsWith('http_') ? 'any' : metric === 'checks' ? ['scenario', 'check'] : ['scenario'];
+  metric.startsWith('http_') || Object.hasOwn(streamTrends, metric) || Object.hasOwn(messageCounters, metric)
+    ? 'any'
+    : metric === 'checks'
+      ? ['scenario', 'check']
+      : ['scenario'];
 
 export function parseThreshold(text: string, source: ThresholdSource): Threshold {
   // JSON quoting keeps the message one line even when the text holds a newline.
@@ -92,6 +129,13 @@ export function parseThreshold(text: string, source: ThresholdSource): Threshold
       tags[key] = value;
     }
     rest = rest.slice(close + 1).trimStart();
+  }
+  const stream = tags.stream;
+  if (stream !== undefined && !Object.hasOwn(messageCounters, metric)) {
+    throw fail(`${metric} takes no tag stream; messages_lost and messages_duplicated do`);
+  }
+  if (stream !== undefined && !Object.hasOwn(streamFields, stream)) {
+    throw fail(`unknown stream ${stream}; streams: ${Object.keys(streamFields).join(', ')}`);
   }
   if (rest.startsWith('}')) throw fail('unbalanced brace: } without {');
   if (!rest.startsWith(':')) throw fail(`expected ":" and an expression after ${metric}`);
@@ -209,9 +253,23 @@ export function thresholdValue(threshold: Threshold, scenario: ScenarioResult): 
         threshold.aggregation,
         selected === 'all' ? [scenario.histogram] : selected.map((entry) => entry.histogram),
       );
-    case 'delivery_latency': {
-      const delivery = scenario.accounting.delivery;
-      return delivery === undefined ? null : trendValue(threshold.aggregation, [delivery.histogram]);
+    case 'delivery_latency':
+    case 'callback_latency':
+    case 'failure_callback_latency':
+    case 'waiter_latency': {
+      // One meaning for both: send → arrival (kv-fanout's publish → event, a messaging delivery's publish → request).
+      const fanout = threshold.metric === 'delivery_latency' ? scenario.accounting.delivery : undefined;
+      if (fanout !== undefined) {
+        return Object.keys(selectors(threshold)).length > 0
+          ? null
+          : trendValue(threshold.aggregation, [fanout.histogram]);
+      }
+      const histograms = streamHistograms(threshold, scenario, streamTrends[threshold.metric] as ArrivalStreamName);
+      return histograms === null ? null : trendValue(threshold.aggregation, histograms);
+    }
+    case 'complete_latency': {
+      const complete = scenario.accounting.messaging?.complete;
+      return complete === undefined ? null : trendValue(threshold.aggregation, [complete.histogram]);
     }
     case 'http_req_failed':
       return ratio(sum('failed'), sum('sent'));
@@ -222,11 +280,54 @@ export function thresholdValue(threshold: Threshold, scenario: ScenarioResult): 
       return ratio(passes, passes + checks.reduce((total, check) => total + check.fails, 0));
     }
   }
+  const counted = messageCounters[threshold.metric];
   const read =
-    threshold.metric === 'http_reqs' ? () => (requests.length === 0 ? null : sum('sent')) : counters[threshold.metric];
+    threshold.metric === 'http_reqs'
+      ? () => (requests.length === 0 ? null : sum('sent'))
+      : counted !== undefined
+        ? () => messageCount(threshold, scenario, counted)
+        : counters[threshold.metric];
   if (read === undefined) throw harnessError('SVC_INTERNAL', `threshold ${JSON.stringify(threshold.text)}: no metric`);
   const count = read(scenario);
   return count === null || threshold.aggregation === 'count' ? count : ratio(count, scenario.durationMs / 1000);
+}
+
+/** The tags a threshold selects by, besides `scenario` (and `stream`, which picks the stream itself). */
+function selectors(threshold: Threshold): Record<string, string> {
+  return Object.fromEntries(Object.entries(threshold.tags).filter(([key]) => key !== 'scenario' && key !== 'stream'));
+}
+
+/** A stream's counts, or those of its per-tag entries carrying every selected tag; null when absent. */
+function streamParts(
+  threshold: Threshold,
+  scenario: ScenarioResult,
+  stream: ArrivalStreamName,
+): readonly { readonly lost: number; readonly duplicated: number; readonly histogram: string }[] | null {
+  const accounting = scenario.accounting.messaging?.[streamFields[stream]];
+  if (accounting === undefined) return null;
+  const wanted = Object.entries(selectors(threshold));
+  if (wanted.length === 0) return [accounting];
+  const entries = accounting.byTags.filter((entry) => wanted.every(([key, value]) => entry.tags[key] === value));
+  return entries.length === 0 ? null : entries;
+}
+
+function streamHistograms(threshold: Threshold, scenario: ScenarioResult, stream: ArrivalStreamName): string[] | null {
+  return streamParts(threshold, scenario, stream)?.map((part) => part.histogram) ?? null;
+}
+
+/** Lost or duplicated messages: of the stream `{stream:…}` names, else of every stream the scenario has. */
+function messageCount(threshold: Threshold, scenario: ScenarioResult, field: 'lost' | 'duplicated'): number | null {
+  const named = threshold.tags.stream;
+  if (named !== undefined && !Object.hasOwn(streamFields, named)) return null;
+  const streams =
+    named === undefined ? (Object.keys(streamFields) as ArrivalStreamName[]) : [named as ArrivalStreamName];
+  let total: number | null = null;
+  for (const stream of streams) {
+    const parts = streamParts(threshold, scenario, stream);
+    if (parts === null) continue;
+    total = (total ?? 0) + parts.reduce((sum, part) => sum + part[field], 0);
+  }
+  return total;
 }
 
 /** `==` and `===` are the same on numbers; k6 accepts both. */

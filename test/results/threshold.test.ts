@@ -5,7 +5,13 @@
  */
 import { describe, expect, test } from 'vitest';
 import { encodeHistogram, newHistogram, recordMs, summarize } from '../../src/results/histogram.ts';
-import type { RequestCounts, ScenarioResult, TagMetrics } from '../../src/results/load-run.ts';
+import type {
+  MessagingAccounting,
+  RequestCounts,
+  ScenarioResult,
+  StreamAccounting,
+  TagMetrics,
+} from '../../src/results/load-run.ts';
 import {
   appliesTo,
   evaluateThresholds,
@@ -284,5 +290,76 @@ describe('evaluation', () => {
     ['lost_updates:count>=4', false],
   ])('%s → ok %s', (text, ok) => {
     expect(evaluateThresholds([parseThreshold(text, 'cli')], run)[0]?.ok).toBe(ok);
+  });
+});
+
+describe('messaging metrics', () => {
+  const stream = (
+    lost: number,
+    duplicated: number,
+    latencies: readonly number[],
+    byTags: StreamAccounting['byTags'] = [],
+  ) =>
+    ({
+      expected: 100,
+      received: 100 - lost,
+      lost,
+      duplicated,
+      unexpected: 0,
+      badSignatures: 0,
+      ...histogramOf(latencies),
+      byTags,
+    }) satisfies StreamAccounting;
+  const tagged = (endpoint: string, lost: number, latencies: readonly number[]) => ({
+    tags: { endpoint },
+    expected: 50,
+    received: 50 - lost,
+    lost,
+    duplicated: 0,
+    ...histogramOf(latencies),
+  });
+  const messaging: MessagingAccounting = {
+    delivery: stream(3, 2, range(1, 100), [tagged('e0', 1, range(1, 50)), tagged('e1', 2, range(51, 100))]),
+    callbacks: stream(1, 5, range(201, 300)),
+    failureCallbacks: stream(0, 0, [700]),
+    complete: histogramOf([900]),
+    series: [],
+    accepted: 100,
+    waitedS: 0,
+    strays: 0,
+    unclassified: 0,
+    signatures: { verified: 0, failed: 0, unchecked: 0, replays: 0 },
+  };
+  const run = scenario({ name: 'callback-throughput', accounting: { messaging } });
+
+  test.each([
+    ['messages_lost:count==0', 4],
+    ['messages_lost{stream:callback}:count==0', 1],
+    ['messages_lost{stream:delivery,endpoint:e1}:count==0', 2],
+    ['messages_duplicated:count==0', 7],
+    ['messages_duplicated{stream:failureCallback}:count==0', 0],
+    ['messages_lost{stream:waiter}:count==0', null],
+    ['delivery_latency:max<1', 100],
+    ['delivery_latency{endpoint:e0}:max<1', 50],
+    ['delivery_latency{endpoint:e9}:max<1', null],
+    ['callback_latency:min<1', 201],
+    ['failure_callback_latency:p(99)<1', 700],
+    ['waiter_latency:p(99)<1', null],
+    ['complete_latency:max<1', 900],
+  ])('%s reads %s', (text, expected) => {
+    const read = value(text, run);
+    if (expected === null) expect(read).toBeNull();
+    else expect(read).toBeCloseTo(expected, 0);
+  });
+
+  test('no messaging accounting is no data; a stream tag only on the counters, with a known stream', () => {
+    expect(value('messages_lost:count==0', scenario())).toBeNull();
+    expect(value('callback_latency:p(99)<1', scenario())).toBeNull();
+    expect(usageError(() => parseThreshold('delivery_latency{stream:callback}:p(99)<1', 'cli'))).toContain(
+      'takes no tag stream',
+    );
+    expect(usageError(() => parseThreshold('messages_lost{stream:callbacks}:count==0', 'cli'))).toContain(
+      'unknown stream callbacks',
+    );
   });
 });

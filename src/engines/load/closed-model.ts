@@ -12,7 +12,7 @@ import type { Scenario, ScenarioRequest, Tally } from '../../protocol/scenario.t
 import { seededRandom } from '../../protocol/scenario.ts';
 import type { ErrorClass } from '../../results/load-run.ts';
 import type { LoadTarget } from './load-target.ts';
-import type { PartProgress } from './open-model.ts';
+import { type PartProgress, requestHeaders } from './open-model.ts';
 import { Recorder } from './recorder.ts';
 
 export interface ClosedOptions {
@@ -42,6 +42,7 @@ export async function runClosed<State, Meta>(
   const tally: Tally = recorder.tallyApi;
   const iteration = { index: 0, random: seededRandom(options.seed) };
   const basePath = new URL(target.baseUrl).pathname.replace(/\/+$/, '');
+  const headersFor = requestHeaders(target);
   // Requests sent and not yet answered, oldest first. With one request per connection at a time, more
   // than `connections` of them means the oldest were abandoned: autocannon reconnects after a reset
   // or its own timeout and sends a new request, and the old one's answer never comes.
@@ -97,7 +98,7 @@ export async function runClosed<State, Meta>(
               method: next.method,
               path: `${basePath}${next.path}`,
               ...(next.body !== undefined && { body: next.body }),
-              headers: { ...target.headers, ...(next.contentType && { 'content-type': next.contentType }) },
+              headers: { ...headersFor(next) },
             };
           },
           onResponse: (status, body, raw) => {

@@ -7,6 +7,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import type { Agent } from 'undici';
+import { dialectHeaders } from '../../protocol/dialect-headers.ts';
 import { looksLikeJson } from '../../protocol/json-body.ts';
 import type { Scenario, ScenarioAnswer, ScenarioRequest, Tally } from '../../protocol/scenario.ts';
 import { seededRandom } from '../../protocol/scenario.ts';
@@ -60,16 +61,7 @@ export async function runOpenPart<State, Meta>(
   const url = new URL(target.baseUrl);
   const basePath = url.pathname.replace(/\/+$/, '');
   let next = part.index;
-  // One headers object per content type, built once: not a copy per request.
-  const headerSets = new Map<string | undefined, Readonly<Record<string, string>>>();
-  const headersFor = (contentType: string | undefined) => {
-    let headers = headerSets.get(contentType);
-    if (!headers) {
-      headers = { ...target.headers, ...(contentType && { 'content-type': contentType }) };
-      headerSets.set(contentType, headers);
-    }
-    return headers;
-  };
+  const headersFor = requestHeaders(target);
 
   // Set when the drain time is over: an answer after it is not counted (the request already counts as cut short).
   let closed = false;
@@ -124,7 +116,7 @@ export async function runOpenPart<State, Meta>(
         origin: url.origin,
         path: `${basePath}${request.path}`,
         method: request.method,
-        headers: headersFor(request.contentType),
+        headers: headersFor(request),
         ...(request.body !== undefined && { body: request.body }),
         headersTimeout: options.timeoutMs,
         bodyTimeout: options.timeoutMs,
@@ -175,4 +167,30 @@ export async function runOpenPart<State, Meta>(
   closed = true;
   if (!drained) recorder.cutShort(inFlight, `still in flight ${options.drainMs} ms after the load ended`);
   return recorder;
+}
+
+/**
+ * The headers of each request: the target's (credentials), the content type, and the scenario's own
+ * renamed into the target's dialect. Built once per content type and headers object of the scenario
+ * (its state holds them), not copied per request.
+ */
+export function requestHeaders(
+  target: LoadTarget,
+): (request: Pick<ScenarioRequest<unknown>, 'contentType' | 'headers'>) => Readonly<Record<string, string>> {
+  const plain = new Map<string | undefined, Readonly<Record<string, string>>>();
+  const own = new WeakMap<object, Map<string | undefined, Readonly<Record<string, string>>>>();
+  return (request) => {
+    const sets = request.headers === undefined ? plain : (own.get(request.headers) ?? new Map());
+    if (request.headers !== undefined && !own.has(request.headers)) own.set(request.headers, sets);
+    let headers = sets.get(request.contentType);
+    if (!headers) {
+      headers = {
+        ...target.headers,
+        ...dialectHeaders(request.headers, target.headerPrefix),
+        ...(request.contentType && { 'content-type': request.contentType }),
+      };
+      sets.set(request.contentType, headers);
+    }
+    return headers;
+  };
 }

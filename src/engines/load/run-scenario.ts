@@ -6,13 +6,14 @@
 import { performance } from 'node:perf_hooks';
 import { loadDispatcher } from '../../http/http-client.ts';
 import type { ScenarioFinish } from '../../protocol/scenario.ts';
-import type { DeliveryAccounting, ScenarioResult } from '../../results/load-run.ts';
+import type { DeliveryAccounting, MessagingAccounting, ScenarioResult } from '../../results/load-run.ts';
 import { oneLine } from '../../shared/errors.ts';
 import { type Fanout, openFanout } from './fanout.ts';
+import { type MessagingSinkRun, openMessagingSink } from './messaging-sink.ts';
 import { type PartProgress, runOpenPart } from './open-model.ts';
 import { mergeParts, type RecorderPart } from './recorder.ts';
 import { contextFor, type ScenarioRun, scenarioOptions, scheduleOf } from './scenario-plan.ts';
-import { emptyResult, resultBase, scenarioResult } from './scenario-result.ts';
+import { emptyResult, type ResultBase, resultBase, scenarioResult } from './scenario-result.ts';
 import { runWorkers } from './worker-pool.ts';
 
 export type { ScenarioRun };
@@ -21,11 +22,33 @@ export async function runScenario(run: ScenarioRun): Promise<ScenarioResult> {
   const { scenario } = run;
   const options = scenarioOptions(run);
   const problems: string[] = [];
-  const context = contextFor(run, options, problems);
   const base = resultBase(run, options, { name: 'node', workers: options.workers });
+  let sink: MessagingSinkRun | undefined;
+  try {
+    if (scenario.sink) sink = await openMessagingSink(run, run.file);
+  } catch (error) {
+    return emptyResult(base, `the sink did not open: ${oneLine(error)}`, run.thresholds);
+  }
+  try {
+    return await runWithSink(run, options, base, problems, sink);
+  } finally {
+    await sink?.close();
+  }
+}
+
+async function runWithSink(
+  run: ScenarioRun,
+  options: ReturnType<typeof scenarioOptions>,
+  base: ResultBase,
+  problems: string[],
+  sink: MessagingSinkRun | undefined,
+): Promise<ScenarioResult> {
+  const { scenario } = run;
+  const context = contextFor(run, options, problems, sink?.urls);
   let state: unknown;
   try {
     state = await scenario.setup(context);
+    sink?.setState(state);
   } catch (error) {
     return emptyResult(base, `setup failed: ${oneLine(error)}`, run.thresholds);
   }
@@ -130,6 +153,13 @@ export async function runScenario(run: ScenarioRun): Promise<ScenarioResult> {
   if (run.signal.aborted) problems.push('interrupted');
 
   const merged = mergeParts(parts);
+  let messaging: MessagingAccounting | undefined;
+  if (sink) {
+    // Interrupted, the signal is aborted: what arrived is accounted without waiting for the rest.
+    const finished = await sink.finish(merged.marks.accepted ?? [], state, run.signal);
+    messaging = finished.messaging;
+    problems.push(...finished.problems);
+  }
   let finish: ScenarioFinish = {};
   try {
     finish = await scenario.finish(state, context, merged.tallies);
@@ -141,6 +171,7 @@ export async function runScenario(run: ScenarioRun): Promise<ScenarioResult> {
     merged,
     finish,
     ...(delivery && { delivery }),
+    ...(messaging && { messaging }),
     problems,
     loadSeconds,
     durationMs: Math.max(1, performance.now() - origin),

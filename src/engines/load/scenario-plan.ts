@@ -6,7 +6,8 @@
 import { randomBytes } from 'node:crypto';
 import { cpus } from 'node:os';
 import { dispatcherFor, httpRequest } from '../../http/http-client.ts';
-import type { Scenario, ScenarioContext, ScenarioOptions } from '../../protocol/scenario.ts';
+import { dialectHeaders } from '../../protocol/dialect-headers.ts';
+import type { Scenario, ScenarioContext, ScenarioOptions, SinkUrls } from '../../protocol/scenario.ts';
 import type { LoadProgress } from '../../results/reporter.ts';
 import type { Threshold } from '../../results/threshold.ts';
 import type { LoadSettings } from './load-settings.ts';
@@ -68,16 +69,27 @@ export function scenarioOptions(
   };
 }
 
-export function contextFor(run: ScenarioRun, options: ScenarioOptions, problems: string[]): ScenarioContext {
+/** `sink`: the URLs of the scenario's sink inbox, for a scenario with a `sink` part. */
+export function contextFor(
+  run: ScenarioRun,
+  options: ScenarioOptions,
+  problems: string[],
+  sink?: SinkUrls,
+): ScenarioContext {
   return {
     problem: (line) => problems.push(line),
     prefix: `svc-load:${run.runId}:${run.scenario.name}:${randomBytes(3).toString('hex')}`,
     options,
+    ...(sink && { sink }),
     async send(request) {
       const res = await httpRequest({
         url: `${run.target.baseUrl}${request.path}`,
         method: request.method,
-        headers: { ...run.target.headers, ...(request.body !== undefined && { 'content-type': 'application/json' }) },
+        headers: {
+          ...run.target.headers,
+          ...dialectHeaders(request.headers, run.target.headerPrefix),
+          ...(request.body !== undefined && { 'content-type': 'application/json' }),
+        },
         ...(request.body !== undefined && { body: request.body }),
         timeoutMs: run.settings.timeoutMs,
         maxAnswerBytes: run.target.maxAnswerBytes,

@@ -5,7 +5,13 @@
  */
 import type { ScenarioFinish, ScenarioOptions } from '../../protocol/scenario.ts';
 import { decodeHistogram, summarize } from '../../results/histogram.ts';
-import type { DeliveryAccounting, LoadEngineName, ScenarioResult, ScenarioSettings } from '../../results/load-run.ts';
+import type {
+  DeliveryAccounting,
+  LoadEngineName,
+  MessagingAccounting,
+  ScenarioResult,
+  ScenarioSettings,
+} from '../../results/load-run.ts';
 import { evaluateThresholds, type Threshold } from '../../results/threshold.ts';
 import { type MergedParts, mergeParts } from './recorder.ts';
 import type { ScenarioRun } from './scenario-plan.ts';
@@ -44,6 +50,8 @@ export interface ResultInput {
   readonly merged: MergedParts;
   readonly finish: ScenarioFinish;
   readonly delivery?: DeliveryAccounting;
+  /** A messaging scenario's accounting at the sink. */
+  readonly messaging?: MessagingAccounting;
   readonly problems: readonly string[];
   /** Seconds the load ran: rates are per second of load, not of setup and finish. */
   readonly loadSeconds: number;
@@ -81,6 +89,7 @@ export function scenarioResult(input: ResultInput): ScenarioResult {
       ...(finish.doubledUpdates !== undefined && { doubledUpdates: finish.doubledUpdates }),
       ...(finish.unknownOutcomes !== undefined && { unknownOutcomes: finish.unknownOutcomes }),
       ...(input.delivery && { delivery: input.delivery }),
+      ...(input.messaging && { messaging: input.messaging }),
     },
     thresholds: [],
     ...(input.problems.length > 0 && { problem: input.problems.join('; ') }),
