@@ -105,7 +105,7 @@ describe('the messaging suite and its adapter', () => {
     expect([...used].sort()).toEqual(['createQueue', 'deadLetter', 'enqueue', 'resume', 'signingKeys', 'wait']);
   }, 150_000);
 
-  test('the sink listens where the flags say and hands out the URL --sink-url gives', async () => {
+  test('the sink listens where the flags say and hands out URLs under the one --sink-url gives, path prefix included', async () => {
     const port = await findFreePort();
     const target = await targetFile('sink.json', {});
     const reportDir = join(dir, 'sink');
@@ -123,7 +123,7 @@ describe('the messaging suite and its adapter', () => {
         '--sink-port',
         String(port),
         '--sink-url',
-        `http://localhost:${port}`,
+        `http://localhost:${port}/h/sink`,
         '--sink-wait',
         '5s',
         '--report-dir',
@@ -165,8 +165,9 @@ describe('the messaging suite and its adapter', () => {
 
   test('bad sink flags are one line and exit code 2', async () => {
     for (const args of [
-      ['--sink-url', 'http://host:1/a/path'],
+      ['--sink-url', 'http://host:1/a/path?query=1'],
       ['--sink-url', 'not a url'],
+      ['--sink-threads', '65'],
       ['--sink-wait', 'forever'],
       ['--sink-port', '70000'],
     ]) {
