@@ -9,12 +9,11 @@ import { notApplicable as na } from './dimensions.ts';
 const refused = ['none', 'wrong-bearer', 'bearer-alone', 'other-scheme', 'wrong-query'] as const;
 const notNotify = ['publish', 'enqueue', 'rotate', 'pause', 'notify-by-run'] as const;
 
-/** The fields that belong to a callback but not to every message, each with why no case can see them. */
+/**
+ * The fields that belong to a callback but not to every message, each with why no case can see them
+ * (topicName and endpointName are covered by the URL-group cases, url-groups.cases.ts).
+ */
 const conditionalFields = [
-  na(
-    { 'callback-field': ['topicName', 'endpointName'] },
-    'only for a message sent through a URL group, which the reference does not have yet',
-  ),
   na(
     { 'callback-field': ['scheduleId'] },
     'only for a message sent by a schedule, which the reference does not have yet',

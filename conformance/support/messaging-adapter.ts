@@ -1,14 +1,21 @@
 /**
  * Operations the spec does not document but the messaging suite needs to arrange its cases: creating
- * a waiter, enqueueing, creating and resuming a queue, reading a dead letter, the signing keys. The
+ * a waiter, enqueueing, creating and resuming a queue, reading a dead letter, the signing keys, URL
+ * groups (making one, reading it, publishing to it). The
  * built-in `real-world` adapter calls the real service's endpoints (the reference has them); another
  * implementation names a module in its target file (`messaging.adapter`) whose default export is a
  * `MessagingAdapterFactory`. Without one, the cases that need it are skipped with the reason.
  */
 import { pathToFileURL } from 'node:url';
-import { Blocked, type CaseContext, harnessError, type Target } from '../../src/engines/conformance/suite-api.ts';
+import {
+  Blocked,
+  type CaseContext,
+  type HttpResponse,
+  harnessError,
+  type Target,
+} from '../../src/engines/conformance/suite-api.ts';
 import { isRecord } from './checks.ts';
-import { createMessagingClient } from './messaging-client.ts';
+import { createMessagingClient, type MessagingClient } from './messaging-client.ts';
 
 export interface WaitRequest {
   readonly eventId: string;
@@ -25,6 +32,32 @@ export interface WaitRequest {
   readonly headers?: Readonly<Record<string, readonly string[]>>;
 }
 
+/** An endpoint of a URL group (topic): its URL and, optionally, its name within the group. */
+export interface UrlGroupEndpoint {
+  readonly name?: string;
+  readonly url: string;
+}
+
+/**
+ * URL groups (topics): the spec names them (the callback body's topicName and endpointName, the
+ * account's max_topics and max_endpoints_per_topic) but not how one is made or published to; the
+ * real service's API does it.
+ */
+export interface UrlGroupSteps {
+  /** Adds endpoints to a group, creating it; a refusal blocks the case. */
+  upsert(group: string, endpoints: readonly UrlGroupEndpoint[]): Promise<void>;
+  /** The same, for a case where a refusal is an outcome (a limit): whether the target took them, and its answer. */
+  tryUpsert(group: string, endpoints: readonly UrlGroupEndpoint[]): Promise<{ accepted: boolean; answer: string }>;
+  /** The group's endpoints, or undefined when there is no such group. */
+  endpoints(group: string): Promise<readonly UrlGroupEndpoint[] | undefined>;
+  /** How many groups the target holds. */
+  count(): Promise<number>;
+  /** Publishes a message to the group (the publish headers as for a URL); a refusal blocks the case. */
+  publish(group: string, headers: Readonly<Record<string, string>>, body: string): Promise<void>;
+  /** Removes a group (best effort). */
+  delete(group: string): Promise<void>;
+}
+
 export interface MessagingAdapter {
   wait(request: WaitRequest): Promise<void>;
   /** Enqueues a message; the headers are the publish headers (callbacks included). */
@@ -36,6 +69,8 @@ export interface MessagingAdapter {
   signingKeys(): Promise<{ readonly current: string; readonly next: string }>;
   /** Removes what a case created (best effort). */
   deleteQueue?(queue: string): Promise<void>;
+  /** URL groups; the cases that need them are skipped without. */
+  readonly urlGroups?: UrlGroupSteps;
 }
 
 export type MessagingAdapterFactory = (target: Target) => MessagingAdapter | Promise<MessagingAdapter>;
@@ -119,6 +154,53 @@ function realWorld(ctx: CaseContext): MessagingAdapter {
     },
     async deleteQueue(queue) {
       await client.call(`/v2/queues/${encodeURIComponent(queue)}`, { method: 'DELETE' });
+    },
+    urlGroups: realWorldUrlGroups(client, expectOk),
+  };
+}
+
+type ExpectOk = (what: string, path: string, request: Parameters<MessagingClient['call']>[1]) => Promise<HttpResponse>;
+
+/** The real service's topics API: `/v2/topics/{name}/endpoints`, `/v2/topics`, `/v2/publish/{name}`. */
+function realWorldUrlGroups(client: MessagingClient, expectOk: ExpectOk): UrlGroupSteps {
+  const endpointsPath = (group: string) => `/v2/topics/${encodeURIComponent(group)}/endpoints`;
+  return {
+    async upsert(group, endpoints) {
+      await expectOk('add endpoints to a URL group', endpointsPath(group), { body: { endpoints } });
+    },
+    async tryUpsert(group, endpoints) {
+      const res = await client.call(endpointsPath(group), { body: { endpoints } });
+      return { accepted: isSuccess(res.status), answer: `${res.status} ${res.body.toString('utf8').slice(0, 200)}` };
+    },
+    async endpoints(group) {
+      const what = 'read a URL group';
+      const res = await client.call(`/v2/topics/${encodeURIComponent(group)}`, { method: 'GET' });
+      if (res.status === 404) return undefined;
+      if (!isSuccess(res.status)) throw adapterFailure(what, res.status, res.body.toString('utf8'));
+      const body = adapterJson(what, res.status, res.body.toString('utf8'));
+      if (!isRecord(body) || !Array.isArray(body.endpoints)) {
+        throw adapterFailure(what, res.status, `(no endpoints array) ${res.body.toString('utf8')}`);
+      }
+      return body.endpoints.filter(isRecord).map((item) => ({
+        ...(typeof item.name === 'string' && item.name !== '' && { name: item.name }),
+        url: String(item.url),
+      }));
+    },
+    async count() {
+      const what = 'list the URL groups';
+      const res = await expectOk(what, '/v2/topics', { method: 'GET' });
+      const body = adapterJson(what, res.status, res.body.toString('utf8'));
+      if (!Array.isArray(body)) throw adapterFailure(what, res.status, `(not an array) ${res.body.toString('utf8')}`);
+      return body.length;
+    },
+    async publish(group, headers, body) {
+      await expectOk('publish to a URL group', `/v2/publish/${encodeURIComponent(group)}`, {
+        headers: { 'content-type': 'text/plain', ...headers },
+        body,
+      });
+    },
+    async delete(group) {
+      await client.call(`/v2/topics/${encodeURIComponent(group)}`, { method: 'DELETE' });
     },
   };
 }

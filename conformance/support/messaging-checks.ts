@@ -122,8 +122,14 @@ export function integerFieldsOf(table: FieldTable): string[] {
     .map(([field]) => field);
 }
 
+/**
+ * The callback body's fields of a message sent to a URL group (endpointName only when the endpoint
+ * has a name): the URL-group cases check and cover these.
+ */
+export const groupCallbackFields: FieldTable = { topicName: 'string', endpointName: 'string' };
+
 /** Fields the spec lists only "when" they apply: typed when present. */
-export const optionalCallbackFields: FieldTable = { topicName: 'string', endpointName: 'string', scheduleId: 'string' };
+export const optionalCallbackFields: FieldTable = { ...groupCallbackFields, scheduleId: 'string' };
 
 export const waiterFields: FieldTable = {
   url: 'string',
