@@ -1,6 +1,7 @@
 /**
  * The official messaging SDKs as real clients of the reference in the upstash dialect: `@upstash/qstash`
- * (publish, publishJSON, queues, enqueue, and its Receiver verifying real deliveries and callbacks)
+ * (publish, publishJSON, queues, enqueue, URL groups, messages.get, the dead letter queue's filters
+ * and cursor, and its Receiver verifying real deliveries and callbacks)
  * and `@upstash/workflow` (notify and waiters, which the qstash SDK left to it). Every call the SDKs
  * make that the reference answers differently from the real service is a bug in the reference.
  * The qstash SDK 2.12 has no signing-key API, so the keys are read with a plain GET /v2/keys.
@@ -114,6 +115,105 @@ describe('@upstash/qstash against the reference', () => {
     const got = await sink.waitFor(dest, 2);
     expect(got.map((item) => item.body.toString())).toEqual(['first', '{"n":2}']);
     expect((await queue.get()).paused).toBe(false);
+  });
+});
+
+describe('@upstash/qstash URL groups, message records and the dead letter queue', () => {
+  test('urlGroups: addEndpoints, get, list, publish to the group (one message per endpoint), removeEndpoints, delete', async () => {
+    const name = `sdk-group-${++n}`;
+    const [a, b, cb] = [path('group-a'), path('group-b'), path('group-cb')];
+    await client.urlGroups.addEndpoints({
+      name,
+      endpoints: [{ name: 'alpha', url: `${sink.url}${a}` }, { url: `${sink.url}${b}` }],
+    });
+    const group = await client.urlGroups.get(name);
+    expect(group).toMatchObject({
+      name,
+      createdAt: expect.any(Number),
+      updatedAt: expect.any(Number),
+      endpoints: [{ name: 'alpha', url: `${sink.url}${a}` }, { url: `${sink.url}${b}` }],
+    });
+    expect((await client.urlGroups.list()).map((item) => item.name)).toContain(name);
+    const answer = await client.publishJSON({ urlGroup: name, body: { to: 'all' }, callback: `${sink.url}${cb}` });
+    expect(answer).toEqual([
+      { messageId: expect.stringMatching(/^msg_/), url: `${sink.url}${a}` },
+      { messageId: expect.stringMatching(/^msg_/), url: `${sink.url}${b}` },
+    ]);
+    for (const dest of [a, b]) {
+      const [got] = await sink.waitFor(dest);
+      expect(JSON.parse(got?.body.toString() ?? '')).toEqual({ to: 'all' });
+      expect(await verify(got)).toBe(true);
+    }
+    const callbacks = (await sink.waitFor(cb, 2)).map(
+      (got) => JSON.parse(got.body.toString()) as Record<string, unknown>,
+    );
+    expect(callbacks.find((body) => body.url === `${sink.url}${a}`)).toMatchObject({
+      topicName: name,
+      endpointName: 'alpha',
+    });
+    expect(callbacks.find((body) => body.url === `${sink.url}${b}`)).toMatchObject({ topicName: name });
+    const first = Array.isArray(answer) ? answer[0] : undefined;
+    expect(await client.messages.get(first?.messageId ?? '')).toMatchObject({ urlGroup: name, endpointName: 'alpha' });
+    await client.urlGroups.removeEndpoints({ name, endpoints: [{ name: 'alpha' }] });
+    expect((await client.urlGroups.get(name)).endpoints).toEqual([{ url: `${sink.url}${b}` }]);
+    await client.urlGroups.delete(name);
+    await expect(client.urlGroups.get(name)).rejects.toThrow(/not found/);
+  });
+
+  test('messages.get: the body as text (bodyBase64 only for bytes that are not UTF-8), callback and failureCallback', async () => {
+    const dest = path('record');
+    const { messageId } = await client.publish({
+      url: `${sink.url}${dest}`,
+      body: 'héllo ✓',
+      delay: 3600,
+      callback: `${sink.url}/record-cb`,
+      failureCallback: `${sink.url}/record-fcb`,
+    });
+    const message = await client.messages.get(messageId);
+    expect(message).toMatchObject({
+      messageId,
+      url: `${sink.url}${dest}`,
+      body: 'héllo ✓',
+      callback: `${sink.url}/record-cb`,
+      failureCallback: `${sink.url}/record-fcb`,
+    });
+    expect(message.bodyBase64).toBeUndefined();
+    const binary = new Uint8Array([0xff, 0xfe, 0x41]);
+    const other = await client.publish({ url: `${sink.url}${dest}`, body: binary, delay: 3600 });
+    const binaryMessage = await client.messages.get(other.messageId);
+    expect(binaryMessage.bodyBase64).toBe(Buffer.from(binary).toString('base64'));
+    expect(binaryMessage.body).toBeUndefined();
+  });
+
+  test('dlq.listMessages: the messageId, url and urlGroup filters, count and the cursor', async () => {
+    const dest = path('dlq');
+    sink.answer(dest, { status: 500, body: 'failed ✓' });
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      ids.push((await client.publish({ url: `${sink.url}${dest}`, body: `dead ${i}`, retries: 0 })).messageId);
+    }
+    await sink.waitFor(dest, 3);
+    const byUrl = async () => client.dlq.listMessages({ filter: { url: `${sink.url}${dest}` } });
+    for (let i = 0; i < 50 && (await byUrl()).messages.length < 3; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const all = await byUrl();
+    expect(all.messages.map((item) => item.messageId).sort()).toEqual([...ids].sort());
+    expect(all.cursor).toBeUndefined();
+    expect(all.messages[0]).toMatchObject({ responseStatus: 500, responseBody: 'failed ✓', dlqId: expect.any(String) });
+    expect(all.messages.map((item) => item.body).sort()).toEqual(['dead 0', 'dead 1', 'dead 2']);
+    const one = await client.dlq.listMessages({ filter: { messageId: ids[1] } });
+    expect(one.messages.map((item) => item.messageId)).toEqual([ids[1]]);
+    expect((await client.dlq.listMessages({ filter: { urlGroup: 'no-such-group' } })).messages).toEqual([]);
+    const paged: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await client.dlq.listMessages({ filter: { url: `${sink.url}${dest}` }, count: 2, cursor });
+      expect(page.messages.length).toBeLessThanOrEqual(2);
+      paged.push(...page.messages.map((item) => item.messageId));
+      cursor = page.cursor;
+    } while (cursor !== undefined);
+    expect(paged.sort()).toEqual([...ids].sort());
   });
 });
 
