@@ -32,6 +32,8 @@ export interface CountingSink {
   };
   /** Requests for no open inbox, or for a closed one. */
   strays(): readonly unknown[];
+  /** What went wrong on the sink's side (a classifier that did not load or threw), each once. */
+  problems(): readonly string[];
 }
 
 export interface MessagingSinkRun {
@@ -70,6 +72,7 @@ export async function openMessagingSink(
   const data: ClassifierData = { scenarioUrl: url, state: cell };
   const ledger = new MessagingLedger();
   const straysBefore = sink.strays().length;
+  const problemsBefore = sink.problems().length;
   const inbox = sink.openCounter<ArrivalRecord>(`load ${run.scenario.name}`, { module: classifierModule, data });
   inbox.onArrivals((batch) => ledger.add(batch));
   let closed = false;
@@ -90,7 +93,7 @@ export async function openMessagingSink(
         waitedS: Math.round(performance.now() - started) / 1000,
         strays: sink.strays().length - straysBefore,
       });
-      const problems: string[] = [];
+      const problems: string[] = sink.problems().slice(problemsBefore).map((line) => `sink: ${line}`);
       if (messaging.unclassified > 0) {
         problems.push(`the sink got ${messaging.unclassified} request(s) the scenario could not classify`);
       }

@@ -13,6 +13,7 @@ import { parseThresholds, type Threshold } from '../../results/threshold.ts';
 import { harnessError, oneLine } from '../../shared/errors.ts';
 import { createRedactor, type Redactor } from '../../shared/redact.ts';
 import { defaultReportDir, makeReportDir } from '../../shared/report-files.ts';
+import type { Sink } from '../../sink/sink-server.ts';
 import { environmentTargetLine, loadTargetFileSync } from '../../target/load-target.ts';
 import { type Target, targetSecrets } from '../../target/target.ts';
 import { findK6 } from './k6/k6-binary.ts';
@@ -20,7 +21,8 @@ import { k6Lacks } from './k6/k6-support.ts';
 import { runK6Scenario } from './k6/run-k6-scenario.ts';
 import { loadExitCode, renderLoadRun } from './load-run-end.ts';
 import type { EngineName, LoadSettings } from './load-settings.ts';
-import { kvLoadTarget } from './load-target.ts';
+import { sinkLacking, startLoadSink } from './load-sink.ts';
+import { areaLoadTarget } from './load-target.ts';
 import { runScenario } from './run-scenario.ts';
 import { checkScenarioNames, loadScenario, scenarioFile, scenarioNames, scenariosDir } from './scenario-registry.ts';
 
@@ -122,15 +124,23 @@ export async function runLoad(options: LoadOptions): Promise<LoadRun> {
   const results: ScenarioResult[] = [];
   const problems: string[] = [];
   let aborted: string | undefined;
+  // Started on first use, once for the run: the messaging scenarios' sink.
+  let sink: Promise<Sink> | undefined;
   try {
-    const kv = kvLoadTarget(target);
     for (const item of runs) {
       if (signal.aborted) break;
-      if (!kv) {
+      const area = areaLoadTarget(target, item.scenario.area);
+      const lacking = !area
+        ? `the target has no ${item.scenario.area} area, which the scenario loads`
+        : item.scenario.sink
+          ? sinkLacking(target)
+          : undefined;
+      if (!area || lacking !== undefined) {
         if (options.onlySupported) continue;
-        problems.push(redact(`${item.name}: the target has no kv area, which the scenario loads`));
+        problems.push(redact(`${item.name}: ${lacking}`));
         continue;
       }
+      if (item.scenario.sink) sink ??= startLoadSink(target);
       const engine =
         item.engine === 'k6' && k6
           ? `k6 v${k6.version}${(options.settings.segments ?? 1) > 1 ? ` × ${options.settings.segments} segments` : ''}, `
@@ -142,7 +152,8 @@ export async function runLoad(options: LoadOptions): Promise<LoadRun> {
         file: item.file,
         settings: options.settings,
         thresholds: item.thresholds,
-        target: kv,
+        target: area,
+        ...(item.scenario.sink && sink && { sink: await sink }),
         runId,
         signal,
         progress: events.onProgress,
@@ -164,6 +175,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadRun> {
   } catch (error) {
     aborted = redact(oneLine(error));
   } finally {
+    await (await sink?.catch(() => undefined))?.close();
     await owned?.stop().catch(() => {});
   }
   const finished = now();

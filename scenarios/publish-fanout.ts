@@ -1,0 +1,88 @@
+/**
+ * publish-fanout: a URL group of 8 endpoints on the sink, publishes to it at a rate. Each publish
+ * carries its iteration and send time; the sink classifies each delivery by (message, endpoint), so
+ * the engine accounts for every one (expected, received, lost, duplicated, per endpoint too) and
+ * measures publish → delivery latency per endpoint and overall. The group is deleted at the end.
+ */
+import { groupName, isOk, readSentBody, sendAll, sentBody } from '../src/protocol/messaging-load.ts';
+import { defineScenario, parseJson } from '../src/protocol/scenario.ts';
+
+/** Endpoints in the group (the issue's E). */
+const endpointCount = 8;
+const endpoints = Array.from({ length: endpointCount }, (_, at) => `e${at}`);
+
+/** Publishes carry no tags; one object, reused. */
+const noTags = {};
+
+interface State {
+  readonly group: string;
+  readonly endpoints: readonly string[];
+}
+
+export default defineScenario<State, number>({
+  name: 'publish-fanout',
+  title: `Publish fan-out: a URL group of ${endpointCount} endpoints on the sink, every delivery accounted`,
+  area: 'messaging',
+  defaults: { rate: 20, durationS: 5, batch: [1], valueSize: [0] },
+  thresholds: [
+    'http_req_failed: rate<0.01',
+    'messages_lost: count==0',
+    // As kv-fanout's bound (README, "Load", the default latency bounds).
+    'delivery_latency: p(99)<1500',
+  ],
+  async setup(context) {
+    const sink = context.sink;
+    if (sink === undefined) throw new Error('publish-fanout needs the sink');
+    const group = groupName(context.prefix, 'fanout');
+    await sendAll(
+      context,
+      [
+        {
+          method: 'POST',
+          path: `/v2/topics/${group}/endpoints`,
+          body: JSON.stringify({ endpoints: endpoints.map((name) => ({ name, url: sink.url('dest', `/${name}`) })) }),
+        },
+      ],
+      'creating the URL group',
+    );
+    return { group, endpoints };
+  },
+  request(state, iteration) {
+    return {
+      method: 'POST',
+      path: `/v2/publish/${state.group}`,
+      body: sentBody(iteration.index),
+      contentType: 'application/json',
+      tags: noTags,
+      commands: 1,
+      meta: iteration.index,
+    };
+  },
+  check(state, request, answer, tally) {
+    if (answer === null) return [];
+    const json = parseJson(answer.body);
+    const all = isOk(answer) && Array.isArray(json) && json.length === state.endpoints.length;
+    if (all) tally.mark('accepted', request.meta);
+    return [
+      { name: 'status is 2xx', ok: isOk(answer) },
+      { name: 'one message per endpoint', ok: all },
+    ];
+  },
+  async finish(state, context) {
+    await sendAll(context, [{ method: 'DELETE', path: `/v2/topics/${state.group}` }], 'deleting the URL group');
+    return {};
+  },
+  sink: {
+    answer: () => 200,
+    classify(state, arrival) {
+      if (arrival.role !== 'dest') return undefined;
+      const endpoint = arrival.rest.slice(1);
+      const sent = readSentBody(arrival.body);
+      if (!state.endpoints.includes(endpoint) || sent === undefined) return undefined;
+      return { stream: 'delivery', index: sent.i, key: `${sent.i}/${endpoint}`, sentAt: sent.t, tags: { endpoint } };
+    },
+    expected: (state, index) => ({
+      delivery: state.endpoints.map((endpoint) => ({ key: `${index}/${endpoint}`, tags: { endpoint } })),
+    }),
+  },
+});

@@ -1,0 +1,80 @@
+/**
+ * What the messaging scenarios share (scenarios/publish-fanout.ts, callback-throughput.ts,
+ * notify-fanout.ts): the body each publish carries (its iteration and its send time, read back from
+ * what reaches the sink), a name the target accepts for groups, and setup requests sent a few at a
+ * time that wait out the plan's rate limit. No Node module: k6 loads the scenarios too.
+ */
+import { fromBase64 } from './kv/base64.ts';
+import { parseJson, type ScenarioAnswer, type ScenarioContext } from './scenario.ts';
+
+/** What a publish or notify carries: the iteration's index and the send time (unix ms). */
+export interface SentBody {
+  readonly i: number;
+  readonly t: number;
+}
+
+export function sentBody(index: number): string {
+  return `{"i":${index},"t":${Date.now()}}`;
+}
+
+/** The body read back, or undefined when it is not one of ours. */
+export function readSentBody(text: string): SentBody | undefined {
+  const json = parseJson(text);
+  if (typeof json !== 'object' || json === null) return undefined;
+  const { i, t } = json as Record<string, unknown>;
+  return Number.isInteger(i) && typeof t === 'number' && Number.isFinite(t) ? { i: i as number, t } : undefined;
+}
+
+/** A body the target sent base64 (a callback's `sourceBody`), read back. */
+export function readSentBase64(text: unknown): SentBody | undefined {
+  if (typeof text !== 'string') return undefined;
+  const bytes = fromBase64(text);
+  return bytes === undefined ? undefined : readSentBody(new TextDecoder().decode(bytes));
+}
+
+/** The run's key prefix as a group or queue name (`[A-Za-z0-9._-]`, at most 100). */
+export function groupName(prefix: string, suffix: string): string {
+  return `${prefix.replace(/[^A-Za-z0-9._-]/g, '-')}-${suffix}`.slice(-100);
+}
+
+/** A 2xx status. */
+export const isOk = (answer: ScenarioAnswer | null): answer is ScenarioAnswer =>
+  answer !== null && answer.status >= 200 && answer.status < 300;
+
+type SetupRequest = Parameters<ScenarioContext['send']>[0];
+
+/**
+ * Sends every request, `parallel` at a time, each again after a pause while the target answers 429
+ * (the plan's requests per second); resolves with the answers in order. A request still refused
+ * after `attempts`, or any other error, rejects: setup fails with the line.
+ */
+export async function sendAll(
+  context: ScenarioContext,
+  requests: readonly SetupRequest[],
+  what: string,
+  parallel = 16,
+  attempts = 50,
+): Promise<ScenarioAnswer[]> {
+  const answers: ScenarioAnswer[] = new Array(requests.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < requests.length) {
+      const at = next++;
+      const request = requests[at] as SetupRequest;
+      for (let attempt = 1; ; attempt++) {
+        const answer = await context.send(request);
+        if (answer.status === 429 && attempt < attempts) {
+          await new Promise((resolve) => setTimeout(resolve, 200));
+          continue;
+        }
+        if (answer.status < 200 || answer.status >= 300) {
+          throw new Error(`${what}: ${request.method} answered ${answer.status}: ${answer.body.slice(0, 200)}`);
+        }
+        answers[at] = answer;
+        break;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(parallel, requests.length) }, worker));
+  return answers;
+}
