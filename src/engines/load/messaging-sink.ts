@@ -93,7 +93,10 @@ export async function openMessagingSink(
         waitedS: Math.round(performance.now() - started) / 1000,
         strays: sink.strays().length - straysBefore,
       });
-      const problems: string[] = sink.problems().slice(problemsBefore).map((line) => `sink: ${line}`);
+      const problems: string[] = sink
+        .problems()
+        .slice(problemsBefore)
+        .map((line) => `sink: ${line}`);
       if (messaging.unclassified > 0) {
         problems.push(`the sink got ${messaging.unclassified} request(s) the scenario could not classify`);
       }
