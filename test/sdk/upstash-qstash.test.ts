@@ -179,7 +179,7 @@ describe('@upstash/qstash URL groups, message records and the dead letter queue'
     });
     expect(message.bodyBase64).toBeUndefined();
     const binary = new Uint8Array([0xff, 0xfe, 0x41]);
-    const other = await client.publish({ url: `${sink.url}${dest}`, body: binary, delay: 3600 });
+    const other = await client.publish({ url: `${sink.url}${dest}`, body: new Blob([binary]), delay: 3600 });
     const binaryMessage = await client.messages.get(other.messageId);
     expect(binaryMessage.bodyBase64).toBe(Buffer.from(binary).toString('base64'));
     expect(binaryMessage.body).toBeUndefined();
