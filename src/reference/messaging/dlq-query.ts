@@ -8,8 +8,11 @@ import type { DeadLetter } from './message-store.ts';
 import { MessagingError } from './messaging-error.ts';
 import type { StoredMessage } from './stored-message.ts';
 
-/** The real service's page size, and the most one page gives. */
-export const defaultDlqCount = 100;
+/**
+ * The most one page gives when `count` asks. Without `count` a page holds every match (no cursor):
+ * clients that read the whole queue in one request (the accounting tests) keep working.
+ */
+export const maxDlqCount = 1000;
 
 /** A filter on a field of the dead letter or of its message; values are OR-ed. */
 const textFilters = {
@@ -36,6 +39,7 @@ export interface DlqQuery {
   /** Unix milliseconds, inclusive, on the time the message became a dead letter. */
   readonly fromDate?: number;
   readonly toDate?: number;
+  /** The page's size (infinite without `count`). */
   readonly count: number;
   /** Where the previous page ended: its last entry's time and id. */
   readonly after?: readonly [number, string];
@@ -81,8 +85,8 @@ export function parseDlqQuery(search: URLSearchParams): DlqQuery {
   const countText = search.get('count');
   const count =
     countText === null || countText === ''
-      ? defaultDlqCount
-      : Math.min(integer(countText, 'count', 1), defaultDlqCount);
+      ? Number.POSITIVE_INFINITY
+      : Math.min(integer(countText, 'count', 1), maxDlqCount);
   const cursor = search.get('cursor');
   return {
     filters,
