@@ -2,7 +2,10 @@
  * One scenario on k6: setup in the harness's process (as on the node engine), its state in a file,
  * the generated TypeScript entry handed to N k6 processes (one execution segment each, as
  * k6-operator's `parallelism: N` gives its runners), their JSON outputs read into one result with
- * global percentiles and thresholds, then finish with every segment's tallies.
+ * global percentiles and thresholds, then finish with every segment's tallies. A messaging scenario's
+ * publishers run on k6 and its sink in the harness: the sink opens before setup (setup hands the
+ * target its URLs, the state carries them into k6), and once k6 is done it accounts for what the
+ * iterations every segment marked `accepted` must cause.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
@@ -10,11 +13,12 @@ import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { ScenarioFinish } from '../../../protocol/scenario.ts';
-import type { ScenarioResult } from '../../../results/load-run.ts';
+import type { MessagingAccounting, ScenarioResult } from '../../../results/load-run.ts';
 import { oneLine } from '../../../shared/errors.ts';
+import { type MessagingSinkRun, openMessagingSink } from '../messaging-sink.ts';
 import { mergeParts } from '../recorder.ts';
 import { contextFor, type ScenarioRun, scenarioOptions } from '../scenario-plan.ts';
-import { emptyResult, resultBase, scenarioResult } from '../scenario-result.ts';
+import { emptyResult, type ResultBase, resultBase, scenarioResult } from '../scenario-result.ts';
 import type { K6Binary } from './k6-binary.ts';
 import { k6Exit } from './k6-codes.ts';
 import { runFolder, writeEntry } from './k6-entry.ts';
@@ -81,14 +85,37 @@ function waitFor(child: ChildProcess, deadlineMs: number): Promise<Finished> {
 }
 
 export async function runK6Scenario(run: ScenarioRun, k6: K6Binary, segments: number): Promise<ScenarioResult> {
-  const { scenario } = run;
   const options = scenarioOptions(run);
-  const problems: string[] = [];
-  const context = contextFor(run, options, problems);
   const base = resultBase(run, options, { name: 'k6', workers: 1, segments, k6Version: k6.version });
+  let sink: MessagingSinkRun | undefined;
+  try {
+    if (run.scenario.sink) sink = await openMessagingSink(run, run.file);
+  } catch (error) {
+    return emptyResult(base, `the sink did not open: ${oneLine(error)}`, run.thresholds);
+  }
+  try {
+    return await runOnK6(run, k6, segments, { options, base, sink });
+  } finally {
+    await sink?.close();
+  }
+}
+
+interface Prepared {
+  readonly options: ReturnType<typeof scenarioOptions>;
+  readonly base: ResultBase;
+  /** A messaging scenario's inbox on the run's sink, open before setup. */
+  readonly sink: MessagingSinkRun | undefined;
+}
+
+async function runOnK6(run: ScenarioRun, k6: K6Binary, segments: number, prepared: Prepared): Promise<ScenarioResult> {
+  const { scenario } = run;
+  const { options, base, sink } = prepared;
+  const problems: string[] = [];
+  const context = contextFor(run, options, problems, sink?.urls);
   let state: unknown;
   try {
     state = await scenario.setup(context);
+    sink?.setState(state);
   } catch (error) {
     return emptyResult(base, `setup failed: ${oneLine(error)}`, run.thresholds);
   }
@@ -114,11 +141,13 @@ export async function runK6Scenario(run: ScenarioRun, k6: K6Binary, segments: nu
     await writeFile(stateFile, JSON.stringify({ [scenario.name]: state }));
     const config: K6Config = {
       baseUrl: run.target.baseUrl,
+      headerPrefix: run.target.headerPrefix,
       timeoutMs: run.settings.timeoutMs,
       scenarios: [
         {
           name: scenario.name,
           options,
+          area: scenario.area,
           prefix: context.prefix,
           thresholds: run.thresholds.map((threshold) => threshold.text),
         },
@@ -214,6 +243,17 @@ export async function runK6Scenario(run: ScenarioRun, k6: K6Binary, segments: nu
     problems.push(`the load stopped: ${oneLine(error)}`);
   }
   if (run.signal.aborted) problems.push('interrupted');
+  let messaging: MessagingAccounting | undefined;
+  if (sink) {
+    // Every segment's accepted publishes (merged by union); interrupted, what arrived is accounted at once.
+    try {
+      const finished = await sink.finish(merged.marks.accepted ?? [], state, run.signal);
+      messaging = finished.messaging;
+      problems.push(...finished.problems);
+    } catch (error) {
+      problems.push(`the sink's accounting failed: ${oneLine(error)}`);
+    }
+  }
   try {
     finish = await scenario.finish(state, context, merged.tallies);
   } catch (error) {
@@ -225,6 +265,7 @@ export async function runK6Scenario(run: ScenarioRun, k6: K6Binary, segments: nu
     base,
     merged,
     finish,
+    ...(messaging && { messaging }),
     problems,
     loadSeconds,
     durationMs: Math.max(1, performance.now() - origin),

@@ -11,15 +11,17 @@ import { check } from 'k6';
 import exec from 'k6/execution';
 import http from 'k6/http';
 import { Counter, Trend } from 'k6/metrics';
+import { dialectHeaders, specHeaderPrefix } from '../../../../protocol/dialect-headers.ts';
 import { looksLikeJson } from '../../../../protocol/json-body.ts';
 import {
   type Iteration,
   type Scenario,
   type ScenarioAnswer,
   type ScenarioContext,
+  type SinkUrls,
   seededRandom,
 } from '../../../../protocol/scenario.ts';
-import { commandsTag, garbageStatusTag, type K6Config, k6Metrics } from './k6-config.ts';
+import { commandsTag, garbageStatusTag, type K6Config, type K6ScenarioConfig, k6Metrics } from './k6-config.ts';
 
 type States = Record<string, unknown>;
 
@@ -39,18 +41,49 @@ function iterationRandom(seed: number, index: number): () => number {
   return seededRandom((Math.imul(seed, 0x9e3779b1) + index) >>> 0);
 }
 
-function headersFromEnv(): Record<string, string> {
+/**
+ * The credentials of an area's requests: a local run's `SVC_K6_HEADERS` (the harness runs one
+ * scenario, so one area, per k6 process), or a k6-operator pod's tokens from its Secret, one per area.
+ */
+function headersFromEnv(area: 'kv' | 'messaging'): Record<string, string> {
   const headers: Record<string, string> = {};
   const given = __ENV.SVC_K6_HEADERS;
   if (given) Object.assign(headers, JSON.parse(given) as Record<string, string>);
-  if (__ENV.SVC_K6_TOKEN) headers.authorization = `Bearer ${__ENV.SVC_K6_TOKEN}`;
+  const token = area === 'messaging' ? __ENV.SVC_K6_MESSAGING_TOKEN : __ENV.SVC_K6_TOKEN;
+  if (token) headers.authorization = `Bearer ${token}`;
   return headers;
+}
+
+/** A scenario's requests: its area's base URL and credentials. */
+interface Route {
+  readonly baseUrl: string;
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+function routeOf(config: K6Config, entry: K6ScenarioConfig): Route {
+  const area = entry.area ?? 'kv';
+  return {
+    baseUrl: area === 'messaging' ? (config.messagingBaseUrl ?? config.baseUrl) : config.baseUrl,
+    headers: headersFromEnv(area),
+  };
+}
+
+/** A bundle's sink URLs (k6-operator): under the target's `sink.url`, with this runner's own token. */
+function sinkUrls(sinkUrl: string, token: string): SinkUrls {
+  const base = sinkUrl.replace(/\/+$/, '');
+  return { url: (role, rest = '') => `${base}/${token}/${role}${rest}` };
 }
 
 export function k6Script(config: K6Config, scenarios: Readonly<Record<string, Scenario>>): K6Script {
   // open() works only here, in k6's init context.
   const given: States | undefined = config.stateFile ? (JSON.parse(open(config.stateFile)) as States) : undefined;
-  const headers = headersFromEnv();
+  const prefix = config.headerPrefix ?? specHeaderPrefix;
+  const routes = new Map(config.scenarios.map((entry) => [entry.name, routeOf(config, entry)]));
+  const route = (name: string): Route => {
+    const found = routes.get(name);
+    if (!found) throw new Error(`k6 script: no configuration for scenario ${name}`);
+    return found;
+  };
   const timeout = `${config.timeoutMs}ms`;
   const sent = new Counter(k6Metrics.sent);
   const tally = new Counter(k6Metrics.tally);
@@ -62,16 +95,22 @@ export function k6Script(config: K6Config, scenarios: Readonly<Record<string, Sc
   // followed (each hop would be a request of its own in k6's samples); maxRedirects is in the options.
   http.setResponseCallback(http.expectedStatuses({ min: 200, max: 299 }));
 
-  const context = (name: string, prefix: string): ScenarioContext => {
+  const context = (name: string, keyPrefix: string, sinkToken?: string): ScenarioContext => {
     const entry = config.scenarios.find((item) => item.name === name);
     if (!entry) throw new Error(`k6 script: no configuration for scenario ${name}`);
+    const { baseUrl, headers } = route(name);
     return {
-      prefix,
+      prefix: keyPrefix,
       options: entry.options,
       problem: (line) => console.warn(`${name}: ${line}`),
+      ...(entry.sinkUrl !== undefined && sinkToken !== undefined && { sink: sinkUrls(entry.sinkUrl, sinkToken) }),
       async send(request) {
-        const res = await http.asyncRequest(request.method, `${config.baseUrl}${request.path}`, request.body ?? null, {
-          headers: { ...headers, ...(request.body !== undefined && { 'content-type': 'application/json' }) },
+        const res = await http.asyncRequest(request.method, `${baseUrl}${request.path}`, request.body ?? null, {
+          headers: {
+            ...headers,
+            ...dialectHeaders(request.headers, prefix),
+            ...(request.body !== undefined && { 'content-type': 'application/json' }),
+          },
           timeout,
           responseType: 'text',
         });
@@ -96,7 +135,10 @@ export function k6Script(config: K6Config, scenarios: Readonly<Record<string, Sc
       for (const entry of config.scenarios) {
         const scenario = scenarios[entry.name];
         if (!scenario) throw new Error(`k6 script: scenario ${entry.name} is not bundled`);
-        states[entry.name] = await scenario.setup(context(entry.name, entry.prefix ?? `svc-load:${run}:${entry.name}`));
+        // The runner's own sink token too: its arrivals stay apart from every other runner's.
+        states[entry.name] = await scenario.setup(
+          context(entry.name, entry.prefix ?? `svc-load:${run}:${entry.name}`, `${run}-${entry.name}`),
+        );
       }
       return states;
     },
@@ -123,9 +165,14 @@ export function k6Script(config: K6Config, scenarios: Readonly<Record<string, Sc
       const index = exec.scenario.iterationInTest;
       const iteration: Iteration = { index, random: iterationRandom(entry.options.seed, index) };
       const request = scenario.request(state, iteration);
+      const { baseUrl, headers } = route(name);
       sent.add(1, request.tags);
-      const res = http.request(request.method, `${config.baseUrl}${request.path}`, request.body ?? null, {
-        headers: { ...headers, ...(request.contentType !== undefined && { 'content-type': request.contentType }) },
+      const res = http.request(request.method, `${baseUrl}${request.path}`, request.body ?? null, {
+        headers: {
+          ...headers,
+          ...dialectHeaders(request.headers, prefix),
+          ...(request.contentType !== undefined && { 'content-type': request.contentType }),
+        },
         tags: { ...request.tags, [commandsTag]: String(request.commands) },
         timeout,
         responseType: 'text',

@@ -1,7 +1,8 @@
 /**
  * What the harness tells the k6 script: plain data, written into the generated entry (never a secret:
- * credentials reach k6 through its environment, `SVC_K6_HEADERS` or `SVC_K6_TOKEN`). Shared by the
- * Node side that writes it and the script that reads it inside k6.
+ * credentials reach k6 through its environment, `SVC_K6_HEADERS`, or `SVC_K6_TOKEN` and
+ * `SVC_K6_MESSAGING_TOKEN` in k6-operator's pods). Shared by the Node side that writes it and the
+ * script that reads it inside k6.
  */
 import type { ScenarioOptions } from '../../../../protocol/scenario.ts';
 
@@ -17,11 +18,23 @@ export interface K6ScenarioConfig {
    * no thresholds of its own.
    */
   readonly thresholds?: readonly string[];
+  /** The target area it loads: which base URL and which credentials its requests carry. @default 'kv' */
+  readonly area?: 'kv' | 'messaging';
+  /**
+   * Where a bundle's own setup (k6-operator: no harness ran it) hands the target URLs of the sink:
+   * the target's `sink.url`, under which each runner's URLs sit as `<sinkUrl>/<token>/<role><rest>`.
+   * Absent in local runs: the harness ran setup with its own sink.
+   */
+  readonly sinkUrl?: string;
 }
 
 export interface K6Config {
-  /** The kv base URL, without a trailing slash. */
+  /** The base URL of the scenarios' area (kv's in a bundle for k6-operator), without a trailing slash. */
   readonly baseUrl: string;
+  /** A k6-operator bundle's messaging base URL, for its messaging scenarios; else they use `baseUrl`. */
+  readonly messagingBaseUrl?: string;
+  /** The dialect's vendor-header prefix a scenario's `Svc-…` headers are renamed to. @default 'Svc-' */
+  readonly headerPrefix?: string;
   readonly timeoutMs: number;
   readonly scenarios: readonly K6ScenarioConfig[];
   /** k6's `options` (scenarios, executors, thresholds), built by the harness. */
