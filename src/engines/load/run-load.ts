@@ -15,7 +15,7 @@ import { createRedactor, type Redactor } from '../../shared/redact.ts';
 import { defaultReportDir, makeReportDir } from '../../shared/report-files.ts';
 import type { Sink } from '../../sink/sink-server.ts';
 import { environmentTargetLine, loadTargetFileSync } from '../../target/load-target.ts';
-import { type Target, targetSecrets } from '../../target/target.ts';
+import { type SinkSettings, type Target, targetSecrets } from '../../target/target.ts';
 import { findK6 } from './k6/k6-binary.ts';
 import { k6Lacks } from './k6/k6-support.ts';
 import { runK6Scenario } from './k6/run-k6-scenario.ts';
@@ -52,6 +52,8 @@ export interface LoadOptions {
   readonly now?: () => Date;
   /** @default scenarios/ of the repository */
   readonly scenariosDir?: string;
+  /** The sink's settings from the command line (`--sink-*`); they win over the target file's `sink`. */
+  readonly sink?: SinkSettings;
   /** Lines the run tells before it starts (a scenario k6 cannot run, a k6 build); the CLI prints them to stderr. */
   readonly log?: (line: string) => void;
 }
@@ -126,6 +128,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadRun> {
   let aborted: string | undefined;
   // Started on first use, once for the run: the messaging scenarios' sink.
   let sink: Promise<Sink> | undefined;
+  const sinkSettings = options.sink ? { ...target.sink, ...options.sink } : target.sink;
   try {
     for (const item of runs) {
       if (signal.aborted) break;
@@ -133,14 +136,14 @@ export async function runLoad(options: LoadOptions): Promise<LoadRun> {
       const lacking = !area
         ? `the target has no ${item.scenario.area} area, which the scenario loads`
         : item.scenario.sink
-          ? sinkLacking(target)
+          ? sinkLacking(target, sinkSettings)
           : undefined;
       if (!area || lacking !== undefined) {
         if (options.onlySupported) continue;
         problems.push(redact(`${item.name}: ${lacking}`));
         continue;
       }
-      if (item.scenario.sink) sink ??= startLoadSink(target);
+      if (item.scenario.sink) sink ??= startLoadSink(target, sinkSettings);
       const engine =
         item.engine === 'k6' && k6
           ? `k6 v${k6.version}${(options.settings.segments ?? 1) > 1 ? ` × ${options.settings.segments} segments` : ''}, `

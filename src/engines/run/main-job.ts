@@ -1,6 +1,6 @@
 /**
  * The main job (`svc-harness run`): conformance, then a short load run of every scenario the target
- * supports, against one target (the embedded reference stays up between the two), rendered as one
+ * supports (the messaging ones when it has a messaging area and a sink, as the embedded reference has), against one target (the embedded reference stays up between the two), rendered as one
  * run into one report. Everything is checked before the reference starts.
  */
 import { resolve } from 'node:path';
@@ -30,7 +30,7 @@ export interface MainJobOptions {
   readonly signal?: AbortSignal;
   readonly reporters?: readonly Reporter[];
   readonly now?: () => Date;
-  /** The sink for the messaging suite (`--sink-*`). */
+  /** The sink for the messaging suite and the messaging scenarios (`--sink-*`). */
   readonly sink?: SinkSettings;
   /** Lines the run tells once its checks passed (the environment's target); the CLI prints them to stderr. */
   readonly log?: (line: string) => void;
@@ -76,6 +76,7 @@ export async function runMainJob(options: MainJobOptions): Promise<HarnessRun> {
           thresholds: options.thresholds ?? [],
           ...(options.maxDurationS !== undefined && { maxDurationS: options.maxDurationS }),
           onlySupported: true,
+          ...(options.sink && { sink: options.sink }),
           reportDir,
           signal,
           reporters: options.reporters ?? [],
