@@ -8,6 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Dialect } from '../../target/dialects.ts';
 import type { AccountStore, MessagingAccount } from '../account/messaging-account.ts';
+import { AttemptWrites } from './attempt-writes.ts';
 import { backoffMs, type RetryBackoff } from './backoff.ts';
 import { callbackBody, callbackText, failureCallbackBody } from './callback-body.ts';
 import type { Deliverer } from './deliverer.ts';
@@ -32,6 +33,8 @@ export interface DispatcherParts {
 }
 
 const idleWaitMs = 25;
+/** At most this many messages per claim (one script call). */
+const maxClaim = 200;
 const pumpEveryMs = 20;
 const waiterSweepEveryMs = 200;
 
@@ -53,10 +56,18 @@ function endpointOf(url: string): string {
 
 export class Dispatcher {
   readonly #parts: DispatcherParts;
+  readonly #writes: AttemptWrites;
+  /** Every attempt until its outcome is written (stop waits for none of them; tests read the count). */
   readonly #running = new Set<Promise<void>>();
+  /** Requests on the wire per endpoint, and in all: what the plan's parallelism limits. */
   readonly #perEndpoint = new Map<string, number>();
-  /** Claimed messages whose endpoint is at its parallelism. */
-  readonly #held: StoredMessage[] = [];
+  #onWire = 0;
+  /**
+   * Claimed messages not started yet, per endpoint (the endpoint at its parallelism, or the plan's
+   * global parallelism reached). Endpoints take turns: one that starts a message goes to the back.
+   */
+  readonly #held = new Map<string, StoredMessage[]>();
+  #heldCount = 0;
   #stopped = false;
   #wake: (() => void) | undefined;
   #loop: Promise<void> | undefined;
@@ -68,6 +79,7 @@ export class Dispatcher {
 
   constructor(parts: DispatcherParts) {
     this.#parts = parts;
+    this.#writes = new AttemptWrites(parts.store);
   }
 
   async start(): Promise<void> {
@@ -102,14 +114,13 @@ export class Dispatcher {
           await waiters.expire(now);
           this.#nextSweep = now + waiterSweepEveryMs;
         }
-        this.#startHeld();
-        const room = account.cached.account.max_global_parallelism - this.#running.size - this.#held.length;
+        const room = account.cached.account.max_global_parallelism - this.#onWire - this.#heldCount;
         if (room > 0) {
-          const claimed = await store.claim(now, Math.min(room, 200));
-          for (const message of claimed) this.#held.push(message);
-          this.#startHeld();
-          if (claimed.length === Math.min(room, 200)) continue;
-          const next = await store.nextDueAt();
+          const limit = Math.min(room, maxClaim);
+          const claimed = await store.claimDue(now, limit);
+          this.#hold(claimed.messages);
+          if (claimed.messages.length === limit) continue;
+          const next = claimed.nextDueAt;
           if (next !== undefined) wait = Math.max(0, Math.min(idleWaitMs, next - Date.now()));
         }
       } catch (error) {
@@ -126,78 +137,111 @@ export class Dispatcher {
   #sleep(ms: number): Promise<void> {
     return new Promise((resolve) => {
       const timer = setTimeout(done, ms);
+      const self = this;
       function done() {
         clearTimeout(timer);
+        if (self.#wake === done) self.#wake = undefined;
         resolve();
       }
       this.#wake = done;
     });
   }
 
-  #startHeld(): void {
-    const perEndpoint = this.#parts.fault('parallelism-unlimited')
-      ? Number.POSITIVE_INFINITY
-      : this.#parts.account.cached.account.max_parallelism;
-    for (let i = 0; i < this.#held.length; ) {
-      const message = this.#held[i] as StoredMessage;
+  /** Claimed (or just caused) messages join their endpoint's line, and whatever has room starts. */
+  #hold(messages: readonly StoredMessage[]): void {
+    if (this.#stopped) return;
+    for (const message of messages) {
       const endpoint = endpointOf(message.url);
-      const busy = this.#perEndpoint.get(endpoint) ?? 0;
-      if (busy >= perEndpoint) {
-        i++;
-        continue;
+      const line = this.#held.get(endpoint);
+      if (line === undefined) this.#held.set(endpoint, [message]);
+      else line.push(message);
+      this.#heldCount++;
+    }
+    this.#startHeld();
+  }
+
+  #startHeld(): void {
+    if (this.#stopped) return;
+    const account = this.#parts.account.cached.account;
+    const perEndpoint = this.#parts.fault('parallelism-unlimited') ? Number.POSITIVE_INFINITY : account.max_parallelism;
+    const global = account.max_global_parallelism;
+    for (const [endpoint, line] of this.#held) {
+      if (this.#onWire >= global) return;
+      let busy = this.#perEndpoint.get(endpoint) ?? 0;
+      if (busy >= perEndpoint) continue;
+      while (line.length > 0 && busy < perEndpoint && this.#onWire < global) {
+        const message = line.shift() as StoredMessage;
+        this.#heldCount--;
+        busy++;
+        this.#perEndpoint.set(endpoint, busy);
+        this.#onWire++;
+        const attempt = this.#attempt(message, endpoint).finally(() => this.#running.delete(attempt));
+        this.#running.add(attempt);
       }
-      this.#held.splice(i, 1);
-      this.#perEndpoint.set(endpoint, busy + 1);
-      const attempt = this.#attempt(message).finally(() => {
-        const left = (this.#perEndpoint.get(endpoint) ?? 1) - 1;
-        if (left === 0) this.#perEndpoint.delete(endpoint);
-        else this.#perEndpoint.set(endpoint, left);
-        this.#running.delete(attempt);
-        this.#wake?.();
-      });
-      this.#running.add(attempt);
+      // Take turns: an endpoint that started something waits behind the others next time.
+      this.#held.delete(endpoint);
+      if (line.length > 0) this.#held.set(endpoint, line);
     }
   }
 
-  async #attempt(message: StoredMessage): Promise<void> {
+  /** The request is over: its endpoint and the plan have a free slot (the outcome is written after). */
+  #release(endpoint: string): void {
+    this.#onWire--;
+    const left = (this.#perEndpoint.get(endpoint) ?? 1) - 1;
+    if (left === 0) this.#perEndpoint.delete(endpoint);
+    else this.#perEndpoint.set(endpoint, left);
+    this.#startHeld();
+    this.#wake?.();
+  }
+
+  async #attempt(message: StoredMessage, endpoint: string): Promise<void> {
     const { deliverer, dialect, fault } = this.#parts;
     if (message.kind === 'publish' && fault('delivery-dropped')) {
       // The fault loses the message: no request, no callback, and the message counts as delivered.
+      this.#release(endpoint);
       await this.#write({ message: { ...message, state: 'delivered' }, next: { kind: 'end' }, caused: [] });
       return;
     }
+    let outcome: AttemptOutcome;
     const account = this.#parts.account.cached.account;
-    const body = Buffer.from(message.body, 'base64');
-    const sent = message.kind === 'publish' && fault('delivery-drops-body') ? Buffer.alloc(0) : body;
-    const p = dialect.headerPrefix;
-    const signed = fault('signature-other-body') ? Buffer.concat([sent, Buffer.from('\n')]) : sent;
-    const outcome = await deliverer.attempt({
-      url: message.url,
-      method: message.method,
-      headers: {
-        ...message.headers,
-        [`${p}Message-Id`]: message.id,
-        [`${p}Retried`]: String(message.retried),
-        [`${p}Signature`]: await this.#signature(message, signed),
-      },
-      body: sent,
-      timeoutMs: message.timeoutMs,
-      keepBytes: fault('callback-body-not-truncated') ? 2 * account.max_message_size + 1024 : account.max_message_size,
-    });
+    try {
+      const body = Buffer.from(message.body, 'base64');
+      const sent = message.kind === 'publish' && fault('delivery-drops-body') ? Buffer.alloc(0) : body;
+      const p = dialect.headerPrefix;
+      const signed = fault('signature-other-body') ? Buffer.concat([sent, Buffer.from('\n')]) : sent;
+      outcome = await deliverer.attempt({
+        url: message.url,
+        method: message.method,
+        headers: {
+          ...message.headers,
+          [`${p}Message-Id`]: message.id,
+          [`${p}Retried`]: String(message.retried),
+          [`${p}Signature`]: this.#signature(message, signed),
+        },
+        body: sent,
+        timeoutMs: message.timeoutMs,
+        keepBytes: fault('callback-body-not-truncated')
+          ? 2 * account.max_message_size + 1024
+          : account.max_message_size,
+      });
+    } finally {
+      this.#release(endpoint);
+    }
     if (this.#stopped) return;
     const write = this.#outcome(message, outcome, account);
     await this.#write(write);
+    if (write.causedInflight !== undefined) this.#hold(write.causedInflight);
   }
 
   /** The attempt's signature, by the current key; the signature faults reuse, age or misaddress it. */
-  async #signature(message: StoredMessage, body: Buffer): Promise<string> {
+  #signature(message: StoredMessage, body: Buffer): string {
     const { keys, fault } = this.#parts;
     const first = this.#firstTokens.get(message.id);
     if (first !== undefined && message.retried > 0) return first;
     const caused = message.kind === 'callback' || message.kind === 'failure-callback';
     const sub = caused && fault('callback-signed-wrong-sub') ? sourceUrlOf(message) : message.url;
     const ageSeconds = message.retried > 0 && fault('retry-signature-expired') ? 600 : 0;
-    const token = await keys.sign(sub, body, ageSeconds);
+    const token = keys.sign(sub, body, ageSeconds);
     if (message.retried === 0 && fault('retry-signature-reused')) this.#firstTokens.set(message.id, token);
     return token;
   }
@@ -206,7 +250,7 @@ export class Dispatcher {
   async #write(write: AttemptWrite): Promise<void> {
     for (let wait = 100; ; wait = Math.min(wait * 2, 5000)) {
       try {
-        await this.#parts.store.finishAttempt(write);
+        await this.#writes.write(write);
         return;
       } catch (error) {
         if (this.#stopped) return;
@@ -265,6 +309,9 @@ export class Dispatcher {
       const body = failureCallbackBody(message, outcome, dlqId, fault);
       caused.push(this.#caused('failure-callback', message.failureCallback, message, body, account, now));
     }
+    // Caused messages due now are run by this process at once, stored straight into inflight.
+    const later = caused.filter((m) => m.notBefore > now);
+    const causedNow = { caused: later, causedInflight: caused.filter((m) => m.notBefore <= now), inflightAt: now };
     if (success || exhausted) {
       return {
         message: {
@@ -273,12 +320,16 @@ export class Dispatcher {
           ...(deadLetter && { dlqId: deadLetter.dlqId }),
         },
         next: { kind: 'end' },
-        caused,
+        ...causedNow,
         ...(deadLetter && { deadLetter }),
       };
     }
     const retried = message.retried + 1;
-    return { message: { ...message, retried }, next: { kind: 'retry', at: now + backoffMs(backoff, retried) }, caused };
+    return {
+      message: { ...message, retried },
+      next: { kind: 'retry', at: now + backoffMs(backoff, retried) },
+      ...causedNow,
+    };
   }
 
   /** A callback or failure callback: a message of its own, signed and retried like any other. */

@@ -4,9 +4,13 @@
  * current and issues a fresh next key, in one script. The JWT follows the real service: HS256 keyed
  * with the key string's UTF-8 bytes; `sub` the URL called, `body` the base64url SHA-256 of the raw
  * body (with `=` padding, which receivers compare without), `exp` five minutes after `iat`.
+ *
+ * The token is made with node:crypto's HMAC rather than jose: every delivery and callback is signed,
+ * and jose's WebCrypto path (an async key import and sign per token) cost about 190 µs a token, 12% of
+ * the reference's CPU at saturation, where HMAC costs about 20 µs (bench/messaging-throughput-compare.ts).
+ * A compact HS256 JWS is the three base64url parts; the tests verify these tokens with jose.
  */
-import { createHash, createSecretKey, type KeyObject, randomBytes } from 'node:crypto';
-import { SignJWT } from 'jose';
+import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { LuaScript, type MessagingRedis } from './lua-script.ts';
 
 export interface SigningKeys {
@@ -15,6 +19,8 @@ export interface SigningKeys {
 }
 
 const keysKey = 'svc:ref:keys';
+/** The JWS protected header of every token, base64url (RFC 7515 §7.1). */
+const protectedHeader = Buffer.from(JSON.stringify({ alg: 'HS256', typ: 'JWT' })).toString('base64url');
 
 function newKey(): string {
   return `sig_${randomBytes(21).toString('base64url')}`;
@@ -32,7 +38,6 @@ export class SigningKeyStore {
   readonly #redis: MessagingRedis;
   readonly #issuer: string;
   #keys: SigningKeys;
-  readonly #secrets = new Map<string, KeyObject>();
 
   private constructor(redis: MessagingRedis, keys: SigningKeys, issuer: string) {
     this.#redis = redis;
@@ -62,30 +67,24 @@ export class SigningKeyStore {
     return this.#keys;
   }
 
-  #secret(key: string): KeyObject {
-    let secret = this.#secrets.get(key);
-    if (secret === undefined) {
-      secret = createSecretKey(Buffer.from(key, 'utf8'));
-      this.#secrets.set(key, secret);
-    }
-    return secret;
-  }
-
   /**
    * The signature of a request to `url` with `body`, by the current key. `ageSeconds` back-dates the
    * token (only a fault switch asks for it: a stale token on a retry).
    */
-  async sign(url: string, body: Buffer, ageSeconds = 0): Promise<string> {
+  sign(url: string, body: Buffer, ageSeconds = 0): string {
     const digest = createHash('sha256').update(body).digest('base64').replaceAll('+', '-').replaceAll('/', '_');
     const now = Math.floor(Date.now() / 1000) - ageSeconds;
-    return new SignJWT({ body: digest })
-      .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
-      .setIssuer(this.#issuer)
-      .setSubject(url)
-      .setIssuedAt(now)
-      .setNotBefore(now)
-      .setExpirationTime(now + 300)
-      .setJti(`jwt_${randomBytes(12).toString('base64url')}`)
-      .sign(this.#secret(this.#keys.current));
+    const claims = {
+      body: digest,
+      iss: this.#issuer,
+      sub: url,
+      iat: now,
+      nbf: now,
+      exp: now + 300,
+      jti: `jwt_${randomBytes(12).toString('base64url')}`,
+    };
+    const input = `${protectedHeader}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}`;
+    // RFC 7515 §5.1: the signature is over the ASCII of `header.payload`; RFC 7518 §3.2: HS256 is HMAC SHA-256.
+    return `${input}.${createHmac('sha256', this.#keys.current).update(input).digest('base64url')}`;
   }
 }
