@@ -1,6 +1,7 @@
 /**
  * The main job end to end, as a new user runs it: `svc-harness run` against the embedded reference
- * writes one report (conformance and all four load scenarios) whose four files hold together, and
+ * writes one report (conformance and all seven load scenarios, the three messaging ones with every
+ * delivery, callback and waiter accounted at the sink) whose four files hold together, and
  * whose index.html draws every chart in headless Chromium. Then the same main job against a target
  * file whose credentials are known: none of them appears in anything written or printed.
  */
@@ -24,6 +25,20 @@ interface LoadScenarioEntry {
   readonly thresholds: readonly { expression: string; ok: boolean }[];
   readonly lostUpdates: number | null;
   readonly delivery: { expected: number; received: number; lost: number } | null;
+  readonly messaging: {
+    readonly accepted: number;
+    readonly signatures: { readonly verified: number; readonly failed: number };
+    readonly delivery: StreamEntry | null;
+    readonly callbacks: StreamEntry | null;
+    readonly waiters: StreamEntry | null;
+  } | null;
+}
+
+interface StreamEntry {
+  readonly expected: number;
+  readonly received: number;
+  readonly lost: number;
+  readonly unexpected: number;
 }
 
 interface RunReport {
@@ -39,7 +54,7 @@ describe('svc-harness run', () => {
   });
   afterAll(() => rm(dir, { recursive: true, force: true }));
 
-  test('against the embedded reference: conformance and the four scenarios pass, into one report', async () => {
+  test('against the embedded reference: conformance and the seven scenarios pass, into one report', async () => {
     const reportDir = join(dir, 'embedded');
     const run = await runCli(['run', '--duration', '2s', '--report-dir', reportDir], { reportDir, timeoutMs: 170_000 });
     expect((await readdir(reportDir)).sort()).toEqual(['index.html', 'junit.xml', 'report.json', 'summary.md']);
@@ -54,6 +69,9 @@ describe('svc-harness run', () => {
       'pipeline',
       'transaction',
       'kv-fanout',
+      'publish-fanout',
+      'callback-throughput',
+      'notify-fanout',
     ]);
     for (const scenario of report.load.scenarios) {
       expect(scenario.requests.sent, scenario.name).toBeGreaterThan(0);
@@ -69,6 +87,21 @@ describe('svc-harness run', () => {
     const delivery = byName.get('kv-fanout')?.delivery;
     expect(delivery?.expected).toBeGreaterThan(0);
     expect(delivery?.received).toBe(delivery?.expected);
+    // Every message of the messaging scenarios reached the sink once, signed.
+    for (const [name, stream] of [
+      ['publish-fanout', 'delivery'],
+      ['callback-throughput', 'delivery'],
+      ['callback-throughput', 'callbacks'],
+      ['notify-fanout', 'waiters'],
+    ] as const) {
+      const messaging = byName.get(name)?.messaging;
+      expect(messaging?.accepted, name).toBeGreaterThan(0);
+      expect(messaging?.signatures.failed, name).toBe(0);
+      expect(messaging?.signatures.verified, name).toBeGreaterThan(0);
+      const counts = messaging?.[stream];
+      expect(counts?.expected, `${name} ${stream}`).toBeGreaterThan(0);
+      expect(counts, `${name} ${stream}`).toMatchObject({ received: counts?.expected, lost: 0, unexpected: 0 });
+    }
 
     const summary = await readFile(join(reportDir, 'summary.md'), 'utf8');
     expect(summary).toContain('# Run summary');

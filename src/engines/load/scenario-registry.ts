@@ -13,7 +13,15 @@ export const scenariosDir = join(repoRoot, 'scenarios');
 
 /** Every scenario name, in the order the main job runs them. */
 export function scenarioNames(dir = scenariosDir): string[] {
-  const order = ['command', 'pipeline', 'transaction', 'kv-fanout'];
+  const order = [
+    'command',
+    'pipeline',
+    'transaction',
+    'kv-fanout',
+    'publish-fanout',
+    'callback-throughput',
+    'notify-fanout',
+  ];
   const names = readdirSync(dir)
     .filter((file) => file.endsWith('.ts'))
     .map((file) => file.slice(0, -3));
