@@ -30,6 +30,12 @@ interface Listening {
   readonly path: string;
 }
 
+/** CPU time of the whole receiver process (all its threads), in microseconds. */
+function cpuMicros(): number {
+  const { user, system } = process.cpuUsage();
+  return user + system;
+}
+
 /** A receiver process: `serve plain` or `serve sink:N`; on `report` it prints what it counted. */
 async function serve(kind: string): Promise<void> {
   const lines = createInterface({ input: process.stdin });
@@ -46,7 +52,7 @@ async function serve(kind: string): Promise<void> {
     const url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
     console.log(JSON.stringify({ url, path: '/plain/dest' } satisfies Listening));
     for await (const line of lines) {
-      if (line === 'report') console.log(JSON.stringify({ received, verified: 0, failed: 0 }));
+      if (line === 'report') console.log(JSON.stringify({ received, verified: 0, failed: 0, cpu: cpuMicros() }));
       else break;
     }
     server.closeAllConnections();
@@ -78,7 +84,7 @@ async function serve(kind: string): Promise<void> {
   for await (const line of lines) {
     if (line === 'report') {
       await inbox.flush();
-      console.log(JSON.stringify({ received, verified, failed, problem, problems: sink.problems() }));
+      console.log(JSON.stringify({ received, verified, failed, problem, problems: sink.problems(), cpu: cpuMicros() }));
     } else break;
   }
   await sink.close();
@@ -100,6 +106,8 @@ interface Figures {
   readonly received: number;
   readonly verified: number;
   readonly failed: number;
+  /** The receiver's CPU microseconds per request: a figure the machine's other work disturbs less than req/s. */
+  readonly cpuPerRequest: number;
   readonly note: string;
 }
 
@@ -128,7 +136,7 @@ async function measure(kind: string, seconds: number): Promise<Figures> {
     // A second of warm-up (JIT, connections), then the measured run.
     await autocannon({ url: listening.url, connections, duration: 1, requests });
     child.stdin.write('report\n');
-    const warm = JSON.parse(await next()) as { received: number; verified: number; failed: number };
+    const warm = JSON.parse(await next()) as { received: number; verified: number; failed: number; cpu: number };
     const result = await autocannon({ url: listening.url, connections, duration: seconds, requests });
     child.stdin.write('report\n');
     const counted = JSON.parse(await next()) as {
@@ -137,6 +145,7 @@ async function measure(kind: string, seconds: number): Promise<Figures> {
       failed: number;
       problem?: string;
       problems?: string[];
+      cpu: number;
     };
     return {
       kind,
@@ -145,6 +154,7 @@ async function measure(kind: string, seconds: number): Promise<Figures> {
       received: counted.received - warm.received,
       verified: counted.verified - warm.verified,
       failed: counted.failed,
+      cpuPerRequest: (counted.cpu - warm.cpu) / Math.max(1, counted.received - warm.received),
       note: [counted.problem, ...(counted.problems ?? [])].filter(Boolean).join('; '),
     };
   } finally {
@@ -166,11 +176,11 @@ async function main(): Promise<void> {
   for (const kind of receivers) figures.push(await measure(kind, seconds));
   const plain = figures[0] as Figures;
   console.log(`sink throughput: ${connections} connections, ${seconds} s each, HS256-signed POSTs of 100 bytes`);
-  console.log('receiver        req/s   × plain   counted   verified   failed   non-2xx');
+  console.log('receiver        req/s   × plain   CPU µs/req   counted   verified   failed   non-2xx');
   for (const item of figures) {
     const ratio = item.rate / plain.rate;
     console.log(
-      `${item.kind.replace('sink:', 'sink, threads ').padEnd(14)} ${item.rate.toFixed(0).padStart(7)}   ${ratio.toFixed(2).padStart(7)}   ${String(item.received).padStart(7)}   ${String(item.verified).padStart(8)}   ${String(item.failed).padStart(6)}   ${String(item.non2xx).padStart(7)}${item.note ? `  (${item.note})` : ''}`,
+      `${item.kind.replace('sink:', 'sink, threads ').padEnd(14)} ${item.rate.toFixed(0).padStart(7)}   ${ratio.toFixed(2).padStart(7)}   ${item.cpuPerRequest.toFixed(0).padStart(10)}   ${String(item.received).padStart(7)}   ${String(item.verified).padStart(8)}   ${String(item.failed).padStart(6)}   ${String(item.non2xx).padStart(7)}${item.note ? `  (${item.note})` : ''}`,
     );
   }
   const short = figures.filter((item) => item.kind !== 'plain' && item.rate / plain.rate < 0.8);

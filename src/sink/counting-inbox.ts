@@ -117,6 +117,8 @@ class ArrivalQueue {
   /** Slots taken since the start, and handed on since the start. */
   #taken = 0;
   #handed = 0;
+  /** How many slots from the front are filled (kept as slots fill, not counted again each time). */
+  #ready = 0;
   readonly #flushes: Array<{ readonly upTo: number; readonly done: () => void }> = [];
   #timer: NodeJS.Timeout | undefined;
   readonly #emit: (batch: CountedArrival<unknown>[]) => void;
@@ -132,7 +134,8 @@ class ArrivalQueue {
 
   fill(slot: number, arrival: CountedArrival<unknown>): void {
     this.#slots[slot - this.#handed] = arrival;
-    const ready = this.#readyCount();
+    while (this.#ready < this.#slots.length && this.#slots[this.#ready] !== undefined) this.#ready += 1;
+    const ready = this.#ready;
     if (ready >= batchSize) this.#handOn();
     else if (ready > 0 && this.#timer === undefined) this.#timer = setTimeout(() => this.#handOn(), batchMs);
     this.#settleFlushes();
@@ -147,28 +150,22 @@ class ArrivalQueue {
     });
   }
 
-  #readyCount(): number {
-    let ready = 0;
-    while (ready < this.#slots.length && this.#slots[ready] !== undefined) ready += 1;
-    return ready;
-  }
-
   #handOn(): void {
     if (this.#timer !== undefined) clearTimeout(this.#timer);
     this.#timer = undefined;
-    const ready = this.#readyCount();
+    const ready = this.#ready;
     if (ready === 0) return;
     const batch = this.#slots.splice(0, ready) as CountedArrival<unknown>[];
     this.#handed += ready;
+    this.#ready = 0;
+    // What follows the batch is not filled yet (else it would have been in it): its fill starts a timer.
     this.#emit(batch);
-    // What was not ready yet waits for its own fill to start a timer.
-    if (this.#readyCount() > 0) this.#timer = setTimeout(() => this.#handOn(), batchMs);
   }
 
   #settleFlushes(): void {
     if (this.#flushes.length === 0) return;
     const upTo = Math.max(...this.#flushes.map((item) => item.upTo));
-    if (this.#handed + this.#readyCount() >= upTo) this.#handOn();
+    if (this.#handed + this.#ready >= upTo) this.#handOn();
     for (let index = this.#flushes.length - 1; index >= 0; index -= 1) {
       const waiting = this.#flushes[index] as { readonly upTo: number; readonly done: () => void };
       if (this.#handed >= waiting.upTo) {

@@ -254,7 +254,9 @@ const noInbox: Reply = { status: 404, headers: { 'content-type': 'text/plain' },
 function send(res: ServerResponse, reply: Reply): void {
   const write = () => {
     if (res.destroyed) return;
-    res.writeHead(reply.status, { ...reply.headers });
+    // Status and headers set, not written: `end` then sends head and body in one write.
+    res.statusCode = reply.status;
+    for (const [name, value] of Object.entries(reply.headers)) res.setHeader(name, value);
     res.end(reply.body);
   };
   if (reply.delayMs) setTimeout(write, reply.delayMs).unref();

@@ -108,8 +108,7 @@ const server = createServer((req, res) => {
         res.end('no inbox');
         return true;
       }
-      const status = await host.receive({ ...match, method, headers: req.headers, body, at });
-      res.writeHead(status);
+      res.statusCode = await host.receive({ ...match, method, headers: req.headers, body, at });
       res.end('ok');
       return true;
     };
