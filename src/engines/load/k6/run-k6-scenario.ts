@@ -17,7 +17,7 @@ import type { MessagingAccounting, ScenarioResult } from '../../../results/load-
 import { oneLine } from '../../../shared/errors.ts';
 import { type MessagingSinkRun, openMessagingSink } from '../messaging-sink.ts';
 import { mergeParts } from '../recorder.ts';
-import { contextFor, type ScenarioRun, scenarioOptions } from '../scenario-plan.ts';
+import { contextFor, type ScenarioRun, scenarioOptions, scheduleOf } from '../scenario-plan.ts';
 import { emptyResult, type ResultBase, resultBase, scenarioResult } from '../scenario-result.ts';
 import type { K6Binary } from './k6-binary.ts';
 import { k6Exit } from './k6-codes.ts';
@@ -148,6 +148,7 @@ async function runOnK6(run: ScenarioRun, k6: K6Binary, segments: number, prepare
           name: scenario.name,
           options,
           area: scenario.area,
+          ...(run.settings.model === 'open' && { iterations: scheduleOf(run, options).total }),
           prefix: context.prefix,
           thresholds: run.thresholds.map((threshold) => threshold.text),
         },

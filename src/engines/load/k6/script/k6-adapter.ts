@@ -163,6 +163,8 @@ export function k6Script(config: K6Config, scenarios: Readonly<Record<string, Sc
       const state = states[name];
       // Unique across every segment of the run, as the node engine's iteration index is across threads.
       const index = exec.scenario.iterationInTest;
+      // Past the plan (k6's arrival rate starts one more at the very end): nothing to send, nothing measured.
+      if (entry.iterations !== undefined && index >= entry.iterations) return;
       const iteration: Iteration = { index, random: iterationRandom(entry.options.seed, index) };
       const request = scenario.request(state, iteration);
       const { baseUrl, headers } = route(name);

@@ -18,6 +18,12 @@ export interface K6ScenarioConfig {
    * no thresholds of its own.
    */
   readonly thresholds?: readonly string[];
+  /**
+   * The open model's planned arrivals (the node engine's schedule total, ⌊rate × duration⌋ for a
+   * constant rate): k6's arrival-rate executors start one more at the very end, which sends nothing,
+   * so both engines send the same iterations (a notify-fanout round exists for each). Absent: no cap.
+   */
+  readonly iterations?: number;
   /** The target area it loads: which base URL and which credentials its requests carry. @default 'kv' */
   readonly area?: 'kv' | 'messaging';
   /**
