@@ -468,8 +468,12 @@ export async function startSink(options: SinkOptions): Promise<Sink> {
         workers.push(worker);
         worker.on('message', (message: FromThread) => {
           if (message.type === 'listening') resolve(message.port);
-          else if (message.type === 'failed') reject(new Error(`the sink could not listen: ${message.message}`));
-          else onMessage(worker, message);
+          else if (message.type === 'failed') {
+            const hint = message.message.includes('EADDRINUSE')
+              ? ' (sink threads share one port through SO_REUSEPORT: Node >= 22.12 on Linux, and no other program on it)'
+              : '';
+            reject(new Error(`the sink could not listen: ${message.message}${hint}`));
+          } else onMessage(worker, message);
         });
         worker.on('error', (error) => {
           problem(`a sink thread failed: ${error.message}`);
