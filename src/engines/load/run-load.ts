@@ -128,7 +128,6 @@ export async function runLoad(options: LoadOptions): Promise<LoadRun> {
   let aborted: string | undefined;
   // Started on first use, once for the run: the messaging scenarios' sink.
   let sink: Promise<Sink> | undefined;
-  const sinkSettings = options.sink ? { ...target.sink, ...options.sink } : target.sink;
   try {
     for (const item of runs) {
       if (signal.aborted) break;
@@ -136,14 +135,14 @@ export async function runLoad(options: LoadOptions): Promise<LoadRun> {
       const lacking = !area
         ? `the target has no ${item.scenario.area} area, which the scenario loads`
         : item.scenario.sink
-          ? sinkLacking(target, sinkSettings)
+          ? sinkLacking(target, options.sink)
           : undefined;
       if (!area || lacking !== undefined) {
         if (options.onlySupported) continue;
         problems.push(redact(`${item.name}: ${lacking}`));
         continue;
       }
-      if (item.scenario.sink) sink ??= startLoadSink(target, sinkSettings);
+      if (item.scenario.sink) sink ??= startLoadSink(target, options.sink);
       const engine =
         item.engine === 'k6' && k6
           ? `k6 v${k6.version}${(options.settings.segments ?? 1) > 1 ? ` × ${options.settings.segments} segments` : ''}, `
