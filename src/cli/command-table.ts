@@ -238,7 +238,8 @@ export const commandTable = {
     summary: 'Run load scenarios against a target (default: the embedded reference service)',
     positionals: {
       name: 'scenario',
-      description: 'Scenarios to run (default: all): command, pipeline, transaction, kv-fanout',
+      description:
+        'Scenarios to run (default: all): command, pipeline, transaction, kv-fanout, publish-fanout, callback-throughput, notify-fanout',
     },
     options: {
       target: {
