@@ -369,7 +369,21 @@ export async function startSink(options: SinkOptions): Promise<Sink> {
   const workers: Worker[] = [];
   let port = options.port ?? 0;
   let nextId = 0;
-  const flushes = new Map<number, { remaining: number; readonly done: () => void }>();
+  /** Flushes under way, each with the threads that have yet to answer it. */
+  const flushes = new Map<number, { readonly waiting: Set<Worker>; readonly done: () => void }>();
+  /** A thread answered a flush, or ended (it has nothing more to hand on): no flush waits for it. */
+  const flushedBy = (worker: Worker, id?: number) => {
+    for (const [key, flush] of flushes) {
+      if (id !== undefined && key !== id) continue;
+      flush.waiting.delete(worker);
+      if (flush.waiting.size === 0) {
+        flushes.delete(key);
+        flush.done();
+      }
+    }
+  };
+  const running = new Set<Worker>();
+  let closing = false;
   const stopped = new Map<Worker, () => void>();
 
   if (threads === 0) {
@@ -420,14 +434,9 @@ export async function startSink(options: SinkOptions): Promise<Sink> {
         case 'batch':
           deliver(message.token, message.batch);
           break;
-        case 'flushed': {
-          const flush = flushes.get(message.id);
-          if (flush !== undefined && --flush.remaining === 0) {
-            flushes.delete(message.id);
-            flush.done();
-          }
+        case 'flushed':
+          flushedBy(worker, message.id);
           break;
-        }
         case 'stray':
           stray(message.stray);
           break;
@@ -467,8 +476,10 @@ export async function startSink(options: SinkOptions): Promise<Sink> {
         const worker = new Worker(new URL('./sink-thread.ts', import.meta.url), { workerData: input });
         workers.push(worker);
         worker.on('message', (message: FromThread) => {
-          if (message.type === 'listening') resolve(message.port);
-          else if (message.type === 'failed') {
+          if (message.type === 'listening') {
+            running.add(worker);
+            resolve(message.port);
+          } else if (message.type === 'failed') {
             const hint = message.message.includes('EADDRINUSE')
               ? ' (sink threads share one port through SO_REUSEPORT: Node >= 22.12 on Linux, and no other program on it)'
               : '';
@@ -479,8 +490,11 @@ export async function startSink(options: SinkOptions): Promise<Sink> {
           problem(`a sink thread failed: ${error.message}`);
           reject(error);
         });
-        worker.on('exit', () => {
+        worker.on('exit', (code) => {
+          if (running.has(worker) && !closing) problem(`a sink thread ended (exit code ${code}) while the sink ran`);
+          running.delete(worker);
           stopped.get(worker)?.();
+          flushedBy(worker);
           reject(new Error('a sink thread ended before it listened'));
         });
       });
@@ -533,7 +547,11 @@ export async function startSink(options: SinkOptions): Promise<Sink> {
           if (local !== undefined) return local.flush(token);
           const id = nextId++;
           return new Promise<void>((resolve) => {
-            flushes.set(id, { remaining: workers.length, done: resolve });
+            if (running.size === 0) {
+              resolve();
+              return;
+            }
+            flushes.set(id, { waiting: new Set(running), done: resolve });
             toThreads({ type: 'flush', token, id });
           });
         },
@@ -547,6 +565,7 @@ export async function startSink(options: SinkOptions): Promise<Sink> {
     problems: () => problems,
     lastArrivalAt: () => lastArrivalAt,
     async close() {
+      closing = true;
       local?.stop();
       if (server !== undefined) {
         const listening = server;

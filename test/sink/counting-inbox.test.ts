@@ -71,12 +71,15 @@ describe.each([0, 2])('a counting inbox on %i threads', (threads) => {
     expect(await send(url, 'one', { 'x-id': 'm1', 'svc-signature': await sign(keys.current, url, 'one', 'j1') })).toBe(
       200,
     );
-    expect(await send(inbox.url('fail'), 'two', { 'svc-signature': await sign('stranger', inbox.url('fail'), 'two') }))
-      .toBe(500);
+    expect(
+      await send(inbox.url('fail'), 'two', { 'svc-signature': await sign('stranger', inbox.url('fail'), 'two') }),
+    ).toBe(500);
     expect(await send(inbox.url('other'), 'three')).toBe(200);
     await inbox.flush();
     expect(arrivals).toHaveLength(3);
-    const [signed, failed, none] = arrivals as [CountedArrival<TestRecord>, ...CountedArrival<TestRecord>[]];
+    // Batches of different threads come in any order: each arrival is found by its role.
+    const byRole = (role: string) => arrivals.find((item) => item.role === role) as CountedArrival<TestRecord>;
+    const [signed, failed, none] = [byRole('dest'), byRole('fail'), byRole('other')];
     expect(signed).toMatchObject({
       role: 'dest',
       signature: 'ok',
@@ -85,8 +88,17 @@ describe.each([0, 2])('a counting inbox on %i threads', (threads) => {
     });
     expect(signed.at).toBeGreaterThanOrEqual(before - 1);
     expect(signed.at).toBeLessThanOrEqual(performance.timeOrigin + performance.now());
-    expect(failed).toMatchObject({ role: 'fail', signature: 'failed', problem: expect.stringContaining('neither key') });
-    expect(none).toMatchObject({ role: 'other', record: undefined, signature: 'failed', problem: 'no signature header' });
+    expect(failed).toMatchObject({
+      role: 'fail',
+      signature: 'failed',
+      problem: expect.stringContaining('neither key'),
+    });
+    expect(none).toMatchObject({
+      role: 'other',
+      record: undefined,
+      signature: 'failed',
+      problem: 'no signature header',
+    });
     const unsigned = await start(threads, { scheme: 'none' });
     const plain = unsigned.openCounter<TestRecord>('load', { module: classifierModule, data: { tag: 't' } });
     const got = collect(plain);
@@ -225,4 +237,14 @@ test('a classifier module that does not load is a problem the sink reports, and 
   await inbox.flush();
   expect(arrivals).toMatchObject([{ role: 'dest', record: undefined }]);
   expect(s.problems()).toEqual([expect.stringContaining('could not load its classifier')]);
+});
+
+test('a sink thread that ends is a problem the sink reports, and a flush does not wait for it', async () => {
+  const s = await start(1);
+  const inbox = s.openCounter<TestRecord>('load', { module: classifierModule, data: { tag: 't' } });
+  await send(inbox.url('die')).catch(() => 0);
+  const started = Date.now();
+  await inbox.flush();
+  expect(Date.now() - started).toBeLessThan(5000);
+  await expect.poll(() => s.problems()).toEqual([expect.stringContaining('a sink thread ended (exit code 3)')]);
 });
