@@ -10,7 +10,8 @@ import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import type { ArrivalRecord, Scenario, SinkUrls } from '../../protocol/scenario.ts';
 import type { MessagingAccounting } from '../../results/load-run.ts';
-import { harnessError } from '../../shared/errors.ts';
+import { harnessError, oneLine } from '../../shared/errors.ts';
+import { withTimeout } from '../../shared/with-timeout.ts';
 import { type LedgerArrival, MessagingLedger } from './messaging-accounting.ts';
 import { type ClassifierData, newStateCell, writeState } from './sink-classifier.ts';
 
@@ -18,6 +19,8 @@ import { type ClassifierData, newStateCell, writeState } from './sink-classifier
 const defaultGraceS = 30;
 /** How often the wait flushes the sink's threads and counts what is missing. */
 const recheckMs = 100;
+/** The longest a flush of the sink's threads may take (a batch is handed on every 50 ms). */
+const flushLimitMs = 10_000;
 
 /** What the load engine needs of the run's sink (src/sink's `Sink`, started once per run). */
 export interface CountingSink {
@@ -83,9 +86,20 @@ export async function openMessagingSink(
       ledger.expect(accepted, part.expected, state);
       const started = performance.now();
       const until = started + (part.graceS ?? defaultGraceS) * 1000;
+      const problems: string[] = [];
       // Flush, then count: what arrived before the flush is in the ledger, so nothing missing is final.
       for (;;) {
-        await inbox.flush();
+        try {
+          await withTimeout(
+            inbox.flush(),
+            flushLimitMs,
+            `the sink did not hand on its arrivals within ${flushLimitMs} ms`,
+          );
+        } catch (error) {
+          // A sink thread that stopped answering: account for what came, say so, never hang.
+          problems.push(oneLine(error));
+          break;
+        }
         if (ledger.missing() === 0 || signal.aborted || performance.now() >= until) break;
         await pause(Math.min(recheckMs, until - performance.now()), signal);
       }
@@ -93,13 +107,13 @@ export async function openMessagingSink(
         waitedS: Math.round(performance.now() - started) / 1000,
         strays: sink.strays().length - straysBefore,
       });
-      const problems: string[] = sink
-        .problems()
-        .slice(problemsBefore)
-        .map((line) => `sink: ${line}`);
-      if (messaging.unclassified > 0) {
-        problems.push(`the sink got ${messaging.unclassified} request(s) the scenario could not classify`);
-      }
+      problems.push(
+        ...sink
+          .problems()
+          .slice(problemsBefore)
+          .map((line) => `sink: ${line}`),
+      );
+      // Requests the scenario could not classify are the target's doing: counted (`unclassified`), not a problem.
       return { messaging, problems };
     },
     async close() {
