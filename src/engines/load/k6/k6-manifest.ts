@@ -10,14 +10,24 @@
  * - runners share no output, so each writes `--out json=/results/<pod>.json.gz` on a shared volume
  *   (the pod's name from the downward API, expanded by Kubernetes in the container's command), and
  *   `svc-harness k6 merge` makes one report of them with global percentiles and thresholds;
- * - the token is never in the manifest: the pods read it from a Secret.
+ * - the token is never in the manifest: the pods read it from a Secret (key `token` for kv,
+ *   `messaging-token` for messaging scenarios).
+ *
+ * A messaging scenario's publishers run in the pods, but its sink runs only in the harness
+ * (`svc-harness load`): the bundle's setup hands the target URLs under the target's `sink.url`, which
+ * the pods' target must reach, and `k6 merge` has the publishers' side only. Deliveries are accounted
+ * only by a harness whose sink receives them, so the merged report's delivery thresholds have no data
+ * and fail. The manifest refuses a messaging scenario without a `sink.url`: the target would have
+ * nowhere to deliver, and retry into the load it is measured under.
  */
 import { stringify } from 'yaml';
+import type { Scenario } from '../../../protocol/scenario.ts';
 import { parseThresholds, type Threshold } from '../../../results/threshold.ts';
 import { harnessError, oneLine } from '../../../shared/errors.ts';
 import type { LoadSettings } from '../load-settings.ts';
 import { scenarioOptions } from '../scenario-plan.ts';
 import { checkScenarioNames, loadScenario, scenarioFile, scenarioNames, scenariosDir } from '../scenario-registry.ts';
+import { constantSchedule, rampSchedule } from '../schedule.ts';
 import { pinnedK6 } from './k6-binary.ts';
 import { bundleEntry } from './k6-entry.ts';
 import { type K6ScenarioPlan, k6Options } from './k6-options.ts';
@@ -29,6 +39,15 @@ export interface ManifestOptions {
   readonly parallelism: number;
   /** The kv base URL the pods load. */
   readonly baseUrl: string;
+  /** The messaging base URL, for messaging scenarios (a target file's `messaging.url`). */
+  readonly messagingBaseUrl?: string;
+  /** The dialect's vendor-header prefix (`Upstash-`). @default 'Svc-' */
+  readonly headerPrefix?: string;
+  /**
+   * The target's `sink.url`: where the pods' target delivers a messaging scenario's messages. It must
+   * be reachable from the target; the harness's sink accounts for them only in a `load` run.
+   */
+  readonly sinkUrl?: string;
   readonly settings: LoadSettings;
   readonly thresholds?: readonly string[];
   /** @default svc-harness */
@@ -57,6 +76,21 @@ function checkName(flag: string, value: string, max: number): void {
   }
 }
 
+/** Why the manifest cannot bundle a messaging scenario with these options, or undefined when it can. */
+export function manifestLacks(
+  scenario: Pick<Scenario, 'area' | 'sink'>,
+  options: Pick<ManifestOptions, 'messagingBaseUrl' | 'sinkUrl'>,
+): string | undefined {
+  if (scenario.area !== 'messaging') return undefined;
+  if (options.messagingBaseUrl === undefined) {
+    return 'it loads the messaging area, and the target gives no messaging URL (--target FILE with a messaging area)';
+  }
+  if (scenario.sink && options.sinkUrl === undefined) {
+    return 'its target delivers to the sink, and the target file gives no sink.url the pods’ target can reach (the sink runs in the harness: README, “Load on Kubernetes”)';
+  }
+  return undefined;
+}
+
 export async function k6Manifest(options: ManifestOptions): Promise<string> {
   const name = options.name ?? 'svc-harness';
   checkName('name', name, 40);
@@ -65,17 +99,23 @@ export async function k6Manifest(options: ManifestOptions): Promise<string> {
   checkName('token-secret', tokenSecret, 253);
   const resultsClaim = options.resultsClaim ?? 'svc-harness-results';
   checkName('results-claim', resultsClaim, 253);
-  if (!/^https?:\/\/[^/\s]+/.test(options.baseUrl)) {
-    throw harnessError('SVC_USAGE', `k6 manifest: the base URL "${options.baseUrl}" is not an http(s) URL`);
+  for (const [what, url] of [
+    ['base URL', options.baseUrl],
+    ['messaging URL', options.messagingBaseUrl],
+    ['sink URL', options.sinkUrl],
+  ] as const) {
+    if (url !== undefined && !/^https?:\/\/[^/\s]+/.test(url)) {
+      throw harnessError('SVC_USAGE', `k6 manifest: the ${what} "${url}" is not an http(s) URL`);
+    }
   }
   const cli = parseThresholds(options.thresholds ?? [], 'cli');
   const asked = options.scenarios?.length ? [...options.scenarios] : undefined;
   if (asked) checkScenarioNames(asked, scenariosDir);
-  const plans: (K6ScenarioPlan & { file: string })[] = [];
+  const plans: (K6ScenarioPlan & { file: string; area: Scenario['area']; hasSink: boolean })[] = [];
   for (const scenarioName of asked ?? scenarioNames(scenariosDir)) {
     const file = scenarioFile(scenarioName);
     const scenario = await loadScenario(file);
-    const lacks = k6Lacks(scenario);
+    const lacks = k6Lacks(scenario) ?? manifestLacks(scenario, options);
     if (lacks !== undefined) {
       if (asked) throw harnessError('SVC_USAGE', `k6 manifest: ${scenarioName} cannot run on k6: ${lacks}`);
       options.log?.(`k6 manifest: ${scenarioName} is left out: ${lacks}`);
@@ -92,19 +132,27 @@ export async function k6Manifest(options: ManifestOptions): Promise<string> {
     plans.push({
       name: scenarioName,
       file,
+      area: scenario.area,
+      hasSink: scenario.sink !== undefined,
       model: options.settings.model,
       options: scenarioOptionsOnly,
       ...(options.settings.ramp && { ramp: options.settings.ramp.stages }),
       thresholds: [...own, ...cli],
     });
   }
+  const messaging = plans.some((plan) => plan.area === 'messaging');
   const script = await bundleEntry(
     {
       baseUrl: options.baseUrl.replace(/\/+$/, ''),
+      ...(messaging && options.messagingBaseUrl && { messagingBaseUrl: options.messagingBaseUrl.replace(/\/+$/, '') }),
+      ...(options.headerPrefix !== undefined && { headerPrefix: options.headerPrefix }),
       timeoutMs: options.settings.timeoutMs,
       scenarios: plans.map((plan) => ({
         name: plan.name,
         options: plan.options,
+        area: plan.area,
+        ...(plan.model === 'open' && { iterations: plannedArrivals(plan) }),
+        ...(plan.hasSink && options.sinkUrl !== undefined && { sinkUrl: options.sinkUrl }),
         thresholds: plan.thresholds.map((threshold) => threshold.text),
       })),
       k6Options: k6Options(plans, options.settings.timeoutMs),
@@ -136,6 +184,14 @@ export async function k6Manifest(options: ManifestOptions): Promise<string> {
         env: [
           { name: 'SVC_K6_POD', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
           { name: 'SVC_K6_TOKEN', valueFrom: { secretKeyRef: { name: tokenSecret, key: 'token' } } },
+          ...(messaging
+            ? [
+                {
+                  name: 'SVC_K6_MESSAGING_TOKEN',
+                  valueFrom: { secretKeyRef: { name: tokenSecret, key: 'messaging-token' } },
+                },
+              ]
+            : []),
         ],
         volumes: [{ name: 'results', persistentVolumeClaim: { claimName: resultsClaim } }],
         volumeMounts: [{ name: 'results', mountPath: '/results' }],
@@ -144,9 +200,20 @@ export async function k6Manifest(options: ManifestOptions): Promise<string> {
   };
   const header = [
     `# svc-harness k6 manifest: ${plans.map((plan) => plan.name).join(', ')} on ${options.parallelism} runner(s) against ${options.baseUrl}`,
-    `# Before applying: kubectl create secret generic ${tokenSecret} --from-literal=token=…, and a ReadWriteMany`,
+    `# Before applying: kubectl create secret generic ${tokenSecret} --from-literal=token=…${messaging ? ' --from-literal=messaging-token=…' : ''}, and a ReadWriteMany`,
     `# PersistentVolumeClaim ${resultsClaim}. After the run: copy /results/*.json.gz from it and run`,
     '# `npx svc-harness k6 merge <files…>` for one report with global percentiles and thresholds.',
+    ...(messaging && options.sinkUrl !== undefined
+      ? [
+          `# Messaging scenarios: the target delivers to ${options.sinkUrl}; the harness's sink accounts for deliveries only`,
+          '# in `svc-harness load`, so the merged report has the publishers only (its delivery thresholds have no data).',
+        ]
+      : []),
   ].join('\n');
   return `${header}\n${stringify(configMap, { lineWidth: 0 })}---\n${stringify(testRun, { lineWidth: 0 })}`;
+}
+
+/** The arrivals the node engine's schedule plans (k6 starts one more at the end; the script sends it nothing). */
+function plannedArrivals(plan: K6ScenarioPlan): number {
+  return plan.ramp ? rampSchedule(plan.ramp).total : constantSchedule(plan.options.rate, plan.options.durationS).total;
 }
