@@ -1,8 +1,9 @@
 /** `svc-harness k6 manifest <scenario…>`: a k6-operator TestRun and its ConfigMap, to a file or stdout. */
 import { writeFile } from 'node:fs/promises';
-import { k6Manifest } from '../../engines/load/k6/k6-manifest.ts';
+import { k6Manifest, type ManifestOptions } from '../../engines/load/k6/k6-manifest.ts';
 import { parseLoadSettings } from '../../engines/load/load-settings.ts';
 import { harnessError, oneLine } from '../../shared/errors.ts';
+import { getDialect } from '../../target/dialects.ts';
 import { environmentTargetLine, loadTargetFileSync } from '../../target/load-target.ts';
 import { settingValues } from '../load-flags.ts';
 import type { ParsedValues } from '../parsed-values.ts';
@@ -11,13 +12,17 @@ import { targetChoice } from '../target-flags.ts';
 const text = (values: ParsedValues, flag: string) =>
   typeof values[flag] === 'string' ? (values[flag] as string) : undefined;
 
-function baseUrlOf(values: ParsedValues): string {
+/** The kv base URL; from a target, also what its messaging scenarios need (messaging URL, sink.url, dialect). */
+function baseUrlOf(values: ParsedValues): {
+  readonly baseUrl: string;
+  readonly messaging?: Pick<ManifestOptions, 'messagingBaseUrl' | 'sinkUrl' | 'headerPrefix'>;
+} {
   const given = text(values, 'base-url');
   const targetFile = text(values, 'target');
   if (given !== undefined && targetFile !== undefined) {
     throw harnessError('SVC_USAGE', 'k6 manifest: give --target FILE or --base-url URL, not both');
   }
-  if (given !== undefined) return given;
+  if (given !== undefined) return { baseUrl: given };
   // The same choice as every command's: the file, else SVC_KV_URL and its company.
   const { files, environment } = targetChoice('k6 manifest', values);
   const target = files[0] === undefined ? environment : loadTargetFileSync(files[0]);
@@ -30,15 +35,24 @@ function baseUrlOf(values: ParsedValues): string {
   const origin = files[0] === undefined ? 'the environment (SVC_*)' : `the target file ${files[0]}`;
   if (!target.kv) throw harnessError('SVC_CONFIG', `k6 manifest: ${origin} has no kv area`);
   if (files[0] === undefined) process.stderr.write(`${environmentTargetLine('k6 manifest', target)}\n`);
-  return target.kv.url;
+  return {
+    baseUrl: target.kv.url,
+    messaging: {
+      ...(target.messaging && { messagingBaseUrl: target.messaging.url }),
+      ...(target.sink?.url !== undefined && { sinkUrl: target.sink.url }),
+      headerPrefix: getDialect(target.dialect).headerPrefix,
+    },
+  };
 }
 
 export async function run(values: ParsedValues): Promise<number> {
   const settings = parseLoadSettings({ ...settingValues(values), engine: 'k6' });
+  const { baseUrl, messaging } = baseUrlOf(values);
   const manifest = await k6Manifest({
     scenarios: (values._ as string[] | undefined) ?? [],
     parallelism: typeof values.parallelism === 'number' ? values.parallelism : 1,
-    baseUrl: baseUrlOf(values),
+    baseUrl,
+    ...messaging,
     settings,
     thresholds: (values.threshold as string[] | undefined) ?? [],
     ...(text(values, 'name') !== undefined && { name: text(values, 'name') }),
