@@ -183,26 +183,34 @@ class ArrivalQueue {
 
 interface Counter {
   readonly classifier: Promise<Classifier | undefined>;
+  /** The classifier once its module loaded (null: it did not), for answering without waiting. */
+  loaded: Classifier | null | undefined;
   readonly queue: ArrivalQueue;
   closed: boolean;
+}
+
+/** What judges a signature: now when it can (`verifyNow`, else undefined), else after waiting. */
+export interface CounterVerifier {
+  verifyNow(signature: string | undefined, url: string, body: Uint8Array): Verdict | undefined;
+  verify(signature: string | undefined, url: string, body: Uint8Array): Promise<Verdict>;
 }
 
 /** The counting inboxes of one thread. */
 export class CounterHost {
   readonly #counters = new Map<string, Counter>();
-  readonly #verify: (signature: string | undefined, url: string, body: Uint8Array) => Promise<Verdict>;
+  readonly #verifier: CounterVerifier;
   readonly #signatureHeader: string;
   readonly #emit: (token: string, batch: CountedArrival<unknown>[]) => void;
   readonly #problem: (line: string) => void;
 
   constructor(options: {
     readonly signatureHeader: string;
-    readonly verify: (signature: string | undefined, url: string, body: Uint8Array) => Promise<Verdict>;
+    readonly verifier: CounterVerifier;
     readonly emit: (token: string, batch: CountedArrival<unknown>[]) => void;
     /** A classifier that does not load or throws: said once per inbox, never a crash. */
     readonly problem: (line: string) => void;
   }) {
-    this.#verify = options.verify;
+    this.#verifier = options.verifier;
     this.#signatureHeader = options.signatureHeader.toLowerCase();
     this.#emit = options.emit;
     const said = new Set<string>();
@@ -220,11 +228,16 @@ export class CounterHost {
       );
       return undefined;
     });
-    this.#counters.set(token, {
+    const counter: Counter = {
       classifier,
+      loaded: undefined,
       queue: new ArrivalQueue((batch) => this.#emit(token, batch)),
       closed: false,
+    };
+    void classifier.then((loaded) => {
+      counter.loaded = loaded ?? null;
     });
+    this.#counters.set(token, counter);
   }
 
   /** `open`: a counting inbox takes it; `closed`: its inbox was closed (a late request); else none of these. */
@@ -240,15 +253,33 @@ export class CounterHost {
     counter.closed = true;
   }
 
-  /** Takes the request's place in its inbox's order; resolves with the status to answer. */
-  async receive(request: CounterRequest): Promise<number> {
+  /**
+   * Takes the request's place in its inbox's order and gives the status to answer: at once when the
+   * classifier is loaded and the signature is decided now (the common case, answered in the request's
+   * own tick), else a promise of it.
+   */
+  receive(request: CounterRequest): number | Promise<number> {
     const counter = this.#counters.get(request.token) as Counter;
     const slot = counter.queue.take();
     const header = request.headers[this.#signatureHeader];
-    const [classifier, verdict] = await Promise.all([
-      counter.classifier,
-      this.#verify(Array.isArray(header) ? header[0] : header, request.publicUrl, request.body),
-    ]);
+    const signature = Array.isArray(header) ? header[0] : header;
+    if (counter.loaded !== undefined) {
+      const verdict = this.#verifier.verifyNow(signature, request.publicUrl, request.body);
+      if (verdict !== undefined) return this.#classify(counter, slot, request, counter.loaded ?? undefined, verdict);
+    }
+    return Promise.all([counter.classifier, this.#verifier.verify(signature, request.publicUrl, request.body)]).then(
+      ([classifier, verdict]) => this.#classify(counter, slot, request, classifier, verdict),
+    );
+  }
+
+  /** Classifies a verified request into its slot; the status to answer. */
+  #classify(
+    counter: Counter,
+    slot: number,
+    request: CounterRequest,
+    classifier: Classifier | undefined,
+    verdict: Verdict,
+  ): number {
     let record: unknown;
     let status = 200;
     try {

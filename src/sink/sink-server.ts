@@ -389,7 +389,7 @@ export async function startSink(options: SinkOptions): Promise<Sink> {
   if (threads === 0) {
     const counting = new CounterHost({
       signatureHeader: options.signatureHeader,
-      verify: (signature, url, body) => verifier.verify(signature, url, body),
+      verifier,
       emit: deliver,
       problem,
     });
@@ -401,16 +401,25 @@ export async function startSink(options: SinkOptions): Promise<Sink> {
         const method = req.method ?? '';
         const match = matchSinkPath(path, base as SinkBase);
         const state = match === undefined ? undefined : counting.state(match.token);
+        if (match !== undefined && state === 'open') {
+          const status = counting.receive({ ...match, method, headers: req.headers, body, at });
+          if (typeof status === 'number') {
+            res.statusCode = status;
+            res.end(defaultAnswerBody);
+          } else {
+            status.then(
+              (later) => send(res, { status: later, headers: {}, body: defaultAnswerBody }),
+              () => send(res, { status: 500, headers: {}, body: '' }),
+            );
+          }
+          return;
+        }
         const replied =
-          match !== undefined && state === 'open'
-            ? counting
-                .receive({ ...match, method, headers: req.headers, body, at })
-                .then((status): Reply => ({ status, headers: {}, body: defaultAnswerBody }))
-            : state === 'closed'
-              ? Promise.resolve(noInbox).finally(() =>
-                  stray({ path: path.slice(0, 200), method, at: Math.floor(at), kind: 'late' }),
-                )
-              : answerInbox(path, method, req.headers, body, at);
+          state === 'closed'
+            ? Promise.resolve(noInbox).finally(() =>
+                stray({ path: path.slice(0, 200), method, at: Math.floor(at), kind: 'late' }),
+              )
+            : answerInbox(path, method, req.headers, body, at);
         replied.then(
           (reply) => send(res, reply),
           () => send(res, { status: 500, headers: {}, body: '' }),

@@ -151,6 +151,31 @@ export async function checkSignature(
   return check.ok ? { ok: true, key: check.key } : { ok: false, problem: check.problem };
 }
 
+/** The claims' verdict on `sub` and `body`, once the token itself verified. */
+function claimsCheck(payload: Record<string, unknown>, key: KeyName, url: string, body: Uint8Array): ClaimedCheck {
+  if (payload.sub !== url) return { ok: false, problem: `sub is ${JSON.stringify(payload.sub)}, not the URL called` };
+  const digest = createHash('sha256').update(body).digest('base64url');
+  if (typeof payload.body !== 'string' || payload.body.replace(/=+$/, '') !== digest) {
+    return { ok: false, problem: 'the body claim is not the SHA-256 of the body received' };
+  }
+  return { ok: true, key, claims: payload };
+}
+
+/**
+ * `checkSignatureClaims` without waiting, for the common case: the verdict when `quickClaims` decides
+ * the token (a plain HS256 token one key signed), undefined when jose must judge it.
+ */
+export function checkSignatureNow(
+  signature: string | undefined,
+  keys: SigningKeys,
+  url: string,
+  body: Uint8Array,
+): ClaimedCheck | undefined {
+  if (signature === undefined || signature === '') return { ok: false, problem: 'no signature header' };
+  const quick = quickClaims(signature, keys, undefined);
+  return quick === undefined ? undefined : claimsCheck(quick.claims, quick.key, url, body);
+}
+
 /** `checkSignature`, with the token's claims when it verified. */
 export async function checkSignatureClaims(
   signature: string | undefined,
@@ -181,10 +206,5 @@ export async function checkSignatureClaims(
     }
   }
   if (payload === undefined) return { ok: false, problem: neitherKeyProblem(failures) };
-  if (payload.sub !== url) return { ok: false, problem: `sub is ${JSON.stringify(payload.sub)}, not the URL called` };
-  const digest = createHash('sha256').update(body).digest('base64url');
-  if (typeof payload.body !== 'string' || payload.body.replace(/=+$/, '') !== digest) {
-    return { ok: false, problem: 'the body claim is not the SHA-256 of the body received' };
-  }
-  return { ok: true, key, claims: payload };
+  return claimsCheck(payload, key, url, body);
 }

@@ -88,7 +88,7 @@ const verifier = new SignatureVerifier(input.scheme, () =>
 );
 const host = new CounterHost({
   signatureHeader: input.signatureHeader,
-  verify: (signature, url, body) => verifier.verify(signature, url, body),
+  verifier,
   emit: (token, batch) => post({ type: 'batch', token, batch }),
   problem: (line) => post({ type: 'problem', line }),
 });
@@ -99,7 +99,13 @@ const server = createServer((req, res) => {
     const path = req.url ?? '/';
     const method = req.method ?? '';
     const match = matchSinkPath(path, base);
-    const counted = async (): Promise<boolean> => {
+    const failed = () => {
+      if (res.headersSent) return;
+      res.writeHead(500);
+      res.end();
+    };
+    /** Serves a counting inbox's request (at once when it can); false when the token is none of this thread's. */
+    const counted = (): boolean => {
       const state = match === undefined ? undefined : host.state(match.token);
       if (match === undefined || state === undefined) return false;
       if (state === 'closed') {
@@ -108,8 +114,16 @@ const server = createServer((req, res) => {
         res.end('no inbox');
         return true;
       }
-      res.statusCode = await host.receive({ ...match, method, headers: req.headers, body, at });
-      res.end('ok');
+      const status = host.receive({ ...match, method, headers: req.headers, body, at });
+      if (typeof status === 'number') {
+        res.statusCode = status;
+        res.end('ok');
+      } else {
+        status.then((later) => {
+          res.statusCode = later;
+          res.end('ok');
+        }, failed);
+      }
       return true;
     };
     const forward = async () => {
@@ -120,7 +134,7 @@ const server = createServer((req, res) => {
       }));
       if ('counter' in answer) {
         // Registered on the main thread, its message not yet read here: it is by now.
-        if (await counted()) return;
+        if (counted()) return;
         res.writeHead(404);
         res.end('no inbox');
         return;
@@ -133,13 +147,11 @@ const server = createServer((req, res) => {
       if (answer.delayMs) setTimeout(send, answer.delayMs).unref();
       else send();
     };
-    counted()
-      .then((done) => (done ? undefined : forward()))
-      .catch(() => {
-        if (res.headersSent) return;
-        res.writeHead(500);
-        res.end();
-      });
+    try {
+      if (!counted()) forward().catch(failed);
+    } catch {
+      failed();
+    }
   });
 });
 server.keepAliveTimeout = 5000;
