@@ -1,4 +1,8 @@
-/** What k6 cannot run, and why: one rule for the load command and the k6-operator manifest. */
+/**
+ * What k6 cannot run, and why: one rule for the load command and the k6-operator manifest. Only the
+ * SSE fan-out is left out: the messaging scenarios run on k6 (their publishers in k6, their sink in
+ * the harness), whatever their area.
+ */
 import type { Scenario } from '../../../protocol/scenario.ts';
 
 /** Why k6 cannot run a scenario, or undefined when it can. */

@@ -1,8 +1,10 @@
 /**
  * Runs inside k6, not Node: the scenario API (src/protocol/scenario.ts) mapped onto k6. Each
- * iteration builds the scenario's request, sends it with `k6/http` (the request's tags become k6
+ * iteration builds the scenario's request, sends it with `k6/http` to its area's base URL with that
+ * area's credentials and its `Svc-…` headers renamed into the dialect (the request's tags become k6
  * tags, so k6's thresholds select by them), and hands the answer to the scenario's `check`, whose
- * outcomes become k6 checks and whose tallies a k6 counter. The generated entry (k6-entry.ts) imports
+ * outcomes become k6 checks, whose tallies a k6 counter and whose marks (`accepted`) a k6 metric the
+ * harness's sink accounts from. The generated entry (k6-entry.ts) imports
  * this module and the scenario modules and exports what k6 looks for.
  *
  * Like scenarios/, this folder may import no Node module: biome enforces it.
