@@ -3,12 +3,12 @@
  * role, signatures verified with the current or next key (and keys read again after a rotation),
  * bounded waits that say how many arrived, strays and late requests counted, and the advertised URL.
  */
-import { createHash, createSecretKey } from 'node:crypto';
+import { createHash, createHmac, createSecretKey } from 'node:crypto';
 import { SignJWT } from 'jose';
 import { request } from 'undici';
 import { afterEach, describe, expect, test } from 'vitest';
 import { type Sink, type SinkOptions, SinkTimeout, startSink } from '../../src/sink/sink-server.ts';
-import { checkSignature } from '../../src/sink/sink-signature.ts';
+import { checkSignature, checkSignatureNow } from '../../src/sink/sink-signature.ts';
 
 let sink: Sink | undefined;
 let keys = { current: 'sig_current_key', next: 'sig_next_key' };
@@ -233,5 +233,52 @@ describe('the sink', () => {
     const local = inbox.url('dest').replace('https://tunnel.example', s.localUrl);
     await send(local, 'x', { 'svc-signature': await sign('sig_current_key', inbox.url('dest'), 'x') });
     expect(inbox.requests('dest')[0]?.signature).toEqual({ ok: true, key: 'current' });
+  });
+});
+
+describe('the quick HS256 path', () => {
+  const url = 'http://127.0.0.1:1/t/dest';
+  const body = Buffer.from('body');
+  /** A token with the header and claims given, signed with `key` by hand (jose refuses to make odd ones). */
+  function handMade(header: object, claims: object, key = 'sig_current_key'): string {
+    const part = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
+    const unsigned = `${part(header)}.${part(claims)}`;
+    return `${unsigned}.${createHmac('sha256', key).update(unsigned).digest('base64url')}`;
+  }
+  const now = Math.floor(Date.now() / 1000);
+  const digest = createHash('sha256').update(body).digest('base64url');
+  const good = { sub: url, body: digest, iat: now, exp: now + 300, jti: 'j' };
+
+  test('decides at once only a plain HS256 token a key signed, with claims jose accepts', () => {
+    expect(checkSignatureNow(handMade({ alg: 'HS256', typ: 'JWT' }, good), keys, url, body)).toMatchObject({
+      ok: true,
+      key: 'current',
+      claims: { jti: 'j' },
+    });
+    for (const token of [
+      handMade({ alg: 'HS256', crit: ['x'], x: 1 }, good),
+      handMade({ alg: 'none' }, good),
+      handMade({ alg: 'HS256' }, { ...good, exp: now - 600 }),
+      handMade({ alg: 'HS256' }, { ...good, nbf: now + 600 }),
+      handMade({ alg: 'HS256' }, { ...good, exp: 'tomorrow' }),
+      handMade({ alg: 'HS256' }, good, 'sig_other_key'),
+      `${handMade({ alg: 'HS256' }, good)}=`,
+    ]) {
+      expect(checkSignatureNow(token, keys, url, body)).toBeUndefined();
+    }
+  });
+
+  test('what it leaves to jose, jose refuses, with its reasons', async () => {
+    expect(await checkSignature(handMade({ alg: 'HS256', crit: ['x'], x: 1 }, good), keys, url, body)).toMatchObject({
+      ok: false,
+    });
+    expect(await checkSignature(handMade({ alg: 'HS256' }, { ...good, exp: now - 600 }), keys, url, body)).toEqual({
+      ok: false,
+      problem: 'the current key\'s signature matches, but: "exp" claim timestamp check failed',
+    });
+    expect(await checkSignature(handMade({ alg: 'HS256' }, good), keys, `${url}/x`, body)).toMatchObject({
+      ok: false,
+      problem: expect.stringContaining('sub is'),
+    });
   });
 });
