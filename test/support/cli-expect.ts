@@ -13,12 +13,14 @@ export function expectOneLine(run: CliRun, pattern: RegExp): void {
 
 /** A latency threshold: the one verdict a machine shared with other tests can push past its bound. */
 export const isLatencyThreshold = (threshold: { readonly expression: string }) =>
-  /^(http_req_duration|delivery_latency)\b/.test(threshold.expression);
+  /^(http_req_duration|delivery_latency|callback_latency|failure_callback_latency|waiter_latency|complete_latency)\b/.test(
+    threshold.expression,
+  );
 
 /**
  * A load run that completed: exit 0, or 99 when the only thresholds that failed are latency ones
- * (`http_req_duration`, `delivery_latency`), which a shared machine running other tests beside it
- * can push past a scenario's default bound. Counts, checks and error rates stay exact: the caller
+ * (`http_req_duration`, `delivery_latency` and the other messaging latencies), which a shared machine
+ * running other tests beside it can push past a scenario's default bound. Counts, checks and error rates stay exact: the caller
  * asserts them, and any other threshold failing fails here.
  */
 export function expectLoadCompleted(
