@@ -53,7 +53,6 @@ export async function startMessagingService(settings: AreaSettings): Promise<Sta
       fault,
       backoff: options.messaging?.retryBackoff ?? { kind: 'real' },
       warn,
-      thread: { redisUrl: settings.redisUrl, faults: settings.faults.names },
     });
     await dispatcher.start();
     const rateLimit = new RateLimit();

@@ -60,7 +60,6 @@ export class SigningKeyStore {
   /** The current key as an HMAC key object (made once per key, not per token). */
   #hmacKey: { readonly key: string; readonly object: KeyObject } | undefined;
   readonly #random = new RandomPool();
-  readonly #listeners: ((keys: SigningKeys) => void)[] = [];
 
   private constructor(redis: MessagingRedis, keys: SigningKeys, issuer: string) {
     this.#redis = redis;
@@ -80,21 +79,6 @@ export class SigningKeyStore {
     return this.#keys;
   }
 
-  /** The tokens' `iss`. */
-  get issuer(): string {
-    return this.#issuer;
-  }
-
-  /** Calls `listener` with the keys after every rotation (the delivery thread signs with its own copy). */
-  onRotate(listener: (keys: SigningKeys) => void): void {
-    this.#listeners.push(listener);
-  }
-
-  /** Takes keys rotated elsewhere (by the store on the thread that serves the API). */
-  use(keys: SigningKeys): void {
-    this.#keys = keys;
-  }
-
   async rotate(promote: boolean): Promise<SigningKeys> {
     const [current, next] = (await rotateScript.run(
       this.#redis,
@@ -102,7 +86,6 @@ export class SigningKeyStore {
       [newKey(), promote ? '1' : '0'],
     )) as string[];
     this.#keys = { current: String(current), next: String(next) };
-    for (const listener of this.#listeners) listener(this.#keys);
     return this.#keys;
   }
 
