@@ -69,7 +69,12 @@ function messagingLines(messaging: MessagingAccounting): string[] {
   ]
     .map((text) => `, ${text}`)
     .join('');
-  lines.push(`  ${messaging.accepted} accepted; waited ${messaging.waitedS.toFixed(1)} s after the load${strays}`);
+  const complete = messaging.complete?.latencyMs;
+  const whole =
+    complete && complete.count > 0 ? `; send → last arrival p50 ${complete.p50} ms, p99 ${complete.p99} ms` : '';
+  lines.push(
+    `  ${messaging.accepted} accepted; waited ${messaging.waitedS.toFixed(1)} s after the load${strays}${whole}`,
+  );
   return lines;
 }
 

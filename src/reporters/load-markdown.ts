@@ -69,8 +69,11 @@ function messagingLines(scenarios: readonly ScenarioResult[]): string[] {
     const messaging = scenario.accounting.messaging;
     if (!messaging) return [];
     const { signatures } = messaging;
+    const complete = messaging.complete?.latencyMs;
+    const whole =
+      complete && complete.count > 0 ? `; send → last arrival p50 ${complete.p50} ms, p99 ${complete.p99} ms` : '';
     return [
-      `- \`${scenario.name}\`: ${messaging.accepted} accepted; waited ${messaging.waitedS.toFixed(1)} s after the load; strays (requests to no open inbox) ${messaging.strays}; unclassified ${messaging.unclassified}; signatures ${signatures.verified} verified, ${signatures.failed} failed, ${signatures.unchecked} not checked, ${signatures.replays} replayed`,
+      `- \`${scenario.name}\`: ${messaging.accepted} accepted; waited ${messaging.waitedS.toFixed(1)} s after the load; strays (requests to no open inbox) ${messaging.strays}; unclassified ${messaging.unclassified}; signatures ${signatures.verified} verified, ${signatures.failed} failed, ${signatures.unchecked} not checked, ${signatures.replays} replayed${whole}`,
     ];
   });
   return [

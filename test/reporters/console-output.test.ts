@@ -98,6 +98,9 @@ describe('console output', () => {
     );
     expect(callbacks.find((line) => line.startsWith('  failure callbacks:'))).toContain('1 bad signatures');
     expect(callbacks.find((line) => line.startsWith('  callbacks:'))).toContain(', 1 lost,');
+    expect(callbacks.at(-1)).toMatch(
+      / accepted; waited 0\.4 s after the load; send → last arrival p50 [\d.]+ ms, p99 [\d.]+ ms$/,
+    );
   });
 
   test('a target that could not be used shows one line, not one per case', () => {

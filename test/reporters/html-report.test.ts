@@ -200,6 +200,7 @@ describe('renderHtmlReport', () => {
       'publish → delivery',
       'delivery → callback',
       'publish → failure callback',
+      'send → last arrival (complete)',
     ]);
     // The failure callbacks are few: their curve stops where their count stops resolving.
     expect(streams.series[2]?.values.at(-1)).toBeNull();

@@ -334,7 +334,7 @@ function callbackScenario(): ScenarioResult {
       { stream: 'callback', expected: [{ tags: {}, count: accepted - failing }], lost: { 0: 1 }, medianMs: 6 },
       { stream: 'failureCallback', expected: [{ tags: {}, count: failing }], badSignatures: 1, medianMs: 40 },
     ],
-    { accepted, seconds, seed: next },
+    { accepted, seconds, seed: next, completeMedianMs: 60 },
   );
   return scenario(
     {

@@ -116,6 +116,8 @@ export function sampleMessaging(
     readonly seconds: number;
     readonly seed: () => number;
     readonly strays?: number;
+    /** Median send → last arrival of an iteration, ms: a `complete` histogram of `accepted` samples. */
+    readonly completeMedianMs?: number;
   },
 ): MessagingAccounting {
   const series: ArrivalSeriesPoint[] = [];
@@ -126,8 +128,18 @@ export function sampleMessaging(
     0,
   );
   const bad = Object.values(streams).reduce((sum, item) => sum + item.badSignatures, 0);
+  let complete: MessagingAccounting['complete'];
+  if (options.completeMedianMs !== undefined) {
+    const histogram = newHistogram();
+    for (let index = 0; index < options.accepted; index++) {
+      recordMs(histogram, options.completeMedianMs * (0.8 + 0.4 * options.seed()));
+    }
+    complete = { latencyMs: summarize(histogram), histogram: encodeHistogram(histogram) };
+    histogram.destroy();
+  }
   return {
     ...streams,
+    ...(complete && { complete }),
     series,
     accepted: options.accepted,
     waitedS: 0.4,

@@ -58,21 +58,28 @@ export function arrivalTimelineChart(scenario: ScenarioResult, key: string): Cha
   };
 }
 
-/** Each stream's latency by percentile (publish → delivery, delivery → callback, …), from its histogram. */
+/** Each stream's latency by percentile (publish → delivery, delivery → callback, …) and `complete`'s, from their histograms. */
 export function streamLatencyChart(scenario: ScenarioResult, key: string): ChartSpec | undefined {
   const messaging = scenario.accounting.messaging;
   if (!messaging) return undefined;
-  const streams = messagingStreams(messaging);
-  const most = Math.max(0, ...streams.map((stream) => stream.accounting.latencyMs.count));
-  const percentiles = percentilesFor(most);
+  // Each stream, then `complete`: an iteration's send → the last arrival it caused (every waiter of a notify).
+  const curves = messagingStreams(messaging).map((stream) => ({
+    label: stream.latency,
+    count: stream.accounting.latencyMs.count,
+    histogram: stream.accounting.histogram,
+  }));
+  if (messaging.complete) {
+    const { latencyMs, histogram } = messaging.complete;
+    curves.push({ label: 'send → last arrival (complete)', count: latencyMs.count, histogram });
+  }
+  const percentiles = percentilesFor(Math.max(0, ...curves.map((curve) => curve.count)));
   const series: ChartSeries[] = [];
-  streams.forEach((stream, index) => {
-    // A stream with fewer samples is drawn where its count resolves, null beyond.
-    const own = percentilesFor(stream.accounting.latencyMs.count);
-    const values = percentileCurve(stream.accounting.histogram, own);
+  curves.forEach((curve, index) => {
+    // A curve with fewer samples is drawn where its count resolves, null beyond.
+    const values = percentileCurve(curve.histogram, percentilesFor(curve.count));
     if (!values) return;
     series.push({
-      label: stream.latency,
+      label: curve.label,
       values: percentiles.map((_, at) => values[at] ?? null),
       axis: 'y',
       color: colorAt(index),

@@ -38,7 +38,11 @@ export function messagingTable(t: Text, messaging: MessagingAccounting): string 
     ]),
   ]);
   if (rows.length === 0) return '';
-  const { signatures } = messaging;
+  const { signatures, complete } = messaging;
+  const whole =
+    complete && complete.latencyMs.count > 0
+      ? ` · send → last arrival p50 ${formatMs(complete.latencyMs.p50)} ms, p99 ${formatMs(complete.latencyMs.p99)} ms`
+      : '';
   return [
     table(
       'messaging accounting',
@@ -56,6 +60,6 @@ export function messagingTable(t: Text, messaging: MessagingAccounting): string 
       ],
       rows,
     ),
-    `<p class="quiet messaging-facts">${messaging.accepted} accepted · waited ${messaging.waitedS.toFixed(1)} s after the load · strays (requests to no open inbox) ${messaging.strays} · unclassified ${messaging.unclassified} · signatures ${signatures.verified} verified, ${signatures.failed} failed, ${signatures.unchecked} not checked, ${signatures.replays} replayed</p>`,
+    `<p class="quiet messaging-facts">${messaging.accepted} accepted · waited ${messaging.waitedS.toFixed(1)} s after the load · strays (requests to no open inbox) ${messaging.strays} · unclassified ${messaging.unclassified} · signatures ${signatures.verified} verified, ${signatures.failed} failed, ${signatures.unchecked} not checked, ${signatures.replays} replayed${whole}</p>`,
   ].join('\n');
 }
