@@ -6,7 +6,8 @@
  * Then the bundle runs on the real k6 as a runner pod would, against the embedded reference: its own
  * setup creates the URL group under `sink.url` with the runner's token, the publishes are accepted,
  * and the target delivers every message to the sink's URL, where no harness inbox awaits them (what
- * the README says: only a `load` run's sink accounts for them, and answers 2xx only for its own).
+ * the README says: only a `load` run's sink accounts for them, and answers 2xx only for its own), and
+ * `k6 merge` of the runner's output has no accounting: its `messages_lost` threshold fails as no data.
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -16,6 +17,7 @@ import { parseAllDocuments } from 'yaml';
 import { findK6, type K6Binary } from '../../../../src/engines/load/k6/k6-binary.ts';
 import { k6Manifest, type ManifestOptions, scriptFile } from '../../../../src/engines/load/k6/k6-manifest.ts';
 import { readK6Outputs } from '../../../../src/engines/load/k6/k6-output.ts';
+import { mergeK6Outputs } from '../../../../src/engines/load/k6/merge-outputs.ts';
 import { parseLoadSettings } from '../../../../src/engines/load/load-settings.ts';
 import { mergeParts } from '../../../../src/engines/load/recorder.ts';
 import { startTargetSink } from '../../../../src/engines/sink/start-target-sink.ts';
@@ -175,6 +177,17 @@ describe('a messaging bundle on the real k6, as a runner pod runs it', () => {
       const counts = perEndpoint();
       expect([...counts.keys()].sort()).toEqual(['e0', 'e1', 'e2', 'e3', 'e4', 'e5', 'e6', 'e7']);
       for (const [endpoint, count] of counts) expect(count, endpoint).toBeGreaterThanOrEqual(20);
+
+      // k6 merge has the publishers' side only: no accounting, so the gate on nothing lost has no data and fails.
+      const mergedRun = await mergeK6Outputs({ files: [output], reportDir: join(dir, 'merged') });
+      const [scenario] = mergedRun.scenarios;
+      expect(scenario?.requests).toMatchObject({ sent: 20, completed: 20 });
+      expect(scenario?.accounting.messaging).toBeUndefined();
+      expect(scenario?.thresholds.find((threshold) => threshold.metric === 'messages_lost')).toMatchObject({
+        ok: false,
+        value: null,
+      });
+      expect(mergedRun.exitCode).toBe(99);
     } finally {
       await sink.close();
     }
