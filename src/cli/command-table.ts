@@ -253,6 +253,11 @@ export const commandTable = {
         description: 'Where report.json, junit.xml, summary.md and index.html go',
         default: 'reports/<timestamp>/',
       },
+      // The messaging scenarios' sink (a case's wait is conformance's alone).
+      'sink-host': sinkOptions['sink-host'],
+      'sink-port': sinkOptions['sink-port'],
+      'sink-url': sinkOptions['sink-url'],
+      'sink-threads': sinkOptions['sink-threads'],
       reporter: reporterOption,
     },
     load: () => import('./commands/load.ts'),

@@ -68,6 +68,16 @@ describe('load: bad input gives one line, exit 2, and starts nothing', () => {
       line: /--duration/,
     },
     {
+      name: 'a sink URL with a query',
+      args: ['publish-fanout', '--sink-url', 'http://127.0.0.1:9/sink?x=1'],
+      line: /--sink-url takes a base URL/,
+    },
+    {
+      name: 'a messaging threshold on a stream that does not exist',
+      args: ['publish-fanout', '--threshold', 'messages_lost{stream:deliveries}:count==0'],
+      line: /unknown stream deliveries; streams: delivery, callback, failureCallback, waiter/,
+    },
+    {
       name: 'a rate with the closed model',
       args: ['command', '--model', 'closed', '--rate', '5'],
       line: /closed model has no arrival rate/,

@@ -5,12 +5,14 @@ import { createReporters, type ReporterName } from '../../reporters/registry.ts'
 import { withInterrupts } from '../interrupts.ts';
 import { settingValues } from '../load-flags.ts';
 import type { ParsedValues } from '../parsed-values.ts';
+import { sinkSettings } from '../sink-flags.ts';
 import { targetChoice } from '../target-flags.ts';
 
 export async function run(values: ParsedValues): Promise<number> {
   const settings = parseLoadSettings(settingValues(values));
   const reporters = createReporters(values.reporter as ReporterName[] | undefined);
   const targets = targetChoice('load', values);
+  const sink = sinkSettings(values);
   const result = await withInterrupts((signal) =>
     runLoad({
       scenarios: (values._ as string[] | undefined) ?? [],
@@ -18,6 +20,7 @@ export async function run(values: ParsedValues): Promise<number> {
       ...(targets.environment && { environmentTarget: targets.environment }),
       settings,
       thresholds: (values.threshold as string[] | undefined) ?? [],
+      ...(sink && { sink }),
       ...(typeof values['report-dir'] === 'string' && { reportDir: values['report-dir'] }),
       signal,
       reporters,
