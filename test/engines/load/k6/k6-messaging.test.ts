@@ -8,6 +8,7 @@
  * callback-throughput: deliveries, callbacks and failure callbacks each accounted exactly, every
  * signature verified. notify-fanout: every waiter of every notify. k6 sends the node engine's count
  * of arrivals (rate × duration), not the one more its arrival-rate executor starts at the end.
+ * Interrupted, k6 stops and what arrived is accounted at once, without waiting out the grace.
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -105,7 +106,14 @@ async function startFake(dropEvery: number, doubleEvery: number): Promise<Fake> 
 }
 
 /** The scenario on k6, 2 segments, with the run's sink; thresholds as the scenario has them. */
-async function onK6(name: string, sink: Sink, rate: number, durationS: number, seed = 1): Promise<ScenarioResult> {
+async function onK6(
+  name: string,
+  sink: Sink,
+  rate: number,
+  durationS: number,
+  seed = 1,
+  signal = new AbortController().signal,
+): Promise<ScenarioResult> {
   const file = scenarioFile(name);
   const scenario = await loadScenario(file);
   const target = messagingLoadTarget(reference.target);
@@ -124,7 +132,7 @@ async function onK6(name: string, sink: Sink, rate: number, durationS: number, s
     thresholds: parseThresholds(scenario.thresholds, 'scenario'),
     target,
     runId: 'k6msg',
-    signal: new AbortController().signal,
+    signal,
     progress: () => {},
     sink,
   };
@@ -286,6 +294,29 @@ describe('messaging scenarios on k6, the sink in the harness', () => {
       expect(waiters.expected).toBe(notified * 100);
       expect(messaging?.complete?.latencyMs.count).toBe(notified);
     } finally {
+      await sink.close();
+    }
+  });
+
+  test('interrupted: k6 stops, what arrived is accounted at once, without waiting out the grace', {
+    timeout: 60_000,
+  }, async () => {
+    const sink = await startTargetSink({ target: reference.target, defaultThreads: 1 });
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort('SIGINT'), 4000);
+    const started = Date.now();
+    try {
+      const result = await onK6('publish-fanout', sink, 20, 30, 1, controller.signal);
+      // 30 s planned; stopped after 4 s, and no 30 s grace for what the cut-short publishes would cause.
+      expect(Date.now() - started).toBeLessThan(25_000);
+      expect(result.problem).toContain('interrupted');
+      const messaging = result.accounting.messaging;
+      expect(messaging?.accepted).toBeGreaterThan(0);
+      expect(messaging?.accepted).toBeLessThan(600);
+      expect(messaging?.delivery?.expected).toBe((messaging?.accepted ?? 0) * 8);
+      expect(messaging?.waitedS).toBeLessThan(5);
+    } finally {
+      clearTimeout(timer);
       await sink.close();
     }
   });
