@@ -45,7 +45,8 @@ type SetupRequest = Parameters<ScenarioContext['send']>[0];
 
 /**
  * Sends every request, `parallel` at a time, each again after a pause while the target answers 429
- * (the plan's requests per second); resolves with the answers in order. A request still refused
+ * (the plan's requests per second); resolves with the answers in order, a rate window after the
+ * last 429 when there was one. A request still refused
  * after `attempts`, or any other error, rejects: setup fails with the line.
  */
 export async function sendAll(
@@ -57,6 +58,7 @@ export async function sendAll(
 ): Promise<ScenarioAnswer[]> {
   const answers: ScenarioAnswer[] = new Array(requests.length);
   let next = 0;
+  let throttled = false;
   const worker = async () => {
     while (next < requests.length) {
       const at = next++;
@@ -64,7 +66,8 @@ export async function sendAll(
       for (let attempt = 1; ; attempt++) {
         const answer = await context.send(request);
         if (answer.status === 429 && attempt < attempts) {
-          await new Promise((resolve) => setTimeout(resolve, 200));
+          throttled = true;
+          await pause(200);
           continue;
         }
         if (answer.status < 200 || answer.status >= 300) {
@@ -76,5 +79,12 @@ export async function sendAll(
     }
   };
   await Promise.all(Array.from({ length: Math.min(parallel, requests.length) }, worker));
+  // The plan's rate was reached: let its window pass, or the load's first requests would be refused.
+  if (throttled) await pause(rateWindowMs);
   return answers;
 }
+
+/** The plan's rate is per second (spec "Errors": 429); a little more than one window. */
+const rateWindowMs = 1100;
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -4,7 +4,8 @@
  * (upstash dialect, so the scenarios' `Svc-` headers must be renamed to reach it) delivers to a
  * real HTTP proxy named as the target's `sink.url`; the proxy answers every 40th delivery 200 itself
  * without forwarding it (the message is lost to the sink, delivered as far as the target knows) and
- * forwards every 55th twice (a duplicate, with the same signature: a replay). The report must show
+ * forwards every 55th twice (a duplicate, with the same signature: a replay); waiters' requests
+ * likewise. The report must show
  * those counts and no others; the default thresholds fail on the lost ones (exit 99).
  */
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -34,7 +35,10 @@ function bodyOf(req: IncomingMessage): Promise<Buffer> {
   });
 }
 
-/** What the proxy did to deliveries to destinations that answer 2xx (a failing one is left alone). */
+/**
+ * What the proxy did to deliveries to destinations that answer 2xx (a failing one is left alone) and
+ * to waiters' requests.
+ */
 interface ProxyCounts {
   deliveries: number;
   dropped: number;
@@ -48,7 +52,7 @@ async function startProxy(sinkUrl: string) {
       const body = await bodyOf(req);
       const path = req.url ?? '/';
       const [, , role, rest = ''] = /^\/([^/]+)\/([^/]+)(.*)$/.exec(path) ?? [];
-      const counted = role === 'dest' && !rest.startsWith('/fail/');
+      const counted = (role === 'dest' && !rest.startsWith('/fail/')) || role === 'waiter';
       const n = counted ? ++counts.deliveries : 0;
       if (counted && n % 40 === 0) {
         counts.dropped++;
@@ -102,7 +106,7 @@ beforeAll(async () => {
   const scenarios = join(dir, 'scenarios');
   await rm(scenarios, { recursive: true, force: true });
   await mkdir(scenarios);
-  for (const name of ['publish-fanout', 'callback-throughput']) {
+  for (const name of ['publish-fanout', 'callback-throughput', 'notify-fanout']) {
     const original = pathToFileURL(join(import.meta.dirname, '../../../scenarios', `${name}.ts`)).href;
     await writeFile(
       join(scenarios, `${name}.ts`),
@@ -194,5 +198,24 @@ describe('the sink behind a proxy that drops every 40th delivery and doubles eve
       ok: false,
       value: dropped,
     });
+  }, 90_000);
+
+  test('notify-fanout: 1,000 waiter requests show exactly 25 lost and 16 duplicated', async () => {
+    const { result, messaging } = await loadThroughProxy('notify-fanout', '2');
+    expect(result.requests).toMatchObject({ sent: 10, completed: 10, failed: 0 });
+    expect(messaging.accepted).toBe(10);
+    // Every 55th doubled, except the 440th and 880th, which the 40-rule dropped first.
+    expect(proxy.counts).toEqual({ deliveries: 1000, dropped: 25, doubled: 16 });
+    expect(messaging.waiters).toMatchObject({
+      expected: 1000,
+      received: 975,
+      lost: 25,
+      duplicated: 16,
+      unexpected: 0,
+      badSignatures: 0,
+    });
+    expect(messaging.signatures).toMatchObject({ failed: 0, unchecked: 0, replays: 16 });
+    // A round is complete only when all 100 of its waiters arrived: the lost ones leave some incomplete.
+    expect(messaging.complete?.latencyMs.count).toBeLessThan(10);
   }, 90_000);
 });
