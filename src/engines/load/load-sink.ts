@@ -7,18 +7,25 @@
  */
 import type { Sink } from '../../sink/sink-server.ts';
 import type { SinkSettings, Target } from '../../target/target.ts';
-import { loadSinkThreads, startTargetSink } from '../sink/start-target-sink.ts';
+import { loadSinkThreads, sinkSettingsOf, startTargetSink } from '../sink/start-target-sink.ts';
 
 const loopbackHosts = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
 
-/** Why the target's messaging scenarios cannot run, or undefined when they can. */
+/**
+ * Why the target's messaging scenarios cannot run, or undefined when they can: a messaging area, and
+ * a sink it can call, which is one with a URL or a host of its own (the target file's `sink`, the
+ * flags), or any sink when the messaging area is on loopback too.
+ */
 export function sinkLacking(target: Target, flags?: SinkSettings): string | undefined {
   if (!target.messaging) return 'the target has no messaging area, which the scenario loads';
-  if (target.sink !== undefined || flags !== undefined) return undefined;
+  const settings = sinkSettingsOf(target, flags);
+  if (settings.url !== undefined || (settings.host !== undefined && !loopbackHosts.has(settings.host))) {
+    return undefined;
+  }
   const host = new URL(target.messaging.url).hostname;
   return loopbackHosts.has(host)
     ? undefined
-    : `the target has no sink (sink.url in the target file): its messaging area at ${host} cannot call back a sink on loopback`;
+    : `the target has no sink (sink.url in the target file, or --sink-url): its messaging area at ${host} cannot call back a sink on loopback`;
 }
 
 /** `flags`: the command line's `--sink-*`, over the target file's `sink`. */

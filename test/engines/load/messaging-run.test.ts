@@ -67,8 +67,18 @@ describe('left out with a reason', () => {
     });
     expect(run.scenarios).toEqual([]);
     expect(run.problems).toEqual([
-      'callback-throughput: the target has no sink (sink.url in the target file): its messaging area at messaging.example.test cannot call back a sink on loopback',
+      'callback-throughput: the target has no sink (sink.url in the target file, or --sink-url): its messaging area at messaging.example.test cannot call back a sink on loopback',
     ]);
+    // Sink settings that name no URL or host of their own do not make a loopback sink reachable.
+    const threadsOnly = await runLoad({
+      scenarios: ['callback-throughput'],
+      target,
+      settings,
+      sink: { threads: 2 },
+      reporters: [],
+      reportDir: join(dir, 'remote-threads'),
+    });
+    expect(threadsOnly.problems).toHaveLength(1);
   });
 });
 
