@@ -1,7 +1,9 @@
 /**
  * One delivery attempt over HTTP (undici): the destination's status, headers and body, read up to a
  * limit (the plan's maximum message size, which callback bodies may not exceed), or why nothing came
- * back: a refused connection, a timeout, a reset. The per-attempt timeout covers the whole exchange.
+ * back: a refused connection, a timeout, a reset. The per-attempt timeout covers the whole exchange
+ * from when the request is written (undici's onRequestStart): a new connection's set-up, or a wait
+ * for a free one, is not the destination's time; the same timeout bounds that wait too.
  *
  * The attempt goes through undici's dispatch API with a handler of callbacks (as the load engine's
  * exchange.ts does), not `request()`: no body stream, no AbortSignal (an AbortSignal.timeout per
@@ -83,6 +85,7 @@ export class Deliverer {
             onRequestStart(started) {
               controller = started;
               if (timedOut) started.abort(new Error(`timeout after ${req.timeoutMs} ms`));
+              else timer.refresh();
             },
             onResponseStart(_controller, statusCode, headers) {
               status = statusCode;

@@ -68,6 +68,8 @@ export class Dispatcher {
    */
   readonly #held = new Map<string, StoredMessage[]>();
   #heldCount = 0;
+  #starting = false;
+  #startAgain = false;
   #stopped = false;
   #wake: (() => void) | undefined;
   #loop: Promise<void> | undefined;
@@ -160,25 +162,49 @@ export class Dispatcher {
     this.#startHeld();
   }
 
+  /**
+   * Starts held messages while their endpoint and the plan have room. Re-entrant calls (an attempt
+   * that ends before its first await releases its slot at once) only ask the running call to look
+   * again, so no call works on counts another one changed under it.
+   */
   #startHeld(): void {
     if (this.#stopped) return;
+    if (this.#starting) {
+      this.#startAgain = true;
+      return;
+    }
+    this.#starting = true;
+    try {
+      do {
+        this.#startAgain = false;
+        this.#startRound();
+      } while (this.#startAgain && !this.#stopped);
+    } finally {
+      this.#starting = false;
+    }
+  }
+
+  #startRound(): void {
     const account = this.#parts.account.cached.account;
     const perEndpoint = this.#parts.fault('parallelism-unlimited') ? Number.POSITIVE_INFINITY : account.max_parallelism;
     const global = account.max_global_parallelism;
     for (const [endpoint, line] of this.#held) {
       if (this.#onWire >= global) return;
-      let busy = this.#perEndpoint.get(endpoint) ?? 0;
-      if (busy >= perEndpoint) continue;
-      while (line.length > 0 && busy < perEndpoint && this.#onWire < global) {
+      if ((this.#perEndpoint.get(endpoint) ?? 0) >= perEndpoint) continue;
+      while (line.length > 0 && (this.#perEndpoint.get(endpoint) ?? 0) < perEndpoint && this.#onWire < global) {
         const message = line.shift() as StoredMessage;
         this.#heldCount--;
-        busy++;
-        this.#perEndpoint.set(endpoint, busy);
+        this.#perEndpoint.set(endpoint, (this.#perEndpoint.get(endpoint) ?? 0) + 1);
         this.#onWire++;
-        const attempt = this.#attempt(message, endpoint).finally(() => this.#running.delete(attempt));
+        const attempt = this.#attempt(message, endpoint)
+          .catch((error: unknown) =>
+            this.#parts.warn(`messaging: an attempt failed: ${error instanceof Error ? error.message : String(error)}`),
+          )
+          .finally(() => this.#running.delete(attempt));
         this.#running.add(attempt);
       }
-      // Take turns: an endpoint that started something waits behind the others next time.
+      // Take turns: an endpoint that started something waits behind the others next time (a line
+      // put back is visited again in this loop only to find its endpoint or the plan full).
       this.#held.delete(endpoint);
       if (line.length > 0) this.#held.set(endpoint, line);
     }
