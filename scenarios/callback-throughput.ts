@@ -1,17 +1,29 @@
 /**
  * callback-throughput: publishes to sink destinations with `Svc-Callback` and `Svc-Failure-Callback`,
- * a seeded 5 % of them to a destination that answers 500, with one retry. Every delivery is keyed by
- * its message and attempt (`<i>#<retried>`), every callback by the attempt it reports on (read from
- * its body: `sourceBody` and `retried`), every failure callback by its message. A message that
- * succeeds causes one delivery and one callback; one that fails causes a delivery and a callback per
- * attempt, then a failure callback. The engine accounts for the three streams and measures publish →
- * delivery, delivery → callback and publish → failure callback.
+ * a share of them (5 % unless `--param fail-share=S`) to a destination that answers 500, with one
+ * retry. The share is exact, not drawn: iteration i fails when ⌊(i+1)·S⌋ > ⌊i·S⌋, so exactly ⌊n·S⌋ of
+ * the first n fail, spread evenly, on every seed. Every delivery is keyed by its message and attempt
+ * (`<i>#<retried>`), every callback by the attempt it reports on (read from its body: `sourceBody`
+ * and `retried`), every failure callback by its message. A message that succeeds causes one delivery
+ * and one callback; one that fails causes a delivery and a callback per attempt, then a failure
+ * callback. The engine accounts for the three streams and measures publish → delivery, delivery →
+ * callback and publish → failure callback.
  */
 import { isOk, readSentBase64, readSentBody, sentBody } from '../src/protocol/messaging-load.ts';
-import { defineScenario, parseJson, seededRandom } from '../src/protocol/scenario.ts';
+import { defineScenario, paramValues, parseJson, type ScenarioParam } from '../src/protocol/scenario.ts';
 
-/** The share of messages whose destination answers 500 (the issue's default). */
-const failShare = 0.05;
+/** The share counted in millionths: whole numbers, so ⌊i·S⌋ is exact for every i a run reaches. */
+const perMillion = 1_000_000;
+
+const params = {
+  'fail-share': {
+    description: 'share of messages whose destination answers 500 (exact: ⌊n·S⌋ of the first n), to a millionth',
+    default: 0.05,
+    min: 0,
+    max: 1,
+  },
+} as const satisfies Record<string, ScenarioParam>;
+
 /** Retries of each message: a failing one is attempted twice, then reported by its failure callback. */
 const retries = 1;
 
@@ -19,17 +31,21 @@ const tagsOk = { destination: 'ok' };
 const tagsFail = { destination: 'fail' };
 
 interface State {
-  readonly seed: number;
-  readonly failShare: number;
+  /** The failing share in millionths. */
+  readonly failPerMillion: number;
   readonly retries: number;
   readonly ok: string;
   readonly fail: string;
   readonly headers: Readonly<Record<string, string>>;
 }
 
-/** Whether iteration `index`'s destination fails: seeded, so the sink's threads agree with the publisher. */
+/**
+ * Whether iteration `index`'s destination fails: a pure function of the index, so the sink's threads
+ * agree with the publishers (k6 VUs, worker threads) without talking to them.
+ */
 function failing(state: State, index: number): boolean {
-  return seededRandom((state.seed ^ Math.imul(index + 1, 0x9e3779b1)) >>> 0)() < state.failShare;
+  const share = state.failPerMillion;
+  return Math.floor(((index + 1) * share) / perMillion) > Math.floor((index * share) / perMillion);
 }
 
 /** The value of a header whose name ends with `suffix` (the dialect's prefix is the target's). */
@@ -43,9 +59,10 @@ const attempts = (state: State, index: number) =>
 
 export default defineScenario<State, number>({
   name: 'callback-throughput',
-  title: `Callback throughput: publishes with callbacks and failure callbacks, ${failShare * 100} % of destinations failing`,
+  title: 'Callback throughput: publishes with callbacks and failure callbacks, a share of destinations (5 %) failing',
   area: 'messaging',
   defaults: { rate: 20, durationS: 5, batch: [1], valueSize: [0] },
+  params,
   thresholds: [
     'http_req_failed: rate<0.01',
     'messages_lost: count==0',
@@ -56,8 +73,7 @@ export default defineScenario<State, number>({
     const sink = context.sink;
     if (sink === undefined) throw new Error('callback-throughput needs the sink');
     return {
-      seed: context.options.seed,
-      failShare,
+      failPerMillion: Math.round(paramValues(params, context.options)['fail-share'] * perMillion),
       retries,
       ok: sink.url('dest', '/ok/'),
       fail: sink.url('dest', '/fail/'),

@@ -1,17 +1,26 @@
 /**
- * notify-fanout: W waiters (100) on one event id per round, then one notify per round at a rate.
- * Setup creates every round's waiters (`POST /v2/wait/{eventId}`, the real service's operation; the
- * spec documents notify), each calling the sink at `/<round>/<w>`; each iteration notifies its round
- * with its send time in the event data, which every waiter's request carries back. The engine
- * accounts for every waiter of every accepted notify and measures notify → each waiter's request
- * and notify → the last of them (`complete_latency`). Waiters of rounds never notified (an
- * interrupted run) expire after the run's duration plus two minutes, calling nothing.
+ * notify-fanout: W waiters (100 unless `--param waiters=N`) on one event id per round, then one notify
+ * per round at a rate. Setup creates every round's waiters (`POST /v2/wait/{eventId}`, the real
+ * service's operation; the spec documents notify), each calling the sink at `/<round>/<w>`; each
+ * iteration notifies its round with its send time in the event data, which every waiter's request
+ * carries back. The engine accounts for every waiter of every accepted notify and measures notify →
+ * each waiter's request and notify → the last of them (`complete_latency`). Waiters of rounds never
+ * notified (an interrupted run) expire after the run's duration plus two minutes, calling nothing.
+ * Rounds are prepared for the open model's planned notifies, so the closed model (no planned count,
+ * as many notifies as the target answers) is refused.
  */
 import { isOk, readSentBody, sendAll, sentBody } from '../src/protocol/messaging-load.ts';
-import { defineScenario, parseJson } from '../src/protocol/scenario.ts';
+import { defineScenario, paramValues, parseJson, type ScenarioParam } from '../src/protocol/scenario.ts';
 
-/** Waiters per event (the issue's W). */
-const waiterCount = 100;
+const params = {
+  waiters: {
+    description: 'waiters per event id, each notified by one notify (setup creates waiters × rate × duration)',
+    default: 100,
+    integer: true,
+    min: 1,
+    max: 10_000,
+  },
+} as const satisfies Record<string, ScenarioParam>;
 
 const noTags = {};
 
@@ -24,9 +33,12 @@ interface State {
 
 export default defineScenario<State, number>({
   name: 'notify-fanout',
-  title: `Notify fan-out: ${waiterCount} waiters per event, notifies at a rate, every waiter accounted`,
+  title: 'Notify fan-out: waiters per event (100 by default), notifies at a rate, every waiter accounted',
   area: 'messaging',
   defaults: { rate: 2, durationS: 5, batch: [1], valueSize: [0] },
+  params,
+  needsOpenModel:
+    'setup creates the waiters of every notify the plan sends, and the closed model has no plan (it would notify rounds that have none)',
   thresholds: [
     'http_req_failed: rate<0.01',
     'messages_lost: count==0',
@@ -40,6 +52,7 @@ export default defineScenario<State, number>({
     const rounds = Math.max(1, Math.ceil(context.options.rate * context.options.durationS));
     const eventPrefix = `${context.prefix}:event:`;
     const timeout = `${Math.ceil(context.options.durationS) + 120}s`;
+    const waiterCount = paramValues(params, context.options).waiters;
     const requests = [];
     for (let round = 0; round < rounds; round++) {
       for (let waiter = 0; waiter < waiterCount; waiter++) {

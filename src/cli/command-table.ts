@@ -83,6 +83,12 @@ const loadOptions = {
     default: '1',
   },
   timeout: { type: 'string', description: 'Timeout of every request and stream wait', default: '10s' },
+  param: {
+    type: 'string',
+    multiple: true,
+    description:
+      'A scenario parameter NAME=NUMBER (endpoints=4, fail-share=0.1, waiters=20; `load --list` shows each scenario’s, with bounds and default), for every scenario of the run that declares it. Not k6’s -e KEY=VALUE: a scenario declares its parameters as bounded numbers, so a typo or a value out of bounds is refused before anything starts, and the value reaches k6 VUs and the sink’s threads in the scenario’s state',
+  },
   threshold: {
     type: 'string',
     multiple: true,
@@ -239,9 +245,14 @@ export const commandTable = {
     positionals: {
       name: 'scenario',
       description:
-        'Scenarios to run (default: all): command, pipeline, transaction, kv-fanout, publish-fanout, callback-throughput, notify-fanout',
+        'Scenarios to run (default: all): command, pipeline, transaction, kv-fanout, publish-fanout, callback-throughput, notify-fanout (--list shows each with its parameters)',
     },
     options: {
+      list: {
+        type: 'boolean',
+        description:
+          'Print the scenarios (those named, else all) with their area, defaults and parameters (--param NAME=NUMBER), and exit',
+      },
       target: {
         type: 'string',
         description: 'Target file',
@@ -271,6 +282,7 @@ export const commandTable = {
         default: 'the SVC_* variables’ target, else start the embedded reference',
       },
       duration: { type: 'string', description: 'How long each load scenario runs', default: '3s' },
+      param: loadOptions.param,
       threshold: loadOptions.threshold,
       expectations: {
         type: 'string',
@@ -327,10 +339,17 @@ export const commandTable = {
       },
       target: {
         type: 'string',
-        description: 'Target file: the kv base URL the pods load (its token stays out)',
-        default: 'SVC_KV_URL',
+        description:
+          'Target file: the kv base URL the pods load and, for messaging scenarios, its messaging URL, sink.url and dialect (its tokens stay out)',
+        default: 'the SVC_* variables’ target',
       },
       'base-url': { type: 'string', description: 'The kv base URL the pods load, instead of --target' },
+      'sink-url': {
+        type: 'string',
+        description:
+          'Base URL the pods’ target delivers the messaging scenarios’ messages to (what the harness’s sink or a proxy answers at), over the target file’s sink.url',
+        default: 'the target file’s sink.url',
+      },
       name: {
         type: 'string',
         description: 'Name of the TestRun (the ConfigMap is NAME-script)',
@@ -362,6 +381,7 @@ export const commandTable = {
       'value-size': loadOptions['value-size'],
       seed: loadOptions.seed,
       timeout: loadOptions.timeout,
+      param: loadOptions.param,
       threshold: loadOptions.threshold,
     },
     load: () => import('./commands/k6-manifest.ts'),

@@ -60,6 +60,41 @@ export interface ScenarioOptions {
   readonly batch: readonly number[];
   readonly valueSize: readonly number[];
   readonly seed: number;
+  /**
+   * Every parameter the scenario declares (`Scenario.params`), the command line's value (`--param
+   * name=value`) or else its default. Setup reads them and puts what `request` and `classify` need
+   * into the state: that is how k6 VUs and the sink's threads get them.
+   */
+  readonly params: Readonly<Record<string, number>>;
+}
+
+/**
+ * A number the command line may set for one scenario (`--param endpoints=4`), with its bounds: the
+ * engine checks a value against them before anything starts, and fills in the default otherwise.
+ */
+export interface ScenarioParam {
+  /** One line for `load --list` and the README. */
+  readonly description: string;
+  readonly default: number;
+  /** Whole numbers only. @default false */
+  readonly integer?: boolean;
+  /** The least value allowed (inclusive). */
+  readonly min: number;
+  /** The greatest value allowed (inclusive). */
+  readonly max: number;
+}
+
+/**
+ * A scenario's parameters as numbers: the engine's filled values, or a declared default where a
+ * hand-made context (a test) gives none.
+ */
+export function paramValues<P extends Readonly<Record<string, ScenarioParam>>>(
+  declared: P,
+  options: Pick<ScenarioOptions, 'params'>,
+): { readonly [Name in keyof P]: number } {
+  const values: Record<string, number> = {};
+  for (const [name, param] of Object.entries(declared)) values[name] = options.params[name] ?? param.default;
+  return values as { readonly [Name in keyof P]: number };
 }
 
 /** What setup and finish may do: requests that are not measured, under the scenario's own key prefix. */
@@ -190,6 +225,13 @@ export interface Scenario<State = unknown, Meta = unknown> {
   /** The target area it loads: requests go to its base URL with its credentials. */
   readonly area: 'kv' | 'messaging';
   readonly defaults: ScenarioDefaults;
+  /** What the command line may set (`--param name=value`), by name (lower-case letters, digits, `-`). */
+  readonly params?: Readonly<Record<string, ScenarioParam>>;
+  /**
+   * Why the scenario needs the open model, when it does (its setup prepares for the plan's count of
+   * iterations, which the closed model does not have): `--model closed` is refused with this reason.
+   */
+  readonly needsOpenModel?: string;
   /** k6-syntax thresholds it gates on by default (`http_req_failed: rate<0.01`). */
   readonly thresholds: readonly string[];
   /** Prepares the target; the state must be plain data (k6 passes it to its VUs as JSON). */

@@ -100,6 +100,7 @@ function scenarioEntry(scenario: ScenarioResult) {
       seed: scenario.settings.seed,
       batch: scenario.settings.batch ? [...scenario.settings.batch] : null,
       valueSize: scenario.settings.valueSize ? [...scenario.settings.valueSize] : null,
+      params: scenario.settings.params ? { ...scenario.settings.params } : null,
     },
     startedAt: scenario.startedAt,
     durationMs: scenario.durationMs,

@@ -187,6 +187,8 @@ export interface ScenarioSettings {
   readonly seed: number;
   readonly batch?: readonly number[];
   readonly valueSize?: readonly number[];
+  /** The scenario's parameters it ran with (`--param`, else each one's default); absent where unknown (`k6 merge`). */
+  readonly params?: Readonly<Record<string, number>>;
 }
 
 export interface ScenarioResult {

@@ -14,12 +14,12 @@ import type { Scenario, ScenarioContext, SinkArrival, SinkUrls, Tally } from '..
 
 const sink: SinkUrls = { url: (role, rest = '') => `http://sink.test/tok/${role}${rest}` };
 
-/** A context whose sends are recorded and answered `answer`. */
-function contextOf(answer = { status: 200, body: '{}' }, rate = 2, durationS = 5) {
+/** A context whose sends are recorded and answered `answer`; `params` as the engine fills them (none: defaults). */
+function contextOf(answer = { status: 200, body: '{}' }, rate = 2, durationS = 5, params: Record<string, number> = {}) {
   const sent: { method: string; path: string; body?: string }[] = [];
   const context: ScenarioContext = {
     prefix: 'svc-load:run1:test:abc',
-    options: { durationS, rate, connections: 10, batch: [1], valueSize: [0], seed: 42 },
+    options: { durationS, rate, connections: 10, batch: [1], valueSize: [0], seed: 42, params },
     sink,
     problem: () => {},
     async send(request) {
@@ -68,6 +68,27 @@ describe('publish-fanout', () => {
     expect(sent.at(-1)).toMatchObject({ method: 'DELETE', path: `/v2/topics/${state.group}` });
   });
 
+  test('--param endpoints=3: a group of 3, a publish accepted with 3 messages, deliveries to e3 none of its own', async () => {
+    const { context, sent } = contextOf(undefined, 2, 5, { endpoints: 3 });
+    const state = await publishFanout.setup(context);
+    const endpoints = (JSON.parse(sent[0]?.body ?? '') as { endpoints: { name: string }[] }).endpoints;
+    expect(endpoints.map((item) => item.name)).toEqual(['e0', 'e1', 'e2']);
+    const request = publishFanout.request(state, { index: 4, random });
+    const { tally, marks } = tallyOf();
+    const answer = (count: number) => ({
+      status: 200,
+      body: JSON.stringify(Array.from({ length: count }, (_, at) => ({ messageId: `m${at}`, url: 'u' }))),
+    });
+    expect(publishFanout.check(state, request, answer(8), tally).some((c) => !c.ok)).toBe(true);
+    expect(publishFanout.check(state, request, answer(3), tally).every((c) => c.ok)).toBe(true);
+    expect(marks).toEqual([4]);
+    const part = publishFanout.sink!;
+    expect(part.classify(state, arrival('dest', '/e2', '{"i":4,"t":1}'))).toMatchObject({ key: '4/e2' });
+    expect(part.classify(state, arrival('dest', '/e3', '{"i":4,"t":1}'))).toBeUndefined();
+    expect(part.classify(state, arrival('dest', '/e02', '{"i":4,"t":1}'))).toBeUndefined();
+    expect(part.expected(state, 4).delivery).toHaveLength(3);
+  });
+
   test('classifies a delivery by (message, endpoint); anything else is none of its own', async () => {
     const state = await publishFanout.setup(contextOf().context);
     const part = publishFanout.sink!;
@@ -89,17 +110,56 @@ describe('publish-fanout', () => {
 describe('callback-throughput', () => {
   const setup = () => callbackThroughput.setup(contextOf().context);
 
-  test('a seeded share of about 5 % fails; a failing destination answers 500', async () => {
+  /** The indices among the first `count` whose destination fails. */
+  const failingOf = (state: Awaited<ReturnType<typeof setup>>, count: number) =>
+    Array.from({ length: count }, (_, index) => index).filter((index) =>
+      callbackThroughput.request(state, { index, random }).path.includes('/dest/fail/'),
+    );
+
+  test('exactly 5 % fails, spread evenly (every 20th), whatever the seed; a failing destination answers 500', async () => {
     const state = await setup();
-    const paths = Array.from({ length: 2000 }, (_, index) => callbackThroughput.request(state, { index, random }).path);
-    const failing = paths.filter((path) => path.includes('/dest/fail/')).length;
-    expect(failing).toBeGreaterThan(60);
-    expect(failing).toBeLessThan(140);
+    expect(failingOf(state, 60)).toEqual([19, 39, 59]);
+    // ⌊n·S⌋ of the first n, for every n.
+    const failing = failingOf(state, 2000);
+    for (const n of [1, 19, 20, 21, 999, 1000, 2000]) {
+      expect(
+        failing.filter((index) => index < n),
+        `n = ${n}`,
+      ).toHaveLength(Math.floor(n / 20));
+    }
+    const other = await callbackThroughput.setup({
+      ...contextOf().context,
+      options: { ...contextOf().context.options, seed: 1 },
+    });
+    expect(failingOf(other, 2000)).toEqual(failing);
+    const paths = Array.from({ length: 20 }, (_, index) => callbackThroughput.request(state, { index, random }).path);
     expect(paths[5]).toMatch(/^\/v2\/publish\/http:\/\/sink\.test\/tok\/dest\/(ok|fail)\/5$/);
     const part = callbackThroughput.sink!;
     expect(part.answer(state, 'dest', '/fail/3')).toBe(500);
     expect(part.answer(state, 'dest', '/ok/3')).toBe(200);
     expect(part.answer(state, 'callback', '')).toBe(200);
+  });
+
+  test('--param fail-share: ⌊n·S⌋ of the first n fail, also where floating point misses (0.29 · 100 < 29)', async () => {
+    const failingWith = async (share: number, count: number) =>
+      failingOf(await callbackThroughput.setup(contextOf(undefined, 2, 5, { 'fail-share': share }).context), count);
+    expect(0.29 * 100).toBeLessThan(29);
+    expect(await failingWith(0.29, 100)).toHaveLength(29);
+    expect(await failingWith(0.07, 100)).toHaveLength(7);
+    expect(await failingWith(0.5, 10)).toEqual([1, 3, 5, 7, 9]);
+    expect(await failingWith(1, 10)).toHaveLength(10);
+    expect(await failingWith(0, 1000)).toEqual([]);
+    for (const share of [0.29, 0.07, 0.123456]) {
+      const failing = await failingWith(share, 1000);
+      for (const n of [1, 3, 7, 100, 301, 1000]) {
+        // The share in millionths, whole numbers: ⌊n·S⌋ exactly.
+        const exact = Math.floor((n * Math.round(share * 1e6)) / 1e6);
+        expect(
+          failing.filter((index) => index < n),
+          `S = ${share}, n = ${n}`,
+        ).toHaveLength(exact);
+      }
+    }
   });
 
   test('publishes with the callback headers as the spec names them, one retry', async () => {
@@ -169,6 +229,27 @@ describe('notify-fanout', () => {
     expect(sent).toHaveLength(600);
     expect(sent[0]?.path).toBe(`/v2/wait/${encodeURIComponent(`${state.eventPrefix}0`)}`);
     expect(JSON.parse(sent[101]?.body ?? '')).toEqual({ url: 'http://sink.test/tok/waiter/1/1', timeout: '123s' });
+  });
+
+  test('--param waiters=3: 3 waiters per round, a notify accepted when it names 3', async () => {
+    const { context, sent } = contextOf({ status: 201, body: '{}' }, 2, 1, { waiters: 3 });
+    const state = await notifyFanout.setup(context);
+    expect(state).toMatchObject({ rounds: 2, waiters: 3 });
+    expect(sent.map((item) => JSON.parse(item.body ?? '').url)).toEqual([
+      'http://sink.test/tok/waiter/0/0',
+      'http://sink.test/tok/waiter/0/1',
+      'http://sink.test/tok/waiter/0/2',
+      'http://sink.test/tok/waiter/1/0',
+      'http://sink.test/tok/waiter/1/1',
+      'http://sink.test/tok/waiter/1/2',
+    ]);
+    const { tally, marks } = tallyOf();
+    const request = notifyFanout.request(state, { index: 1, random });
+    const three = JSON.stringify([{ messageId: 'a' }, { messageId: 'b' }, { messageId: 'c' }]);
+    notifyFanout.check(state, request, { status: 201, body: three }, tally);
+    expect(marks).toEqual([1]);
+    expect(notifyFanout.sink?.classify(state, arrival('waiter', '/1/3', '{"i":1,"t":5}'))).toBeUndefined();
+    expect(notifyFanout.sink?.expected(state, 1).waiter).toEqual(['1/0', '1/1', '1/2']);
   });
 
   test('a setup refused with 429 is sent again; any other refusal fails setup with one line', async () => {
@@ -245,4 +326,21 @@ test('each is a messaging scenario with a sink part and gates on nothing lost', 
     expect(scenario.sink, scenario.name).toBeDefined();
     expect(scenario.thresholds, scenario.name).toContain('messages_lost: count==0');
   }
+});
+
+test('each declares its parameter with the issue’s default, within its bounds; only notify-fanout needs the open model', () => {
+  const declared = Object.fromEntries(asScenarios.map((scenario) => [scenario.name, scenario.params]));
+  expect(declared['publish-fanout']).toMatchObject({ endpoints: { default: 8, integer: true, min: 1 } });
+  expect(declared['callback-throughput']).toMatchObject({ 'fail-share': { default: 0.05, min: 0, max: 1 } });
+  expect(declared['notify-fanout']).toMatchObject({ waiters: { default: 100, integer: true, min: 1 } });
+  for (const scenario of asScenarios) {
+    for (const [name, param] of Object.entries(scenario.params ?? {})) {
+      expect(name).toMatch(/^[a-z][a-z0-9-]*$/);
+      expect(param.default, name).toBeGreaterThanOrEqual(param.min);
+      expect(param.default, name).toBeLessThanOrEqual(param.max);
+    }
+  }
+  expect(asScenarios.filter((scenario) => scenario.needsOpenModel).map((scenario) => scenario.name)).toEqual([
+    'notify-fanout',
+  ]);
 });

@@ -5,14 +5,18 @@ import { parseLoadSettings } from '../../engines/load/load-settings.ts';
 import { harnessError, oneLine } from '../../shared/errors.ts';
 import { getDialect } from '../../target/dialects.ts';
 import { environmentTargetLine, loadTargetFileSync } from '../../target/load-target.ts';
-import { settingValues } from '../load-flags.ts';
+import { paramTexts, settingValues } from '../load-flags.ts';
 import type { ParsedValues } from '../parsed-values.ts';
+import { sinkSettings } from '../sink-flags.ts';
 import { targetChoice } from '../target-flags.ts';
 
 const text = (values: ParsedValues, flag: string) =>
   typeof values[flag] === 'string' ? (values[flag] as string) : undefined;
 
-/** The kv base URL; from a target, also what its messaging scenarios need (messaging URL, sink.url, dialect). */
+/**
+ * The kv base URL; from a target, also what its messaging scenarios need (messaging URL, sink.url,
+ * dialect), `--sink-url` over the file's sink.url.
+ */
 function baseUrlOf(values: ParsedValues): {
   readonly baseUrl: string;
   readonly messaging?: Pick<ManifestOptions, 'messagingBaseUrl' | 'sinkUrl' | 'headerPrefix'>;
@@ -22,7 +26,15 @@ function baseUrlOf(values: ParsedValues): {
   if (given !== undefined && targetFile !== undefined) {
     throw harnessError('SVC_USAGE', 'k6 manifest: give --target FILE or --base-url URL, not both');
   }
-  if (given !== undefined) return { baseUrl: given };
+  // --sink-url wins over the target file's sink.url (as `load --sink-url` does).
+  const sinkFlag = text(values, 'sink-url');
+  // Checked as load's --sink-url is: a base URL, with a path prefix or not, and no query.
+  if (sinkFlag !== undefined) sinkSettings({ 'sink-url': sinkFlag });
+  const sinkUrl = (fromTarget: string | undefined) => {
+    const url = sinkFlag ?? fromTarget;
+    return url === undefined ? {} : { sinkUrl: url };
+  };
+  if (given !== undefined) return { baseUrl: given, messaging: sinkUrl(undefined) };
   // The same choice as every command's: the file, else SVC_KV_URL and its company.
   const { files, environment } = targetChoice('k6 manifest', values);
   const target = files[0] === undefined ? environment : loadTargetFileSync(files[0]);
@@ -39,14 +51,14 @@ function baseUrlOf(values: ParsedValues): {
     baseUrl: target.kv.url,
     messaging: {
       ...(target.messaging && { messagingBaseUrl: target.messaging.url }),
-      ...(target.sink?.url !== undefined && { sinkUrl: target.sink.url }),
+      ...sinkUrl(target.sink?.url),
       headerPrefix: getDialect(target.dialect).headerPrefix,
     },
   };
 }
 
 export async function run(values: ParsedValues): Promise<number> {
-  const settings = parseLoadSettings({ ...settingValues(values), engine: 'k6' });
+  const settings = parseLoadSettings({ ...settingValues(values), engine: 'k6' }, paramTexts(values), 'k6 manifest');
   const { baseUrl, messaging } = baseUrlOf(values);
   const manifest = await k6Manifest({
     scenarios: (values._ as string[] | undefined) ?? [],

@@ -1,15 +1,23 @@
-/** `svc-harness load <scenario…>`: flags into settings (checked first), then runLoad with the reporters. */
+/**
+ * `svc-harness load <scenario…>`: flags into settings (checked first), then runLoad with the reporters;
+ * `--list` prints the scenarios with their parameters instead.
+ */
 import { parseLoadSettings } from '../../engines/load/load-settings.ts';
 import { runLoad } from '../../engines/load/run-load.ts';
+import { listScenarios } from '../../engines/load/scenario-list.ts';
 import { createReporters, type ReporterName } from '../../reporters/registry.ts';
 import { withInterrupts } from '../interrupts.ts';
-import { settingValues } from '../load-flags.ts';
+import { paramTexts, settingValues } from '../load-flags.ts';
 import type { ParsedValues } from '../parsed-values.ts';
 import { sinkSettings } from '../sink-flags.ts';
 import { targetChoice } from '../target-flags.ts';
 
 export async function run(values: ParsedValues): Promise<number> {
-  const settings = parseLoadSettings(settingValues(values));
+  if (values.list === true) {
+    process.stdout.write(await listScenarios((values._ as string[] | undefined) ?? []));
+    return 0;
+  }
+  const settings = parseLoadSettings(settingValues(values), paramTexts(values));
   const reporters = createReporters(values.reporter as ReporterName[] | undefined);
   const targets = targetChoice('load', values);
   const sink = sinkSettings(values);

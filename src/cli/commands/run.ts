@@ -4,17 +4,23 @@
  */
 
 import { parseLoadSettings } from '../../engines/load/load-settings.ts';
+import { checkScenarioParams } from '../../engines/load/scenario-params.ts';
 import { runMainJob } from '../../engines/run/main-job.ts';
 import { createReporters, type ReporterName } from '../../reporters/registry.ts';
 import { withInterrupts } from '../interrupts.ts';
+import { paramTexts } from '../load-flags.ts';
 import type { ParsedValues } from '../parsed-values.ts';
 import { sinkSettings } from '../sink-flags.ts';
 import { logLine, targetChoice } from '../target-flags.ts';
 
 export async function run(values: ParsedValues): Promise<number> {
-  const settings = parseLoadSettings({
-    ...(typeof values.duration === 'string' && { duration: values.duration }),
-  });
+  const settings = parseLoadSettings(
+    { ...(typeof values.duration === 'string' && { duration: values.duration }) },
+    paramTexts(values),
+    'run',
+  );
+  // Before conformance starts: a parameter no scenario declares is a usage line, not a surprise after it.
+  await checkScenarioParams(settings.params ?? {}, 'run');
   const reporters = createReporters(values.reporter as ReporterName[] | undefined);
   const sink = sinkSettings(values);
   const targets = targetChoice('run', values);

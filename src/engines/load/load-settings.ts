@@ -29,6 +29,11 @@ export interface LoadSettings {
   readonly seed: number;
   /** Per request and per stream event. @default 10 s */
   readonly timeoutMs: number;
+  /**
+   * Scenario parameters from `--param name=value`, by name: checked against what the run's scenarios
+   * declare before anything starts (scenario-params.ts), each handed to the scenarios that declare it.
+   */
+  readonly params?: Readonly<Record<string, number>>;
 }
 
 const bad = (flag: string, value: string, want: string) =>
@@ -86,8 +91,37 @@ function parseSegments(text: string): number {
   return segments;
 }
 
-/** Flag values (strings, as the CLI parser gives them) into settings; every check before the run. */
-export function parseLoadSettings(values: Readonly<Record<string, string | undefined>>): LoadSettings {
+/**
+ * `--param name=value` (repeatable) into values by name: a name of lower-case letters, digits and
+ * `-`, a number, each name once. Whether a scenario declares it, and its bounds, are checked later,
+ * once the scenarios are loaded.
+ */
+export function parseParams(texts: readonly string[], command = 'load'): Record<string, number> {
+  const params: Record<string, number> = {};
+  for (const text of texts) {
+    const match = /^([a-z][a-z0-9-]*)=(.*)$/.exec(text.trim());
+    const value = Number(match?.[2]?.trim());
+    if (!match || match[2]?.trim() === '' || !Number.isFinite(value)) {
+      throw harnessError('SVC_USAGE', `${command}: --param "${text}" is not NAME=NUMBER (endpoints=4, fail-share=0.1)`);
+    }
+    const name = match[1] as string;
+    if (Object.hasOwn(params, name)) {
+      throw harnessError('SVC_USAGE', `${command}: --param ${name} given more than once; it takes one value`);
+    }
+    params[name] = value;
+  }
+  return params;
+}
+
+/**
+ * Flag values (strings, as the CLI parser gives them) into settings; every check before the run.
+ * `params`: the `--param` texts, as given; `command` opens their usage lines (`run`, `k6 manifest`).
+ */
+export function parseLoadSettings(
+  values: Readonly<Record<string, string | undefined>>,
+  params: readonly string[] = [],
+  command = 'load',
+): LoadSettings {
   const model = values.model ?? 'open';
   if (model !== 'open' && model !== 'closed') throw bad('--model', model, 'open or closed');
   const ramp = values.ramp === undefined ? undefined : parseRamp(values.ramp);
@@ -129,5 +163,6 @@ export function parseLoadSettings(values: Readonly<Record<string, string | undef
     ...(values['value-size'] !== undefined && { valueSize: parseList(values['value-size'], '--value-size', true) }),
     seed: values.seed === undefined ? 1 : parsePositive(values.seed, '--seed'),
     timeoutMs: values.timeout === undefined ? 10_000 : parseDuration(values.timeout, '--timeout') * 1000,
+    ...(params.length > 0 && { params: parseParams(params, command) }),
   };
 }

@@ -24,6 +24,7 @@ import type { EngineName, LoadSettings } from './load-settings.ts';
 import { sinkLacking, startLoadSink } from './load-sink.ts';
 import { areaLoadTarget } from './load-target.ts';
 import { runScenario } from './run-scenario.ts';
+import { checkParams } from './scenario-params.ts';
 import { checkScenarioNames, loadScenario, scenarioFile, scenarioNames, scenariosDir } from './scenario-registry.ts';
 
 export interface LoadOptions {
@@ -87,9 +88,13 @@ export async function runLoad(options: LoadOptions): Promise<LoadRun> {
           `load: ${name} accounts for every publish at every subscriber, which needs the open model (--model closed is for throughput ceilings)`,
         );
       }
+      if (scenario.needsOpenModel !== undefined && options.settings.model === 'closed') {
+        throw harnessError('SVC_USAGE', `load: ${name} needs the open model: ${scenario.needsOpenModel}`);
+      }
       return { name, file, scenario, thresholds: [...own, ...cliThresholds] };
     }),
   );
+  checkParams(options.settings.params ?? {}, planned, 'load');
   const log = options.log ?? (() => {});
   const skipped: { name: string; reason: string }[] = [];
   // Each scenario on each engine asked for, in that order: `--engine node,k6` puts them side by side.

@@ -13,6 +13,7 @@ import type { Threshold } from '../../results/threshold.ts';
 import type { LoadSettings } from './load-settings.ts';
 import type { LoadTarget } from './load-target.ts';
 import type { CountingSink } from './messaging-sink.ts';
+import { scenarioParams } from './scenario-params.ts';
 import { constantSchedule, rampSchedule, type Schedule } from './schedule.ts';
 
 /**
@@ -65,6 +66,7 @@ export function scenarioOptions(
     batch: settings.batch ?? defaults.batch,
     valueSize: settings.valueSize ?? defaults.valueSize,
     seed: settings.seed,
+    params: scenarioParams(scenario, settings.params),
     workers,
   };
 }

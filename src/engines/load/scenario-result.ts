@@ -40,6 +40,7 @@ export function resultBase(
       seed: options.seed,
       batch: options.batch,
       valueSize: options.valueSize,
+      params: options.params,
     },
     startedAt: new Date().toISOString(),
   };

@@ -25,6 +25,7 @@ import type { Scenario } from '../../../protocol/scenario.ts';
 import { parseThresholds, type Threshold } from '../../../results/threshold.ts';
 import { harnessError, oneLine } from '../../../shared/errors.ts';
 import type { LoadSettings } from '../load-settings.ts';
+import { checkParams } from '../scenario-params.ts';
 import { scenarioOptions } from '../scenario-plan.ts';
 import { checkScenarioNames, loadScenario, scenarioFile, scenarioNames, scenariosDir } from '../scenario-registry.ts';
 import { constantSchedule, rampSchedule } from '../schedule.ts';
@@ -78,9 +79,12 @@ function checkName(flag: string, value: string, max: number): void {
 
 /** Why the manifest cannot bundle a messaging scenario with these options, or undefined when it can. */
 export function manifestLacks(
-  scenario: Pick<Scenario, 'area' | 'sink'>,
-  options: Pick<ManifestOptions, 'messagingBaseUrl' | 'sinkUrl'>,
+  scenario: Pick<Scenario, 'area' | 'sink' | 'needsOpenModel'>,
+  options: Pick<ManifestOptions, 'messagingBaseUrl' | 'sinkUrl'> & { readonly settings?: Pick<LoadSettings, 'model'> },
 ): string | undefined {
+  if (scenario.needsOpenModel !== undefined && options.settings?.model === 'closed') {
+    return `it needs the open model: ${scenario.needsOpenModel}`;
+  }
   if (scenario.area !== 'messaging') return undefined;
   if (options.messagingBaseUrl === undefined) {
     return 'it loads the messaging area, and the target gives no messaging URL (--target FILE with a messaging area)';
@@ -111,7 +115,7 @@ export async function k6Manifest(options: ManifestOptions): Promise<string> {
   const cli = parseThresholds(options.thresholds ?? [], 'cli');
   const asked = options.scenarios?.length ? [...options.scenarios] : undefined;
   if (asked) checkScenarioNames(asked, scenariosDir);
-  const plans: (K6ScenarioPlan & { file: string; area: Scenario['area']; hasSink: boolean })[] = [];
+  const plans: (K6ScenarioPlan & { file: string; area: Scenario['area']; hasSink: boolean; scenario: Scenario })[] = [];
   for (const scenarioName of asked ?? scenarioNames(scenariosDir)) {
     const file = scenarioFile(scenarioName);
     const scenario = await loadScenario(file);
@@ -132,6 +136,7 @@ export async function k6Manifest(options: ManifestOptions): Promise<string> {
     plans.push({
       name: scenarioName,
       file,
+      scenario,
       area: scenario.area,
       hasSink: scenario.sink !== undefined,
       model: options.settings.model,
@@ -140,6 +145,8 @@ export async function k6Manifest(options: ManifestOptions): Promise<string> {
       thresholds: [...own, ...cli],
     });
   }
+  // The bundle carries each scenario's parameters in its options (the pods' setup reads them there).
+  checkParams(options.settings.params ?? {}, plans, 'k6 manifest');
   const messaging = plans.some((plan) => plan.area === 'messaging');
   const script = await bundleEntry(
     {

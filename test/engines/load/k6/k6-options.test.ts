@@ -27,6 +27,7 @@ const options = (overrides: Partial<ScenarioOptions> = {}): ScenarioOptions => (
   batch: [1],
   valueSize: [16],
   seed: 1,
+  params: {},
   ...overrides,
 });
 
