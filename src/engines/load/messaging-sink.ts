@@ -61,11 +61,19 @@ export interface MessagingSinkRun {
 
 const classifierModule = new URL('./sink-classifier.ts', import.meta.url).href;
 
+/** How the wait behaves; the defaults are the engines' (a test stalls a thread for less than 10 s). */
+export interface MessagingSinkOptions {
+  /** The longest one flush of the sink's threads may take before it is a problem line. @default 10,000 */
+  readonly flushLimitMs?: number;
+}
+
 /** `scenarioUrl`: the scenario module's file URL or path (the sink's threads import it). */
 export async function openMessagingSink(
   run: { readonly scenario: Scenario; readonly sink?: CountingSink | undefined },
   scenarioUrl: string,
+  options: MessagingSinkOptions = {},
 ): Promise<MessagingSinkRun> {
+  const flushLimit = options.flushLimitMs ?? flushLimitMs;
   const part = run.scenario.sink;
   if (part === undefined) throw harnessError('SVC_INTERNAL', `${run.scenario.name} has no sink part`);
   const sink = run.sink;
@@ -90,11 +98,7 @@ export async function openMessagingSink(
       // Flush, then count: what arrived before the flush is in the ledger, so nothing missing is final.
       for (;;) {
         try {
-          await withTimeout(
-            inbox.flush(),
-            flushLimitMs,
-            `the sink did not hand on its arrivals within ${flushLimitMs} ms`,
-          );
+          await withTimeout(inbox.flush(), flushLimit, `the sink did not hand on its arrivals within ${flushLimit} ms`);
         } catch (error) {
           // A sink thread that stopped answering: account for what came, say so, never hang.
           problems.push(oneLine(error));
