@@ -87,6 +87,26 @@ describe('load: bad input gives one line, exit 2, and starts nothing', () => {
       args: ['kv-fanout', '--model', 'closed'],
       line: /kv-fanout accounts for every publish at every subscriber, which needs the open model/,
     },
+    {
+      name: 'notify-fanout with the closed model',
+      args: ['notify-fanout', '--model', 'closed'],
+      line: /load: notify-fanout needs the open model: setup creates the waiters of every notify the plan sends/,
+    },
+    {
+      name: 'a parameter without its value',
+      args: ['publish-fanout', '--param', 'endpoints'],
+      line: /load: --param "endpoints" is not NAME=NUMBER/,
+    },
+    {
+      name: 'a parameter no scenario of the run declares',
+      args: ['publish-fanout', 'command', '--param', 'waiters=5'],
+      line: /load: --param waiters=5: no scenario of this run declares waiters \(publish-fanout takes endpoints\)/,
+    },
+    {
+      name: 'a parameter out of its bounds',
+      args: ['--param', 'fail-share=2'],
+      line: /load: --param fail-share=2: callback-throughput's fail-share is a number from 0 to 1/,
+    },
   ];
 
   test.each(cases)('$name', async ({ name, args, line }) => {
@@ -124,6 +144,8 @@ describe('load --help', () => {
       '--value-size',
       '--seed',
       '--timeout',
+      '--param',
+      '--list',
       '--threshold',
       '--report-dir',
       '--reporter',
@@ -131,6 +153,22 @@ describe('load --help', () => {
       expect(run.stdout).toContain(option);
     }
     for (const scenario of ['command', 'pipeline', 'transaction', 'kv-fanout']) expect(run.stdout).toContain(scenario);
+  });
+});
+
+describe('load --list', () => {
+  test('prints every scenario with its parameters and exits 0, starting nothing', async () => {
+    const run = await runCli(['load', '--list']);
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(run.stderr).toBe('');
+    expect(run.stdout).toContain('publish-fanout  (messaging; 20/s for 5 s by default)');
+    expect(run.stdout).toMatch(/^ {2}--param endpoints=8 {2}/m);
+    expect(run.stdout).toMatch(/^ {2}--param fail-share=0\.05 {2}/m);
+    expect(run.stdout).toMatch(/^ {2}--param waiters=100 {2}/m);
+    const one = await runCli(['load', 'notify-fanout', '--list']);
+    expect(one.stdout).toMatch(/^notify-fanout {2}\(messaging; 2\/s for 5 s by default; open model only\)\n/);
+    expect(one.stdout).not.toContain('publish-fanout');
+    expectOneLine(await runCli(['load', 'nosuch', '--list']), /no scenario "nosuch"/);
   });
 });
 
@@ -244,6 +282,27 @@ describe('load on the embedded reference', () => {
     // Not a terminal: a plain line every 5 s (elapsed, rate, p99, errors, drops), no rewritten line.
     expect(run.stderr).toMatch(/command: 5\/6 s · \d+ req\/s · p99 [\d.]+ ms · errors 0 · dropped 0\n/);
     expect(run.stderr).not.toContain('\r');
+  });
+
+  test('--param endpoints=3: a group of 3, each publish delivered 3 times, the params in report.json', async () => {
+    const { run, report, scenario } = await load('param', [
+      'publish-fanout',
+      '--param',
+      'endpoints=3',
+      '--rate',
+      '5',
+      '--duration',
+      '1s',
+    ]);
+    expectLoadCompleted(run.exitCode, report.load.scenarios, run.stderr + run.stdout);
+    const entry = scenario as ScenarioEntry & {
+      settings: { params: Record<string, number> | null };
+      messaging: { accepted: number; delivery: { expected: number; received: number; byTags: unknown[] } };
+    };
+    expect(entry.settings.params).toEqual({ endpoints: 3 });
+    expect(entry.messaging.accepted).toBe(5);
+    expect(entry.messaging.delivery).toMatchObject({ expected: 15, received: 15 });
+    expect(entry.messaging.delivery.byTags).toHaveLength(3);
   });
 
   test('the same --seed sends the same requests', async () => {
