@@ -21,7 +21,7 @@ import { httpRequest } from '../../src/http/http-client.ts';
 import { secretForms } from '../../src/shared/redact.ts';
 import { loadTargetFile } from '../../src/target/load-target.ts';
 import { type Target, targetSecrets } from '../../src/target/target.ts';
-import { expectLoadCompleted } from '../support/cli-expect.ts';
+import { expectLoadCompleted, expectOneLine } from '../support/cli-expect.ts';
 import { alive, redisChildren, waitFor } from '../support/processes.ts';
 import { type CliRun, repoRoot, runCli, type StartedProcess, startCli, startProcess } from '../support/run-cli.ts';
 
@@ -177,6 +177,35 @@ describe('k6 manifest', () => {
     ]);
     expect(testRun.spec.runner.image).toBe(`grafana/k6:${k6.version}`);
     expect(text).not.toMatch(/token:\s*[A-Za-z0-9_-]{20,}/);
+  });
+
+  test('--sink-url wins over the target file’s sink.url; --param reaches the bundle; a bad --sink-url is one line', async () => {
+    const target = join(dir, 'messaging-target.json');
+    await writeFile(
+      target,
+      JSON.stringify({
+        name: 'remote',
+        kv: { url: 'http://kv.example:8080', token: 'kv-token-1234567890' },
+        messaging: { url: 'http://messaging.example:8081', token: 'messaging-token-1234567890' },
+        sink: { url: 'https://from-file.example/sink' },
+      }),
+    );
+    const common = ['publish-fanout', '--target', target, '--param', 'endpoints=3'];
+    const fromFile = await manifest('sink-file', common);
+    expect(fromFile.configMap.data['svc-harness.js']).toContain('"sinkUrl": "https://from-file.example/sink"');
+    const { text, configMap } = await manifest('sink-flag', [...common, '--sink-url', 'https://tunnel.example/h/sink']);
+    const script = configMap.data['svc-harness.js'] ?? '';
+    expect(script).toContain('"sinkUrl": "https://tunnel.example/h/sink"');
+    expect(script).not.toContain('from-file.example');
+    expect(script).toMatch(/"params": \{\s*"endpoints": 3\s*\}/);
+    expect(text).toContain('# Messaging scenarios: the target delivers to https://tunnel.example/h/sink');
+    for (const secret of ['kv-token-1234567890', 'messaging-token-1234567890']) expect(text).not.toContain(secret);
+    const bad = await runCli(
+      ['k6', 'manifest', ...common, '--sink-url', 'https://tunnel.example/sink?x=1', '--out', join(dir, 'bad.yaml')],
+      { timeoutMs: 30_000 },
+    );
+    expectOneLine(bad, /^svc-harness: --sink-url takes a base URL, .* \[SVC_USAGE\]$/);
+    expect(existsSync(join(dir, 'bad.yaml'))).toBe(false);
   });
 
   test('the CRD validator bites: a mutated TestRun fails it', () => {
