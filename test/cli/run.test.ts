@@ -5,6 +5,7 @@
  * whose index.html draws every chart in headless Chromium. Then the same main job against a target
  * file whose credentials are known: none of them appears in anything written or printed.
  */
+import { existsSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import schema from '../../schemas/report.schema.json' with { type: 'json' };
 import { type RunningReference, startReference } from '../../src/reference/reference-service.ts';
 import { launchChromium, openReport } from '../support/chromium.ts';
-import { expectLoadCompleted, isLatencyThreshold } from '../support/cli-expect.ts';
+import { expectLoadCompleted, expectOneLine, isLatencyThreshold } from '../support/cli-expect.ts';
 import { runCli } from '../support/run-cli.ts';
 import { expectNoSecrets } from '../support/secret-scan.ts';
 
@@ -53,6 +54,25 @@ describe('svc-harness run', () => {
     dir = await mkdtemp(join(tmpdir(), 'svc-run-'));
   });
   afterAll(() => rm(dir, { recursive: true, force: true }));
+
+  test('a --param no scenario declares, or out of its bounds, is one line before conformance starts', async () => {
+    for (const [param, line] of [
+      [
+        'endpoint=4',
+        /^svc-harness: run: --param endpoint=4: no scenario of this run declares endpoint \(.*publish-fanout takes endpoints.*\) \[SVC_USAGE\]$/,
+      ],
+      [
+        'waiters=0',
+        /^svc-harness: run: --param waiters=0: notify-fanout's waiters is a whole number from 1 to 10000 \[SVC_USAGE\]$/,
+      ],
+    ] as const) {
+      const reportDir = join(dir, `bad-param-${param}`);
+      const run = await runCli(['run', '--param', param, '--report-dir', reportDir], { timeoutMs: 30_000 });
+      expectOneLine(run, line);
+      // Nothing started: no report folder.
+      expect(existsSync(reportDir)).toBe(false);
+    }
+  });
 
   test('against the embedded reference: conformance and the seven scenarios pass, into one report', async () => {
     const reportDir = join(dir, 'embedded');
