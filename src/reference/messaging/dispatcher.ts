@@ -2,8 +2,10 @@
  * The delivery loop: claims due messages from Redis, runs their attempts within the plan's
  * parallelism (per endpoint and global), and writes each outcome with the messages it causes
  * (callbacks after an answered attempt, the failure callback and dead-letter entry after the last)
- * in one MULTI. It also moves queued messages to due while their queue is active, and ends waiters
- * whose deadline passed. Started after `recover`, so attempts a killed process left are tried again.
+ * atomically, the outcomes of many attempts in one call (attempt-writes.ts). A callback due at once
+ * is stored straight into inflight and run without a claim. It also moves queued messages to due
+ * while their queue is active, and ends waiters whose deadline passed. Started after `recover`, so
+ * attempts a killed process left (and callbacks it had stored into inflight) are tried again.
  */
 import { randomBytes } from 'node:crypto';
 import type { Dialect } from '../../target/dialects.ts';
@@ -57,8 +59,6 @@ function endpointOf(url: string): string {
 export class Dispatcher {
   readonly #parts: DispatcherParts;
   readonly #writes: AttemptWrites;
-  /** Every attempt until its outcome is written (stop waits for none of them; tests read the count). */
-  readonly #running = new Set<Promise<void>>();
   /** Requests on the wire per endpoint, and in all: what the plan's parallelism limits. */
   readonly #perEndpoint = new Map<string, number>();
   #onWire = 0;
@@ -196,12 +196,10 @@ export class Dispatcher {
         this.#heldCount--;
         this.#perEndpoint.set(endpoint, (this.#perEndpoint.get(endpoint) ?? 0) + 1);
         this.#onWire++;
-        const attempt = this.#attempt(message, endpoint)
-          .catch((error: unknown) =>
-            this.#parts.warn(`messaging: an attempt failed: ${error instanceof Error ? error.message : String(error)}`),
-          )
-          .finally(() => this.#running.delete(attempt));
-        this.#running.add(attempt);
+        // Not awaited: stop abandons attempts in flight (their messages stay in inflight for the next start).
+        this.#attempt(message, endpoint).catch((error: unknown) =>
+          this.#parts.warn(`messaging: an attempt failed: ${error instanceof Error ? error.message : String(error)}`),
+        );
       }
       // Take turns: an endpoint that started something waits behind the others next time (a line
       // put back is visited again in this loop only to find its endpoint or the plan full).
