@@ -260,7 +260,7 @@ describe('messaging scenarios on k6, the sink in the harness', () => {
   }, async () => {
     const sink = await startTargetSink({ target: reference.target, defaultThreads: 1 });
     try {
-      const result = await onK6('callback-throughput', sink, 20, 3, 2);
+      const result = await onK6('callback-throughput', sink, 20, 3);
       expect(result.problem).toBeUndefined();
       const messaging = result.accounting.messaging;
       const accepted = result.requests.completed;
@@ -270,9 +270,11 @@ describe('messaging scenarios on k6, the sink in the harness', () => {
       const callbacks = expectExact(messaging?.callbacks, 'callbacks');
       // One delivery and one callback per attempt: a failing destination's message is tried twice.
       expect(callbacks.expected).toBe(delivery.expected);
-      // Seed 2 makes iterations 1, 3, 4, 10 and 17 of the first 60 fail (the same on every run).
+      // 5 %, exactly and on every seed: iterations 19, 39 and 59 of the 60 fail, each attempted twice
+      // (one fewer for each of them k6 found no free VU for: expectPlanned allows a drop).
       const failing = delivery.byTags.find((item) => item.tags.destination === 'fail')?.expected ?? 0;
-      expect(failing).toBe(5 * 2);
+      expect(failing).toBeLessThanOrEqual(3 * 2);
+      expect(failing).toBeGreaterThanOrEqual((3 - (60 - accepted)) * 2);
       const failures = expectExact(messaging?.failureCallbacks, 'failure callbacks');
       expect(failures.expected * 2).toBe(failing);
       expect(delivery.expected).toBe(accepted + failing / 2);
