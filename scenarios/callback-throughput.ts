@@ -59,7 +59,8 @@ const attempts = (state: State, index: number) =>
 
 export default defineScenario<State, number>({
   name: 'callback-throughput',
-  title: 'Callback throughput: publishes with callbacks and failure callbacks, a share of destinations (5 % by default) failing',
+  title:
+    'Callback throughput: publishes with callbacks and failure callbacks, a share of destinations (5 % by default) failing',
   area: 'messaging',
   defaults: { rate: 20, durationS: 5, batch: [1], valueSize: [0] },
   params,
