@@ -10,6 +10,7 @@
  * One reference process per Redis: `inflight` holds the attempts of the process that runs.
  */
 
+import { AcceptBatch, type Accepted, type AcceptItem } from './accept-batch.ts';
 import { type LuaReply, LuaScript, type MessagingRedis } from './lua-script.ts';
 import type { StoredMessage } from './stored-message.ts';
 
@@ -27,26 +28,41 @@ const dedupTtlSeconds = 600;
 export const messageKey = (id: string) => `${keyPrefix}msg:${id}`;
 const queueKey = (name: string) => `${keyPrefix}queue:${name}`;
 
-// KEYS[1] the message, KEYS[2] due or the queue's list; ARGV: json, id, score, dedup key ('' for none),
-// dedup ttl, queue name ('' when not queued), queue hash key, now.
+// ARGV[1] the dedup ttl, ARGV[2] now, then 8 per message: its key, due or its queue's list, json, id,
+// score, dedup key ('' for none), queue name ('' when not queued), queue hash key. Many publishes in
+// one call, each as one call did it, in order (a later message with the same dedup id finds the
+// earlier one's); answers id and deduplicated (1 or 0) per message.
 const acceptScript = new LuaScript(`
-if ARGV[4] ~= '' then
-  local existing = redis.call('GET', ARGV[4])
-  if existing then return {existing, 1} end
-  redis.call('SET', ARGV[4], ARGV[2], 'EX', ARGV[5])
+local out = {}
+local i = 3
+while i <= #ARGV do
+  local key, list, json, id, score, dedup, queue, queueHash = unpack(ARGV, i, i + 7)
+  i = i + 8
+  local existing = false
+  if dedup ~= '' then
+    existing = redis.call('GET', dedup)
+    if not existing then redis.call('SET', dedup, id, 'EX', ARGV[1]) end
+  end
+  if existing then
+    out[#out + 1] = existing
+    out[#out + 1] = 1
+  else
+    redis.call('SET', key, json)
+    if queue == '' then
+      redis.call('ZADD', list, score, id)
+    else
+      redis.call('RPUSH', list, id)
+      redis.call('SADD', '${queuesKey}', queue)
+      redis.call('HSETNX', queueHash, 'parallelism', '1')
+      redis.call('HSETNX', queueHash, 'paused', '0')
+      redis.call('HSETNX', queueHash, 'createdAt', ARGV[2])
+      redis.call('HSETNX', queueHash, 'updatedAt', ARGV[2])
+    end
+    out[#out + 1] = id
+    out[#out + 1] = 0
+  end
 end
-redis.call('SET', KEYS[1], ARGV[1])
-if ARGV[6] == '' then
-  redis.call('ZADD', KEYS[2], ARGV[3], ARGV[2])
-else
-  redis.call('RPUSH', KEYS[2], ARGV[2])
-  redis.call('SADD', '${queuesKey}', ARGV[6])
-  redis.call('HSETNX', ARGV[7], 'parallelism', '1')
-  redis.call('HSETNX', ARGV[7], 'paused', '0')
-  redis.call('HSETNX', ARGV[7], 'createdAt', ARGV[8])
-  redis.call('HSETNX', ARGV[7], 'updatedAt', ARGV[8])
-end
-return {ARGV[2], 0}
+return out
 `);
 
 // KEYS[1] due, KEYS[2] inflight; ARGV: now, limit. Moves due messages to inflight, returns their JSON.
@@ -208,29 +224,43 @@ export interface QueueView {
 
 export class MessageStore {
   readonly #redis: MessagingRedis;
+  readonly #accepts: AcceptBatch;
 
   constructor(redis: MessagingRedis) {
     this.#redis = redis;
+    this.#accepts = new AcceptBatch((items) => this.acceptMany(items));
   }
 
-  /** Stores a message as due (or queued). Answers the id, or the earlier id of a deduplicated message. */
-  async accept(message: StoredMessage, dedupId?: string): Promise<{ id: string; deduplicated: boolean }> {
-    const queued = message.queue !== undefined;
-    const reply = (await acceptScript.run(
-      this.#redis,
-      [messageKey(message.id), queued ? `${queueKey(message.queue as string)}:list` : dueKey],
-      [
+  /**
+   * Stores a message as due (or queued). Answers the id, or the earlier id of a deduplicated message.
+   * Publishes that arrive together go to Redis as one call (accept-batch.ts).
+   */
+  accept(message: StoredMessage, dedupId?: string): Promise<Accepted> {
+    return this.#accepts.accept({ message, ...(dedupId !== undefined && { dedupId }) });
+  }
+
+  /** Stores many messages in one call, in order, each as `accept` does. */
+  async acceptMany(items: readonly AcceptItem[]): Promise<Accepted[]> {
+    const args: (string | number)[] = [dedupTtlSeconds, Date.now()];
+    for (const { message, dedupId } of items) {
+      const queued = message.queue !== undefined;
+      args.push(
+        messageKey(message.id),
+        queued ? `${queueKey(message.queue as string)}:list` : dueKey,
         JSON.stringify(message),
         message.id,
         message.notBefore,
         dedupId === undefined ? '' : `${keyPrefix}dedup:${dedupId}`,
-        dedupTtlSeconds,
         message.queue ?? '',
         queued ? queueKey(message.queue as string) : '',
-        Date.now(),
-      ],
-    )) as [string, number];
-    return { id: String(reply[0]), deduplicated: Number(reply[1]) === 1 };
+      );
+    }
+    const reply = (await acceptScript.run(this.#redis, [], args)) as LuaReply[];
+    const out: Accepted[] = [];
+    for (let i = 0; i + 1 < reply.length; i += 2) {
+      out.push({ id: String(reply[i]), deduplicated: Number(reply[i + 1]) === 1 });
+    }
+    return out;
   }
 
   /** Due messages, moved to inflight. */

@@ -97,14 +97,20 @@ export async function messagingRoutes(app: FastifyInstance, options: MessagingRo
     }
   });
 
+  // The token's bytes, made again only when the account's token changes (not once per request).
+  let expectedToken = { token: '', bytes: Buffer.alloc(0) };
+
   function authorized(request: FastifyRequest, token: string): boolean {
-    const expected = Buffer.from(token);
+    if (expectedToken.token !== token) expectedToken = { token, bytes: Buffer.from(token) };
+    const expected = expectedToken.bytes;
     // Spec "Authentication": the HTTP bearer scheme; the fault takes the token after any scheme.
     const scheme = fault('auth-any-scheme') ? /^\S+ (.+)$/ : /^Bearer (.+)$/;
     const bearer = scheme.exec(request.headers.authorization ?? '')?.[1];
-    const query = fault('query-token-refused')
-      ? undefined
-      : (new URLSearchParams(request.url.split('?')[1] ?? '').get(dialect.messagingTokenQuery) ?? undefined);
+    const at = request.url.indexOf('?');
+    const query =
+      fault('query-token-refused') || at === -1
+        ? undefined
+        : (new URLSearchParams(request.url.split('?')[1]).get(dialect.messagingTokenQuery) ?? undefined);
     if (fault('query-token-any-value') && query !== undefined && query !== '') return true;
     return [bearer, query].some((given) => {
       if (given === undefined) return false;
