@@ -71,19 +71,19 @@ export interface BenchReference {
   readonly token: string;
   readonly redisOrigin: string;
   /** CPU seconds used so far by the reference's process and by its Redis (user + system). */
-  cpuSeconds(): Promise<{ reference: number; redis: number }>;
+  cpuSeconds(): Promise<{ reference: number; referenceSystem: number; redis: number; redisReads: number }>;
   stop(): Promise<void>;
 }
 
-/** User plus system CPU seconds of a process, from /proc (Linux); NaN elsewhere. */
-async function processCpuSeconds(pid: number | undefined): Promise<number> {
+/** User plus system CPU seconds of a process, and system alone, from /proc (Linux); NaN elsewhere. */
+async function processCpuSeconds(pid: number | undefined): Promise<{ total: number; system: number }> {
   try {
     const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
     // Fields after the command name (which may hold spaces, so split after its closing parenthesis).
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100;
+    return { total: (Number(fields[11]) + Number(fields[12])) / 100, system: Number(fields[12]) / 100 };
   } catch {
-    return Number.NaN;
+    return { total: Number.NaN, system: Number.NaN };
   }
 }
 
@@ -92,6 +92,12 @@ async function redisCpuSeconds(client: RedisClientType): Promise<number> {
   const info = await client.info('cpu');
   const field = (name: string) => Number(new RegExp(`^${name}:([\\d.]+)`, 'm').exec(info)?.[1] ?? Number.NaN);
   return field('used_cpu_user') + field('used_cpu_sys');
+}
+
+/** How many reads Redis did from its clients' sockets (INFO stats): about the reference's writes to it. */
+async function redisReads(client: RedisClientType): Promise<number> {
+  const info = await client.info('stats');
+  return Number(/^total_reads_processed:(\d+)/m.exec(info)?.[1] ?? Number.NaN);
 }
 
 /**
@@ -149,10 +155,15 @@ export async function startReference(bin: string, nodeOptions?: string): Promise
       messagingUrl: target.messaging.url,
       token: target.messaging.token,
       redisOrigin: redis.origin,
-      cpuSeconds: async () => ({
-        reference: await processCpuSeconds(serve.pid),
-        redis: await redisCpuSeconds(client),
-      }),
+      cpuSeconds: async () => {
+        const reference = await processCpuSeconds(serve.pid);
+        return {
+          reference: reference.total,
+          referenceSystem: reference.system,
+          redis: await redisCpuSeconds(client),
+          redisReads: await redisReads(client),
+        };
+      },
       stop,
     };
   } catch (error) {
@@ -189,8 +200,12 @@ export interface Saturation {
   readonly endToEndRate: number;
   /** CPU microseconds per message (its publish, delivery and callback) in the reference's process. */
   readonly referenceCpuUs: number;
+  /** Of which in the kernel (system calls: sockets to Redis, to the destinations, to the publishers). */
+  readonly referenceSystemCpuUs: number;
   /** The same in its Redis. */
   readonly redisCpuUs: number;
+  /** Socket reads Redis did per message: the reference's writes to Redis (each a system call). */
+  readonly redisReadsPerMessage: number;
 }
 
 /** Publishes `messages` as fast as 64 connections go; counts until every delivery and callback arrived. */
@@ -215,7 +230,9 @@ export async function saturation(reference: BenchReference, receiver: Receiver, 
       publishRate: messages / ((published - started) / 1000),
       endToEndRate: (receiver.deliveries + receiver.callbacks) / ((ended - started) / 1000),
       referenceCpuUs: ((cpuAfter.reference - cpuBefore.reference) * 1e6) / messages,
+      referenceSystemCpuUs: ((cpuAfter.referenceSystem - cpuBefore.referenceSystem) * 1e6) / messages,
       redisCpuUs: ((cpuAfter.redis - cpuBefore.redis) * 1e6) / messages,
+      redisReadsPerMessage: (cpuAfter.redisReads - cpuBefore.redisReads) / messages,
     };
   } finally {
     await agent.close();

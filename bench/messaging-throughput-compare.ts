@@ -113,7 +113,8 @@ async function main(): Promise<void> {
           console.log(
             `  round ${round} ${contender.label.padEnd(4)}  publish ${s.publishRate.toFixed(0).padStart(5)}/s  ` +
               `deliveries+callbacks ${s.endToEndRate.toFixed(0).padStart(5)}/s (${(s.endToEndRate / peerRate).toFixed(3)} × peer)  ` +
-              `CPU/message: reference ${s.referenceCpuUs.toFixed(0)} µs, Redis ${s.redisCpuUs.toFixed(0)} µs` +
+              `CPU/message: reference ${s.referenceCpuUs.toFixed(0)} µs (system ${s.referenceSystemCpuUs.toFixed(0)}), Redis ${s.redisCpuUs.toFixed(0)} µs ` +
+              `(${s.redisReadsPerMessage.toFixed(2)} Redis reads)` +
               (l === undefined
                 ? ''
                 : `  ${rate}/s: delivery p50 ${l.deliveryP50.toFixed(1)} p99 ${l.deliveryP99.toFixed(1)} ms, ` +
