@@ -12,6 +12,11 @@ export interface AcceptItem {
   readonly message: StoredMessage;
   /** The deduplication key's id part; none when the publish has no deduplication id. */
   readonly dedupId?: string;
+  /**
+   * Stored straight into inflight (as if claimed at this Unix ms), not due: the dispatcher starts it
+   * from memory, so no claim reads it back; a restart still finds it (recover).
+   */
+  readonly inflightAt?: number;
 }
 
 /** The stored id (the earlier message's when deduplicated). */

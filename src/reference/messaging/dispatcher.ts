@@ -68,6 +68,8 @@ export class Dispatcher {
    */
   readonly #held = new Map<string, StoredMessage[]>();
   #heldCount = 0;
+  /** Slots promised to publishes being stored straight into inflight (reserve, then takeReserved). */
+  #reserved = 0;
   #starting = false;
   #startAgain = false;
   #stopped = false;
@@ -95,6 +97,30 @@ export class Dispatcher {
     this.#wake?.();
   }
 
+  /**
+   * Room for a just-published, due message to start from memory, without a claim reading it back
+   * from Redis: a slot of the plan's global parallelism is kept for it until takeReserved. False
+   * when the plan's parallelism is taken (the message is stored as due and claimed in its turn).
+   */
+  reserve(): boolean {
+    if (this.#stopped) return false;
+    const room =
+      this.#parts.account.cached.account.max_global_parallelism - this.#onWire - this.#heldCount - this.#reserved;
+    if (room <= 0) return false;
+    this.#reserved++;
+    return true;
+  }
+
+  /**
+   * Ends a reservation: the message stored into inflight joins its endpoint's line like a claimed
+   * one; undefined when none was stored (deduplicated, or the write failed).
+   */
+  takeReserved(message: StoredMessage | undefined): void {
+    this.#reserved--;
+    if (message !== undefined) this.#hold([message]);
+    else this.#wake?.();
+  }
+
   /** Stops claiming; attempts in flight are abandoned (their messages stay in Redis for the next start). */
   async stop(): Promise<void> {
     this.#stopped = true;
@@ -116,7 +142,7 @@ export class Dispatcher {
           await waiters.expire(now);
           this.#nextSweep = now + waiterSweepEveryMs;
         }
-        const room = account.cached.account.max_global_parallelism - this.#onWire - this.#heldCount;
+        const room = account.cached.account.max_global_parallelism - this.#onWire - this.#heldCount - this.#reserved;
         if (room > 0) {
           const limit = Math.min(room, maxClaim);
           const claimed = await store.claimDue(now, limit);

@@ -28,8 +28,8 @@ const dedupTtlSeconds = 600;
 export const messageKey = (id: string) => `${keyPrefix}msg:${id}`;
 const queueKey = (name: string) => `${keyPrefix}queue:${name}`;
 
-// ARGV[1] the dedup ttl, ARGV[2] now, then 8 per message: its key, due or its queue's list, json, id,
-// score, dedup key ('' for none), queue name ('' when not queued), queue hash key. Many publishes in
+// ARGV[1] the dedup ttl, ARGV[2] now, then 8 per message: its key, due (or inflight, for a message the
+// dispatcher starts from memory) or its queue's list, json, id, score, dedup key ('' for none), queue name ('' when not queued), queue hash key. Many publishes in
 // one call, each as one call did it, in order (a later message with the same dedup id finds the
 // earlier one's); answers id and deduplicated (1 or 0) per message.
 const acceptScript = new LuaScript(`
@@ -235,21 +235,26 @@ export class MessageStore {
    * Stores a message as due (or queued). Answers the id, or the earlier id of a deduplicated message.
    * Publishes that arrive together go to Redis as one call (accept-batch.ts).
    */
-  accept(message: StoredMessage, dedupId?: string): Promise<Accepted> {
-    return this.#accepts.accept({ message, ...(dedupId !== undefined && { dedupId }) });
+  accept(message: StoredMessage, dedupId?: string, inflightAt?: number): Promise<Accepted> {
+    return this.#accepts.accept({
+      message,
+      ...(dedupId !== undefined && { dedupId }),
+      ...(inflightAt !== undefined && { inflightAt }),
+    });
   }
 
   /** Stores many messages in one call, in order, each as `accept` does. */
   async acceptMany(items: readonly AcceptItem[]): Promise<Accepted[]> {
     const args: (string | number)[] = [dedupTtlSeconds, Date.now()];
-    for (const { message, dedupId } of items) {
+    for (const { message, dedupId, inflightAt } of items) {
       const queued = message.queue !== undefined;
+      const direct = !queued && inflightAt !== undefined;
       args.push(
         messageKey(message.id),
-        queued ? `${queueKey(message.queue as string)}:list` : dueKey,
+        queued ? `${queueKey(message.queue as string)}:list` : direct ? inflightKey : dueKey,
         JSON.stringify(message),
         message.id,
-        message.notBefore,
+        direct ? inflightAt : message.notBefore,
         dedupId === undefined ? '' : `${keyPrefix}dedup:${dedupId}`,
         message.queue ?? '',
         queued ? queueKey(message.queue as string) : '',

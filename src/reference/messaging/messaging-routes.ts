@@ -172,8 +172,17 @@ export async function messagingRoutes(app: FastifyInstance, options: MessagingRo
     }
     const message = messageFromPublish(input(destination), publishContext);
     if (!options.mainRegion && fault('region-secondary-drops')) return reply.code(200).send({ messageId: message.id });
-    const accepted = await store.accept(message, dedupId);
-    dispatcher.poke(queue !== undefined);
+    // A message due now starts from memory when the plan has room (stored into inflight, not claimed back).
+    const direct = queue === undefined && message.notBefore <= Date.now() && dispatcher.reserve();
+    let accepted: Awaited<ReturnType<typeof store.accept>>;
+    try {
+      accepted = await store.accept(message, dedupId, direct ? Date.now() : undefined);
+    } catch (error) {
+      if (direct) dispatcher.takeReserved(undefined);
+      throw error;
+    }
+    if (direct) dispatcher.takeReserved(accepted.deduplicated ? undefined : message);
+    else dispatcher.poke(queue !== undefined);
     return reply.code(200).send({ messageId: accepted.id, ...(accepted.deduplicated && { deduplicated: true }) });
   }
 
