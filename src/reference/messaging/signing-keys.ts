@@ -10,7 +10,7 @@
  * the reference's CPU at saturation, where HMAC costs about 20 µs (bench/messaging-throughput-compare.ts).
  * A compact HS256 JWS is the three base64url parts; the tests verify these tokens with jose.
  */
-import { createHash, createHmac, createSecretKey, type KeyObject, randomBytes } from 'node:crypto';
+import { createHmac, createSecretKey, hash, type KeyObject, randomBytes } from 'node:crypto';
 import { LuaScript, type MessagingRedis } from './lua-script.ts';
 
 export interface SigningKeys {
@@ -94,7 +94,9 @@ export class SigningKeyStore {
    * token (only a fault switch asks for it: a stale token on a retry).
    */
   sign(url: string, body: Buffer, ageSeconds = 0): string {
-    const digest = createHash('sha256').update(body).digest('base64').replaceAll('+', '-').replaceAll('/', '_');
+    // The body claim is base64url WITH its padding (a SHA-256 is 32 bytes: one '='); the one-shot hash
+    // makes no Hash object per request.
+    const digest = `${hash('sha256', body, 'base64url')}=`;
     const now = Math.floor(Date.now() / 1000) - ageSeconds;
     const claims = {
       body: digest,
