@@ -1,7 +1,8 @@
 /**
  * The delivery path's parts on their own, against a real Redis and real receivers on loopback: the
  * message store's batched outcome writes and claim (what they store, where, and what a restart
- * finds), the write batcher, the HS256 signature (verified with jose), and one delivery attempt
+ * finds), publishes stored together (in order, deduplicated, straight into inflight) and message ids,
+ * the write batcher, the HS256 signature (verified with jose), and one delivery attempt
  * (answer, truncation, timeout, refusal, no redirect followed).
  */
 
@@ -10,9 +11,11 @@ import { createServer } from 'node:http';
 import { jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { type AreaRedis, connectAreaRedis } from '../../../src/reference/account/area-redis.ts';
+import type { Accepted, AcceptItem } from '../../../src/reference/messaging/accept-batch.ts';
 import { AttemptWrites } from '../../../src/reference/messaging/attempt-writes.ts';
 import { Deliverer } from '../../../src/reference/messaging/deliverer.ts';
 import { type AttemptWrite, MessageStore, messageKey } from '../../../src/reference/messaging/message-store.ts';
+import { newMessageId } from '../../../src/reference/messaging/publish-request.ts';
 import { SigningKeyStore } from '../../../src/reference/messaging/signing-keys.ts';
 import type { StoredMessage } from '../../../src/reference/messaging/stored-message.ts';
 import type { RedisBacking } from '../../../src/reference/redis/redis-backing.ts';
@@ -153,6 +156,70 @@ describe('message store', () => {
     await store.finishAttempt({ message: { ...m, state: 'delivered' }, next: { kind: 'end' }, caused: [] });
     expect((await store.message(m.id))?.state).toBe('delivered');
     await expect(store.finishAttempts([])).resolves.toBeUndefined();
+  });
+});
+
+describe('publishes stored together', () => {
+  test('acceptMany stores in order: a dedup id seen earlier in the same call answers the first id; inflightAt stores into inflight (recover makes it due); a queued message goes to its queue', async () => {
+    await client.sendCommand(['FLUSHDB']);
+    const store = new MessageStore(client);
+    const now = Date.now();
+    const first = message();
+    const repeat = message();
+    const direct = message();
+    const queued = message({ queue: 'q-batch' });
+    const answers = await store.acceptMany([
+      { message: first, dedupId: 'd1' },
+      { message: repeat, dedupId: 'd1' },
+      { message: direct, inflightAt: now },
+      { message: queued, inflightAt: now },
+    ]);
+    expect(answers).toEqual([
+      { id: first.id, deduplicated: false },
+      { id: first.id, deduplicated: true },
+      { id: direct.id, deduplicated: false },
+      { id: queued.id, deduplicated: false },
+    ]);
+    expect(await store.message(repeat.id)).toBeUndefined();
+    expect(await score('due', first.id)).toBe(first.notBefore);
+    expect(await score('inflight', direct.id)).toBe(now);
+    expect(await score('due', direct.id)).toBeUndefined();
+    // A queued message always waits in its queue, whatever inflightAt says.
+    expect(await client.sendCommand(['LRANGE', 'svc:ref:queue:q-batch:list', '0', '-1'])).toEqual([queued.id]);
+    expect(await score('inflight', queued.id)).toBeUndefined();
+    expect(await store.recover(now + 5)).toBe(1);
+    expect(await score('due', direct.id)).toBe(now + 5);
+  });
+
+  test('publishes made in one turn of the event loop go in one call, each answered; a failed call rejects every one', async () => {
+    await client.sendCommand(['FLUSHDB']);
+    const calls: number[] = [];
+    class CountingStore extends MessageStore {
+      override async acceptMany(items: readonly AcceptItem[]): Promise<Accepted[]> {
+        calls.push(items.length);
+        return super.acceptMany(items);
+      }
+    }
+    const store = new CountingStore(client);
+    const messages = Array.from({ length: 5 }, () => message());
+    const answers = await Promise.all(messages.map((m) => store.accept(m, 'same')));
+    expect(calls).toEqual([5]);
+    expect(answers.map((a) => a.id)).toEqual(messages.map(() => messages[0]?.id));
+    expect(answers.map((a) => a.deduplicated)).toEqual([false, true, true, true, true]);
+    await store.accept(message());
+    expect(calls).toEqual([5, 1]);
+
+    const broken = await connectAreaRedis(redis.url);
+    broken.destroy();
+    const brokenStore = new MessageStore(broken);
+    const results = await Promise.allSettled([brokenStore.accept(message()), brokenStore.accept(message())]);
+    expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected']);
+  });
+
+  test('message ids are unique, one random prefix per process and a counter', () => {
+    const ids = Array.from({ length: 10_000 }, () => newMessageId());
+    expect(new Set(ids).size).toBe(ids.length);
+    for (const id of ids) expect(id).toMatch(/^msg_[A-Za-z0-9_-]{16}[0-9a-z]{8,}$/);
   });
 });
 
