@@ -2,7 +2,7 @@
  * The delivery loop: claims due messages from Redis, runs their attempts within the plan's
  * parallelism (per endpoint and global), and writes each outcome with the messages it causes
  * (callbacks after an answered attempt, the failure callback and dead-letter entry after the last)
- * atomically, the outcomes of many attempts in one call (attempt-writes.ts). A callback due at once
+ * atomically, the outcomes of many attempts in one call (MessageStore.finishAttempt, turn-batch.ts). A callback due at once
  * is stored straight into inflight and run without a claim. It also moves queued messages to due
  * while their queue is active, and ends waiters whose deadline passed. Started after `recover`, so
  * attempts a killed process left (and callbacks it had stored into inflight) are tried again.
@@ -10,7 +10,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Dialect } from '../../target/dialects.ts';
 import type { AccountStore, MessagingAccount } from '../account/messaging-account.ts';
-import { AttemptWrites } from './attempt-writes.ts';
 import { backoffMs, type RetryBackoff } from './backoff.ts';
 import { callbackBody, callbackText, failureCallbackBody } from './callback-body.ts';
 import type { Deliverer } from './deliverer.ts';
@@ -58,7 +57,6 @@ function endpointOf(url: string): string {
 
 export class Dispatcher {
   readonly #parts: DispatcherParts;
-  readonly #writes: AttemptWrites;
   /** Requests on the wire per endpoint, and in all: what the plan's parallelism limits. */
   readonly #perEndpoint = new Map<string, number>();
   #onWire = 0;
@@ -83,7 +81,6 @@ export class Dispatcher {
 
   constructor(parts: DispatcherParts) {
     this.#parts = parts;
-    this.#writes = new AttemptWrites(parts.store);
   }
 
   async start(): Promise<void> {
@@ -300,7 +297,7 @@ export class Dispatcher {
   async #write(write: AttemptWrite): Promise<void> {
     for (let wait = 100; ; wait = Math.min(wait * 2, 5000)) {
       try {
-        await this.#writes.write(write);
+        await this.#parts.store.finishAttempt(write);
         return;
       } catch (error) {
         if (this.#stopped) return;

@@ -10,9 +10,26 @@
  * One reference process per Redis: `inflight` holds the attempts of the process that runs.
  */
 
-import { AcceptBatch, type Accepted, type AcceptItem } from './accept-batch.ts';
 import { type LuaReply, LuaScript, type MessagingRedis } from './lua-script.ts';
 import type { StoredMessage } from './stored-message.ts';
+import { TurnBatch } from './turn-batch.ts';
+
+export interface AcceptItem {
+  readonly message: StoredMessage;
+  /** The deduplication key's id part; none when the publish has no deduplication id. */
+  readonly dedupId?: string;
+  /**
+   * Stored straight into inflight (as if claimed at this Unix ms), not due: the dispatcher starts it
+   * from memory, so no claim reads it back; a restart still finds it (recover).
+   */
+  readonly inflightAt?: number;
+}
+
+/** The stored id (the earlier message's when deduplicated). */
+export interface Accepted {
+  readonly id: string;
+  readonly deduplicated: boolean;
+}
 
 export const keyPrefix = 'svc:ref:';
 const dueKey = `${keyPrefix}due`;
@@ -224,19 +241,24 @@ export interface QueueView {
 
 export class MessageStore {
   readonly #redis: MessagingRedis;
-  readonly #accepts: AcceptBatch;
+  /** Publishes that arrive together, stored in one script call (a failed call answers each 500). */
+  readonly #accepts = new TurnBatch<AcceptItem, Accepted>((items) => this.acceptMany(items));
+  /** Attempts that finish together, their outcomes in one call (the dispatcher retries a failed one). */
+  readonly #finishes = new TurnBatch<AttemptWrite, void>(async (writes) => {
+    await this.finishAttempts(writes);
+    return writes.map(() => undefined);
+  });
 
   constructor(redis: MessagingRedis) {
     this.#redis = redis;
-    this.#accepts = new AcceptBatch((items) => this.acceptMany(items));
   }
 
   /**
    * Stores a message as due (or queued). Answers the id, or the earlier id of a deduplicated message.
-   * Publishes that arrive together go to Redis as one call (accept-batch.ts).
+   * Publishes that arrive together go to Redis as one call (turn-batch.ts).
    */
   accept(message: StoredMessage, dedupId?: string, inflightAt?: number): Promise<Accepted> {
-    return this.#accepts.accept({
+    return this.#accepts.add({
       message,
       ...(dedupId !== undefined && { dedupId }),
       ...(inflightAt !== undefined && { inflightAt }),
@@ -298,8 +320,9 @@ export class MessageStore {
     return Number(await recoverScript.run(this.#redis, [inflightKey, dueKey], [now]));
   }
 
-  async finishAttempt(write: AttemptWrite): Promise<void> {
-    await this.finishAttempts([write]);
+  /** Writes an attempt's outcome; attempts that finish together go to Redis as one call (turn-batch.ts). */
+  finishAttempt(write: AttemptWrite): Promise<void> {
+    return this.#finishes.add(write);
   }
 
   /** The outcomes of many attempts in one round trip, each as finishAttempt writes it. */

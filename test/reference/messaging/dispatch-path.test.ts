@@ -11,10 +11,14 @@ import { createServer } from 'node:http';
 import { jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { type AreaRedis, connectAreaRedis } from '../../../src/reference/account/area-redis.ts';
-import type { Accepted, AcceptItem } from '../../../src/reference/messaging/accept-batch.ts';
-import { AttemptWrites } from '../../../src/reference/messaging/attempt-writes.ts';
 import { Deliverer } from '../../../src/reference/messaging/deliverer.ts';
-import { type AttemptWrite, MessageStore, messageKey } from '../../../src/reference/messaging/message-store.ts';
+import {
+  type Accepted,
+  type AcceptItem,
+  type AttemptWrite,
+  MessageStore,
+  messageKey,
+} from '../../../src/reference/messaging/message-store.ts';
 import { newMessageId } from '../../../src/reference/messaging/publish-request.ts';
 import { SigningKeyStore } from '../../../src/reference/messaging/signing-keys.ts';
 import type { StoredMessage } from '../../../src/reference/messaging/stored-message.ts';
@@ -234,24 +238,25 @@ describe('attempt writes', () => {
       }
     }
     const store = new CountingStore(client);
-    const writer = new AttemptWrites(store);
     const messages = Array.from({ length: 5 }, () => message());
     for (const m of messages) await store.accept(m);
     await store.claimDue(Date.now() + 1, 10);
     await Promise.all(
-      messages.map((m) => writer.write({ message: { ...m, state: 'delivered' }, next: { kind: 'end' }, caused: [] })),
+      messages.map((m) =>
+        store.finishAttempt({ message: { ...m, state: 'delivered' }, next: { kind: 'end' }, caused: [] }),
+      ),
     );
     expect(calls).toEqual([5]);
-    await writer.write({ message: { ...message(), state: 'delivered' }, next: { kind: 'end' }, caused: [] });
+    await store.finishAttempt({ message: { ...message(), state: 'delivered' }, next: { kind: 'end' }, caused: [] });
     expect(calls).toEqual([5, 1]);
   });
 
   test('a failed call rejects every write in it', async () => {
     const broken = await connectAreaRedis(redis.url);
     broken.destroy();
-    const writer = new AttemptWrites(new MessageStore(broken));
+    const store = new MessageStore(broken);
     const write = () =>
-      writer.write({ message: { ...message(), state: 'delivered' }, next: { kind: 'end' }, caused: [] });
+      store.finishAttempt({ message: { ...message(), state: 'delivered' }, next: { kind: 'end' }, caused: [] });
     const results = await Promise.allSettled([write(), write()]);
     expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected']);
   });
