@@ -4,7 +4,7 @@
  */
 import { batchCurve, type LoadRun, type ScenarioResult } from '../results/load-run.ts';
 import { cell, table } from './markdown-table.ts';
-import { messagingStreams, sortedByTags, streamExact, tagText } from './messaging-streams.ts';
+import { messagingFacts, messagingStreams, sortedByTags, streamExact, tagText } from './messaging-streams.ts';
 
 const fixed = (value: number, digits = 1) => value.toFixed(digits);
 
@@ -68,13 +68,7 @@ function messagingLines(scenarios: readonly ScenarioResult[]): string[] {
   const notes = scenarios.flatMap((scenario) => {
     const messaging = scenario.accounting.messaging;
     if (!messaging) return [];
-    const { signatures } = messaging;
-    const complete = messaging.complete?.latencyMs;
-    const whole =
-      complete && complete.count > 0 ? `; send → last arrival p50 ${complete.p50} ms, p99 ${complete.p99} ms` : '';
-    return [
-      `- \`${scenario.name}\`: ${messaging.accepted} accepted; waited ${messaging.waitedS.toFixed(1)} s after the load; strays (requests to no open inbox) ${messaging.strays}; unclassified ${messaging.unclassified}; signatures ${signatures.verified} verified, ${signatures.failed} failed, ${signatures.unchecked} not checked, ${signatures.replays} replayed${whole}`,
-    ];
+    return [`- \`${scenario.name}\`: ${messagingFacts(messaging).join('; ')}`];
   });
   return [
     'Messaging accounting (lost = expected − received; duplicates are allowed unless a threshold says otherwise):',

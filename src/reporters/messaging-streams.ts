@@ -47,6 +47,26 @@ export function streamFacts(stream: StreamAccounting): string {
   return `${stream.received}/${stream.expected} received, ${stream.lost} lost, ${stream.duplicated} duplicated, ${stream.unexpected} unexpected, ${stream.badSignatures} bad signatures`;
 }
 
+/**
+ * What the sink saw of a scenario besides its streams, one fact a part, for a line of text: accepted,
+ * the wait after the load, strays, unclassified arrivals, signatures, and send → last arrival when kept.
+ * `ms` formats a latency in milliseconds (the HTML rounds; summary.md keeps the model's figure).
+ */
+export function messagingFacts(messaging: MessagingAccounting, ms: (value: number) => string = String): string[] {
+  const { signatures } = messaging;
+  const complete = messaging.complete?.latencyMs;
+  return [
+    `${messaging.accepted} accepted`,
+    `waited ${messaging.waitedS.toFixed(1)} s after the load`,
+    `strays (requests to no open inbox) ${messaging.strays}`,
+    `unclassified ${messaging.unclassified}`,
+    `signatures ${signatures.verified} verified, ${signatures.failed} failed, ${signatures.unchecked} not checked, ${signatures.replays} replayed`,
+    ...(complete && complete.count > 0
+      ? [`send → last arrival p50 ${ms(complete.p50)} ms, p99 ${ms(complete.p99)} ms`]
+      : []),
+  ];
+}
+
 /** `endpoint:e3`; the tag sets of a stream in natural order (e2 before e10). */
 export function tagText(tags: Readonly<Record<string, string>>): string {
   const text = Object.entries(tags)

@@ -4,7 +4,7 @@
  * stream is kept by (publish-fanout's endpoints), and a line on what the sink saw besides.
  */
 import type { MessagingAccounting } from '../../results/load-run.ts';
-import { messagingStreams, sortedByTags, streamExact, tagText } from '../messaging-streams.ts';
+import { messagingFacts, messagingStreams, sortedByTags, streamExact, tagText } from '../messaging-streams.ts';
 import { type Cell, formatMs, type Text, table, verdictCell } from './markup.ts';
 
 const html = (text: string): Cell => ({ html: text });
@@ -38,11 +38,6 @@ export function messagingTable(t: Text, messaging: MessagingAccounting): string 
     ]),
   ]);
   if (rows.length === 0) return '';
-  const { signatures, complete } = messaging;
-  const whole =
-    complete && complete.latencyMs.count > 0
-      ? ` · send → last arrival p50 ${formatMs(complete.latencyMs.p50)} ms, p99 ${formatMs(complete.latencyMs.p99)} ms`
-      : '';
   return [
     table(
       'messaging accounting',
@@ -60,6 +55,6 @@ export function messagingTable(t: Text, messaging: MessagingAccounting): string 
       ],
       rows,
     ),
-    `<p class="quiet messaging-facts">${messaging.accepted} accepted · waited ${messaging.waitedS.toFixed(1)} s after the load · strays (requests to no open inbox) ${messaging.strays} · unclassified ${messaging.unclassified} · signatures ${signatures.verified} verified, ${signatures.failed} failed, ${signatures.unchecked} not checked, ${signatures.replays} replayed${whole}</p>`,
+    `<p class="quiet messaging-facts">${t(messagingFacts(messaging, formatMs).join(' · '))}</p>`,
   ].join('\n');
 }
