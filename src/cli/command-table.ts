@@ -54,7 +54,11 @@ const loadOptions = {
     default: 'open',
   },
   rate: { type: 'string', description: 'Requests per second (open model)', default: 'the scenario’s' },
-  duration: { type: 'string', description: 'How long each scenario runs: 500ms, 10s, 2m', default: 'the scenario’s' },
+  duration: {
+    type: 'string',
+    description: 'How long each scenario runs: 500ms, 10s, 2m, 1m30s',
+    default: 'the scenario’s',
+  },
   ramp: {
     type: 'string',
     description:
@@ -119,7 +123,8 @@ const sinkOptions = {
   },
   'sink-wait': {
     type: 'string',
-    description: 'How long a case waits for a request the target sends later (a delivery, a callback): 15s, 2m',
+    description:
+      'How long a case waits for a request the target sends later (a delivery, a callback): 15s, 2m, 1m30s, up to 1h',
     default: '15s',
   },
 } as const satisfies Record<string, OptionSpec>;

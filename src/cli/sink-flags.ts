@@ -3,12 +3,12 @@
  * settings, each checked to one usage line. `--sink-url` may carry a path prefix (a proxy's mount
  * point): every URL handed to the target sits under it.
  */
+
+import { parseDurationMs } from '../shared/duration.ts';
 import { harnessError } from '../shared/errors.ts';
 import type { SinkSettings } from '../target/target.ts';
 import type { ParsedValues } from './parsed-values.ts';
 
-const durationPattern = /^(\d+(?:\.\d+)?)(ms|s|m)$/;
-const unitSeconds: Readonly<Record<string, number>> = { ms: 0.001, s: 1, m: 60 };
 /** A base URL, with a path or not; no query or fragment (the sink's tokens follow the path). */
 const baseUrlPattern = /^https?:\/\/[^\s/?#]+(\/[^\s?#]*)?$/;
 export const maxSinkThreads = 64;
@@ -32,10 +32,10 @@ export function sinkSettings(values: ParsedValues): SinkSettings | undefined {
   }
   let waitSeconds: number | undefined;
   if (wait !== undefined) {
-    const match = durationPattern.exec(wait.trim());
-    waitSeconds = match ? Number(match[1]) * (unitSeconds[match[2] as string] ?? 1) : undefined;
+    const ms = parseDurationMs(wait);
+    waitSeconds = ms === undefined ? undefined : ms / 1000;
     if (waitSeconds === undefined || waitSeconds <= 0 || waitSeconds > 3600) {
-      throw harnessError('SVC_USAGE', `--sink-wait takes a duration up to 1 hour (15s, 2m), not "${wait}"`);
+      throw harnessError('SVC_USAGE', `--sink-wait takes a duration up to 1 hour (15s, 2m, 1m30s, 1h), not "${wait}"`);
     }
   }
   if (

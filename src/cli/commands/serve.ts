@@ -6,10 +6,10 @@
 import { writeFile } from 'node:fs/promises';
 import { allFaults } from '../../reference/areas.ts';
 import type { RetryBackoff } from '../../reference/messaging/backoff.ts';
-import { parseDuration } from '../../reference/messaging/durations.ts';
 import { redactRedisUrl } from '../../reference/redis/redis-url.ts';
 import { defaultMaxRequestBytes, type MessagingOptions } from '../../reference/reference-options.ts';
 import { type RunningReference, startReference } from '../../reference/reference-service.ts';
+import { parseDurationMs } from '../../shared/duration.ts';
 import { harnessError } from '../../shared/errors.ts';
 import { getDialect, isDialectName } from '../../target/dialects.ts';
 import { messagingRegions } from '../../target/regions.ts';
@@ -74,7 +74,7 @@ export function messagingOptions(values: ParsedValues): MessagingOptions {
   const regionLatencyMs: Record<string, number> = {};
   for (const item of list((values['region-latency'] as string | undefined) ?? '')) {
     const [region = '', duration = ''] = item.split('=');
-    const ms = parseDuration(duration);
+    const ms = parseDurationMs(duration);
     if (!known.includes(region) || ms === undefined) {
       throw harnessError('SVC_USAGE', `serve: --region-latency takes REGION=DURATION (us-east-1=80ms), not "${item}"`);
     }
@@ -86,7 +86,7 @@ export function messagingOptions(values: ParsedValues): MessagingOptions {
   const backoffText = values['retry-backoff'] as string | undefined;
   let retryBackoff: RetryBackoff | undefined;
   if (backoffText !== undefined && backoffText !== 'real') {
-    const ms = parseDuration(backoffText);
+    const ms = parseDurationMs(backoffText);
     if (ms === undefined || ms < 1)
       throw harnessError('SVC_USAGE', `serve: --retry-backoff takes real or a duration (20ms), not "${backoffText}"`);
     retryBackoff = { kind: 'base', ms };

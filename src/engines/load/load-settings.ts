@@ -3,6 +3,8 @@
  * line for a bad value. Durations take `500ms`, `10s`, `2m` or plain seconds; a ramp is
  * `DURATION:RATE` stages separated by commas (`10s:100,30s:500`); lists are comma separated.
  */
+
+import { durationExamples, parseDurationMs } from '../../shared/duration.ts';
 import { harnessError } from '../../shared/errors.ts';
 import type { RampStage } from './schedule.ts';
 
@@ -39,15 +41,12 @@ export interface LoadSettings {
 const bad = (flag: string, value: string, want: string) =>
   harnessError('SVC_USAGE', `load: ${flag} "${value}" is not ${want}`);
 
-/** Seconds from `500ms`, `10s`, `2m`, `1h` or a plain number of seconds. */
+/** Seconds from a duration in the harness's one grammar (`500ms`, `10s`, `1m30s`, `2h`, or plain seconds). */
 export function parseDuration(text: string, flag = '--duration'): number {
-  const match = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)?\s*$/.exec(text);
-  if (!match) throw bad(flag, text, 'a duration (500ms, 10s, 2m)');
-  const value = Number(match[1]);
-  const unit = match[2] ?? 's';
-  const seconds = unit === 'ms' ? value / 1000 : unit === 'm' ? value * 60 : unit === 'h' ? value * 3600 : value;
-  if (!(seconds > 0)) throw bad(flag, text, 'a duration above zero');
-  return seconds;
+  const ms = parseDurationMs(text);
+  if (ms === undefined) throw bad(flag, text, `a duration (${durationExamples})`);
+  if (!(ms > 0)) throw bad(flag, text, 'a duration above zero');
+  return ms / 1000;
 }
 
 export function parsePositive(text: string, flag: string, integer = true): number {
