@@ -1,5 +1,6 @@
 /** Parses argv against the command table with node:util parseArgs; every mistake is one usage line. */
 import { parseArgs } from 'node:util';
+import { closest, distance } from 'fastest-levenshtein';
 import { harnessError } from '../shared/errors.ts';
 import { type CommandName, type CommandSpec, commandTable, type OptionSpec } from './command-table.ts';
 import type { ParsedValue, ParsedValues } from './parsed-values.ts';
@@ -40,7 +41,11 @@ export function parseArgv(given: readonly string[]): ParsedArgv {
   }
   if (first === '--version' || first === '-v') return { kind: 'version' };
   if (!isCommandName(first)) {
-    throw harnessError('SVC_USAGE', `unknown command "${first}" (commands: ${Object.keys(commandTable).join(', ')})`);
+    const names = Object.keys(commandTable);
+    throw harnessError(
+      'SVC_USAGE',
+      `unknown command "${first}"${didYouMean(first, names)} (commands: ${names.join(', ')})`,
+    );
   }
   if (rest.includes('--help') || rest.includes('-h')) return { kind: 'help', command: first };
   const spec: CommandSpec = commandTable[first];
@@ -62,6 +67,8 @@ export function parseArgv(given: readonly string[]): ParsedArgv {
       tokens: true,
     });
   } catch (error) {
+    const unknown = unknownFlag(error);
+    if (unknown !== undefined) throw harnessError('SVC_USAGE', unknownFlagLine(first, spec, unknown));
     // node:util's messages may span lines ("ambiguous … use '--x=-1'"); the hint is worth keeping, on one line.
     throw harnessError('SVC_USAGE', `${first}: ${(error as Error).message.replace(/\s*\n\s*/g, ' ')}`);
   }
@@ -78,6 +85,51 @@ export function parseArgv(given: readonly string[]): ParsedArgv {
   }
   if (spec.positionals) values._ = [...parsed.positionals];
   return { kind: 'run', command: first, values };
+}
+
+/** The flag node:util refused as unknown (`--duraton`, `-x`), from its error; undefined for any other error. */
+function unknownFlag(error: unknown): string | undefined {
+  if (!(error instanceof Error) || (error as NodeJS.ErrnoException).code !== 'ERR_PARSE_ARGS_UNKNOWN_OPTION')
+    return undefined;
+  // Node 22 adds a hint about '--' after the name, with quotes that do not pair up; only the name is kept.
+  return /Unknown option '([^']+)'/.exec(error.message)?.[1];
+}
+
+/** Close enough to be the name meant: within a third of its length in edits, at least 2 (as git suggests). */
+function near(given: string, name: string): boolean {
+  return distance(given, name) <= Math.max(2, Math.floor(given.length / 3));
+}
+
+/** `; did you mean load?` when a name is close enough, else nothing. */
+function didYouMean(given: string, names: readonly string[]): string {
+  if (names.length === 0) return '';
+  const best = closest(given, [...names]);
+  return near(given, best) ? `; did you mean ${best}?` : '';
+}
+
+/**
+ * One line for a flag the command does not take: the closest of its own flags, or the closest flag of
+ * another command when that one is closer (`--sink-wiat` on load is conformance's `--sink-wait`), and
+ * where the list is.
+ */
+function unknownFlagLine(command: CommandName, spec: CommandSpec, flag: string): string {
+  const given = flag.replace(/^-+/, '').split('=')[0] ?? '';
+  const tail = ` (svc-harness ${command} --help lists its flags)`;
+  if (!flag.startsWith('--')) return `${command}: unknown flag ${flag}${tail}`;
+  const own = Object.keys(spec.options);
+  const all = [...new Set(Object.values(commandTable).flatMap((other) => Object.keys(other.options)))];
+  const mine = own.length > 0 ? closest(given, own) : undefined;
+  const anywhere = closest(given, all);
+  const best = mine !== undefined && distance(given, mine) <= distance(given, anywhere) ? mine : anywhere;
+  let hint = '';
+  if (near(given, best)) {
+    const owners = Object.entries(commandTable)
+      .filter(([, other]) => Object.hasOwn(other.options, best))
+      .map(([other]) => other);
+    const elsewhere = own.includes(best) ? '' : `, a flag of ${owners.join(', ')}, not of ${command}`;
+    hint = best === given ? `; --${given} is a flag of ${owners.join(', ')}` : `; did you mean --${best}${elsewhere}?`;
+  }
+  return `${command}: unknown flag ${flag}${hint}${tail}`;
 }
 
 type Token = NonNullable<ReturnType<typeof parseArgs>['tokens']>[number];

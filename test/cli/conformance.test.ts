@@ -161,7 +161,7 @@ describe('conformance: bad input gives one line and exit code 2', () => {
     );
     expectOneLine(
       await runCli(['conformance', '--bogus']),
-      /^svc-harness: conformance: Unknown option '--bogus'.*\[SVC_USAGE\]$/,
+      /^svc-harness: conformance: unknown flag --bogus \(svc-harness conformance --help lists its flags\) \[SVC_USAGE\]$/,
     );
     expectOneLine(await runCli(['conformance', '--rules', 'Q.*']), /--rules "Q\.\*" matches no rule .*\[SVC_USAGE\]$/);
   });

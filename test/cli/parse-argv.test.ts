@@ -88,6 +88,27 @@ describe('parseArgv', () => {
     }
   });
 
+  test('an unknown flag or command names the closest one, or the commands that take the flag, in one line', () => {
+    const tail = (command: string) => ` (svc-harness ${command} --help lists its flags)`;
+    expect(usageError(() => parseArgv(['load', '--duraton', '3s']))).toBe(
+      `load: unknown flag --duraton; did you mean --duration?${tail('load')}`,
+    );
+    expect(usageError(() => parseArgv(['conformance', '--targt=a.json']))).toBe(
+      `conformance: unknown flag --targt; did you mean --target?${tail('conformance')}`,
+    );
+    expect(usageError(() => parseArgv(['load', '--sink-wiat', '3s']))).toBe(
+      `load: unknown flag --sink-wiat; did you mean --sink-wait, a flag of conformance, run, not of load?${tail('load')}`,
+    );
+    expect(usageError(() => parseArgv(['conformance', '--rate', '5']))).toBe(
+      `conformance: unknown flag --rate; --rate is a flag of load, k6 manifest${tail('conformance')}`,
+    );
+    expect(usageError(() => parseArgv(['load', '--zzzzzzzz']))).toBe(`load: unknown flag --zzzzzzzz${tail('load')}`);
+    expect(usageError(() => parseArgv(['run', '-x']))).toBe(`run: unknown flag -x${tail('run')}`);
+    expect(usageError(() => parseArgv(['lod']))).toBe(
+      'unknown command "lod"; did you mean load? (commands: serve, conformance, load, run, k6 install, k6 merge, k6 manifest, rules)',
+    );
+  });
+
   test('a one-value flag given twice is a usage line (load, run, k6 manifest take one target); conformance takes several', () => {
     for (const command of [['load'], ['run'], ['k6', 'manifest']]) {
       expect(usageError(() => parseArgv([...command, '--target', 'a.json', '--target=b.json']))).toBe(
