@@ -10,7 +10,7 @@ import type { Reporter } from '../results/reporter.ts';
 import { rootCauseLines } from '../results/root-cause.ts';
 import { gateFailingKinds, verdictRule } from '../results/verdict.ts';
 import { oneLine } from '../shared/errors.ts';
-import { loadSummaryLines, progressText, scenarioLines, scenarioStartLine } from './load-console.ts';
+import { latencyTableLines, loadSummaryLines, progressText, scenarioLines, scenarioStartLine } from './load-console.ts';
 
 const label: Record<CaseResult['verdict']['kind'], string> = {
   pass: 'PASS',
@@ -81,7 +81,8 @@ export function renderRunSummary(run: HarnessRun, files: readonly string[] = def
   const lines: string[] = run.conformance ? rootCauseLines(run.conformance) : [];
   if (run.conformance) lines.push(...conformanceLines(run.conformance, listCases));
   // Each scenario's lines were printed as it ended: the summary keeps only the load's first line then.
-  if (run.load) lines.push(...loadSummaryLines(run.load).slice(0, listCases ? undefined : 1));
+  if (run.load)
+    lines.push(...loadSummaryLines(run.load).slice(0, listCases ? undefined : 1), ...latencyTableLines(run.load));
   if (run.aborted) lines.push(`stopped early: ${run.aborted}`);
   lines.push(`gate: ${gateOf(run.exitCode)} (exit code ${run.exitCode}) in ${(run.durationMs / 1000).toFixed(1)} s`);
   if (files.length > 0) lines.push(`reports: ${run.reportDir} (${files.join(', ')})`);
@@ -110,16 +111,26 @@ function conformanceLines(run: ConformanceRun, listCases: boolean): string[] {
   return lines;
 }
 
+/** How often a run with no terminal says where it is, so a CI log is never silent for long. */
+const heartbeatMs = 10_000;
+
 /**
- * Progress on `stream`: a rewritten line on a TTY; otherwise a line per case that did not pass.
- * What it prints comes redacted from the runner.
+ * Progress on `stream`: a rewritten line on a TTY; otherwise a line per case that did not pass, and
+ * a heartbeat line every 10 s while cases run. What it prints comes redacted from the runner.
  */
 export function createConsoleObserver(
   stream: NodeJS.WritableStream & { isTTY?: boolean; columns?: number },
+  options: { readonly heartbeatMs?: number } = {},
 ): Omit<Reporter, 'name' | 'onRunEnd'> & { end(): void } {
   const done: CaseResult[] = [];
   let planned = 0;
   let lineShown = false;
+  let heartbeat: NodeJS.Timeout | undefined;
+  let startedAt = Date.now();
+  const stopHeartbeat = () => {
+    clearInterval(heartbeat);
+    heartbeat = undefined;
+  };
   const write = (text: string) => stream.write(text);
   const clear = () => {
     if (lineShown) write('\r\x1b[2K');
@@ -140,6 +151,16 @@ export function createConsoleObserver(
     onPlanned(count) {
       planned += count;
       if (stream.isTTY) show();
+      else if (heartbeat === undefined) {
+        startedAt = Date.now();
+        heartbeat = setInterval(() => {
+          if (done.length < planned) {
+            write(`conformance: ${progressLine(done, planned)} · ${Math.round((Date.now() - startedAt) / 1000)} s\n`);
+          }
+        }, options.heartbeatMs ?? heartbeatMs);
+        // The heartbeat never keeps the process alive by itself.
+        heartbeat.unref();
+      }
     },
     onResult(result) {
       done.push(result);
@@ -156,6 +177,7 @@ export function createConsoleObserver(
       write(`svc-harness: ${line}\n`);
     },
     onScenarioStart(name, line) {
+      stopHeartbeat();
       clear();
       write(`${scenarioStartLine(name, line)}\n`);
     },
@@ -171,7 +193,10 @@ export function createConsoleObserver(
       clear();
       write(`${scenarioLines(result).join('\n')}\n`);
     },
-    end: clear,
+    end() {
+      stopHeartbeat();
+      clear();
+    },
   };
 }
 

@@ -3,12 +3,13 @@ import type { LoadRun, MessagingAccounting, ScenarioResult } from '../results/lo
 import type { LoadProgress } from '../results/reporter.ts';
 import { messagingStreams, sortedByTags, streamFacts, tagText } from './messaging-streams.ts';
 
-/** `elapsed 12/30 s · 998 req/s · p99 4.1 ms · errors 0 · dropped 0` */
+/** `command: 12/30 s · 998 req/s · p99 (last second) 4.1 ms · errors 0 · dropped 0` */
 export function progressText(progress: LoadProgress): string {
   return [
     `${progress.scenario}: ${Math.floor(progress.elapsedS)}/${progress.durationS} s`,
     `${Math.round(progress.rate)} req/s`,
-    `p99 ${progress.p99Ms} ms`,
+    // The live figure is of the last second's answers; the end summary has the whole run's.
+    `p99 (last second) ${progress.p99Ms} ms`,
     `errors ${progress.errors}`,
     `dropped ${progress.dropped}`,
   ].join(' · ');
@@ -86,5 +87,35 @@ export function loadSummaryLines(run: LoadRun): string[] {
     ...run.scenarios.flatMap(scenarioLines),
     ...(run.skipped ?? []).map((item) => `  skipped ${item.name}: ${item.reason}`),
     ...run.problems.map((problem) => `  problem: ${problem}`),
+  ];
+}
+
+const percentileColumns = ['count', 'min', 'p50', 'p90', 'p99', 'p99.9', 'max'] as const;
+
+/**
+ * The end of a load run's summary, as autocannon ends its own: a latency table in milliseconds of
+ * completed answers, a row per scenario and one per tag set it keeps (pipeline's batch sizes).
+ */
+export function latencyTableLines(run: LoadRun): string[] {
+  const rows: string[][] = run.scenarios.flatMap((scenario) => [
+    latencyRow(scenario.name, scenario.latencyMs),
+    ...(scenario.tags.length > 1
+      ? sortedByTags(scenario.tags).map((tag) => latencyRow(`  ${tagText(tag.tags)}`, tag.latencyMs))
+      : []),
+  ]);
+  if (rows.length === 0) return [];
+  const header = ['latency (ms)', ...percentileColumns];
+  const widths = header.map((title, at) => Math.max(title.length, ...rows.map((row) => (row[at] ?? '').length)));
+  const line = (cells: readonly string[]) =>
+    cells.map((cell, at) => (at === 0 ? cell.padEnd(widths[at] ?? 0) : cell.padStart(widths[at] ?? 0))).join('  ');
+  return [line(header), ...rows.map(line)].map((text) => `  ${text.trimEnd()}`);
+}
+
+function latencyRow(name: string, latency: ScenarioResult['latencyMs']): string[] {
+  if (latency.count === 0) return [name, '0', ...percentileColumns.slice(1).map(() => '–')];
+  return [
+    name,
+    String(latency.count),
+    ...[latency.min, latency.p50, latency.p90, latency.p99, latency.p999, latency.max].map(String),
   ];
 }

@@ -280,7 +280,7 @@ describe('load on the embedded reference', () => {
     expect(scenario.requests.sent).toBe(240);
     expect(scenario.requests.dropped).toBe(0);
     // Not a terminal: a plain line every 5 s (elapsed, rate, p99, errors, drops), no rewritten line.
-    expect(run.stderr).toMatch(/command: 5\/6 s · \d+ req\/s · p99 [\d.]+ ms · errors 0 · dropped 0\n/);
+    expect(run.stderr).toMatch(/command: 5\/6 s · \d+ req\/s · p99 \(last second\) [\d.]+ ms · errors 0 · dropped 0\n/);
     expect(run.stderr).not.toContain('\r');
   });
 

@@ -4,10 +4,11 @@ import {
   createConsoleObserver,
   progressLine,
   renderConsoleSummary,
+  renderRunSummary,
   resultLine,
 } from '../../src/reporters/console-output.ts';
-import { scenarioLines } from '../../src/reporters/load-console.ts';
-import { fanoutEndpoints, sampleLoadRun } from './sample-load-run.ts';
+import { latencyTableLines, progressText, scenarioLines } from '../../src/reporters/load-console.ts';
+import { fanoutEndpoints, sampleHarnessRun, sampleLoadRun } from './sample-load-run.ts';
 import { sampleResults, sampleRun, wrongTokenResults } from './sample-run.ts';
 
 class Capture extends Writable {
@@ -121,6 +122,23 @@ describe('console output', () => {
     expect(out.text.split('\n').filter(Boolean)).toHaveLength(6);
   });
 
+  test('without a TTY: a heartbeat line while cases run, none once they ended', async () => {
+    const out = new Capture(false);
+    const observer = createConsoleObserver(out, { heartbeatMs: 20 });
+    observer.onTarget?.('ref', true);
+    observer.onPlanned?.(7);
+    observer.onResult?.(sampleResults[0]!);
+    await new Promise((resolve) => setTimeout(resolve, 90));
+    const beats = out.text.split('\n').filter((line) => line.startsWith('conformance: '));
+    expect(beats.length).toBeGreaterThanOrEqual(2);
+    expect(beats[0]).toMatch(/^conformance: \[1\/7\] 1 pass · kv\.pass · \d+ s$/);
+    for (const result of sampleResults.slice(1)) observer.onResult?.(result);
+    observer.end();
+    const after = out.text;
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    expect(out.text).toBe(after);
+  });
+
   test('on a TTY: a rewritten progress line, failures printed above it', () => {
     const out = new Capture(true);
     const observer = createConsoleObserver(out);
@@ -131,6 +149,45 @@ describe('console output', () => {
     expect(out.text).toContain('\r\x1b[2K[7/7]');
     expect(out.text).toContain('FAIL kv.fail');
     expect(out.text.endsWith('\r\x1b[2K')).toBe(true);
+  });
+});
+
+describe('load on the console', () => {
+  test('the summary ends with a latency table: a row per scenario and per tag set, columns aligned', () => {
+    const lines = latencyTableLines(sampleLoadRun);
+    expect(lines[0]).toMatch(/^ {2}latency \(ms\) +count +min +p50 +p90 +p99 +p99\.9 +max$/);
+    const names = lines.slice(1).map((line) => line.trim().split(/ {2,}/)[0]);
+    expect(names).toEqual(expect.arrayContaining(sampleLoadRun.scenarios.map((scenario) => scenario.name)));
+    const command = sampleLoadRun.scenarios[0]!;
+    const row = lines.find((line) => line.trim().startsWith(`${command.name} `))!;
+    expect(row.trim().split(/ +/).slice(1)).toEqual(
+      [
+        command.latencyMs.count,
+        command.latencyMs.min,
+        command.latencyMs.p50,
+        command.latencyMs.p90,
+        command.latencyMs.p99,
+        command.latencyMs.p999,
+        command.latencyMs.max,
+      ].map(String),
+    );
+    // Right-aligned columns: every row ends where the header ends.
+    expect(lines.every((line) => line.length === lines[0]!.length)).toBe(true);
+    expect(renderRunSummary(sampleHarnessRun('/tmp/r'), [], false)).toContain(lines.join('\n'));
+  });
+
+  test('the live p99 says it is of the last second', () => {
+    expect(
+      progressText({
+        scenario: 'command',
+        elapsedS: 12.4,
+        durationS: 30,
+        rate: 998,
+        p99Ms: 4.1,
+        errors: 0,
+        dropped: 0,
+      }),
+    ).toBe('command: 12/30 s · 998 req/s · p99 (last second) 4.1 ms · errors 0 · dropped 0');
   });
 });
 
