@@ -119,7 +119,7 @@ function streamCases(scenario: ScenarioResult): StreamCase[] {
   });
 }
 
-function streamTestcase(item: StreamCase, suite: string): string {
+function streamTestcase(item: StreamCase, suite: string, time: string): string {
   const properties = Object.entries(item.properties)
     .map(([name, value]) => `        <property${attrs({ name, value })}/>\n`)
     .join('');
@@ -127,7 +127,7 @@ function streamTestcase(item: StreamCase, suite: string): string {
     item.lost > 0
       ? `      <failure${attrs({ type: 'lost', message: item.message })}>${escapeXml(item.message)}</failure>\n`
       : '';
-  return `    <testcase${attrs({ name: item.name, classname: suite, time: '0.000' })}>\n      <properties>\n${properties}      </properties>\n${failure}    </testcase>\n`;
+  return `    <testcase${attrs({ name: item.name, classname: suite, time })}>\n      <properties>\n${properties}      </properties>\n${failure}    </testcase>\n`;
 }
 
 /**
@@ -141,19 +141,22 @@ function scenarioSuite(scenario: ScenarioResult, _index: number, all: readonly S
   const streams = streamCases(scenario);
   const failed =
     scenario.thresholds.filter((threshold) => !threshold.ok).length + streams.filter((item) => item.lost > 0).length;
-  const tests = scenario.thresholds.length + streams.length;
+  // The problem's testcase counts too: a suite's `tests` is the number of testcases it holds.
+  const tests = scenario.thresholds.length + streams.length + (scenario.problem ? 1 : 0);
+  // A threshold or a stream is a verdict on the whole scenario, so each carries the time it covers.
+  const time = seconds(scenario.durationMs);
   const head = `  <testsuite${attrs({ name: suite, tests, failures: failed, errors: scenario.problem ? 1 : 0, skipped: 0, time: seconds(scenario.durationMs), timestamp: scenario.startedAt })}>\n`;
   const cases = scenario.thresholds.map((threshold) => {
     const value = threshold.value === null ? 'no data' : String(threshold.value);
     const failure = threshold.ok
       ? ''
       : `      <failure${attrs({ type: 'threshold', message: `${threshold.expression}: value ${value}` })}>${escapeXml(`${threshold.expression}: value ${value}`)}</failure>\n`;
-    return `    <testcase${attrs({ name: threshold.expression, classname: suite, time: '0.000' })}>\n      <properties>\n        <property${attrs({ name: 'value', value })}/>\n        <property${attrs({ name: 'source', value: threshold.source })}/>\n      </properties>\n${failure}    </testcase>\n`;
+    return `    <testcase${attrs({ name: threshold.expression, classname: suite, time })}>\n      <properties>\n        <property${attrs({ name: 'value', value })}/>\n        <property${attrs({ name: 'source', value: threshold.source })}/>\n      </properties>\n${failure}    </testcase>\n`;
   });
   const problem = scenario.problem
-    ? `    <testcase${attrs({ name: 'scenario ran', classname: suite, time: '0.000' })}>\n      <error${attrs({ type: 'error', message: scenario.problem })}>${escapeXml(scenario.problem)}</error>\n    </testcase>\n`
+    ? `    <testcase${attrs({ name: 'scenario ran', classname: suite, time })}>\n      <error${attrs({ type: 'error', message: scenario.problem })}>${escapeXml(scenario.problem)}</error>\n    </testcase>\n`
     : '';
-  return `${head}${problem}${cases.join('')}${streams.map((item) => streamTestcase(item, suite)).join('')}  </testsuite>\n`;
+  return `${head}${problem}${cases.join('')}${streams.map((item) => streamTestcase(item, suite, time)).join('')}  </testsuite>\n`;
 }
 
 export function renderJunitXml(run: HarnessRun): string {

@@ -58,7 +58,11 @@ describe('junit.xml of messaging load', () => {
     const expected = accepted * fanoutEndpoints;
     // The threshold and the delivery stream: both failed.
     expect(fanout).toContain('tests="2" failures="2"');
-    expect(fanout).toContain('<testcase name="delivery: nothing lost" classname="load.publish-fanout" time="0.000">');
+    const seconds = (sampleLoadRun.scenarios.find((s) => s.name === 'publish-fanout')!.durationMs / 1000).toFixed(3);
+    expect(seconds).not.toBe('0.000');
+    expect(fanout).toContain(
+      `<testcase name="delivery: nothing lost" classname="load.publish-fanout" time="${seconds}">`,
+    );
     expect(fanout).toContain(
       `<failure type="lost" message="delivery: 3 of ${expected} expected never arrived (endpoint:e2 3)">`,
     );
@@ -73,6 +77,15 @@ describe('junit.xml of messaging load', () => {
     expect(failureCase.split('</testcase>')[0]).not.toContain('<failure');
     expect(failureCase).toContain('<property name="badSignatures" value="1"/>');
     expect(callbacks).toContain('<failure type="lost" message="callbacks: 1 of ');
+  });
+
+  test('every load testcase carries the time its verdict covers; a suite counts every testcase it holds', () => {
+    expect(xml).not.toContain('time="0.000"');
+    const problem = { ...sampleLoadRun.scenarios[0]!, problem: 'the target stopped answering' };
+    const withProblem = renderJunitXml({ ...run, load: { ...sampleLoadRun, scenarios: [problem] } });
+    const held = withProblem.match(/<testcase /g)?.length ?? 0;
+    expect(withProblem).toContain(`<testsuite name="load.${problem.name}" tests="${held}" `);
+    expect(held).toBe(problem.thresholds.length + 1);
   });
 
   test('the root counts the stream testcases', () => {
