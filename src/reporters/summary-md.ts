@@ -28,6 +28,16 @@ export function renderSummaryMarkdown(run: HarnessRun, catalog: RuleCatalog): st
   // The shared cause of most failures first, before the tables that list them one by one.
   const causes = run.conformance ? rootCauseLines(run.conformance) : [];
   if (causes.length > 0) lines.push(...causes.map((line) => `**${cell(line)}**`), '');
+  // What failed the load's gate, before any table: the reader looks for it first.
+  const failedThresholds = (run.load?.scenarios ?? []).flatMap((scenario) =>
+    scenario.thresholds
+      .filter((threshold) => !threshold.ok)
+      .map(
+        (threshold) =>
+          `- \`${scenario.name}\`: \`${threshold.expression}\` failed (value ${threshold.value === null ? 'no data' : threshold.value})`,
+      ),
+  );
+  if (failedThresholds.length > 0) lines.push('Thresholds failed:', '', ...failedThresholds, '');
   if (run.aborted) lines.push(`The run stopped early: ${cell(run.aborted)}`, '');
   if (run.problems.length > 0) lines.push('Problems:', '', ...run.problems.map((problem) => `- ${cell(problem)}`), '');
   if (run.conformance) {

@@ -29,6 +29,23 @@ describe('summary.md', () => {
     expect(text).not.toContain('| `kv.pass` |');
   });
 
+  test('failed thresholds are listed under the gate, before any table', () => {
+    const withLoad = renderSummaryMarkdown(sampleHarnessRun('/tmp/r'), sampleCatalog);
+    const failed = sampleLoadRun.scenarios.flatMap((scenario) =>
+      scenario.thresholds.filter((threshold) => !threshold.ok).map((threshold) => ({ scenario, threshold })),
+    );
+    expect(failed.length).toBeGreaterThan(0);
+    const at = withLoad.indexOf('Thresholds failed:');
+    expect(at).toBeGreaterThan(withLoad.indexOf('Gate: '));
+    expect(at).toBeLessThan(withLoad.indexOf('| target |'));
+    for (const { scenario, threshold } of failed) {
+      const line = `- \`${scenario.name}\`: \`${threshold.expression}\` failed (value ${threshold.value ?? 'no data'})`;
+      expect(withLoad.indexOf(line)).toBeGreaterThan(at);
+      expect(withLoad.indexOf(line)).toBeLessThan(withLoad.indexOf('| target |'));
+    }
+    expect(text).not.toContain('Thresholds failed:');
+  });
+
   test('a root cause most failures share is stated before the tables', () => {
     const cases = wrongTokenResults(10, 1);
     const run = { ...sampleRun, targets: [{ ...sampleRun.targets[0]!, cases }], results: cases };
