@@ -14,7 +14,7 @@ import { conformanceOnly, type HarnessRun } from '../../src/results/harness-run.
 import { createRedactor } from '../../src/shared/redact.ts';
 import { launchChromium, openReport } from '../support/chromium.ts';
 import { fanoutEndpoints, sampleHarnessRun, sampleLoadRun, sampleSecret } from './sample-load-run.ts';
-import { sampleCatalog, sampleRun, wrongTokenResults } from './sample-run.ts';
+import { sampleCatalog, sampleResults, sampleRun, wrongTokenResults } from './sample-run.ts';
 
 const outputDir = resolve(import.meta.dirname, '../../reports/test-html-report');
 
@@ -206,6 +206,41 @@ describe('renderHtmlReport', () => {
     expect(streams.series[2]?.values.at(-1)).toBeNull();
     expect(streams.series[0]?.values.every((value) => value !== null)).toBe(true);
     expect(arrivalTimelineChart(sampleLoadRun.scenarios[0]!, 'k')).toBeUndefined();
+  });
+
+  test('lists every case that did not pass with its whole reason and notes, failures first, escaped and redacted', () => {
+    const blocked = {
+      ...sampleResults[1]!,
+      caseId: 'kv.blocked',
+      verdict: { kind: 'blocked', reason: 'a step it needs did not work', rule: 'B.a' },
+    } as const;
+    const leaking = {
+      ...sampleResults[1]!,
+      caseId: 'kv.leak',
+      verdict: { kind: 'fail', reason: `Bearer ${sampleSecret} was refused\nsecond line`, rule: 'B.b' },
+      notes: [`sink: POST dest → 500 with ${sampleSecret}`],
+    } as const;
+    const cases = [blocked, ...sampleResults, leaking];
+    const run = { ...sampleRun, targets: [{ ...sampleRun.targets[0]!, cases }], results: cases };
+    const html = renderHtmlReport(conformanceOnly(run), sampleCatalog, createRedactor([sampleSecret]));
+    const part = html.split('<div class="failures">')[1]?.split('</section>')[0] ?? '';
+    expect(part).toContain('Cases that did not pass');
+    const shown = [...part.matchAll(/<details class="case (\w+)">.*?<code>([^<]+)<\/code>/g)].map((m) => [m[1], m[2]]);
+    // fail, stale, error, blocked in that order; pass, skip, expected failures and observations are not listed.
+    expect(shown).toEqual([
+      ['fail', 'kv.fail'],
+      ['fail', 'kv.leak'],
+      ['stale', 'kv.stale'],
+      ['error', 'kv.error'],
+      ['blocked', 'kv.blocked'],
+    ]);
+    expect(part).toContain('<pre class="reason">received &lt;400&gt; &amp; &quot;x&quot; / expected 200 | y</pre>');
+    expect(part).toContain('<small>[B.b]</small>');
+    expect(part).toContain('[redacted] was refused\nsecond line</pre>');
+    expect(part).toContain('<li>sink: POST dest → 500 with [redacted]</li>');
+    expect(html).not.toContain(sampleSecret);
+    const passing = { ...sampleRun, targets: [{ ...sampleRun.targets[0]!, cases: [sampleResults[0]!] }] };
+    expect(renderHtmlReport(conformanceOnly(passing), sampleCatalog)).not.toContain('class="failures"');
   });
 
   test('states the root cause most failures share in the header, escaped', () => {

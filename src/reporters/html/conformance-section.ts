@@ -1,7 +1,11 @@
-/** The conformance part of index.html: totals per target, verdicts by rule as a chart and a table. */
+/**
+ * The conformance part of index.html: totals per target, the cases that did not pass with their
+ * reasons (case-details.ts), verdicts by rule as a chart and a table.
+ */
 import { type ConformanceRun, totalsOf, type VerdictTotals, verdictKinds } from '../../results/conformance-run.ts';
 import type { RuleCatalog } from '../../results/rule.ts';
 import { ruleVerdicts, runAreas } from '../rule-verdicts.ts';
+import { caseDetailsSection } from './case-details.ts';
 import { verdictChart } from './chart-data.ts';
 import { type Cell, figure, type Section, type Text, table } from './markup.ts';
 
@@ -38,6 +42,7 @@ export function conformanceSection(t: Text, run: ConformanceRun, catalog: RuleCa
     '<h2>Conformance</h2>',
     ...notRun,
     `<div class="tables">${targets}</div>`,
+    caseDetailsSection(t, run),
     `<div class="charts wide">${figure(t, chart, 'Conformance: case verdicts by rule')}</div>`,
     `<div class="tables">${byRule}</div>`,
     '</section>',

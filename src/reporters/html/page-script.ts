@@ -181,4 +181,15 @@ figure.chart { margin: 0; background: #fff; border: 1px solid var(--line); borde
 figcaption { font-weight: 600; margin-bottom: 4px; }
 .plot { width: 100%; }
 .u-legend { font-size: 12px; }
+.failures { background: #fff; border: 1px solid var(--line); border-left: 4px solid var(--bad); border-radius: 6px; padding: 8px 16px; margin: 12px 0; }
+.failures h4 { font-size: 14px; margin: 10px 0 2px; text-transform: uppercase; color: var(--quiet); }
+.failures h5 { font-size: 13px; margin: 6px 0 2px; }
+details.case { border-bottom: 1px solid var(--line); padding: 3px 0; }
+details.case summary { cursor: pointer; overflow-wrap: anywhere; }
+details.case .verdict { font-weight: 600; font-size: 12px; }
+details.case.fail .verdict, details.case.stale .verdict { color: var(--bad); }
+details.case.error .verdict { color: #b26a00; }
+details.case.blocked .verdict { color: var(--quiet); }
+details.case pre.reason { white-space: pre-wrap; overflow-wrap: anywhere; background: #f6f6f6; padding: 6px 8px; margin: 6px 0; font-size: 12px; }
+details.case ul.notes { margin: 4px 0; padding-left: 20px; font-size: 12px; overflow-wrap: anywhere; }
 `;
