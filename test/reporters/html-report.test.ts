@@ -52,6 +52,10 @@ describe('the html reporter', () => {
     const page = await open(file);
     expect(page.errors).toEqual([]);
     expect(page.blocked).toEqual([]);
+    // Away from the plot the legend is a key of the series, not a row of "–"; on it, the values.
+    expect(page.legend?.idle).not.toContain('–');
+    expect(page.legend?.idle).toMatch(/\w/);
+    expect(page.legend?.hovered).toMatch(/\d/);
     expect(page.rendered).toBe(page.expected);
     expect(page.rendered).toBeGreaterThanOrEqual(5);
     expect(page.canvases).toHaveLength(page.expected);

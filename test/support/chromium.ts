@@ -34,6 +34,8 @@ export interface Rendered {
   readonly canvases: readonly { readonly id: string; readonly width: number; readonly height: number }[];
   readonly errors: readonly string[];
   readonly blocked: readonly string[];
+  /** The first chart's legend as a reader sees it: away from the plot, and with the cursor on it. */
+  readonly legend?: { readonly idle: string; readonly hovered: string };
 }
 
 /** Opens the page offline, waits for the charts, and screenshots it as index.png beside it. */
@@ -70,7 +72,14 @@ export async function openReport(browser: Browser, file: string): Promise<Render
       canvases.push({ id, width: box?.width ?? 0, height: box?.height ?? 0 });
     }
     await page.screenshot({ path: join(file, '..', 'index.png'), fullPage: true });
-    return { expected, rendered, canvases, errors, blocked };
+    let legend: Rendered['legend'];
+    const first = page.locator('[data-chart]').first();
+    if ((await first.locator('.u-legend').count()) === 1) {
+      const idle = await first.locator('.u-legend').innerText();
+      await first.locator('.u-over').hover();
+      legend = { idle, hovered: await first.locator('.u-legend').innerText() };
+    }
+    return { expected, rendered, canvases, errors, blocked, ...(legend && { legend }) };
   } finally {
     await page.close();
   }

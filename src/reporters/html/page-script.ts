@@ -128,7 +128,10 @@ export const pageScript = `
       const plot = container && container.querySelector('.plot');
       if (!plot) throw new Error('no container [data-chart="' + chart.id + '"]');
       const opts = options(chart, Math.max(320, Math.floor(plot.getBoundingClientRect().width)));
-      opts.hooks = { draw: [() => settle(chart.id, true)] };
+      // Values show in the legend while the cursor is on the plot; away from it the legend is a key
+      // of the series (uPlot would print "–" for every value, which reads as missing data).
+      const idle = (u) => u.root.classList.toggle('cursor-off', u.cursor.idx === null || u.cursor.idx === undefined);
+      opts.hooks = { draw: [() => settle(chart.id, true)], ready: [idle], setLegend: [idle] };
       new uPlot(opts, [chart.x.values, ...chart.series.map((line) => line.values)], plot);
     } catch (error) {
       console.error('chart ' + chart.id + ' failed: ' + (error && error.stack ? error.stack : error));
@@ -181,6 +184,8 @@ figure.chart { margin: 0; background: #fff; border: 1px solid var(--line); borde
 figcaption { font-weight: 600; margin-bottom: 4px; }
 .plot { width: 100%; }
 .u-legend { font-size: 12px; }
+.cursor-off .u-legend .u-value, .cursor-off .u-legend .u-series:first-child { display: none; }
+.cursor-off .u-inline.u-live th::after { content: ""; }
 .failures { background: #fff; border: 1px solid var(--line); border-left: 4px solid var(--bad); border-radius: 6px; padding: 8px 16px; margin: 12px 0; }
 .failures h4 { font-size: 14px; margin: 10px 0 2px; text-transform: uppercase; color: var(--quiet); }
 .failures h5 { font-size: 13px; margin: 6px 0 2px; }
