@@ -8,6 +8,7 @@ import { mkdir, readFile, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { verdictChart } from '../../src/reporters/html/chart-data.ts';
 import { arrivalTimelineChart, streamLatencyChart } from '../../src/reporters/html/messaging-charts.ts';
 import { createHtmlReporter, renderHtmlReport } from '../../src/reporters/html-report.ts';
 import { conformanceOnly, type HarnessRun } from '../../src/results/harness-run.ts';
@@ -245,6 +246,34 @@ describe('renderHtmlReport', () => {
     expect(html).not.toContain(sampleSecret);
     const passing = { ...sampleRun, targets: [{ ...sampleRun.targets[0]!, cases: [sampleResults[0]!] }] };
     expect(renderHtmlReport(conformanceOnly(passing), sampleCatalog)).not.toContain('class="failures"');
+  });
+
+  test('the verdict chart has a bar per rule topic, each adding up its rules', () => {
+    const totals = (pass: number, fail: number, skip: number) => ({
+      pass,
+      fail,
+      stale: 0,
+      error: 0,
+      blocked: 0,
+      'expected-failure': 0,
+      observation: 0,
+      skip,
+      total: pass + fail + skip,
+    });
+    const rule = (id: string) => ({ id, area: 'kv', level: 'MUST', section: 'Errors', text: '.' }) as const;
+    const chart = verdictChart([
+      { rule: rule('B.auth.missing-401'), totals: totals(3, 1, 0) },
+      { rule: rule('B.path.percent-decoding'), totals: totals(2, 0, 1) },
+      { rule: rule('B.auth.invalid-401'), totals: totals(4, 2, 0) },
+      { rule: rule('B.multi-exec.discard.unsupported-command'), totals: totals(1, 0, 0) },
+    ])!;
+    expect(chart.x.names).toEqual(['B.auth', 'B.path', 'B.multi-exec']);
+    const series = (label: string) => chart.series.find((line) => line.label === label)!;
+    expect(series('pass').own).toEqual([7, 2, 1]);
+    expect(series('fail or stale').own).toEqual([3, 0, 0]);
+    expect(series('other').own).toEqual([0, 1, 0]);
+    // Stacked: the top series carries each bar's whole height.
+    expect(chart.series[0]!.values).toEqual([10, 3, 1]);
   });
 
   test('states the root cause most failures share in the header, escaped', () => {

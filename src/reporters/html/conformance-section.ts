@@ -1,6 +1,6 @@
 /**
  * The conformance part of index.html: totals per target, the cases that did not pass with their
- * reasons (case-details.ts), verdicts by rule as a chart and a table.
+ * reasons (case-details.ts), verdicts by rule topic as a chart and by rule as a table.
  */
 import { type ConformanceRun, totalsOf, type VerdictTotals, verdictKinds } from '../../results/conformance-run.ts';
 import type { RuleCatalog } from '../../results/rule.ts';
@@ -43,7 +43,7 @@ export function conformanceSection(t: Text, run: ConformanceRun, catalog: RuleCa
     ...notRun,
     `<div class="tables">${targets}</div>`,
     caseDetailsSection(t, run),
-    `<div class="charts wide">${figure(t, chart, 'Conformance: case verdicts by rule')}</div>`,
+    `<div class="charts wide">${figure(t, chart, 'Conformance: case verdicts by rule topic')}</div>`,
     `<div class="tables">${byRule}</div>`,
     '</section>',
   ].join('\n');
