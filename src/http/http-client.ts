@@ -8,6 +8,7 @@ import { rootCertificates } from 'node:tls';
 import { Agent, type Dispatcher, request } from 'undici';
 import type { HttpMethod } from '../protocol/http-method.ts';
 import { harnessError, isHarnessError } from '../shared/errors.ts';
+import { type Exchange, exchangeLogged, recordExchange, textExcerpt } from './exchange-log.ts';
 
 export interface HttpRequest {
   readonly url: string;
@@ -100,11 +101,33 @@ export async function httpRequest(req: HttpRequest): Promise<HttpResponse> {
       bodyTimeout: timeoutMs,
     });
     const body = await readCapped(res.body, req.maxAnswerBytes ?? defaultMaxAnswerBytes, req.url);
-    return { status: res.statusCode, headers: res.headers, body, elapsedMs: performance.now() - started };
+    const answer = { status: res.statusCode, headers: res.headers, body, elapsedMs: performance.now() - started };
+    if (exchangeLogged()) recordExchange(exchangeOf(req, answer));
+    return answer;
   } catch (error) {
-    if (isHarnessError(error)) throw error;
-    throw transportError(req.url, error, timeoutMs);
+    const thrown = isHarnessError(error) ? error : transportError(req.url, error, timeoutMs);
+    if (exchangeLogged()) recordExchange(exchangeOf(req, undefined, thrown.message));
+    throw thrown;
   }
+}
+
+/** The request and the start of its answer (or why there was none), for a case's log. */
+function exchangeOf(req: HttpRequest, res?: HttpResponse, error?: string): Exchange {
+  const sent = req.body ?? '';
+  const excerpt = sent === '' ? undefined : textExcerpt(sent);
+  const contentType = res === undefined ? undefined : headerValue(res, 'content-type');
+  const answer = res === undefined ? undefined : textExcerpt(res.body);
+  return {
+    method: req.method ?? 'GET',
+    url: req.url,
+    headers: { ...req.headers },
+    ...(excerpt !== undefined && { body: excerpt }),
+    bodyBytes: typeof sent === 'string' ? Buffer.byteLength(sent) : sent.length,
+    ...(res !== undefined && { status: res.status, answerBytes: res.body.length }),
+    ...(contentType !== undefined && { contentType }),
+    ...(answer !== undefined && { answer }),
+    ...(error !== undefined && { error }),
+  };
 }
 
 /** The body's bytes, or SVC_TARGET_GARBAGE once it passes `max` (the rest is never read). */

@@ -33,14 +33,20 @@ function attrs(values: Record<string, string | number>): string {
 
 const seconds = (ms: number) => (ms / 1000).toFixed(3);
 
+/** The failure's text: its reason, then the request to reproduce it and the answer it got, when kept. */
+function failureText(result: CaseResult, reason: string): string {
+  const { exchange } = result;
+  return exchange === undefined ? reason : `${reason}\n\nreproduce: ${exchange.curl}\nanswer: ${exchange.answer}`;
+}
+
 function outcomeElement(result: CaseResult): string {
   const { verdict } = result;
   switch (verdict.kind) {
     case 'fail':
     case 'stale':
-      return `      <failure${attrs({ type: verdict.kind, message: verdict.reason })}>${escapeXml(verdict.reason)}</failure>\n`;
+      return `      <failure${attrs({ type: verdict.kind, message: verdict.reason })}>${escapeXml(failureText(result, verdict.reason))}</failure>\n`;
     case 'error':
-      return `      <error${attrs({ type: 'error', message: verdict.reason })}>${escapeXml(verdict.reason)}</error>\n`;
+      return `      <error${attrs({ type: 'error', message: verdict.reason })}>${escapeXml(failureText(result, verdict.reason))}</error>\n`;
     case 'skip':
       return `      <skipped${attrs({ message: verdict.reason })}/>\n`;
     case 'expected-failure':

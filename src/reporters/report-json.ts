@@ -59,6 +59,7 @@ function caseEntry(result: CaseResult) {
     verdict: verdict(result.verdict),
     notes: [...result.notes],
     durationMs: result.durationMs,
+    ...(result.exchange !== undefined && { exchange: { curl: result.exchange.curl, answer: result.exchange.answer } }),
   };
 }
 

@@ -1,7 +1,14 @@
 /** summary.md: totals per target, a table of rules × verdicts, and every case that did not pass. */
 
 import { join } from 'node:path';
-import { type ConformanceRun, gateOf, totalsOf, type VerdictTotals, verdictKinds } from '../results/conformance-run.ts';
+import {
+  type CaseResult,
+  type ConformanceRun,
+  gateOf,
+  totalsOf,
+  type VerdictTotals,
+  verdictKinds,
+} from '../results/conformance-run.ts';
 import type { HarnessRun } from '../results/harness-run.ts';
 import type { Reporter } from '../results/reporter.ts';
 import { rootCauseLines } from '../results/root-cause.ts';
@@ -81,10 +88,37 @@ function conformanceMarkdown(run: ConformanceRun, catalog: RuleCatalog, heading:
           ]),
         ),
         '',
+        ...notPassing.flatMap(reproduction),
       );
     }
   }
   return lines;
+}
+
+/** A fence longer than any run of backticks in `text`, so the block cannot be closed from inside. */
+function fence(text: string): string {
+  const longest = Math.max(2, ...(text.match(/`+/g) ?? []).map((run) => run.length));
+  return '`'.repeat(longest + 1);
+}
+
+/** A collapsed block with the request behind a case that did not pass, as curl, and the answer's start. */
+function reproduction(result: CaseResult): string[] {
+  if (result.exchange === undefined) return [];
+  const { curl, answer } = result.exchange;
+  return [
+    `<details><summary><code>${cell(result.caseId)}</code> ${result.verdict.kind}: the request to reproduce it</summary>`,
+    '',
+    `${fence(curl)}sh`,
+    curl,
+    fence(curl),
+    '',
+    fence(answer),
+    answer,
+    fence(answer),
+    '',
+    '</details>',
+    '',
+  ];
 }
 
 /** The `markdown` reporter: summary.md in the run's report folder. */

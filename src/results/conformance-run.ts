@@ -19,6 +19,15 @@ export interface CaseResult {
   readonly verdict: Verdict;
   readonly notes: readonly string[];
   readonly durationMs: number;
+  /** For a case that did not pass: the last request it sent and the start of the answer (redacted). */
+  readonly exchange?: CaseExchange;
+}
+
+/** A request as a `curl` line (secrets as `$SVC_…` variables) and what came back, for the reports. */
+export interface CaseExchange {
+  readonly curl: string;
+  /** `200 application/json, 14 bytes: {"result":"OK"}`, or `no answer: …`. */
+  readonly answer: string;
 }
 
 export interface TargetRun {

@@ -222,6 +222,19 @@ describe('conformance against the reference service', () => {
       });
       expect(run.exitCode, run.stderr).toBe(1);
       await expectNoSecrets(reference.target, reportDir, run);
+      // Each failure carries the request behind it as curl, the token as the variable it comes from.
+      const report = run.report as {
+        targets: { cases: { verdict: { kind: string }; exchange?: { curl: string; answer: string } }[] }[];
+      };
+      const failed = report.targets[0]?.cases.filter((item) => item.verdict.kind === 'fail') ?? [];
+      expect(failed.length).toBeGreaterThan(0);
+      const shown = failed.filter((item) => item.exchange !== undefined);
+      expect(shown.length).toBeGreaterThan(failed.length / 2);
+      for (const { exchange } of shown) {
+        expect(exchange?.curl).toMatch(/^curl -sS -i -X [A-Z]+ /);
+        expect(exchange?.answer).toMatch(/^(\d{3} |no answer: )/);
+      }
+      expect(shown.some(({ exchange }) => exchange?.curl.includes('"$SVC_KV_TOKEN"'))).toBe(true);
     }, 150_000);
   });
 });

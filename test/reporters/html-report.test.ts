@@ -15,7 +15,7 @@ import { conformanceOnly, type HarnessRun } from '../../src/results/harness-run.
 import { createRedactor } from '../../src/shared/redact.ts';
 import { launchChromium, openReport } from '../support/chromium.ts';
 import { fanoutEndpoints, sampleHarnessRun, sampleLoadRun, sampleSecret } from './sample-load-run.ts';
-import { sampleCatalog, sampleResults, sampleRun, wrongTokenResults } from './sample-run.ts';
+import { sampleCatalog, sampleExchange, sampleResults, sampleRun, wrongTokenResults } from './sample-run.ts';
 
 const outputDir = resolve(import.meta.dirname, '../../reports/test-html-report');
 
@@ -241,6 +241,13 @@ describe('renderHtmlReport', () => {
     ]);
     expect(part).toContain('<pre class="reason">received &lt;400&gt; &amp; &quot;x&quot; / expected 200 | y</pre>');
     expect(part).toContain('<small>[B.b]</small>');
+    expect(part).toContain(
+      `<pre class="curl">curl -sS -i -X GET -H &#39;authorization: Bearer &#39;&quot;$SVC_KV_TOKEN&quot; http://127.0.0.1:1/get/k</pre>`,
+    );
+    expect(part).toContain(
+      `<pre class="answer">400 application/json, 9 bytes: {&quot;e&quot;:&quot;&lt;x&gt;&quot;}</pre>`,
+    );
+    expect(sampleExchange.curl).toContain('$SVC_KV_TOKEN');
     expect(part).toContain('[redacted] was refused\nsecond line</pre>');
     expect(part).toContain('<li>sink: POST dest → 500 with [redacted]</li>');
     expect(html).not.toContain(sampleSecret);

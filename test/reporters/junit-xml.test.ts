@@ -2,7 +2,7 @@ import { describe, expect, test } from 'vitest';
 import { escapeXml, renderJunitXml } from '../../src/reporters/junit-xml.ts';
 import { conformanceOnly } from '../../src/results/harness-run.ts';
 import { fanoutEndpoints, sampleHarnessRun, sampleLoadRun } from './sample-load-run.ts';
-import { sampleRun } from './sample-run.ts';
+import { sampleExchange, sampleRun } from './sample-run.ts';
 
 describe('junit.xml', () => {
   const xml = renderJunitXml(conformanceOnly(sampleRun));
@@ -13,6 +13,17 @@ describe('junit.xml', () => {
     );
     expect(xml).toContain('<testsuite name="ref" tests="7" failures="2" errors="1" skipped="2"');
     expect(xml.match(/<testcase /g)).toHaveLength(7);
+  });
+
+  test('the text of a failure carries the request to reproduce it and the answer it got', () => {
+    const failCase = xml.slice(xml.indexOf('name="kv.fail"'), xml.indexOf('name="kv.skip"'));
+    expect(failCase).toContain(
+      escapeXml(
+        `received <400> & "x" / expected 200 | y\n\nreproduce: ${sampleExchange.curl}\nanswer: ${sampleExchange.answer}`,
+      ),
+    );
+    // The one-line message stays the reason alone.
+    expect(failCase).toContain('message="received &lt;400&gt; &amp; &quot;x&quot; / expected 200 | y"');
   });
 
   test('rule ids are properties of the testcase', () => {

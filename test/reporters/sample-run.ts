@@ -24,9 +24,22 @@ const result = (caseId: string, rules: string[], verdict: Verdict, notes: string
   durationMs: 12,
 });
 
+/** The request behind kv.fail, as the engine words it (case-exchange.ts). */
+export const sampleExchange = {
+  curl: `curl -sS -i -X GET -H 'authorization: Bearer '"$SVC_KV_TOKEN" http://127.0.0.1:1/get/k`,
+  answer: '400 application/json, 9 bytes: {"e":"<x>"}',
+} as const;
+
 export const sampleResults: CaseResult[] = [
   result('kv.pass', ['B.a'], { kind: 'pass' }, ['a note']),
-  result('kv.fail', ['B.a', 'B.b'], { kind: 'fail', reason: 'received <400> & "x" / expected 200 | y', rule: 'B.b' }),
+  {
+    ...result('kv.fail', ['B.a', 'B.b'], {
+      kind: 'fail',
+      reason: 'received <400> & "x" / expected 200 | y',
+      rule: 'B.b',
+    }),
+    exchange: sampleExchange,
+  },
   result('kv.skip', ['B.b'], { kind: 'skip', reason: 'no admin hook' }),
   result('kv.xfail', ['B.b'], { kind: 'expected-failure', reason: 'known' }),
   result('kv.stale', ['B.a'], { kind: 'stale', reason: 'passed although expected to fail' }),

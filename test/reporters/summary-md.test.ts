@@ -2,7 +2,7 @@ import { describe, expect, test } from 'vitest';
 import { cell, renderSummaryMarkdown } from '../../src/reporters/summary-md.ts';
 import { conformanceOnly } from '../../src/results/harness-run.ts';
 import { fanoutEndpoints, sampleHarnessRun, sampleLoadRun } from './sample-load-run.ts';
-import { sampleCatalog, sampleRun, wrongTokenResults } from './sample-run.ts';
+import { sampleCatalog, sampleExchange, sampleRun, wrongTokenResults } from './sample-run.ts';
 
 describe('summary.md', () => {
   const text = renderSummaryMarkdown(conformanceOnly(sampleRun), sampleCatalog);
@@ -27,6 +27,16 @@ describe('summary.md', () => {
   test('lists every case that did not pass, pipes escaped', () => {
     expect(text).toContain('| `kv.fail` | B.a, B.b | fail | received <400> & "x" / expected 200 \\| y |');
     expect(text).not.toContain('| `kv.pass` |');
+  });
+
+  test('a failure carries the request to reproduce it, in a collapsed block, and the answer it got', () => {
+    const block = text.slice(
+      text.indexOf('<details><summary><code>kv.fail</code> fail: the request to reproduce it</summary>'),
+    );
+    expect(block).not.toBe(text);
+    expect(block).toContain(`\`\`\`sh\n${sampleExchange.curl}\n\`\`\``);
+    expect(block).toContain(`\`\`\`\n${sampleExchange.answer}\n\`\`\``);
+    expect(block.indexOf('</details>')).toBeGreaterThan(0);
   });
 
   test('failed thresholds are listed under the gate, before any table', () => {

@@ -55,6 +55,7 @@ export function caseResultOf(
     verdict: outcome?.verdict ?? fallbackVerdict(testCase, redact),
     notes: outcome?.notes ?? [],
     durationMs: Math.round(testCase.diagnostic()?.duration ?? 0),
+    ...(outcome?.exchange !== undefined && { exchange: outcome.exchange }),
   };
 }
 

@@ -3,6 +3,7 @@
  * a user runs the suites with) see the case's rules and the verdict the case reached.
  */
 
+import type { CaseExchange } from '../../results/conformance-run.ts';
 import type { Verdict } from '../../results/verdict.ts';
 import type { Target, TargetArea } from '../../target/target.ts';
 
@@ -22,6 +23,8 @@ export interface CaseOutcome {
   readonly verdict: Verdict;
   /** Observations the case recorded (secrets redacted). */
   readonly notes: readonly string[];
+  /** The request behind a case that did not pass, and the start of its answer (redacted). */
+  readonly exchange?: CaseExchange;
 }
 
 /**

@@ -9,6 +9,7 @@
  */
 import { dirname } from 'node:path';
 import { describe, inject, type TestContext, test } from 'vitest';
+import { type Exchange, logExchanges } from '../../http/exchange-log.ts';
 import { noAnswerOf } from '../../http/http-client.ts';
 import { harnessError } from '../../shared/errors.ts';
 import { createRedactor, type Redactor } from '../../shared/redact.ts';
@@ -18,6 +19,7 @@ import { loadTargetFileSync, targetFromEnv } from '../../target/load-target.ts';
 import { type Target, type TargetArea, targetSecrets } from '../../target/target.ts';
 import './case-meta.ts';
 import { createCaseContext, runId as processRunId } from './case-context.ts';
+import { caseExchange } from './case-exchange.ts';
 import type { CaseMeta, CaseOutcome, SuiteRun } from './case-meta.ts';
 import { loadCaseFiles } from './case-registry.ts';
 import { reasonLine, verdictOf } from './case-verdict.ts';
@@ -145,6 +147,9 @@ export function registerCases(area: TargetArea, cases: readonly ConformanceCase[
   }
 }
 
+/** The verdicts whose reports show the request behind them. */
+const reproducedKinds: ReadonlySet<string> = new Set(['fail', 'stale', 'error', 'blocked']);
+
 async function runCase(item: ConformanceCase, setup: CaseSetup, redact: Redactor, run: RunSetup, context: TestContext) {
   const finish = (outcome: CaseOutcome) => {
     context.task.meta.svcOutcome = outcome;
@@ -174,11 +179,17 @@ async function runCase(item: ConformanceCase, setup: CaseSetup, redact: Redactor
   });
   let thrown: { error: unknown } | undefined;
   let outOfTime = false;
+  const exchanges: Exchange[] = [];
   try {
-    await withTimeout(item.run(recorder.context), runBudgetMs, '', () => {
-      outOfTime = true;
-      return harnessError('SVC_TARGET_UNREACHABLE', `the case did not end within ${runBudgetMs} ms`);
-    });
+    await withTimeout(
+      logExchanges(exchanges, () => item.run(recorder.context)),
+      runBudgetMs,
+      '',
+      () => {
+        outOfTime = true;
+        return harnessError('SVC_TARGET_UNREACHABLE', `the case did not end within ${runBudgetMs} ms`);
+      },
+    );
   } catch (error) {
     thrown = { error };
   } finally {
@@ -188,7 +199,10 @@ async function runCase(item: ConformanceCase, setup: CaseSetup, redact: Redactor
   const notes = [...recorder.notes, ...cleanupNotes].map(redact);
   const verdict = verdictOf({ rules: item.rules, levelOf: (id) => catalog.get(id)?.level, thrown, notes });
   const safeVerdict = 'reason' in verdict ? { ...verdict, reason: redact(verdict.reason) } : verdict;
-  finish({ verdict: safeVerdict, notes });
+  // The last request before the case ended is the one a reader reproduces first.
+  const last = exchanges.at(-1);
+  const shown = reproducedKinds.has(safeVerdict.kind) && last !== undefined && setup.target !== undefined;
+  finish({ verdict: safeVerdict, notes, ...(shown && { exchange: caseExchange(last, setup.target, redact) }) });
   const transport = outOfTime || (thrown !== undefined && noAnswerOf(thrown.error) !== undefined);
   run.transport.streak = transport ? run.transport.streak + 1 : 0;
   if (transport && 'reason' in safeVerdict) run.transport.last = safeVerdict.reason;

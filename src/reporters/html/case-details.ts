@@ -2,8 +2,9 @@
  * The cases that did not pass, in index.html: why each one failed, readable without the JSON. Failures
  * first (fail, stale, error, blocked), grouped by target, area and suite file (the spec's section), each
  * case a collapsible `<details>` whose summary line names the verdict, the case, the rule it blames and
- * the start of its reason, and whose body has the whole reason, what the case expected, and its notes
- * (the requests the sink got, what the target answered). Every string goes through `Text` (redacted).
+ * the start of its reason, and whose body has the whole reason, what the case expected, the last request
+ * it sent as a curl line with the start of the answer, and its notes (the requests the sink got, what
+ * the target answered). Every string goes through `Text` (redacted).
  */
 import type { CaseResult, ConformanceRun } from '../../results/conformance-run.ts';
 import { verdictRule } from '../../results/verdict.ts';
@@ -41,6 +42,9 @@ function caseDetails(t: Text, result: CaseResult & { verdict: { kind: ShownKind;
     `<p>${t(result.title)}</p>`,
     `<pre class="reason">${t(verdict.reason)}</pre>`,
     `<p class="quiet">expected: ${t(result.expect)}</p>`,
+    result.exchange === undefined
+      ? ''
+      : `<p class="quiet">the last request it sent, to reproduce it:</p><pre class="curl">${t(result.exchange.curl)}</pre><p class="quiet">the answer:</p><pre class="answer">${t(result.exchange.answer)}</pre>`,
     notes,
     '</details>',
   ].join('');

@@ -195,6 +195,6 @@ details.case .verdict { font-weight: 600; font-size: 12px; }
 details.case.fail .verdict, details.case.stale .verdict { color: var(--bad); }
 details.case.error .verdict { color: #b26a00; }
 details.case.blocked .verdict { color: var(--quiet); }
-details.case pre.reason { white-space: pre-wrap; overflow-wrap: anywhere; background: #f6f6f6; padding: 6px 8px; margin: 6px 0; font-size: 12px; }
+details.case pre.reason, details.case pre.curl, details.case pre.answer { white-space: pre-wrap; overflow-wrap: anywhere; background: #f6f6f6; padding: 6px 8px; margin: 6px 0; font-size: 12px; }
 details.case ul.notes { margin: 4px 0; padding-left: 20px; font-size: 12px; overflow-wrap: anywhere; }
 `;

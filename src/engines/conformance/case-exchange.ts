@@ -1,0 +1,74 @@
+/**
+ * The request behind a case that did not pass, as a `curl` line a reader can paste, and the start of
+ * the answer it got. The target's secrets become the environment variables the harness reads them from
+ * (`$SVC_TOKEN`, `$SVC_KV_TOKEN`, `-u "$SVC_MGMT_USERNAME:$SVC_MGMT_PASSWORD"`), so the line reproduces
+ * the failure with the reader's own credentials and shows none; anything secret left is redacted.
+ */
+import type { Exchange } from '../../http/exchange-log.ts';
+import type { CaseExchange } from '../../results/conformance-run.ts';
+import type { Redactor } from '../../shared/redact.ts';
+import type { Target } from '../../target/target.ts';
+
+/** A secret and the variable that stands for it in a curl line. */
+interface SecretVariable {
+  readonly secret: string;
+  readonly variable: string;
+}
+
+function secretVariables(target: Target): SecretVariable[] {
+  const pairs: [string | undefined, string][] = [
+    [target.messaging?.token, 'SVC_TOKEN'],
+    [target.kv?.token, 'SVC_KV_TOKEN'],
+    [target.kv?.readOnlyToken, 'SVC_KV_READONLY_TOKEN'],
+    [target.management?.password, 'SVC_MGMT_PASSWORD'],
+    [target.admin?.token, 'SVC_ADMIN_TOKEN'],
+  ];
+  return pairs
+    .filter((pair): pair is [string, string] => pair[0] !== undefined && pair[0] !== '')
+    .map(([secret, variable]) => ({ secret, variable }))
+    .sort((a, b) => b.secret.length - a.secret.length);
+}
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** A mark no request text holds, turned into `'"$VAR"'` once the argument is quoted. */
+const mark = (variable: string) => `\u0000${variable}\u0000`;
+
+/** One shell word in single quotes, with each marked variable spliced in double quotes. */
+function shellWord(text: string): string {
+  if (/^[\w\-.:/=@%+,]+$/.test(text)) return text;
+  const quoted = `'${text.replaceAll("'", `'\\''`)}'`.replace(/\u0000(\w+)\u0000/g, `'"$$$1"'`);
+  // A variable at either end leaves an empty '' there: harmless, but noise to a reader.
+  return quoted.replace(/^''(?=")/, '').replace(/(?<=")''$/, '');
+}
+
+export function caseExchange(exchange: Exchange, target: Target, redact: Redactor): CaseExchange {
+  const variables = secretVariables(target);
+  const substitute = (text: string) =>
+    variables.reduce(
+      (out, { secret, variable }) =>
+        out.replace(new RegExp(`(?<![A-Za-z0-9])${escapeRegExp(secret)}(?![A-Za-z0-9])`, 'g'), mark(variable)),
+      text,
+    );
+  const words = ['curl', '-sS', '-i', '-X', exchange.method];
+  const basic =
+    target.management && Buffer.from(`${target.management.username}:${target.management.password}`).toString('base64');
+  for (const [name, value] of Object.entries(exchange.headers)) {
+    if (name.toLowerCase() === 'authorization' && basic !== undefined && value === `Basic ${basic}`) {
+      words.push('-u', `${mark('SVC_MGMT_USERNAME')}:${mark('SVC_MGMT_PASSWORD')}`);
+    } else words.push('-H', substitute(`${name}: ${value}`));
+  }
+  if (exchange.bodyBytes > 0) {
+    words.push(
+      '--data-binary',
+      exchange.body !== undefined ? substitute(exchange.body) : `@body-of-${exchange.bodyBytes}-bytes`,
+    );
+  }
+  words.push(substitute(exchange.url));
+  const curl = words.map((word) => (/^-/.test(word) ? word : shellWord(word))).join(' ');
+  const answer =
+    exchange.error !== undefined
+      ? `no answer: ${exchange.error}`
+      : `${exchange.status} ${exchange.contentType ?? '(no content type)'}, ${exchange.answerBytes ?? 0} bytes${exchange.answer === undefined ? '' : `: ${exchange.answer}`}`;
+  return { curl: redact(curl), answer: redact(answer) };
+}
