@@ -31,13 +31,13 @@ function secretVariables(target: Target): SecretVariable[] {
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
-/** A mark no request text holds, turned into `'"$VAR"'` once the argument is quoted. */
-const mark = (variable: string) => `\u0000${variable}\u0000`;
+/** A mark no request text holds (private-use characters), turned into `'"$VAR"'` once the argument is quoted. */
+const mark = (variable: string) => `\uE000${variable}\uE001`;
 
 /** One shell word in single quotes, with each marked variable spliced in double quotes. */
 function shellWord(text: string): string {
   if (/^[\w\-.:/=@%+,]+$/.test(text)) return text;
-  const quoted = `'${text.replaceAll("'", `'\\''`)}'`.replace(/\u0000(\w+)\u0000/g, `'"$$$1"'`);
+  const quoted = `'${text.replaceAll("'", `'\\''`)}'`.replace(/\uE000(\w+)\uE001/g, `'"$$$1"'`);
   // A variable at either end leaves an empty '' there: harmless, but noise to a reader.
   return quoted.replace(/^''(?=")/, '').replace(/(?<=")''$/, '');
 }
