@@ -26,7 +26,8 @@ export default defineConfig({
         test: {
           name: 'conformance',
           // One suite file: it discovers and registers every conformance/<area>/*.cases.ts.
-          include: ['conformance/suites.test.ts'],
+          // .js in the published package, where the suites ship built (src/shared/source-files.ts).
+          include: ['conformance/suites.test.{ts,js}'],
           testTimeout: 30_000,
         },
       },

@@ -17,6 +17,7 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import { Worker } from 'node:worker_threads';
+import { sourceFile } from '../shared/source-files.ts';
 import { type ClassifierSpec, type CountedArrival, CounterHost, type CountingInbox, nowMs } from './counting-inbox.ts';
 import { inboxUrl, matchSinkPath, type SinkBase, type SinkPath, sinkBase } from './sink-paths.ts';
 import { readRequest, type StrayRequest } from './sink-request.ts';
@@ -482,7 +483,7 @@ export async function startSink(options: SinkOptions): Promise<Sink> {
           scheme,
           maxBodyBytes: maxBody,
         };
-        const worker = new Worker(new URL('./sink-thread.ts', import.meta.url), { workerData: input });
+        const worker = new Worker(new URL(sourceFile('./sink-thread'), import.meta.url), { workerData: input });
         workers.push(worker);
         worker.on('message', (message: FromThread) => {
           if (message.type === 'listening') {

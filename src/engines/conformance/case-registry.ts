@@ -6,6 +6,7 @@ import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { harnessError, oneLine } from '../../shared/errors.ts';
+import { sourceFile } from '../../shared/source-files.ts';
 import { targetAreas } from '../../target/areas.ts';
 import type { TargetArea } from '../../target/target.ts';
 import type { ConformanceCase } from './conformance-case.ts';
@@ -26,7 +27,9 @@ function isCase(value: unknown): value is ConformanceCase {
 
 async function listCaseFiles(root: string, area: TargetArea): Promise<string[]> {
   try {
-    return (await readdir(join(root, 'conformance', area))).filter((name) => name.endsWith('.cases.ts')).sort();
+    return (await readdir(join(root, 'conformance', area)))
+      .filter((name) => name.endsWith(sourceFile('.cases')))
+      .sort();
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
     throw error;

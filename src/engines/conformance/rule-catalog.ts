@@ -13,6 +13,7 @@ import {
   type RuleCatalog,
   type RuleDimensions,
 } from '../../results/rule.ts';
+import { sourceFile } from '../../shared/source-files.ts';
 import { rulesDir } from './repo-paths.ts';
 
 function isRule(value: unknown): value is Rule {
@@ -30,7 +31,7 @@ export function loadRuleCatalog(): Promise<RuleCatalog> {
 }
 
 async function readCatalog(): Promise<RuleCatalog> {
-  const names = (await readdir(rulesDir)).filter((name) => name.endsWith('-rules.ts')).sort();
+  const names = (await readdir(rulesDir)).filter((name) => name.endsWith(sourceFile('-rules'))).sort();
   const rules: Rule[] = [];
   for (const name of names) {
     const module = (await import(pathToFileURL(join(rulesDir, name)).href)) as Record<string, unknown>;
@@ -68,7 +69,7 @@ export function loadDimensionCatalog(): Promise<DimensionCatalog> {
 }
 
 async function readDimensions(): Promise<DimensionCatalog> {
-  const names = (await readdir(rulesDir)).filter((name) => name.endsWith('dimensions.ts')).sort();
+  const names = (await readdir(rulesDir)).filter((name) => name.endsWith(sourceFile('dimensions'))).sort();
   const dimensions: Dimension[] = [];
   const rules: RuleDimensions[] = [];
   for (const name of names) {

@@ -9,6 +9,7 @@ import { Writable } from 'node:stream';
 import { createVitest } from 'vitest/node';
 import type { CaseResult } from '../../results/conformance-run.ts';
 import { createRedactor } from '../../shared/redact.ts';
+import { sourceFile } from '../../shared/source-files.ts';
 import type { TargetArea } from '../../target/target.ts';
 import { CaseCollector, type CollectedRun } from './case-collector.ts';
 import type { SuiteRun } from './case-meta.ts';
@@ -78,7 +79,7 @@ export async function runSuites(options: SuiteRunOptions): Promise<CollectedRun>
     createVitest(
       {
         root: options.root,
-        config: join(options.root, 'vitest.config.ts'),
+        config: join(options.root, sourceFile('vitest.config')),
         project: ['conformance'],
         run: true,
         watch: false,

@@ -11,6 +11,7 @@ import { pathToFileURL } from 'node:url';
 import type { ArrivalRecord, Scenario, SinkUrls } from '../../protocol/scenario.ts';
 import type { MessagingAccounting } from '../../results/load-run.ts';
 import { harnessError, oneLine } from '../../shared/errors.ts';
+import { sourceFile } from '../../shared/source-files.ts';
 import { withTimeout } from '../../shared/with-timeout.ts';
 import { type LedgerArrival, MessagingLedger } from './messaging-accounting.ts';
 import { type ClassifierData, newStateCell, writeState } from './sink-classifier.ts';
@@ -59,7 +60,7 @@ export interface MessagingSinkRun {
   close(): Promise<void>;
 }
 
-const classifierModule = new URL('./sink-classifier.ts', import.meta.url).href;
+const classifierModule = new URL(sourceFile('./sink-classifier'), import.meta.url).href;
 
 /** How the wait behaves; the defaults are the engines' (a test stalls a thread for less than 10 s). */
 export interface MessagingSinkOptions {

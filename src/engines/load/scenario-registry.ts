@@ -1,12 +1,13 @@
 /**
  * The load scenarios: one module per file in scenarios/ (README.md aside), each exporting a
- * scenario by default. Names are checked before a run; a module that is not a scenario is one line.
+ * scenario by default, and a user's own scenario files named by path. Names are checked before a run; a module that is not a scenario is one line.
  */
-import { readdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Scenario } from '../../protocol/scenario.ts';
 import { harnessError } from '../../shared/errors.ts';
+import { sourceExtension, sourceFile } from '../../shared/source-files.ts';
 import { repoRoot } from '../conformance/repo-paths.ts';
 
 export const scenariosDir = join(repoRoot, 'scenarios');
@@ -23,8 +24,8 @@ export function scenarioNames(dir = scenariosDir): string[] {
     'notify-fanout',
   ];
   const names = readdirSync(dir)
-    .filter((file) => file.endsWith('.ts'))
-    .map((file) => file.slice(0, -3));
+    .filter((file) => file.endsWith(sourceExtension))
+    .map((file) => file.slice(0, -sourceExtension.length));
   return names.sort((a, b) => rank(order, a) - rank(order, b) || a.localeCompare(b));
 }
 
@@ -33,13 +34,27 @@ const rank = (order: readonly string[], name: string) => {
   return index === -1 ? order.length : index;
 };
 
+/**
+ * A scenario given by its file (`./perf/checkout.ts`, a user's own module importing
+ * `svc-harness/scenario`) rather than by the name of one of the harness's: it has a slash or ends in
+ * `.ts`, `.js` or `.mjs`.
+ */
+export function isScenarioPath(name: string): boolean {
+  return name.includes('/') || /\.(ts|js|mjs)$/.test(name);
+}
+
 export function scenarioFile(name: string, dir = scenariosDir): string {
-  return join(dir, `${name}.ts`);
+  return isScenarioPath(name) ? resolve(name) : join(dir, sourceFile(name));
 }
 
 export function checkScenarioNames(names: readonly string[], dir = scenariosDir): void {
   const known = scenarioNames(dir);
   for (const name of names) {
+    if (isScenarioPath(name)) {
+      if (!existsSync(resolve(name)))
+        throw harnessError('SVC_USAGE', `load: no scenario file ${name} (${resolve(name)})`);
+      continue;
+    }
     if (!known.includes(name)) {
       throw harnessError('SVC_USAGE', `load: no scenario "${name}" (known: ${known.join(', ')})`);
     }

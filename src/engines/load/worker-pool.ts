@@ -6,6 +6,7 @@
 import { performance } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
 import type { ScenarioOptions } from '../../protocol/scenario.ts';
+import { sourceFile } from '../../shared/source-files.ts';
 import type { WorkerCommand, WorkerInput, WorkerMessage } from './load-worker.ts';
 import type { PartProgress } from './open-model.ts';
 import type { RecorderPart } from './recorder.ts';
@@ -33,7 +34,7 @@ export async function runWorkers(
       seed: options.seed,
       part: { index, count: options.workers },
     };
-    return new Worker(new URL('./load-worker.ts', import.meta.url), { workerData: input });
+    return new Worker(new URL(sourceFile('./load-worker'), import.meta.url), { workerData: input });
   });
   const stop = () => {
     for (const worker of workers) worker.postMessage({ type: 'stop' } satisfies WorkerCommand);

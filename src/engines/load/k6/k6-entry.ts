@@ -9,10 +9,11 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { harnessError, oneLine } from '../../../shared/errors.ts';
+import { sourceFile } from '../../../shared/source-files.ts';
 import { execName } from './k6-options.ts';
 import type { K6Config } from './script/k6-config.ts';
 
-const adapterPath = resolve(dirname(fileURLToPath(import.meta.url)), 'script', 'k6-adapter.ts');
+const adapterPath = resolve(dirname(fileURLToPath(import.meta.url)), 'script', sourceFile('k6-adapter'));
 
 export interface EntryScenario {
   readonly name: string;
