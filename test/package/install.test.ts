@@ -1,0 +1,97 @@
+/**
+ * The package as a user gets it: `npm pack` (which builds dist/ first), installed into an empty project
+ * in a temporary folder from the tarball, then the main job, a user's own TypeScript scenario that
+ * imports `svc-harness/scenario`, and the programmatic API, all from that project. The npm registry
+ * supplies the package's dependencies, as for any user.
+ */
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { repoRoot, startProcess } from '../support/run-cli.ts';
+
+let project: string;
+let tarball: string;
+
+const run = async (program: string, args: readonly string[], timeoutMs: number, cwd = project) => {
+  const done = await startProcess(program, args, { cwd, timeoutMs }).finished;
+  expect(done.exitCode, `${program} ${args.join(' ')}\n${done.stderr.slice(-3000)}`).toBe(0);
+  return done;
+};
+
+const userScenario = `import { defineScenario } from 'svc-harness/scenario';
+
+export default defineScenario<undefined, undefined>({
+  name: 'my-echo',
+  title: 'My own: ECHO through the kv REST API',
+  area: 'kv',
+  defaults: { rate: 20, durationS: 2, batch: [1], valueSize: [0] },
+  thresholds: ['http_req_failed: rate<0.01', 'checks: rate>0.99'],
+  async setup() {
+    return undefined;
+  },
+  request: () => ({ method: 'GET', path: '/echo/hello', tags: {}, commands: 1, meta: undefined }),
+  check: (_state, _request, answer) =>
+    answer === null ? [] : [{ name: 'echo answers hello', ok: answer.status === 200 && answer.body.includes('hello') }],
+  async finish() {
+    return {};
+  },
+});
+`;
+
+beforeAll(async () => {
+  project = await mkdtemp(join(tmpdir(), 'harness-consumer-'));
+  const packed = await run('npm', ['pack', '--pack-destination', project, '--loglevel=error'], 120_000, repoRoot);
+  tarball = join(project, packed.stdout.trim().split('\n').at(-1) ?? '');
+  await writeFile(join(project, 'package.json'), '{ "name": "consumer", "private": true, "type": "module" }\n');
+  await run('npm', ['install', '--save-dev', tarball, '--no-audit', '--no-fund', '--loglevel=error'], 240_000);
+}, 400_000);
+
+afterAll(async () => {
+  if (project) await rm(project, { recursive: true, force: true });
+});
+
+describe('svc-harness installed from its tarball into an empty project', () => {
+  test('ships only what runs, brings no Node of its own, and declares the Node it needs', async () => {
+    const listed = await run('tar', ['tzf', tarball], 30_000);
+    const files = listed.stdout.trim().split('\n');
+    expect(files.filter((file) => /^package\/(test|bench|src|scripts)\//.test(file))).toEqual([]);
+    expect(files).toContain('package/dist/src/cli/main.js');
+    expect(files).toContain('package/dist/src/protocol/scenario.d.ts');
+    expect(files.some((file) => file.endsWith('.ts') && !file.endsWith('.d.ts'))).toBe(false);
+    const bin = await readdir(join(project, 'node_modules', '.bin'));
+    expect(bin).not.toContain('node');
+    expect(bin).toContain('svc-harness');
+  });
+
+  test('npx svc-harness run: conformance and load against the embedded reference, every report written', async () => {
+    const done = await run('npx', ['svc-harness', 'run', '--report-dir', 'reports/run'], 300_000);
+    expect(done.stdout).toMatch(/gate: passed \(exit code 0\)/);
+    expect((await readdir(join(project, 'reports', 'run'))).sort()).toEqual(
+      ['index.html', 'junit.xml', 'report.json', 'summary.md'].sort(),
+    );
+  }, 320_000);
+
+  test("a user's own TypeScript scenario, importing svc-harness/scenario, runs on the node engine", async () => {
+    await writeFile(join(project, 'my-scenario.ts'), userScenario);
+    const done = await run('npx', ['svc-harness', 'load', './my-scenario.ts', '--report-dir', 'reports/own'], 120_000);
+    expect(done.stdout).toMatch(/my-echo +40 /);
+    expect(done.stdout).toMatch(/thresholds 2\/2 ok/);
+  }, 140_000);
+
+  test('the programmatic API and the scenario API import from the package', async () => {
+    const done = await run(
+      'node',
+      [
+        '--input-type=module',
+        '-e',
+        "const api = await import('svc-harness'); const scenario = await import('svc-harness/scenario'); console.log(JSON.stringify([Object.keys(api).sort(), typeof scenario.defineScenario]));",
+      ],
+      30_000,
+    );
+    expect(JSON.parse(done.stdout)).toEqual([
+      ['createReporters', 'defineScenario', 'runConformance', 'runLoad', 'runMainJob'],
+      'function',
+    ]);
+  });
+});
