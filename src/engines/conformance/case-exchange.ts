@@ -6,7 +6,7 @@
  */
 import type { Exchange } from '../../http/exchange-log.ts';
 import type { CaseExchange } from '../../results/conformance-run.ts';
-import type { Redactor } from '../../shared/redact.ts';
+import { createRedactor, type Redactor, urlSecrets } from '../../shared/redact.ts';
 import type { Target } from '../../target/target.ts';
 
 /** A secret and the variable that stands for it in a curl line. */
@@ -42,17 +42,40 @@ function shellWord(text: string): string {
   return quoted.replace(/^''(?=")/, '').replace(/(?<=")''$/, '');
 }
 
+/** JSON fields whose values are credentials: the signing keys, an index's tokens, the account's password. */
+const credentialField = /"([\w-]*(?:token|password|secret|key|current|next)[\w-]*)"\s*:\s*"((?:[^"\\]|\\.)+)"/gi;
+/** Headers whose values are credentials. */
+const credentialHeader = /authorization|token|secret|password|api-?key/i;
+
+/**
+ * Secrets the target file does not hold but a case meets on the way (an index's tokens, the signing
+ * keys, a rotated password): every credential-looking value of the request and the answer that is not
+ * one of the target's (those become variables).
+ */
+function secretsMet(exchange: Exchange, known: ReadonlySet<string>, basic: string | undefined): string[] {
+  const found = [...urlSecrets(exchange.url)];
+  for (const [name, value] of Object.entries(exchange.headers)) {
+    if (!credentialHeader.test(name) || value === `Basic ${basic}`) continue;
+    found.push(value.replace(/^(Bearer|Basic)\s+/i, ''));
+  }
+  for (const text of [exchange.body, exchange.answer]) {
+    for (const match of (text ?? '').matchAll(credentialField)) found.push(match[2] as string);
+  }
+  return found.filter((value) => value.length >= 4 && !known.has(value) && !/^(Bearer|Basic)$/i.test(value));
+}
+
 export function caseExchange(exchange: Exchange, target: Target, redact: Redactor): CaseExchange {
   const variables = secretVariables(target);
-  const substitute = (text: string) =>
-    variables.reduce(
-      (out, { secret, variable }) =>
-        out.replace(new RegExp(`(?<![A-Za-z0-9])${escapeRegExp(secret)}(?![A-Za-z0-9])`, 'g'), mark(variable)),
-      text,
-    );
-  const words = ['curl', '-sS', '-i', '-X', exchange.method];
   const basic =
     target.management && Buffer.from(`${target.management.username}:${target.management.password}`).toString('base64');
+  const met = createRedactor(secretsMet(exchange, new Set(variables.map(({ secret }) => secret)), basic));
+  const substitute = (text: string) =>
+    variables.reduce<string>(
+      (out, { secret, variable }) =>
+        out.replace(new RegExp(`(?<![A-Za-z0-9])${escapeRegExp(secret)}(?![A-Za-z0-9])`, 'g'), mark(variable)),
+      met(text),
+    );
+  const words = ['curl', '-sS', '-i', '-X', exchange.method];
   for (const [name, value] of Object.entries(exchange.headers)) {
     if (name.toLowerCase() === 'authorization' && basic !== undefined && value === `Basic ${basic}`) {
       words.push('-u', `${mark('SVC_MGMT_USERNAME')}:${mark('SVC_MGMT_PASSWORD')}`);
@@ -70,5 +93,5 @@ export function caseExchange(exchange: Exchange, target: Target, redact: Redacto
     exchange.error !== undefined
       ? `no answer: ${exchange.error}`
       : `${exchange.status} ${exchange.contentType ?? '(no content type)'}, ${exchange.answerBytes ?? 0} bytes${exchange.answer === undefined ? '' : `: ${exchange.answer}`}`;
-  return { curl: redact(curl), answer: redact(answer) };
+  return { curl: redact(curl), answer: redact(met(answer)) };
 }

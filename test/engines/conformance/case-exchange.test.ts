@@ -85,6 +85,32 @@ describe('the request behind a failure, as curl', () => {
     expect(publish.curl).toContain(`-H 'Authorization: Bearer '"$SVC_TOKEN"`);
   });
 
+  test('credentials the target file does not hold are redacted wherever they stand: signing keys, index tokens, other Authorization', () => {
+    const { curl, answer } = caseExchange(
+      exchange({
+        method: 'GET',
+        url: 'http://127.0.0.1:3/v2/search/idx?token=index-token-5',
+        headers: { authorization: 'Bearer other-token-6', 'x-api-key': 'api-key-7' },
+        answer: '{"current":"sig_current_8","next":"sig_next_9","read_only_token":"ro-index-10","name":"idx"}',
+      }),
+      target,
+      redact,
+    );
+    for (const secret of [
+      'index-token-5',
+      'other-token-6',
+      'api-key-7',
+      'sig_current_8',
+      'sig_next_9',
+      'ro-index-10',
+    ]) {
+      expect(curl).not.toContain(secret);
+      expect(answer).not.toContain(secret);
+    }
+    expect(curl).toContain(`-H 'authorization: Bearer [redacted]'`);
+    expect(answer).toContain('"name":"idx"');
+  });
+
   test('a body that is not text is named by its size; no answer says why; a secret in the answer is redacted', () => {
     const { curl, answer } = caseExchange(
       exchange({ bodyBytes: 70_000, status: undefined, answer: undefined, error: 'connection refused' }),
