@@ -12,3 +12,4 @@ export { createReporters } from '../reporters/registry.ts';
 export type { CaseResult, ConformanceRun } from '../results/conformance-run.ts';
 export type { HarnessRun } from '../results/harness-run.ts';
 export type { LoadRun, ScenarioResult } from '../results/load-run.ts';
+export { defineConfig, type SvcHarnessConfig } from './config-file.ts';

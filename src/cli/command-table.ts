@@ -33,6 +33,13 @@ export interface CommandSpec {
   readonly load: () => Promise<{ run: (values: ParsedValues) => Promise<number> }>;
 }
 
+/** The config file's flag, on every command that reads one (config-file.ts). */
+const configOption: OptionSpec = {
+  type: 'string',
+  description: 'Config file with defaults for these flags (flags win)',
+  default: 'svc-harness.config.{ts,mts,mjs,js,json} in the working folder, if there is one',
+};
+
 const loadOptions = {
   engine: {
     type: 'string',
@@ -214,6 +221,7 @@ export const commandTable = {
   conformance: {
     summary: 'Run the conformance suites against targets (default: the embedded reference service)',
     options: {
+      config: configOption,
       target: {
         type: 'string',
         multiple: true,
@@ -253,6 +261,7 @@ export const commandTable = {
         'Scenarios to run (default: all): command, pipeline, transaction, kv-fanout, publish-fanout, callback-throughput, notify-fanout (--list shows each with its parameters)',
     },
     options: {
+      config: configOption,
       list: {
         type: 'boolean',
         description:
@@ -281,6 +290,7 @@ export const commandTable = {
   run: {
     summary: 'The main job: conformance, then a short load run of every scenario the target supports, into one report',
     options: {
+      config: configOption,
       target: {
         type: 'string',
         description: 'Target file',
@@ -335,6 +345,7 @@ export const commandTable = {
       description: 'Scenarios to bundle, run one after another (default: every one k6 can run)',
     },
     options: {
+      config: configOption,
       parallelism: {
         type: 'number',
         integer: true,

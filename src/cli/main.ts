@@ -1,7 +1,8 @@
 /** The CLI entry: parse, dispatch, and turn every error into one line and an exit code. */
 import { ExitCode, exitCodeOf, formatErrorLine } from '../shared/errors.ts';
 import { toolVersion } from '../shared/tool-version.ts';
-import { commandTable } from './command-table.ts';
+import { type CommandSpec, commandTable } from './command-table.ts';
+import { applyConfig, findConfigFile, readConfigFile } from './config-file.ts';
 import { renderHelp } from './help-text.ts';
 import { parseArgv } from './parse-argv.ts';
 
@@ -21,8 +22,14 @@ export async function runCli(argv: readonly string[]): Promise<number> {
       process.stdout.write(`${toolVersion()}\n`);
       return ExitCode.ok;
     }
-    const handler = await commandTable[parsed.command].load();
-    return await handler.run(parsed.values);
+    const spec: CommandSpec = commandTable[parsed.command];
+    let values = parsed.values;
+    if (spec.options.config !== undefined) {
+      const file = findConfigFile(values.config as string | undefined, process.cwd());
+      if (file !== undefined) values = applyConfig(spec, values, await readConfigFile(file), file);
+    }
+    const handler = await spec.load();
+    return await handler.run(values);
   } catch (error) {
     process.stderr.write(`${formatErrorLine(error)}\n`);
     if (process.env.SVC_HARNESS_DEBUG) process.stderr.write(`${(error as Error).stack ?? ''}\n`);

@@ -4,7 +4,7 @@
  * imports `svc-harness/scenario`, and the programmatic API, all from that project. The npm registry
  * supplies the package's dependencies, as for any user.
  */
-import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -72,12 +72,24 @@ describe('svc-harness installed from its tarball into an empty project', () => {
     );
   }, 320_000);
 
-  test("a user's own TypeScript scenario, importing svc-harness/scenario, runs on the node engine", async () => {
-    await writeFile(join(project, 'my-scenario.ts'), userScenario);
-    const done = await run('npx', ['svc-harness', 'load', './my-scenario.ts', '--report-dir', 'reports/own'], 120_000);
-    expect(done.stdout).toMatch(/my-echo +40 /);
-    expect(done.stdout).toMatch(/thresholds 2\/2 ok/);
-  }, 140_000);
+  test("a user's own TypeScript scenario, importing svc-harness/scenario, runs by its path and from a config file's glob", async () => {
+    await mkdir(join(project, 'perf'));
+    await writeFile(join(project, 'perf', 'my-echo.ts'), userScenario);
+    const byPath = await run(
+      'npx',
+      ['svc-harness', 'load', './perf/my-echo.ts', '--report-dir', 'reports/own'],
+      120_000,
+    );
+    expect(byPath.stdout).toMatch(/my-echo +40 /);
+    expect(byPath.stdout).toMatch(/thresholds 2\/2 ok/);
+    await writeFile(
+      join(project, 'svc-harness.config.ts'),
+      "import { defineConfig } from 'svc-harness';\nexport default defineConfig({ scenarios: ['perf/*.ts'], rate: 10, reportDir: 'reports/configured' });\n",
+    );
+    const configured = await run('npx', ['svc-harness', 'load'], 120_000);
+    expect(configured.stdout).toMatch(/my-echo +20 /);
+    expect((await readdir(join(project, 'reports', 'configured'))).length).toBe(4);
+  }, 260_000);
 
   test('the programmatic API and the scenario API import from the package', async () => {
     const done = await run(
@@ -90,7 +102,7 @@ describe('svc-harness installed from its tarball into an empty project', () => {
       30_000,
     );
     expect(JSON.parse(done.stdout)).toEqual([
-      ['createReporters', 'defineScenario', 'runConformance', 'runLoad', 'runMainJob'],
+      ['createReporters', 'defineConfig', 'defineScenario', 'runConformance', 'runLoad', 'runMainJob'],
       'function',
     ]);
   });

@@ -1,0 +1,158 @@
+/**
+ * The config file, found as vitest finds its own: `--config FILE`, else the first of
+ * `svc-harness.config.{ts,mts,mjs,js,json}` in the working folder. It holds defaults for the flags of
+ * conformance, load, run and k6 manifest (schemas/config.schema.json); a flag given on the command line
+ * wins. Keys are the flags' names in camelCase, plus `areas`, `reporters`, `thresholds`, `params` and
+ * `scenarios` (names, paths or globs). Paths in it are relative to the file. A key a command has no flag
+ * for is left out of that command, so one file serves them all.
+ */
+import { existsSync, globSync } from 'node:fs';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { Ajv } from 'ajv';
+import { closest, distance } from 'fastest-levenshtein';
+import schema from '../../schemas/config.schema.json' with { type: 'json' };
+import { readJsonFile, schemaProblem } from '../shared/config-file.ts';
+import { harnessError, oneLine } from '../shared/errors.ts';
+import type { CommandSpec } from './command-table.ts';
+import type { ParsedValue, ParsedValues } from './parsed-values.ts';
+
+/** What a config file holds (schemas/config.schema.json says the same for JSON). */
+export interface SvcHarnessConfig {
+  readonly target?: string | readonly string[];
+  readonly areas?: readonly ('kv' | 'messaging' | 'management')[];
+  readonly rules?: string;
+  readonly expectations?: string;
+  readonly reportDir?: string;
+  readonly reporters?: readonly string[];
+  /** Scenario names, paths of your own modules, or globs of them (`perf/*.ts`). */
+  readonly scenarios?: readonly string[];
+  readonly engine?: string | readonly ('node' | 'k6')[];
+  readonly model?: 'open' | 'closed';
+  readonly rate?: number | string;
+  readonly duration?: number | string;
+  readonly ramp?: string;
+  readonly connections?: number | string;
+  readonly workers?: number | string;
+  readonly batch?: readonly number[] | string;
+  readonly valueSize?: readonly number[] | string;
+  readonly seed?: number | string;
+  readonly timeout?: number | string;
+  readonly thresholds?: readonly string[];
+  readonly params?: Readonly<Record<string, number>>;
+  readonly sinkHost?: string;
+  readonly sinkPort?: number;
+  readonly sinkUrl?: string;
+  readonly sinkThreads?: number;
+  readonly sinkWait?: string;
+}
+
+/** `defineConfig` is an identity function for types, as vitest's is. */
+export function defineConfig(config: SvcHarnessConfig): SvcHarnessConfig {
+  return config;
+}
+
+export const configFileNames = [
+  'svc-harness.config.ts',
+  'svc-harness.config.mts',
+  'svc-harness.config.mjs',
+  'svc-harness.config.js',
+  'svc-harness.config.json',
+] as const;
+
+const validate = new Ajv({ allErrors: false }).compile(schema);
+
+/** The config file to read: the one `--config` names, else the first found in `cwd`, else none. */
+export function findConfigFile(given: string | undefined, cwd: string): string | undefined {
+  if (given !== undefined) {
+    const path = resolve(cwd, given);
+    if (!existsSync(path)) throw harnessError('SVC_CONFIG', `config file ${given}: no such file`);
+    return path;
+  }
+  return configFileNames.map((name) => join(cwd, name)).find((path) => existsSync(path));
+}
+
+/** `has "rat", which is no key of a config file; did you mean rate?` */
+function unknownKey(key: string): string {
+  const best = closest(key, Object.keys(schema.properties));
+  const near = distance(key, best) <= Math.max(2, Math.floor(key.length / 3));
+  return `has "${key}", which is no key of a config file${near ? `; did you mean ${best}?` : ''}`;
+}
+
+export async function readConfigFile(path: string): Promise<SvcHarnessConfig> {
+  let value: unknown;
+  if (path.endsWith('.json')) value = readJsonFile(path, 'config file');
+  else {
+    try {
+      value = ((await import(pathToFileURL(path).href)) as { default?: unknown }).default;
+    } catch (error) {
+      throw harnessError('SVC_CONFIG', `config file ${path}: it does not load (${oneLine(error)})`);
+    }
+  }
+  if (!validate(value)) {
+    const problem = schemaProblem(validate.errors, (error) =>
+      error.keyword === 'additionalProperties' ? unknownKey(String(error.params.additionalProperty)) : error.message,
+    );
+    throw harnessError('SVC_CONFIG', `config file ${path}: ${problem}`);
+  }
+  return value as SvcHarnessConfig;
+}
+
+/** Config keys whose flag is not their kebab-case form, and the paths to resolve from the file. */
+const flagOf: Readonly<Record<string, string>> = {
+  areas: 'area',
+  reporters: 'reporter',
+  thresholds: 'threshold',
+  params: 'param',
+  scenarios: '_',
+};
+const pathKeys = new Set(['target', 'expectations', 'reportDir']);
+
+const kebab = (key: string) => key.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`);
+const isGlob = (text: string) => /[*?[]/.test(text);
+const looksLikePath = (text: string) => text.includes('/') || /\.(ts|mts|js|mjs)$/.test(text);
+
+/** A scenario entry: a name as it is; a path resolved from the file; a glob expanded there, sorted. */
+function scenarioEntries(entry: string, base: string): string[] {
+  if (isGlob(entry)) {
+    const found = globSync(entry, { cwd: base }).sort();
+    if (found.length === 0) throw harnessError('SVC_CONFIG', `config file: scenarios "${entry}" matches no file`);
+    return found.map((path) => resolve(base, path));
+  }
+  return [looksLikePath(entry) ? resolve(base, entry) : entry];
+}
+
+/** The flag's value from a config value, in the form the parser gives that flag. */
+function flagValue(spec: CommandSpec, flag: string, key: string, value: unknown, base: string): ParsedValue {
+  const path = (text: string) => (pathKeys.has(key) && !isAbsolute(text) ? resolve(base, text) : text);
+  if (flag === '_') return (value as readonly string[]).flatMap((entry) => scenarioEntries(entry, base));
+  if (key === 'params') return Object.entries(value as Record<string, number>).map(([name, n]) => `${name}=${n}`);
+  const option = spec.options[flag];
+  const list = Array.isArray(value) ? value.map(String) : [String(value)];
+  if (option?.multiple) return list.map(path);
+  if (option?.type === 'number') return Number(value);
+  return path(list.join(','));
+}
+
+/**
+ * `values` with the config's defaults filled in where the command line gave nothing; keys the command
+ * has no flag for are left out.
+ */
+export function applyConfig(
+  spec: CommandSpec,
+  values: ParsedValues,
+  config: SvcHarnessConfig,
+  file: string,
+): ParsedValues {
+  const base = dirname(file);
+  const out: Record<string, ParsedValue> = { ...values };
+  for (const [key, value] of Object.entries(config)) {
+    if (key === '$schema' || value === undefined) continue;
+    const flag = flagOf[key] ?? kebab(key);
+    if (flag === '_' ? spec.positionals === undefined : spec.options[flag] === undefined) continue;
+    const given = out[flag];
+    if (given !== undefined && !(Array.isArray(given) && given.length === 0)) continue;
+    out[flag] = flagValue(spec, flag, key, value, base);
+  }
+  return out;
+}

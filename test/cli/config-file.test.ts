@@ -1,0 +1,113 @@
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { commandTable } from '../../src/cli/command-table.ts';
+import { applyConfig, configFileNames, findConfigFile, readConfigFile } from '../../src/cli/config-file.ts';
+import { parseArgv } from '../../src/cli/parse-argv.ts';
+import { harnessErrorMessage } from '../support/harness-error.ts';
+import { runCli } from '../support/run-cli.ts';
+
+let dir: string;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'harness-config-'));
+  await mkdir(join(dir, 'perf'));
+  await writeFile(join(dir, 'perf', 'b.ts'), '');
+  await writeFile(join(dir, 'perf', 'a.ts'), '');
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+const values = (argv: string[]) => {
+  const parsed = parseArgv(argv);
+  if (parsed.kind !== 'run') throw new Error('not a run');
+  return parsed.values;
+};
+
+describe('the config file', () => {
+  test('found as vitest finds its own: --config, else the first svc-harness.config.* in the folder, else none', async () => {
+    expect(findConfigFile(undefined, dir)).toBeUndefined();
+    await writeFile(join(dir, 'svc-harness.config.json'), '{}');
+    await writeFile(join(dir, 'svc-harness.config.ts'), 'export default {};');
+    expect(findConfigFile(undefined, dir)).toBe(join(dir, configFileNames[0]));
+    expect(findConfigFile('svc-harness.config.json', dir)).toBe(join(dir, 'svc-harness.config.json'));
+    expect(harnessErrorMessage('SVC_CONFIG', () => findConfigFile('other.json', dir))).toBe(
+      'config file other.json: no such file',
+    );
+    await rm(join(dir, 'svc-harness.config.json'));
+    await rm(join(dir, 'svc-harness.config.ts'));
+  });
+
+  test('fills the flags the command line left out, each in its flag form; the command line wins; other commands ignore keys they lack', () => {
+    const config = {
+      target: 'targets/staging.json',
+      areas: ['kv', 'messaging'],
+      scenarios: ['command', 'perf/*.ts'],
+      rate: 50,
+      duration: '1m30s',
+      thresholds: ['http_req_duration: p(99)<300'],
+      params: { endpoints: 3 },
+      sinkPort: 8899,
+      reportDir: 'out',
+    } as const;
+    const file = join(dir, 'svc-harness.config.json');
+    const load = applyConfig(commandTable.load, values(['load', '--rate', '7']), config, file);
+    expect(load).toMatchObject({
+      target: join(dir, 'targets/staging.json'),
+      _: ['command', join(dir, 'perf/a.ts'), join(dir, 'perf/b.ts')],
+      rate: '7',
+      duration: '1m30s',
+      threshold: ['http_req_duration: p(99)<300'],
+      param: ['endpoints=3'],
+      'sink-port': 8899,
+      'report-dir': join(dir, 'out'),
+    });
+    expect(load).not.toHaveProperty('area');
+    const conformance = applyConfig(commandTable.conformance, values(['conformance']), config, file);
+    expect(conformance).toMatchObject({ target: [join(dir, 'targets/staging.json')], area: 'kv,messaging' });
+    expect(conformance).not.toHaveProperty('rate');
+    expect(applyConfig(commandTable.load, values(['load', 'pipeline']), config, file)._).toEqual(['pipeline']);
+  });
+
+  test('a TypeScript config with defineConfig loads; a key that is none, a bad value or a file that does not load is one line', async () => {
+    const ts = join(dir, 'good.config.ts');
+    await writeFile(
+      ts,
+      "import { defineConfig } from '" +
+        new URL('../../src/cli/api.ts', import.meta.url).pathname +
+        "';\nexport default defineConfig({ rate: 5, areas: ['kv'] });\n",
+    );
+    expect(await readConfigFile(ts)).toEqual({ rate: 5, areas: ['kv'] });
+    const bad = async (name: string, text: string) => {
+      await writeFile(join(dir, name), text);
+      return readConfigFile(join(dir, name)).then(
+        () => 'loaded',
+        (error: Error) => error.message,
+      );
+    };
+    expect(await bad('a.json', '{"rat": 5}')).toMatch(
+      /has "rat", which is no key of a config file; did you mean rate\?$/,
+    );
+    expect(await bad('b.json', '{"areas": ["queues"]}')).toMatch(/config file .*b\.json: areas\.0 must be equal to one of the allowed values$/);
+    expect(await bad('c.json', '{"rate": ')).toMatch(/not JSON/);
+    expect(await bad('d.mjs', 'export default {; }')).toMatch(/it does not load/);
+  });
+
+  test('svc-harness load in a folder with a config file: its scenarios and settings, one line for a bad one', async () => {
+    const project = join(dir, 'project');
+    await mkdir(project);
+    await writeFile(
+      join(project, 'svc-harness.config.json'),
+      JSON.stringify({ scenarios: ['command'], rate: 10, duration: '1s', reportDir: 'out' }),
+    );
+    const run = await runCli(['load'], { cwd: project, reportDir: join(project, 'out'), timeoutMs: 60_000 });
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(run.stderr).toMatch(/command \(node, open\): 10\/10 completed/);
+    await writeFile(join(project, 'svc-harness.config.json'), '{"duration": "soon"}');
+    const bad = await runCli(['load', 'command'], { cwd: project });
+    expect(bad.exitCode).toBe(2);
+    expect(bad.stderr.trim()).toMatch(/^svc-harness: load: --duration "soon" is not a duration .*\[SVC_USAGE\]$/);
+  }, 90_000);
+});
