@@ -2,10 +2,10 @@
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { Ajv } from 'ajv';
+import targetSchema from '../../schemas/target.schema.json' with { type: 'json' };
 import { readJsonFile, schemaProblem } from '../shared/config-file.ts';
 import { harnessError } from '../shared/errors.ts';
 import { describeTarget, type Target } from './target.ts';
-import { targetSchema } from './target-schema.ts';
 
 const validate = new Ajv({ allErrors: false }).compile(targetSchema);
 

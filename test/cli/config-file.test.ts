@@ -90,7 +90,9 @@ describe('the config file', () => {
     expect(await bad('a.json', '{"rat": 5}')).toMatch(
       /has "rat", which is no key of a config file; did you mean rate\?$/,
     );
-    expect(await bad('b.json', '{"areas": ["queues"]}')).toMatch(/config file .*b\.json: areas\.0 must be equal to one of the allowed values$/);
+    expect(await bad('b.json', '{"areas": ["queues"]}')).toMatch(
+      /config file .*b\.json: areas\.0 must be equal to one of the allowed values$/,
+    );
     expect(await bad('c.json', '{"rate": ')).toMatch(/not JSON/);
     expect(await bad('d.mjs', 'export default {; }')).toMatch(/it does not load/);
   });
