@@ -33,6 +33,9 @@ export const equivalentMutants: Readonly<Record<string, string>> = {
   'delivery.delayed @ *': 'the spec bounds no delivery latency (a delay only makes it later, never early)',
   'status.200-to-201 @ delivery *': 'the destination answered a 2xx either way',
   'headers.*:svc-message-id @ delivery *': 'the spec names no message-id header on deliveries or callbacks',
+  // The spec counts retries in the callback body (`retried`); the header is only in the silent notes.
+  'headers.*:svc-retried @ delivery failure-callback':
+    'the spec names no retried header; a failure callback carries `retried` in its body, which is judged',
   // A target that parses the JSON body without the request's content type still conforms.
   'headers.request-ignored:content-type @ management *': 'area C asks for a JSON body, not for its content type header',
   // Area A and C answers: the spec names no content type outside area B.
