@@ -10,11 +10,12 @@ import { existsSync, globSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Ajv } from 'ajv';
-import { closest, distance } from 'fastest-levenshtein';
 import schema from '../../schemas/config.schema.json' with { type: 'json' };
+import { isScenarioPath } from '../engines/load/scenario-registry.ts';
 import { readJsonFile, schemaProblem } from '../shared/config-file.ts';
 import { harnessError, oneLine } from '../shared/errors.ts';
 import type { CommandSpec } from './command-table.ts';
+import { didYouMean } from './parse-argv.ts';
 import type { ParsedValue, ParsedValues } from './parsed-values.ts';
 
 /** What a config file holds (schemas/config.schema.json says the same for JSON). */
@@ -72,13 +73,6 @@ export function findConfigFile(given: string | undefined, cwd: string): string |
   return configFileNames.map((name) => join(cwd, name)).find((path) => existsSync(path));
 }
 
-/** `has "rat", which is no key of a config file; did you mean rate?` */
-function unknownKey(key: string): string {
-  const best = closest(key, Object.keys(schema.properties));
-  const near = distance(key, best) <= Math.max(2, Math.floor(key.length / 3));
-  return `has "${key}", which is no key of a config file${near ? `; did you mean ${best}?` : ''}`;
-}
-
 export async function readConfigFile(path: string): Promise<SvcHarnessConfig> {
   let value: unknown;
   if (path.endsWith('.json')) value = readJsonFile(path, 'config file');
@@ -90,9 +84,11 @@ export async function readConfigFile(path: string): Promise<SvcHarnessConfig> {
     }
   }
   if (!validate(value)) {
-    const problem = schemaProblem(validate.errors, (error) =>
-      error.keyword === 'additionalProperties' ? unknownKey(String(error.params.additionalProperty)) : error.message,
-    );
+    const problem = schemaProblem(validate.errors, (error) => {
+      if (error.keyword !== 'additionalProperties') return error.message;
+      const key = String(error.params.additionalProperty);
+      return `has "${key}", which is no key of a config file${didYouMean(key, Object.keys(schema.properties))}`;
+    });
     throw harnessError('SVC_CONFIG', `config file ${path}: ${problem}`);
   }
   return value as SvcHarnessConfig;
@@ -110,7 +106,6 @@ const pathKeys = new Set(['target', 'expectations', 'reportDir']);
 
 const kebab = (key: string) => key.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`);
 const isGlob = (text: string) => /[*?[]/.test(text);
-const looksLikePath = (text: string) => text.includes('/') || /\.(ts|mts|js|mjs)$/.test(text);
 
 /** A scenario entry: a name as it is; a path resolved from the file; a glob expanded there, sorted. */
 function scenarioEntries(entry: string, base: string): string[] {
@@ -119,7 +114,7 @@ function scenarioEntries(entry: string, base: string): string[] {
     if (found.length === 0) throw harnessError('SVC_CONFIG', `config file: scenarios "${entry}" matches no file`);
     return found.map((path) => resolve(base, path));
   }
-  return [looksLikePath(entry) ? resolve(base, entry) : entry];
+  return [isScenarioPath(entry) ? resolve(base, entry) : entry];
 }
 
 /** The flag's value from a config value, in the form the parser gives that flag. */

@@ -100,8 +100,8 @@ function near(given: string, name: string): boolean {
   return distance(given, name) <= Math.max(2, Math.floor(given.length / 3));
 }
 
-/** `; did you mean load?` when a name is close enough, else nothing. */
-function didYouMean(given: string, names: readonly string[]): string {
+/** `; did you mean load?` when a name is close enough, else nothing (the config file's keys too). */
+export function didYouMean(given: string, names: readonly string[]): string {
   if (names.length === 0) return '';
   const best = closest(given, [...names]);
   return near(given, best) ? `; did you mean ${best}?` : '';

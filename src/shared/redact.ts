@@ -22,11 +22,20 @@ const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&
  * `"t"` and `_token=t` are still caught.
  */
 export function createRedactor(secrets: Iterable<string>): Redactor {
-  // Longest first, so a secret that contains another is replaced whole.
-  const forms = [...new Set([...secrets].flatMap(secretForms))].sort((a, b) => b.length - a.length);
-  if (forms.length === 0) return (text) => text;
-  const pattern = new RegExp(`(?<![A-Za-z0-9])(?:${forms.map(escapeRegExp).join('|')})(?![A-Za-z0-9])`, 'g');
+  const pattern = wholeValuePattern([...secrets].flatMap(secretForms));
+  if (pattern === undefined) return (text) => text;
   return (text) => text.replace(pattern, redactedMark);
+}
+
+/**
+ * A global pattern for any of `values` where it stands as a whole value (as `createRedactor` finds
+ * secrets); undefined when there is none. Longest first, so a value that contains another is matched
+ * whole.
+ */
+export function wholeValuePattern(values: Iterable<string>): RegExp | undefined {
+  const sorted = [...new Set(values)].filter((value) => value.length > 0).sort((a, b) => b.length - a.length);
+  if (sorted.length === 0) return undefined;
+  return new RegExp(`(?<![A-Za-z0-9])(?:${sorted.map(escapeRegExp).join('|')})(?![A-Za-z0-9])`, 'g');
 }
 
 /** Query parameters that carry credentials in the service's URLs (and common ones elsewhere). */

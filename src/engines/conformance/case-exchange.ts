@@ -6,16 +6,14 @@
  */
 import type { Exchange } from '../../http/exchange-log.ts';
 import type { CaseExchange } from '../../results/conformance-run.ts';
-import { createRedactor, type Redactor, urlSecrets } from '../../shared/redact.ts';
+import { createRedactor, type Redactor, urlSecrets, wholeValuePattern } from '../../shared/redact.ts';
 import type { Target } from '../../target/target.ts';
 
-/** A secret and the variable that stands for it in a curl line. */
-interface SecretVariable {
-  readonly secret: string;
-  readonly variable: string;
-}
-
-function secretVariables(target: Target): SecretVariable[] {
+/**
+ * The target's secrets and the variable standing for each in a curl line. One secret held twice (one
+ * token for two areas) takes the first area's variable.
+ */
+function secretVariables(target: Target): ReadonlyMap<string, string> {
   const pairs: [string | undefined, string][] = [
     [target.messaging?.token, 'SVC_TOKEN'],
     [target.kv?.token, 'SVC_KV_TOKEN'],
@@ -23,13 +21,12 @@ function secretVariables(target: Target): SecretVariable[] {
     [target.management?.password, 'SVC_MGMT_PASSWORD'],
     [target.admin?.token, 'SVC_ADMIN_TOKEN'],
   ];
-  return pairs
-    .filter((pair): pair is [string, string] => pair[0] !== undefined && pair[0] !== '')
-    .map(([secret, variable]) => ({ secret, variable }))
-    .sort((a, b) => b.secret.length - a.secret.length);
+  const variables = new Map<string, string>();
+  for (const [secret, variable] of pairs) {
+    if (secret !== undefined && secret !== '' && !variables.has(secret)) variables.set(secret, variable);
+  }
+  return variables;
 }
-
-const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** A mark no request text holds (private-use characters), turned into `'"$VAR"'` once the argument is quoted. */
 const mark = (variable: string) => `\uE000${variable}\uE001`;
@@ -52,7 +49,7 @@ const credentialHeader = /authorization|token|secret|password|api-?key/i;
  * keys, a rotated password): every credential-looking value of the request and the answer that is not
  * one of the target's (those become variables).
  */
-function secretsMet(exchange: Exchange, known: ReadonlySet<string>, basic: string | undefined): string[] {
+function secretsMet(exchange: Exchange, known: ReadonlyMap<string, string>, basic: string | undefined): string[] {
   const found = [...urlSecrets(exchange.url)];
   for (const [name, value] of Object.entries(exchange.headers)) {
     if (!credentialHeader.test(name) || value === `Basic ${basic}`) continue;
@@ -68,13 +65,10 @@ export function caseExchange(exchange: Exchange, target: Target, redact: Redacto
   const variables = secretVariables(target);
   const basic =
     target.management && Buffer.from(`${target.management.username}:${target.management.password}`).toString('base64');
-  const met = createRedactor(secretsMet(exchange, new Set(variables.map(({ secret }) => secret)), basic));
+  const met = createRedactor(secretsMet(exchange, variables, basic));
+  const known = wholeValuePattern(variables.keys());
   const substitute = (text: string) =>
-    variables.reduce<string>(
-      (out, { secret, variable }) =>
-        out.replace(new RegExp(`(?<![A-Za-z0-9])${escapeRegExp(secret)}(?![A-Za-z0-9])`, 'g'), mark(variable)),
-      met(text),
-    );
+    known === undefined ? met(text) : met(text).replace(known, (found) => mark(variables.get(found) as string));
   const words = ['curl', '-sS', '-i', '-X', exchange.method];
   for (const [name, value] of Object.entries(exchange.headers)) {
     if (name.toLowerCase() === 'authorization' && basic !== undefined && value === `Basic ${basic}`) {

@@ -37,10 +37,10 @@ const rank = (order: readonly string[], name: string) => {
 /**
  * A scenario given by its file (`./perf/checkout.ts`, a user's own module importing
  * `svc-harness/scenario`) rather than by the name of one of the harness's: it has a slash or ends in
- * `.ts`, `.js` or `.mjs`.
+ * `.ts`, `.mts`, `.js` or `.mjs`.
  */
 export function isScenarioPath(name: string): boolean {
-  return name.includes('/') || /\.(ts|js|mjs)$/.test(name);
+  return name.includes('/') || /\.(ts|mts|js|mjs)$/.test(name);
 }
 
 export function scenarioFile(name: string, dir = scenariosDir): string {

@@ -83,6 +83,10 @@ describe('the request behind a failure, as curl', () => {
     ]);
     const publish = caseExchange(exchange({ headers: { Authorization: 'Bearer msg-token-1' } }), target, redact);
     expect(publish.curl).toContain(`-H 'Authorization: Bearer '"$SVC_TOKEN"`);
+    // One token for two areas: the first area's variable.
+    const shared = { ...target, kv: { url: 'http://127.0.0.1:2', token: 'msg-token-1' } } as Target;
+    const both = caseExchange(exchange({ headers: { Authorization: 'Bearer msg-token-1' } }), shared, redact);
+    expect(both.curl).toContain(`-H 'Authorization: Bearer '"$SVC_TOKEN"`);
   });
 
   test('credentials the target file does not hold are redacted wherever they stand: signing keys, index tokens, other Authorization', () => {

@@ -13,6 +13,7 @@ describe('the scenario registry', () => {
     expect(isScenarioPath('command')).toBe(false);
     expect(isScenarioPath('./perf/my.ts')).toBe(true);
     expect(isScenarioPath('my.mjs')).toBe(true);
+    expect(isScenarioPath('my.mts')).toBe(true);
     expect(scenarioFile('command')).toBe(`${scenariosDir}/command.ts`);
     expect(scenarioFile('./perf/my.ts')).toBe(`${process.cwd()}/perf/my.ts`);
     expect(scenarioNames()).toContain('publish-fanout');
