@@ -100,12 +100,12 @@ const rows: readonly HeaderRow[] = [
     value: () => '1s',
     rule: configRules,
     check: ({ requests }, blame) => {
-      // The URL answers after 3 s: only the timeout makes the first request fail and come again.
+      // The URL answers after 3 s: only the timeout makes the first request fail and come again. The
+      // retry comes after the timeout and then the service's retry backoff (about 12 s for a first
+      // retry with the real one), so only the lower bound is the timeout's.
       if (requests.length < 2) fail(blame, 'the slow request was not ended and tried again', 'a retry after 1 s');
       const apart = (requests[1]?.at ?? 0) - (requests[0]?.at ?? 0);
-      if (apart < 900 || apart > 2900) {
-        fail(blame, `the retry ${apart} ms after the first`, 'about 1 s after it (the timeout)');
-      }
+      if (apart < 900) fail(blame, `the retry ${apart} ms after the first`, 'at least 1 s after it (the timeout)');
     },
   },
   {
@@ -192,7 +192,7 @@ const kindCase = (kind: Kind) => ({
   covers: coversOf(kind),
   needs: ['messaging.adapter' as const],
   title: `The six ${kind} headers on enqueue have their publish semantics`,
-  expect: `The same message published and enqueued (its queue deleted afterwards) with ${kind}, ${kind}-Method PUT, -Retries 1, -Delay 1s, -Timeout 1s and -Forward-X-Svc-Harness, the URL answering after 3 s${kind === 'Failure-Callback' ? ', and a destination that always fails with retries 0' : ''}: for each, exactly two PUT requests at that URL, the first a second or more after the delivery, the second about a second after the first, both with X-Svc-Harness.`,
+  expect: `The same message published and enqueued (its queue deleted afterwards) with ${kind}, ${kind}-Method PUT, -Retries 1, -Delay 1s, -Timeout 1s and -Forward-X-Svc-Harness, the URL answering after 3 s${kind === 'Failure-Callback' ? ', and a destination that always fails with retries 0' : ''}: for each, exactly two PUT requests at that URL, the first a second or more after the delivery, the second a second or more after the first (the timeout, then the retry backoff), both with X-Svc-Harness.`,
   async run(ctx: CaseContext) {
     const client = createMessagingClient(ctx);
     const outcomes = await sendBoth(ctx, kind);

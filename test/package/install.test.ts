@@ -1,13 +1,17 @@
 /**
  * The package as a user gets it: `npm pack` (which builds dist/ first), installed into an empty project
  * in a temporary folder from the tarball, then the main job, a user's own TypeScript scenario that
- * imports `svc-harness/scenario`, and the programmatic API, all from that project. The npm registry
+ * imports `svc-harness/scenario`, the programmatic API, and the example GitHub Actions workflow's steps,
+ * all from that project. The npm registry
  * supplies the package's dependencies, as for any user.
  */
-import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { parse as parseYaml } from 'yaml';
+import { alive, waitFor } from '../support/processes.ts';
 import { repoRoot, startProcess } from '../support/run-cli.ts';
 
 let project: string;
@@ -106,4 +110,81 @@ describe('svc-harness installed from its tarball into an empty project', () => {
       'function',
     ]);
   });
+});
+
+/** A step of a GitHub Actions job, as far as this test runs it. */
+interface WorkflowStep {
+  readonly name?: string;
+  readonly uses?: string;
+  readonly run?: string;
+  readonly if?: string;
+  readonly with?: Readonly<Record<string, string | boolean>>;
+}
+
+describe('the example GitHub Actions workflow (examples/github-actions/svc-harness.yml)', () => {
+  test("its run steps, in order, in a repository that depends on the package: the gate passes, the job summary and the artifact's files are there", async () => {
+    const workflow = parseYaml(
+      await readFile(join(repoRoot, 'examples', 'github-actions', 'svc-harness.yml'), 'utf8'),
+    ) as { jobs: Record<string, { env?: Record<string, string>; steps: WorkflowStep[] }> };
+    const job = workflow.jobs.gate;
+    expect(job, 'a job named gate').toBeDefined();
+    if (job === undefined) return;
+
+    const repo = join(project, 'implementation-repo');
+    await mkdir(repo);
+    await writeFile(
+      join(repo, 'package.json'),
+      `${JSON.stringify({ name: 'my-implementation', private: true, devDependencies: { 'svc-harness': `file:${tarball}` } }, null, 2)}\n`,
+    );
+    await run('npm', ['install', '--package-lock-only', '--no-audit', '--no-fund', '--loglevel=error'], 240_000, repo);
+    const summary = join(repo, 'step-summary.md');
+    const env = { ...job.env, CI: 'true', GITHUB_ACTIONS: 'true', GITHUB_STEP_SUMMARY: summary };
+
+    // GitHub's semantics for the conditions the file uses: none (only while everything succeeded),
+    // !cancelled() and always() (also after a failure). Any other condition is this test's to learn.
+    let failed: string | undefined;
+    const ran: string[] = [];
+    for (const step of job.steps) {
+      const condition = step.if?.replace(/^\$\{\{\s*|\s*\}\}$/g, '');
+      expect([undefined, '!cancelled()', 'always()']).toContain(condition);
+      if (condition === undefined && failed !== undefined) continue;
+      if (step.uses !== undefined) {
+        // Actions do not run here; what they are given must exist.
+        const [action] = step.uses.split('@');
+        expect([
+          'actions/checkout',
+          'actions/setup-node',
+          'mikepenz/action-junit-report',
+          'actions/upload-artifact',
+        ]).toContain(action);
+        for (const key of ['report_paths', 'path'] as const) {
+          const value = step.with?.[key];
+          if (typeof value === 'string') {
+            for (const path of value.split('\n').filter(Boolean))
+              expect(existsSync(join(repo, path)), `${step.uses} ${key}: ${path}`).toBe(true);
+          }
+        }
+        continue;
+      }
+      const done = await startProcess('bash', ['--noprofile', '--norc', '-eo', 'pipefail', '-c', step.run ?? ''], {
+        cwd: repo,
+        env,
+        timeoutMs: 400_000,
+      }).finished;
+      ran.push(`${step.name}: exit ${done.exitCode}`);
+      if (done.exitCode !== 0)
+        failed ??= `${step.name}: exit ${done.exitCode}\n${done.stdout.slice(-2000)}\n${done.stderr.slice(-2000)}`;
+    }
+    expect(failed, ran.join('\n')).toBeUndefined();
+    expect(ran.length).toBeGreaterThanOrEqual(5);
+    const written = await readFile(summary, 'utf8');
+    expect(written).toMatch(/svc-harness/);
+    expect(written).toMatch(/passed/);
+    expect((await readdir(join(repo, 'reports', 'svc-harness'))).sort()).toEqual(
+      ['index.html', 'junit.xml', 'report.json', 'summary.md'].sort(),
+    );
+    // The stop step stopped the implementation it started.
+    const pid = Number((await readFile(join(repo, 'implementation.pid'), 'utf8')).trim());
+    expect(await waitFor(() => !alive(pid), 15_000), `the implementation (pid ${pid}) still runs`).toBe(true);
+  }, 700_000);
 });

@@ -1,0 +1,124 @@
+/**
+ * The harness's container image, as a pipeline that runs containers uses it: the Dockerfile built by
+ * Podman (the engine of ../shared/tools/container-engine.sh) on a Node base image made from this
+ * machine's files (scripts/node-base-image.sh; no registry is reachable here), then `run --target`
+ * from inside the container against a reference started on the host. Host networking lets the harness
+ * reach the reference on loopback and the reference call back the harness's sink.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { ensureContainerEngine } from '../reference/redis/container-engine.ts';
+import { waitFor } from '../support/processes.ts';
+import { repoRoot, type StartedProcess, startCli, startProcess } from '../support/run-cli.ts';
+
+const baseImage = 'localhost/svc-node:local';
+const image = 'localhost/svc-harness:test';
+const engineMissing = ensureContainerEngine();
+
+let dir: string;
+let serve: StartedProcess | undefined;
+
+const run = async (program: string, args: readonly string[], timeoutMs: number) => {
+  const done = await startProcess(program, args, { timeoutMs }).finished;
+  expect(done.exitCode, `${program} ${args.join(' ')}\n${done.stdout.slice(-2000)}\n${done.stderr.slice(-3000)}`).toBe(
+    0,
+  );
+  return done;
+};
+
+beforeAll(async () => {
+  if (engineMissing !== undefined) return;
+  dir = await mkdtemp(join(tmpdir(), 'harness-image-'));
+  await run('bash', [join(repoRoot, 'scripts', 'node-base-image.sh'), baseImage], 120_000);
+  await run(
+    'podman',
+    ['build', '--quiet', '--build-arg', `NODE_IMAGE=${baseImage}`, '--tag', image, repoRoot],
+    600_000,
+  );
+  serve = startCli(['serve', '--retry-backoff', '10ms', '--write-target', join(dir, 'target.json')], {
+    timeoutMs: 900_000,
+  });
+  const up = await waitFor(() => serve?.stdout().includes('Stop with Ctrl-C') ?? false, 60_000);
+  if (!up) throw new Error(`serve did not start: ${serve.stdout()}`);
+}, 800_000);
+
+afterAll(async () => {
+  serve?.child.kill('SIGTERM');
+  await serve?.finished;
+  if (dir) await rm(dir, { recursive: true, force: true });
+  spawnSync('podman', ['rmi', '--force', image], { timeout: 60_000 });
+});
+
+describe.skipIf(engineMissing !== undefined)(`the container image (${engineMissing ?? 'podman'})`, () => {
+  test('ships the built harness only: no sources, no tests, no dev dependencies', async () => {
+    // node, not ls: the image promises Node and a shell, not coreutils.
+    const listed = await run(
+      'podman',
+      [
+        'run',
+        '--rm',
+        '--entrypoint',
+        'node',
+        image,
+        '-e',
+        'const fs = require("fs"); for (const d of ["/opt/svc-harness", "/opt/svc-harness/node_modules"]) console.log(fs.readdirSync(d).join("\\n"))',
+      ],
+      60_000,
+    );
+    expect(listed.stdout).toMatch(/^dist$/m);
+    expect(listed.stdout).toMatch(/^vitest$/m);
+    expect(listed.stdout).not.toMatch(/^(src|test|bench|conformance)$/m);
+    const dev = await run(
+      'podman',
+      [
+        'run',
+        '--rm',
+        '--entrypoint',
+        'node',
+        image,
+        '-e',
+        'const fs = require("fs"); console.log(["@biomejs/biome", "typescript", "@upstash/redis", "playwright-core"].filter((p) => fs.existsSync("/opt/svc-harness/node_modules/" + p)).length)',
+      ],
+      60_000,
+    );
+    expect(dev.stdout.trim(), 'dev dependencies left in the image').toBe('0');
+    const version = await run('podman', ['run', '--rm', image, '--version'], 60_000);
+    expect(version.stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
+  }, 120_000);
+
+  test('run --target: conformance and load from inside the container against the reference on the host', async () => {
+    const done = await startProcess(
+      'podman',
+      [
+        'run',
+        '--rm',
+        '--network',
+        'host',
+        '--volume',
+        `${dir}:/work`,
+        image,
+        'run',
+        '--target',
+        'target.json',
+        '--duration',
+        '2s',
+        '--report-dir',
+        'reports/image',
+      ],
+      { timeoutMs: 600_000 },
+    ).finished;
+    expect(done.exitCode, `${done.stdout.slice(-3000)}\n${done.stderr.slice(-2000)}`).toBe(0);
+    expect(done.stdout).toMatch(/gate: passed \(exit code 0\)/);
+    const reports = join(dir, 'reports', 'image');
+    expect((await readdir(reports)).sort()).toEqual(['index.html', 'junit.xml', 'report.json', 'summary.md']);
+    const report = JSON.parse(await readFile(join(reports, 'report.json'), 'utf8')) as {
+      totals?: { pass?: number; fail?: number; error?: number };
+    };
+    expect(report.totals?.fail).toBe(0);
+    expect(report.totals?.error).toBe(0);
+    expect(report.totals?.pass).toBeGreaterThan(100);
+  }, 620_000);
+});
