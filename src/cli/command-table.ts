@@ -108,6 +108,22 @@ const loadOptions = {
   },
 } as const satisfies Record<string, OptionSpec>;
 
+/** A baseline report to compare the run with, and how large a change must be to count. */
+const baselineOptions = {
+  baseline: {
+    type: 'string',
+    description:
+      'A report folder or report.json to compare this run with: p50, p90, p99, throughput and error rate per scenario and tag with 95% intervals, and rules newly failing, passing or blocked; a regression exits 98',
+  },
+  tolerance: {
+    type: 'string',
+    multiple: true,
+    description:
+      'With --baseline: METRIC=VALUE, the change that counts beyond the noise (p50, p90, p99, throughput: relative, 10%; error-rate: points, 1%)',
+    default: 'p50=10%, p90=10%, p99=15%, throughput=10%, error-rate=1%',
+  },
+} as const satisfies Record<string, OptionSpec>;
+
 /** Where the sink for area A's deliveries and callbacks listens (the target file's `sink` says the same). */
 const sinkOptions = {
   'sink-host': {
@@ -181,6 +197,12 @@ export const commandTable = {
       'region-latency': {
         type: 'string',
         description: 'Delay every answer of a region: REGION=DURATION, comma-separated (us-east-1=80ms)',
+        default: 'none',
+      },
+      'kv-latency': {
+        type: 'string',
+        description:
+          'Delay every answer of the key-value interface by this DURATION (4ms): a known slowdown, to see compare and thresholds catch it',
         default: 'none',
       },
       'retry-backoff': {
@@ -283,6 +305,7 @@ export const commandTable = {
       'sink-port': sinkOptions['sink-port'],
       'sink-url': sinkOptions['sink-url'],
       'sink-threads': sinkOptions['sink-threads'],
+      ...baselineOptions,
       reporter: reporterOption,
     },
     load: () => import('./commands/load.ts'),
@@ -309,9 +332,53 @@ export const commandTable = {
         default: 'reports/<timestamp>/',
       },
       ...sinkOptions,
+      ...baselineOptions,
       reporter: reporterOption,
     },
     load: () => import('./commands/run.ts'),
+  },
+  regions: {
+    summary:
+      'The same light operations against each region’s base URL (kv: PING, GET, SET; messaging: publish, publish → delivery), interleaved, ranked with 95% intervals',
+    options: {
+      target: {
+        type: 'string',
+        description: 'Target file with `regions` in its kv or messaging section (name → base URL)',
+        default: 'the SVC_* variables’ target, else start the embedded reference (two messaging regions)',
+      },
+      duration: { type: 'string', description: 'Measuring time in all, over every round', default: '10s' },
+      rounds: {
+        type: 'number',
+        integer: true,
+        min: 2,
+        description: 'Rounds, each running every region’s operations briefly in a shuffled order (the replicates)',
+        default: '10',
+      },
+      'report-dir': {
+        type: 'string',
+        description: 'Where report.json, summary.md and index.html go',
+        default: 'reports/<timestamp>/',
+      },
+      'sink-host': sinkOptions['sink-host'],
+      'sink-port': sinkOptions['sink-port'],
+      'sink-url': sinkOptions['sink-url'],
+      reporter: reporterOption,
+    },
+    load: () => import('./commands/regions.ts'),
+  },
+  compare: {
+    summary:
+      'Compare two runs: load metrics per scenario and tag with 95% intervals and a verdict, conformance rules newly failing, passing or blocked; exits 98 on a regression',
+    positionals: { name: 'report', description: 'BASELINE CURRENT: two report folders or report.json files' },
+    options: {
+      tolerance: baselineOptions.tolerance,
+      json: { type: 'boolean', description: 'Print the comparison as JSON (the report.json `compare` section)' },
+      'report-dir': {
+        type: 'string',
+        description: 'Also write compare.json and compare.md here',
+      },
+    },
+    load: () => import('./commands/compare.ts'),
   },
   'k6 install': {
     summary: `Find k6 (K6_BINARY, PATH, the cache) or build the pinned release from the Go module proxy into the cache, and print its path and version`,

@@ -33,6 +33,8 @@ export interface ReferenceOptions {
    * suites' dialect handling can be proven against a real server. @default 'svc'
    */
   dialect?: DialectName;
+  /** Milliseconds added to every answer of area B (`serve --kv-latency`), a slowdown to detect. @default 0 */
+  kvLatencyMs?: number;
 }
 
 export const defaultMaxRequestBytes = 10 * 1024 * 1024;

@@ -10,7 +10,9 @@ import type { Reporter } from '../results/reporter.ts';
 import { rootCauseLines } from '../results/root-cause.ts';
 import { gateFailingKinds, verdictRule } from '../results/verdict.ts';
 import { oneLine } from '../shared/errors.ts';
+import { comparisonConsole } from './compare-text.ts';
 import { latencyTableLines, loadSummaryLines, progressText, scenarioLines, scenarioStartLine } from './load-console.ts';
+import { regionsConsole } from './regions-text.ts';
 
 const label: Record<CaseResult['verdict']['kind'], string> = {
   pass: 'PASS',
@@ -83,6 +85,8 @@ export function renderRunSummary(run: HarnessRun, files: readonly string[] = def
   // Each scenario's lines were printed as it ended: the summary keeps only the load's first line then.
   if (run.load)
     lines.push(...loadSummaryLines(run.load).slice(0, listCases ? undefined : 1), ...latencyTableLines(run.load));
+  if (run.compare) lines.push(...comparisonConsole(run.compare));
+  if (run.regions) lines.push(...regionsConsole(run.regions));
   if (run.aborted) lines.push(`stopped early: ${run.aborted}`);
   lines.push(`gate: ${gateOf(run.exitCode)} (exit code ${run.exitCode}) in ${(run.durationMs / 1000).toFixed(1)} s`);
   if (files.length > 0) lines.push(`reports: ${run.reportDir} (${files.join(', ')})`);

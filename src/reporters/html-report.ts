@@ -13,10 +13,12 @@ import type { Reporter } from '../results/reporter.ts';
 import type { RuleCatalog } from '../results/rule.ts';
 import { writeReportFile } from '../shared/report-files.ts';
 import type { ChartSpec } from './html/chart-data.ts';
+import { compareSection } from './html/compare-section.ts';
 import { conformanceSection } from './html/conformance-section.ts';
 import { loadSection } from './html/load-section.ts';
 import { escapeHtml, header, textOf } from './html/markup.ts';
 import { pageScript, pageStyle } from './html/page-script.ts';
+import { regionsSection } from './html/regions-section.ts';
 
 const require = createRequire(import.meta.url);
 
@@ -54,8 +56,12 @@ export function renderHtmlReport(
   redact: (text: string) => string = (text) => text,
 ): string {
   const t = textOf(redact);
-  const parts = [run.conformance ? 'conformance' : '', run.load ? 'load' : ''].filter((part) => part !== '');
+  const parts = [run.conformance ? 'conformance' : '', run.load ? 'load' : '', run.regions ? 'regions' : ''].filter(
+    (part) => part !== '',
+  );
   const sections = [
+    ...(run.regions ? [regionsSection(t, run.regions)] : []),
+    ...(run.compare ? [compareSection(t, redact, run.compare, run.load)] : []),
     ...(run.load ? [loadSection(t, redact, run.load)] : []),
     ...(run.conformance ? [conformanceSection(t, run.conformance, catalog)] : []),
   ];

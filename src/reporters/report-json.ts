@@ -18,15 +18,18 @@ import type { RuleCatalog } from '../results/rule.ts';
 import { type Verdict, verdictRule } from '../results/verdict.ts';
 import { writeReportFile } from '../shared/report-files.ts';
 import { toolVersion as currentToolVersion } from '../shared/tool-version.ts';
+import { compareDocument } from './compare-document.ts';
 import { loadDocument } from './load-document.ts';
+import { regionsDocument } from './regions-text.ts';
 import { ruleVerdicts, runAreas } from './rule-verdicts.ts';
 
 /**
  * 3: a load scenario's settings say which k6 and how many segments (the k6 engine).
  * 4: each target's `rootCause`, the cause most of its failures share (or null).
  * 5: a load scenario's `messaging`, a messaging scenario's accounting at the sink (or null).
+ * 6: `compare`, the run against its baseline (`--baseline`), when one was given; `regions`, a region comparison.
  */
-export const reportSchemaVersion = 5;
+export const reportSchemaVersion = 6;
 
 function totals(value: VerdictTotals) {
   return {
@@ -115,6 +118,8 @@ export function reportDocument(run: HarnessRun, catalog: RuleCatalog, toolVersio
     problems: [...run.problems],
     ...(run.conformance && conformanceFields(run.conformance, catalog)),
     ...(run.load && { load: loadDocument(run.load) }),
+    ...(run.compare && { compare: compareDocument(run.compare) }),
+    ...(run.regions && { regions: regionsDocument(run.regions) }),
   };
 }
 

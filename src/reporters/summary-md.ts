@@ -14,8 +14,10 @@ import type { Reporter } from '../results/reporter.ts';
 import { rootCauseLines } from '../results/root-cause.ts';
 import type { RuleCatalog } from '../results/rule.ts';
 import { writeReportFile } from '../shared/report-files.ts';
+import { comparisonMarkdown } from './compare-text.ts';
 import { loadMarkdown } from './load-markdown.ts';
 import { cell, table } from './markdown-table.ts';
+import { regionsMarkdown } from './regions-text.ts';
 import { ruleVerdicts } from './rule-verdicts.ts';
 
 /** A table cell: no pipes or line breaks may escape it. */
@@ -25,7 +27,7 @@ const counts = (totals: VerdictTotals) => [...verdictKinds.map((kind) => totals[
 
 /** The run: its gate, then the conformance part and the load part, whichever ran. */
 export function renderSummaryMarkdown(run: HarnessRun, catalog: RuleCatalog): string {
-  const title = run.conformance && run.load ? 'Run' : run.load ? 'Load' : 'Conformance';
+  const title = run.conformance && run.load ? 'Run' : run.load ? 'Load' : run.regions ? 'Regions' : 'Conformance';
   const lines = [
     `# ${title} summary`,
     '',
@@ -45,6 +47,9 @@ export function renderSummaryMarkdown(run: HarnessRun, catalog: RuleCatalog): st
       ),
   );
   if (failedThresholds.length > 0) lines.push('Thresholds failed:', '', ...failedThresholds, '');
+  // Against the baseline, next: a regression is what a release pipeline reads this file for.
+  if (run.compare) lines.push(...comparisonMarkdown(run.compare));
+  if (run.regions) lines.push(...regionsMarkdown(run.regions));
   if (run.aborted) lines.push(`The run stopped early: ${cell(run.aborted)}`, '');
   if (run.problems.length > 0) lines.push('Problems:', '', ...run.problems.map((problem) => `- ${cell(problem)}`), '');
   if (run.conformance) {

@@ -130,7 +130,9 @@ export type Gate = 'passed' | 'failed' | 'error';
 
 export function gateOf(exitCode: number): Gate {
   if (exitCode === ExitCode.ok) return 'passed';
-  return exitCode === ExitCode.failed || exitCode === ExitCode.thresholds ? 'failed' : 'error';
+  return exitCode === ExitCode.failed || exitCode === ExitCode.thresholds || exitCode === ExitCode.regressed
+    ? 'failed'
+    : 'error';
 }
 
 /**

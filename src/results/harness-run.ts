@@ -2,8 +2,10 @@
  * The one report model: what `conformance`, `load` and `run` hand their reporters. A run has a
  * conformance part, a load part or both (`svc-harness run`); the run-level exit code combines them.
  */
+import type { Comparison } from './compare.ts';
 import type { ConformanceRun } from './conformance-run.ts';
 import type { LoadRun } from './load-run.ts';
+import type { RegionsRun } from './regions-run.ts';
 
 export interface HarnessRun {
   readonly startedAt: string;
@@ -19,6 +21,10 @@ export interface HarnessRun {
   readonly problems: readonly string[];
   readonly conformance?: ConformanceRun;
   readonly load?: LoadRun;
+  /** The run against its baseline (`--baseline`). */
+  readonly compare?: Comparison;
+  /** A region comparison (`svc-harness regions`). */
+  readonly regions?: RegionsRun;
 }
 
 /**

@@ -5,6 +5,7 @@
  * latency lives in a histogram, so merging workers, k6 segments, regions or a baseline is decode and add.
  * Reporters in src/reporters render it; nothing here writes.
  */
+import type { Comparison } from './compare.ts';
 import { type LatencySummary, mergeEncoded, summarize } from './histogram.ts';
 
 export type { LatencySummary };
@@ -230,6 +231,8 @@ export interface LoadRun {
   readonly skipped?: readonly { readonly name: string; readonly reason: string }[];
   readonly aborted?: string;
   readonly exitCode: number;
+  /** The load against its baseline (`load --baseline`). */
+  readonly compare?: Comparison;
 }
 
 /** One point of the pipeline curve: a batch size, what it carried and how long it took. */

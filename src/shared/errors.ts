@@ -12,6 +12,8 @@ export const ExitCode = {
   failed: 1,
   /** Usage or infrastructure error: bad flags or config, a target that cannot be reached. */
   usage: 2,
+  /** A run compared with a baseline (`--baseline`) regressed beyond the noise; nothing else failed. */
+  regressed: 98,
   /** A load run completed and a threshold failed (the code k6 uses for the same). */
   thresholds: 99,
   /** A second SIGINT or SIGTERM ended the run at once, before its report (128 + SIGINT, as shells count). */
@@ -44,6 +46,10 @@ export const errorCatalog = {
   },
   SVC_GATE_FAILED: { exitCode: ExitCode.failed, summary: 'the run completed and a gate failed' },
   SVC_THRESHOLDS_FAILED: { exitCode: ExitCode.thresholds, summary: 'a load run completed and a threshold failed' },
+  SVC_REGRESSED: {
+    exitCode: ExitCode.regressed,
+    summary: 'compared with its baseline, a metric regressed beyond the noise or a rule newly fails',
+  },
   SVC_INTERNAL: { exitCode: ExitCode.usage, summary: 'a defect of svc-harness itself (please report it)' },
 } as const satisfies Record<string, ErrorDefinition>;
 

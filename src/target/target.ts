@@ -59,6 +59,11 @@ export interface KvEndpoint {
   readonly token: string;
   /** Read Only REST token (secret); cases that need it are skipped without it. */
   readonly readOnlyToken?: string;
+  /**
+   * Regional base URLs by region name, for implementations that serve the store from several regions
+   * (`svc-harness regions`); the same token is used. The spec makes only area A's base URL regional.
+   */
+  readonly regions?: Readonly<Record<string, string>>;
   /** Headers sent with every request of the area. */
   readonly headers?: Readonly<Record<string, string>>;
   /** Headers sent with the Read Only token besides it (an implementation may want `X-Redis-User: readonly`). */
@@ -137,6 +142,7 @@ function targetUrls(target: Target): string[] {
     target.messaging?.url,
     ...Object.values(target.messaging?.regions ?? {}),
     target.kv?.url,
+    ...Object.values(target.kv?.regions ?? {}),
     target.management?.url,
     target.admin?.url,
   ].filter((url): url is string => url !== undefined);
@@ -158,7 +164,17 @@ export function describeTarget(target: Target): Record<string, unknown> {
       },
     }),
     ...(target.sink && { sink: { url: target.sink.url ? redactUrl(target.sink.url) : null } }),
-    ...(target.kv && { kv: { url: redactUrl(target.kv.url), readOnlyToken: target.kv.readOnlyToken !== undefined } }),
+    ...(target.kv && {
+      kv: {
+        url: redactUrl(target.kv.url),
+        readOnlyToken: target.kv.readOnlyToken !== undefined,
+        ...(target.kv.regions && {
+          regions: Object.fromEntries(
+            Object.entries(target.kv.regions).map(([region, url]) => [region, redactUrl(url)]),
+          ),
+        }),
+      },
+    }),
     ...(target.management && { management: { url: redactUrl(target.management.url) } }),
     ...(target.admin && { admin: { url: redactUrl(target.admin.url) } }),
   };

@@ -6,6 +6,7 @@ import { parseLoadSettings } from '../../engines/load/load-settings.ts';
 import { runLoad } from '../../engines/load/run-load.ts';
 import { listScenarios } from '../../engines/load/scenario-list.ts';
 import { createReporters, type ReporterName } from '../../reporters/registry.ts';
+import { baselineOption } from '../compare-flags.ts';
 import { withInterrupts } from '../interrupts.ts';
 import { paramTexts, settingValues } from '../load-flags.ts';
 import type { ParsedValues } from '../parsed-values.ts';
@@ -21,6 +22,7 @@ export async function run(values: ParsedValues): Promise<number> {
   const reporters = createReporters(values.reporter as ReporterName[] | undefined);
   const targets = targetChoice('load', values);
   const sink = sinkSettings(values);
+  const baseline = baselineOption(values);
   const result = await withInterrupts((signal) =>
     runLoad({
       scenarios: (values._ as string[] | undefined) ?? [],
@@ -30,6 +32,7 @@ export async function run(values: ParsedValues): Promise<number> {
       thresholds: (values.threshold as string[] | undefined) ?? [],
       ...(sink && { sink }),
       ...(typeof values['report-dir'] === 'string' && { reportDir: values['report-dir'] }),
+      ...(baseline && { baseline }),
       signal,
       reporters,
       log: (line) => process.stderr.write(`${line}\n`),

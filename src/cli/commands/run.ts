@@ -7,6 +7,7 @@ import { parseLoadSettings } from '../../engines/load/load-settings.ts';
 import { checkScenarioParams } from '../../engines/load/scenario-params.ts';
 import { runMainJob } from '../../engines/run/main-job.ts';
 import { createReporters, type ReporterName } from '../../reporters/registry.ts';
+import { baselineOption } from '../compare-flags.ts';
 import { withInterrupts } from '../interrupts.ts';
 import { paramTexts } from '../load-flags.ts';
 import type { ParsedValues } from '../parsed-values.ts';
@@ -23,6 +24,7 @@ export async function run(values: ParsedValues): Promise<number> {
   await checkScenarioParams(settings.params ?? {}, 'run');
   const reporters = createReporters(values.reporter as ReporterName[] | undefined);
   const sink = sinkSettings(values);
+  const baseline = baselineOption(values);
   const targets = targetChoice('run', values);
   const result = await withInterrupts((signal) =>
     runMainJob({
@@ -35,6 +37,7 @@ export async function run(values: ParsedValues): Promise<number> {
       ...(typeof values.expectations === 'string' && { expectations: values.expectations }),
       ...(typeof values['report-dir'] === 'string' && { reportDir: values['report-dir'] }),
       ...(sink && { sink }),
+      ...(baseline && { baseline }),
       signal,
       reporters,
     }),

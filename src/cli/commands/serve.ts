@@ -24,6 +24,11 @@ export async function run(values: ParsedValues): Promise<number> {
   // Whole numbers and their least values are checked by parse-argv (the command table marks the flags).
   const maxRequestBytes = values['max-request-bytes'] as number | undefined;
   const dailyRequestLimit = values['daily-request-limit'] as number | undefined;
+  const kvLatencyText = values['kv-latency'] as string | undefined;
+  const kvLatencyMs = kvLatencyText === undefined ? undefined : parseDurationMs(kvLatencyText);
+  if (kvLatencyText !== undefined && kvLatencyMs === undefined) {
+    throw harnessError('SVC_USAGE', `serve: --kv-latency takes a duration (4ms), not "${kvLatencyText}"`);
+  }
 
   const reference = await startReference({
     host: (values.host as string | undefined) ?? '127.0.0.1',
@@ -38,6 +43,7 @@ export async function run(values: ParsedValues): Promise<number> {
     faults,
     ...(maxRequestBytes !== undefined && { maxRequestBytes }),
     dailyRequestLimit: dailyRequestLimit ?? null,
+    ...(kvLatencyMs !== undefined && { kvLatencyMs }),
     // parse-argv lets only dialect names through, so anything else is the flag left out.
     dialect: typeof values.dialect === 'string' && isDialectName(values.dialect) ? values.dialect : 'svc',
   });

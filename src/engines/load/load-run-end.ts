@@ -39,6 +39,7 @@ export async function renderLoadRun(
     ...(run.aborted !== undefined && { aborted: run.aborted }),
     problems: run.problems,
     load: run,
+    ...(run.compare && { compare: run.compare }),
   };
   // A load-only run has no rule to show: no catalog to load (it imports every suite's rule file).
   await events.onRunEnd(whole, { catalog: createRuleCatalog([]), redact });

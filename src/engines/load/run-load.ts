@@ -7,6 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import { type EmbeddedReference, startEmbeddedReference } from '../../reference/embedded.ts';
+import { type BaselineChoice, compareWithBaseline } from '../../results/comparable.ts';
 import type { LoadRun, ScenarioResult } from '../../results/load-run.ts';
 import { type Reporter, reporterEvents } from '../../results/reporter.ts';
 import { parseThresholds, type Threshold } from '../../results/threshold.ts';
@@ -57,6 +58,8 @@ export interface LoadOptions {
   readonly sink?: SinkSettings;
   /** Lines the run tells before it starts (a scenario k6 cannot run, a k6 build); the CLI prints them to stderr. */
   readonly log?: (line: string) => void;
+  /** A report to compare the run with (`--baseline`); a regression exits 98. Not with emitRunEnd false. */
+  readonly baseline?: BaselineChoice;
 }
 
 /** Redacts every string of a result (error examples and problems may quote a URL or an answer). */
@@ -186,7 +189,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadRun> {
     await owned?.stop().catch(() => {});
   }
   const finished = now();
-  const run: LoadRun = {
+  const measured: LoadRun = {
     startedAt: started.toISOString(),
     finishedAt: finished.toISOString(),
     durationMs: finished.getTime() - started.getTime(),
@@ -198,6 +201,9 @@ export async function runLoad(options: LoadOptions): Promise<LoadRun> {
     ...(aborted !== undefined && { aborted }),
     exitCode: loadExitCode(results, problems, aborted),
   };
+  const run: LoadRun = options.baseline
+    ? compareWithBaseline(measured, { startedAt: measured.startedAt, load: measured }, reportDir, options.baseline)
+    : measured;
   if (options.emitRunEnd !== false) await renderLoadRun(run, reportDir, events, redact);
   return run;
 }

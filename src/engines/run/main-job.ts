@@ -5,6 +5,7 @@
  */
 import { resolve } from 'node:path';
 import { type EmbeddedReference, startEmbeddedReference } from '../../reference/embedded.ts';
+import { type BaselineChoice, compareWithBaseline } from '../../results/comparable.ts';
 import { combinedExitCode, type HarnessRun } from '../../results/harness-run.ts';
 import { type Reporter, reporterEvents } from '../../results/reporter.ts';
 import { parseThresholds } from '../../results/threshold.ts';
@@ -34,6 +35,8 @@ export interface MainJobOptions {
   readonly sink?: SinkSettings;
   /** Lines the run tells once its checks passed (the environment's target); the CLI prints them to stderr. */
   readonly log?: (line: string) => void;
+  /** A report to compare the run with (`--baseline`); a regression exits 98. */
+  readonly baseline?: BaselineChoice;
 }
 
 export async function runMainJob(options: MainJobOptions): Promise<HarnessRun> {
@@ -86,7 +89,7 @@ export async function runMainJob(options: MainJobOptions): Promise<HarnessRun> {
         });
     const finished = now();
     const aborted = load?.aborted ?? conformance.aborted;
-    const run: HarnessRun = {
+    const measured: HarnessRun = {
       startedAt: started.toISOString(),
       finishedAt: finished.toISOString(),
       durationMs: finished.getTime() - started.getTime(),
@@ -97,6 +100,7 @@ export async function runMainJob(options: MainJobOptions): Promise<HarnessRun> {
       conformance,
       ...(load && { load }),
     };
+    const run = options.baseline ? compareWithBaseline(measured, measured, reportDir, options.baseline) : measured;
     await events.onRunEnd(run, { catalog, redact });
     return run;
   } finally {

@@ -25,6 +25,13 @@ export async function startKvService(settings: AreaSettings): Promise<StartedAre
   });
   return {
     routes: async (app) => {
+      // A known slowdown for measuring the harness (`serve --kv-latency`): every answer waits this long.
+      const latencyMs = options.kvLatencyMs ?? 0;
+      if (latencyMs > 0) {
+        app.addHook('onRequest', async () => {
+          await new Promise((resolve) => setTimeout(resolve, latencyMs));
+        });
+      }
       await app.register(kvPlugin, kv.plugin);
     },
     // Area B reads the raw path itself (any byte may be percent-escaped). The body limit is above the

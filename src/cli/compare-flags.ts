@@ -1,0 +1,38 @@
+/**
+ * `--tolerance METRIC=VALUE` (repeatable): how large a change must be, beyond the noise, to count.
+ * Latency and throughput take a relative change (10%, 0.1); the error rate takes percentage points
+ * (1%: one point). `--baseline PATH` is read here too, before the run starts.
+ */
+import { type CompareMetric, compareMetrics, type Tolerances } from '../results/compare.ts';
+import { harnessError } from '../shared/errors.ts';
+import { readComparableReport } from './compare-input.ts';
+import type { ParsedValues } from './parsed-values.ts';
+
+export function parseTolerances(texts: readonly string[]): Partial<Tolerances> {
+  const tolerances: Partial<Record<CompareMetric, number>> = {};
+  for (const text of texts) {
+    const match = /^([a-z0-9-]+)=(\d+(?:\.\d+)?)(%?)$/.exec(text.trim());
+    const metric = match?.[1] as CompareMetric | undefined;
+    if (match === null || metric === undefined || !compareMetrics.includes(metric)) {
+      throw harnessError(
+        'SVC_USAGE',
+        `--tolerance ${JSON.stringify(text)}: expected METRIC=VALUE with METRIC one of ${compareMetrics.join(', ')} and VALUE like 10% or 0.1`,
+      );
+    }
+    const value = Number(match[2]) / (match[3] === '%' ? 100 : 1);
+    if (value > 10)
+      throw harnessError('SVC_USAGE', `--tolerance ${JSON.stringify(text)}: more than 1000% cannot be meant`);
+    tolerances[metric] = value;
+  }
+  return tolerances;
+}
+
+/** The `--baseline` report and `--tolerance`s of load and run, or undefined without a baseline. */
+export function baselineOption(values: ParsedValues) {
+  const tolerances = parseTolerances((values.tolerance as string[] | undefined) ?? []);
+  if (typeof values.baseline !== 'string') {
+    if (Object.keys(tolerances).length > 0) throw harnessError('SVC_USAGE', '--tolerance needs --baseline');
+    return undefined;
+  }
+  return { report: readComparableReport(values.baseline, 'baseline (--baseline)'), tolerances };
+}

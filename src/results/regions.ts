@@ -1,0 +1,188 @@
+/**
+ * A region comparison (`svc-harness regions`): the same light operations against each region's base
+ * URL, in interleaved rounds, then a ranking with confidence. Pure: the engine hands over each round's
+ * latency samples per region and operation (tinybench's, ms).
+ *
+ * The method: rounds are the replicates. Each round ran every region's operations in a shuffled order
+ * within a few hundred milliseconds, so drift on the machine lands on every region of a round alike,
+ * and a region's score in a round (the geometric mean over its operations of the round's median
+ * latency) is paired with the other regions' in that round. The ranking is by the mean score over the
+ * rounds. "Significant": the 95% interval of the mean paired difference between the second and the
+ * first (a bootstrap over rounds, 2,000 resamples) lies above zero. Each region's percentiles come from
+ * all its samples, with intervals from the same bootstrap over rounds.
+ */
+import { quantileSorted } from 'simple-statistics';
+
+export interface RoundSamples {
+  readonly region: string;
+  readonly operation: string;
+  readonly round: number;
+  /** Latency of each successful iteration, ms. */
+  readonly samplesMs: readonly number[];
+  /** Iterations that failed (an error status, a timeout, a delivery that did not come). */
+  readonly failed: number;
+}
+
+export interface Estimate {
+  readonly value: number;
+  readonly interval: readonly [number, number] | null;
+}
+
+export interface OperationLatency {
+  readonly region: string;
+  readonly operation: string;
+  readonly count: number;
+  readonly failed: number;
+  readonly p50: Estimate;
+  readonly p90: Estimate;
+  readonly p99: Estimate;
+}
+
+export interface RegionScore {
+  readonly region: string;
+  /** Mean over rounds of the round's geometric mean of median latencies, ms. */
+  readonly score: number;
+  readonly interval: readonly [number, number] | null;
+}
+
+export interface RegionRanking {
+  /** Region names, fastest first. */
+  readonly ranking: readonly string[];
+  readonly scores: readonly RegionScore[];
+  /** The first beats the second beyond the noise. False with fewer than two regions. */
+  readonly significant: boolean;
+  /** Second minus first, ms, with its 95% interval (paired over rounds); null with fewer than two regions. */
+  readonly difference: Estimate | null;
+  readonly operations: readonly OperationLatency[];
+  readonly rounds: number;
+  readonly method: string;
+}
+
+export const regionsMethod =
+  'interleaved rounds (shuffled order); a region scores the geometric mean of its operations’ median latency per round; paired bootstrap over rounds (2,000 resamples), 95% percentile intervals';
+
+const resamples = 2000;
+
+/** mulberry32, seeded: the same samples always rank the same. */
+function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const sortedCopy = (values: readonly number[]) => [...values].sort((a, b) => a - b);
+
+function median(values: readonly number[]): number | undefined {
+  return values.length === 0 ? undefined : quantileSorted(sortedCopy(values), 0.5);
+}
+
+function interval(draws: number[]): readonly [number, number] | null {
+  if (draws.length < 20) return null;
+  draws.sort((a, b) => a - b);
+  return [quantileSorted(draws, 0.025), quantileSorted(draws, 0.975)];
+}
+
+/** Per region and round: the geometric mean over operations of the round's medians. */
+function roundScores(samples: readonly RoundSamples[], regions: readonly string[], rounds: readonly number[]) {
+  const scores = new Map<string, Map<number, number>>();
+  for (const region of regions) {
+    const byRound = new Map<number, number>();
+    for (const round of rounds) {
+      const medians = samples
+        .filter((item) => item.region === region && item.round === round)
+        .map((item) => median(item.samplesMs))
+        .filter((value): value is number => value !== undefined && value > 0);
+      if (medians.length > 0) {
+        byRound.set(round, Math.exp(medians.reduce((sum, value) => sum + Math.log(value), 0) / medians.length));
+      }
+    }
+    scores.set(region, byRound);
+  }
+  return scores;
+}
+
+export function rankRegions(samples: readonly RoundSamples[], seed = 1): RegionRanking {
+  const random = seededRandom(seed);
+  const regions = [...new Set(samples.map((item) => item.region))];
+  const rounds = [...new Set(samples.map((item) => item.round))].sort((a, b) => a - b);
+  const scores = roundScores(samples, regions, rounds);
+  const draw = () =>
+    Array.from({ length: rounds.length }, () => rounds[Math.floor(random() * rounds.length)] as number);
+  const meanOver = (byRound: Map<number, number>, picked: readonly number[]) => {
+    const values = picked.map((round) => byRound.get(round)).filter((value): value is number => value !== undefined);
+    return values.length === 0 ? Number.NaN : values.reduce((sum, value) => sum + value, 0) / values.length;
+  };
+  const regionScores: RegionScore[] = regions
+    .map((region) => {
+      const byRound = scores.get(region) ?? new Map<number, number>();
+      const draws: number[] = [];
+      for (let i = 0; i < resamples; i += 1) {
+        const value = meanOver(byRound, draw());
+        if (!Number.isNaN(value)) draws.push(value);
+      }
+      return { region, score: meanOver(byRound, rounds), interval: interval(draws) };
+    })
+    .filter((item) => !Number.isNaN(item.score))
+    .sort((a, b) => a.score - b.score);
+  const [first, second] = regionScores;
+  let difference: Estimate | null = null;
+  if (first !== undefined && second !== undefined) {
+    const a = scores.get(first.region) ?? new Map<number, number>();
+    const b = scores.get(second.region) ?? new Map<number, number>();
+    const paired = rounds.filter((round) => a.has(round) && b.has(round));
+    const differenceOf = (picked: readonly number[]) =>
+      picked.reduce((sum, round) => sum + ((b.get(round) ?? 0) - (a.get(round) ?? 0)), 0) / Math.max(picked.length, 1);
+    const draws: number[] = [];
+    for (let i = 0; i < resamples && paired.length > 1; i += 1) {
+      draws.push(
+        differenceOf(
+          Array.from({ length: paired.length }, () => paired[Math.floor(random() * paired.length)] as number),
+        ),
+      );
+    }
+    difference = { value: differenceOf(paired), interval: interval(draws) };
+  }
+  const operations: OperationLatency[] = [];
+  for (const region of regions) {
+    for (const operation of [...new Set(samples.filter((s) => s.region === region).map((s) => s.operation))]) {
+      const mine = samples.filter((item) => item.region === region && item.operation === operation);
+      const all = sortedCopy(mine.flatMap((item) => item.samplesMs));
+      const estimate = (q: number): Estimate => {
+        if (all.length === 0) return { value: Number.NaN, interval: null };
+        const draws: number[] = [];
+        for (let i = 0; i < Math.min(resamples, 500) && mine.length > 1; i += 1) {
+          const picked = sortedCopy(
+            Array.from({ length: mine.length }, () => mine[Math.floor(random() * mine.length)] as RoundSamples).flatMap(
+              (item) => item.samplesMs,
+            ),
+          );
+          if (picked.length > 0) draws.push(quantileSorted(picked, q));
+        }
+        return { value: quantileSorted(all, q), interval: interval(draws) };
+      };
+      operations.push({
+        region,
+        operation,
+        count: all.length,
+        failed: mine.reduce((sum, item) => sum + item.failed, 0),
+        p50: estimate(0.5),
+        p90: estimate(0.9),
+        p99: estimate(0.99),
+      });
+    }
+  }
+  return {
+    ranking: regionScores.map((item) => item.region),
+    scores: regionScores,
+    significant: difference?.interval !== null && difference !== null && (difference.interval?.[0] ?? 0) > 0,
+    difference,
+    operations,
+    rounds: rounds.length,
+    method: regionsMethod,
+  };
+}
