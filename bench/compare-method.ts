@@ -44,7 +44,18 @@ async function startServe(dir: string, name: string, kvLatencyMs: number): Promi
   return { target, stop: () => child.kill('SIGTERM') };
 }
 
+/** One run; a run that fails (the machine's hiccup, not the method's) is tried once more and counted. */
+let retried = 0;
 async function load(target: string, reportDir: string, duration: string, rate: string): Promise<void> {
+  try {
+    await loadOnce(target, reportDir, duration, rate);
+  } catch {
+    retried += 1;
+    await loadOnce(target, reportDir, duration, rate);
+  }
+}
+
+async function loadOnce(target: string, reportDir: string, duration: string, rate: string): Promise<void> {
   const args = ['load', 'command', '--target', target, '--duration', duration, '--rate', rate];
   const child = spawn(process.execPath, [bin, ...args, '--report-dir', reportDir, '--reporter', 'json'], {
     stdio: 'ignore',
@@ -135,6 +146,7 @@ async function main(): Promise<void> {
       console.log(`round ${round}: regressed so far: ${line}`);
       for (const name of order.map(([n]) => n)) await rm(runDir(name), { recursive: true, force: true });
     }
+    console.log(`runs tried again after a failure: ${retried}`);
     console.log(
       '\npairs          regressed (any metric)  p99 regressed  median p99 change  p99 change range  regressed metrics',
     );

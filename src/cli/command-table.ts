@@ -108,6 +108,13 @@ const loadOptions = {
   },
 } as const satisfies Record<string, OptionSpec>;
 
+/** An implementation's container as the target (its target file holds the template). */
+const imageOption = {
+  type: 'string',
+  description:
+    'Start this image (NAME[:TAG]) as the target: the --target file’s "image" template gives its ports, environment and wait, its URLs say {host} and {port:N}; the container is stopped and removed after the run',
+} as const satisfies OptionSpec;
+
 /** A baseline report to compare the run with, and how large a change must be to count. */
 const baselineOptions = {
   baseline: {
@@ -250,6 +257,7 @@ export const commandTable = {
         description: 'Target file; several give one report with a section each',
         default: 'the SVC_* variables’ target, else start the embedded reference',
       },
+      image: imageOption,
       area: {
         type: 'string',
         description: 'Comma-separated areas to run: kv, messaging, management',
@@ -294,6 +302,7 @@ export const commandTable = {
         description: 'Target file',
         default: 'the SVC_* variables’ target, else start the embedded reference',
       },
+      image: imageOption,
       ...loadOptions,
       'report-dir': {
         type: 'string',
@@ -319,6 +328,7 @@ export const commandTable = {
         description: 'Target file',
         default: 'the SVC_* variables’ target, else start the embedded reference',
       },
+      image: imageOption,
       duration: { type: 'string', description: 'How long each load scenario runs', default: '3s' },
       param: loadOptions.param,
       threshold: loadOptions.threshold,

@@ -13,6 +13,7 @@ import type { HarnessRun } from '../results/harness-run.ts';
 import type { Reporter } from '../results/reporter.ts';
 import { rootCauseLines } from '../results/root-cause.ts';
 import type { RuleCatalog } from '../results/rule.ts';
+import { type RuleCell, ruleMatrix } from '../results/rule-states.ts';
 import { writeReportFile } from '../shared/report-files.ts';
 import { comparisonMarkdown } from './compare-text.ts';
 import { loadMarkdown } from './load-markdown.ts';
@@ -69,6 +70,7 @@ function conformanceMarkdown(run: ConformanceRun, catalog: RuleCatalog, heading:
     ),
     '',
   );
+  lines.push(...ruleMatrixMarkdown(run, heading));
   for (const target of run.targets) {
     lines.push(`${heading} ${cell(target.name)}${target.embedded ? ' (embedded reference)' : ''}`, '');
     if (target.problem) lines.push(`Not run: ${cell(target.problem)}`, '');
@@ -135,4 +137,49 @@ export function createMarkdownReporter(): Reporter {
     onRunEnd: (run, { catalog, redact }) =>
       writeReportFile(join(run.reportDir, file), redact(renderSummaryMarkdown(run, catalog))),
   };
+}
+
+/** Rules × implementations, when the run had several targets: disagreements in a table, agreement folded. */
+function ruleMatrixMarkdown(run: ConformanceRun, heading: string): string[] {
+  if (run.targets.length < 2) return [];
+  const targets = run.targets.map((target) => target.name);
+  const rows = ruleMatrix(
+    run.results.map((result) => ({
+      target: result.target,
+      caseId: result.caseId,
+      rules: result.rules,
+      verdict: result.verdict.kind,
+    })),
+    targets,
+  );
+  const cellText = (state: RuleCell | undefined) =>
+    state === undefined
+      ? '–'
+      : state.state === 'fail'
+        ? `**fail** (${state.cases.map((id) => `\`${id}\``).join(', ')})`
+        : state.state === 'blocked'
+          ? `blocked (${state.cases.map((id) => `\`${id}\``).join(', ')})`
+          : state.state === 'pass'
+            ? 'pass'
+            : 'observed';
+  const render = (subset: typeof rows) =>
+    table(
+      ['rule', ...targets],
+      subset.map((row) => [`${row.disagree ? '⚠ ' : ''}\`${row.rule}\``, ...row.cells.map(cellText)]),
+    );
+  const disagree = rows.filter((row) => row.disagree);
+  const agree = rows.filter((row) => !row.disagree);
+  return [
+    `${heading} Rules × implementations`,
+    '',
+    `${disagree.length} of ${rows.length} rules where the implementations disagree${disagree.length > 0 ? ':' : '.'}`,
+    '',
+    ...(disagree.length > 0 ? [...render(disagree), ''] : []),
+    `<details><summary>The ${agree.length} rules where they agree</summary>`,
+    '',
+    ...render(agree),
+    '',
+    '</details>',
+    '',
+  ];
 }

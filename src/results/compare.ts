@@ -20,7 +20,10 @@
  */
 import { probit, quantileSorted } from 'simple-statistics';
 import { decodeHistogram, newHistogram } from './histogram.ts';
+import { type RuleState, ruleCells } from './rule-states.ts';
 import type { VerdictKind } from './verdict.ts';
+
+export type { RuleState };
 
 export const compareMetrics = ['p50', 'p90', 'p99', 'throughput', 'error-rate'] as const;
 export type CompareMetric = (typeof compareMetrics)[number];
@@ -66,8 +69,6 @@ export interface ScenarioChange {
   /** The scenario's per-second p50 and p99 in the baseline, for curves drawn over the current run's. */
   readonly baselineSeries?: readonly { readonly second: number; readonly p50: number; readonly p99: number }[];
 }
-
-export type RuleState = 'pass' | 'fail' | 'blocked' | 'other';
 
 export interface RuleChange {
   readonly target: string;
@@ -437,37 +438,20 @@ function compareScenario(
   return changes;
 }
 
-/** A rule's state on one target: failing beats blocked beats passing, as the gate counts. */
-function ruleStates(cases: readonly ComparableCase[]): Map<string, Map<string, RuleState>> {
-  const rank: Readonly<Record<RuleState, number>> = { other: 0, pass: 1, blocked: 2, fail: 3 };
-  const stateOf = (kind: VerdictKind): RuleState =>
-    kind === 'fail' || kind === 'stale' || kind === 'error'
-      ? 'fail'
-      : kind === 'blocked'
-        ? 'blocked'
-        : kind === 'pass' || kind === 'expected-failure'
-          ? 'pass'
-          : 'other';
-  const byTarget = new Map<string, Map<string, RuleState>>();
-  for (const result of cases) {
-    const rules = byTarget.get(result.target) ?? new Map<string, RuleState>();
-    byTarget.set(result.target, rules);
-    const state = stateOf(result.verdict);
-    for (const rule of result.rules) {
-      const before = rules.get(rule);
-      if (before === undefined || rank[state] > rank[before]) rules.set(rule, state);
-    }
-  }
-  return byTarget;
-}
-
 function compareConformance(
   baseline: readonly ComparableCase[],
   current: readonly ComparableCase[],
   unmatched: string[],
 ): ConformanceChange {
-  const before = ruleStates(baseline);
-  const after = ruleStates(current);
+  const statesOf = (cases: readonly ComparableCase[]) =>
+    new Map(
+      [...ruleCells(cases)].map(([target, rules]) => [
+        target,
+        new Map([...rules].map(([rule, cell]) => [rule, cell.state] as const)),
+      ]),
+    );
+  const before = statesOf(baseline);
+  const after = statesOf(current);
   // One target on each side is the same implementation whatever its name (a reference, then a URL).
   const pairs: [string, Map<string, RuleState>, Map<string, RuleState>][] = [];
   if (before.size === 1 && after.size === 1) {

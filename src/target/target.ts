@@ -97,6 +97,23 @@ export interface AdminEndpoint {
   readonly token: string;
 }
 
+/** An implementation's container (`--image`): started before the run, stopped after it. */
+export interface ImageTemplate {
+  /** The image when `--image` names none. */
+  readonly name?: string;
+  /** Container ports to publish; `{port:N}` in the target's URLs becomes N's mapped port. */
+  readonly ports: readonly number[];
+  /** The container's environment (the credentials the target's tokens repeat). Secrets. */
+  readonly env?: Readonly<Record<string, string>>;
+  readonly command?: readonly string[];
+  /** A log line to wait for, an HTTP answer, or (neither) the listening ports; `timeout` a duration. */
+  readonly wait?: {
+    readonly log?: string;
+    readonly http?: { readonly port: number; readonly path?: string; readonly status?: number };
+    readonly timeout?: string;
+  };
+}
+
 export interface Target {
   /** A label for reports. @default 'target' */
   readonly name: string;
@@ -111,6 +128,8 @@ export interface Target {
   readonly admin?: AdminEndpoint;
   /** The sink for area A's deliveries and callbacks; `--sink-*` flags override it. */
   readonly sink?: SinkSettings;
+  /** A container to start as this target (`--image`). */
+  readonly image?: ImageTemplate;
 }
 
 export type TargetArea = 'messaging' | 'kv' | 'management';

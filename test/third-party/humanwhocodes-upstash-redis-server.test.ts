@@ -6,15 +6,19 @@
  * failure or a failure blamed on the wrong rule breaks the build. With SVC_UPDATE_VERDICTS=1 the test
  * rewrites the table to the run (unchanged rows keep their reasons, the others are marked UNREVIEWED)
  * and still fails until every row is reviewed.
+ *
+ * The run has the reference as a second target, so its report is the worked example of the rules ×
+ * implementations matrix (summary.md and index.html): the rules where the two disagree come first.
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { runConformance } from '../../src/engines/conformance/run-conformance.ts';
+import { type EmbeddedReference, startEmbeddedReference } from '../../src/reference/embedded.ts';
 import type { RedisBacking } from '../../src/reference/redis/redis-backing.ts';
+import { createReporters } from '../../src/reporters/registry.ts';
 import type { ConformanceRun } from '../../src/results/conformance-run.ts';
-import { fileReporters } from '../engines/conformance/fixture-run.ts';
 import { startTestRedis } from '../support/reference-fixture.ts';
 import { repoRoot, type StartedProcess, startProcess } from '../support/run-cli.ts';
 import { measuredVerdicts, tableDifferences, unreviewed, updatedTable, type VerdictTable } from './case-verdicts.ts';
@@ -27,6 +31,9 @@ let redis: RedisBacking;
 let server: StartedProcess;
 let dir: string;
 let run: ConformanceRun;
+let reference: EmbeddedReference;
+/** The third party's results alone (the reference's are the matrix's other column). */
+let results: ConformanceRun['results'];
 
 async function waitForPort(started: StartedProcess, timeoutMs: number): Promise<number> {
   const deadline = Date.now() + timeoutMs;
@@ -54,17 +61,22 @@ beforeAll(async () => {
     target,
     JSON.stringify({ name: 'hwc', dialect: 'upstash', kv: { url: `http://127.0.0.1:${port}`, token } }),
   );
+  reference = await startEmbeddedReference([], ['kv']);
+  const referenceTarget = join(dir, 'reference.json');
+  await writeFile(referenceTarget, JSON.stringify({ ...reference.target, name: 'reference' }));
   run = await runConformance({
-    targets: [target],
+    targets: [target, referenceTarget],
     areas: ['kv'],
     reportDir: join(dir, 'report'),
-    reporters: fileReporters(),
+    reporters: createReporters(['json', 'junit', 'markdown', 'html']),
   });
-}, 180_000);
+  results = run.results.filter((result) => result.target === 'hwc');
+}, 240_000);
 
 afterAll(async () => {
   server?.child.kill('SIGTERM');
   await server?.finished;
+  await reference?.stop();
   await redis?.stop();
   if (dir) await rm(dir, { recursive: true, force: true });
 });
@@ -72,9 +84,9 @@ afterAll(async () => {
 describe('@humanwhocodes/upstash-redis-server against the key-value suite', () => {
   test('every case has the verdict and blames the rule its reviewed verdict table gives', async () => {
     const table = JSON.parse(await readFile(tableFile, 'utf8')) as VerdictTable;
-    const measured = measuredVerdicts(run.results);
+    const measured = measuredVerdicts(results);
     const reasonOf = (id: string) => {
-      const verdict = run.results.find((result) => result.caseId === id)?.verdict;
+      const verdict = results.find((result) => result.caseId === id)?.verdict;
       return verdict && 'reason' in verdict ? verdict.reason.slice(0, 300) : '';
     };
     const differences = tableDifferences(table, measured, reasonOf);
@@ -90,9 +102,27 @@ describe('@humanwhocodes/upstash-redis-server against the key-value suite', () =
   });
 
   test('the SELECT it runs on its shared connection is undone, so later cases see the same database', () => {
-    const select = run.results.find((result) => result.caseId === 'kv.commands.refused.select');
+    const select = results.find((result) => result.caseId === 'kv.commands.refused.select');
     expect(select?.verdict).toMatchObject({ kind: 'fail', rule: 'B.commands.connection-only-ping-echo' });
     expect(select?.notes.join('\n')).toContain(`database ${database} selected again`);
+  });
+
+  test('the rules × implementations matrix puts the rules where they disagree first, and links a failing cell to its case', async () => {
+    const summary = await readFile(join(dir, 'report', 'summary.md'), 'utf8');
+    const matrix = summary.slice(summary.indexOf('Rules × implementations'));
+    expect(matrix).toMatch(/^\d+ of \d+ rules where the implementations disagree:/m);
+    // SELECT is refused by the reference and run by the third party: a rule they disagree on.
+    const row = matrix.split('\n').find((line) => line.includes('`B.commands.connection-only-ping-echo`'));
+    expect(row).toMatch(
+      /^\| ⚠ `B\.commands\.connection-only-ping-echo` \| \*\*fail\*\* \(.*`kv\.commands\.refused\.select`.*\) \| pass \|$/,
+    );
+    const html = await readFile(join(dir, 'report', 'index.html'), 'utf8');
+    const link =
+      /<tr class="disagree"><td>⚠ <code>B\.commands\.connection-only-ping-echo<\/code><\/td><td class="bad"[^>]*><a href="#([^"]+)">/.exec(
+        html,
+      );
+    expect(link, 'a link from the failing cell').not.toBeNull();
+    expect(html).toContain(`id="${link?.[1]}"`);
   });
 
   test('the run reports no harness error and no problem', () => {

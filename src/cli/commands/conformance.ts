@@ -2,6 +2,7 @@
 import { runConformance } from '../../engines/conformance/run-conformance.ts';
 import { createReporters, type ReporterName } from '../../reporters/registry.ts';
 import { parseAreaList, targetAreas } from '../../target/areas.ts';
+import { imageFlag, withImageTargets } from '../image-flag.ts';
 import { withInterrupts } from '../interrupts.ts';
 import type { ParsedValues } from '../parsed-values.ts';
 import { sinkSettings } from '../sink-flags.ts';
@@ -13,20 +14,23 @@ export async function run(values: ParsedValues): Promise<number> {
   const reporters = createReporters(values.reporter as ReporterName[] | undefined);
   const sink = sinkSettings(values);
   const targets = targetChoice('conformance', values);
+  const image = imageFlag(values);
   const result = await withInterrupts((signal) =>
-    runConformance({
-      targets: targets.files,
-      ...(targets.environment && { environmentTarget: targets.environment }),
-      log: logLine,
-      ...(areas && { areas }),
-      ...(typeof values.rules === 'string' && { rules: values.rules }),
-      ...(typeof values['report-dir'] === 'string' && { reportDir: values['report-dir'] }),
-      ...(typeof values.expectations === 'string' && { expectations: values.expectations }),
-      faults: (values.fault as string[] | undefined) ?? [],
-      ...(sink && { sink }),
-      signal,
-      reporters,
-    }),
+    withImageTargets(image, targets.files, (files) =>
+      runConformance({
+        targets: files,
+        ...(targets.environment && { environmentTarget: targets.environment }),
+        log: logLine,
+        ...(areas && { areas }),
+        ...(typeof values.rules === 'string' && { rules: values.rules }),
+        ...(typeof values['report-dir'] === 'string' && { reportDir: values['report-dir'] }),
+        ...(typeof values.expectations === 'string' && { expectations: values.expectations }),
+        faults: (values.fault as string[] | undefined) ?? [],
+        ...(sink && { sink }),
+        signal,
+        reporters,
+      }),
+    ),
   );
   return result.exitCode;
 }

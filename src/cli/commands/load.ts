@@ -7,6 +7,7 @@ import { runLoad } from '../../engines/load/run-load.ts';
 import { listScenarios } from '../../engines/load/scenario-list.ts';
 import { createReporters, type ReporterName } from '../../reporters/registry.ts';
 import { baselineOption } from '../compare-flags.ts';
+import { imageFlag, withImageTargets } from '../image-flag.ts';
 import { withInterrupts } from '../interrupts.ts';
 import { paramTexts, settingValues } from '../load-flags.ts';
 import type { ParsedValues } from '../parsed-values.ts';
@@ -23,20 +24,23 @@ export async function run(values: ParsedValues): Promise<number> {
   const targets = targetChoice('load', values);
   const sink = sinkSettings(values);
   const baseline = baselineOption(values);
+  const image = imageFlag(values);
   const result = await withInterrupts((signal) =>
-    runLoad({
-      scenarios: (values._ as string[] | undefined) ?? [],
-      ...(targets.files[0] !== undefined && { target: targets.files[0] }),
-      ...(targets.environment && { environmentTarget: targets.environment }),
-      settings,
-      thresholds: (values.threshold as string[] | undefined) ?? [],
-      ...(sink && { sink }),
-      ...(typeof values['report-dir'] === 'string' && { reportDir: values['report-dir'] }),
-      ...(baseline && { baseline }),
-      signal,
-      reporters,
-      log: (line) => process.stderr.write(`${line}\n`),
-    }),
+    withImageTargets(image, targets.files, (files) =>
+      runLoad({
+        scenarios: (values._ as string[] | undefined) ?? [],
+        ...(files[0] !== undefined && { target: files[0] }),
+        ...(targets.environment && { environmentTarget: targets.environment }),
+        settings,
+        thresholds: (values.threshold as string[] | undefined) ?? [],
+        ...(sink && { sink }),
+        ...(typeof values['report-dir'] === 'string' && { reportDir: values['report-dir'] }),
+        ...(baseline && { baseline }),
+        signal,
+        reporters,
+        log: (line) => process.stderr.write(`${line}\n`),
+      }),
+    ),
   );
   return result.exitCode;
 }

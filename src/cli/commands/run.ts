@@ -8,6 +8,7 @@ import { checkScenarioParams } from '../../engines/load/scenario-params.ts';
 import { runMainJob } from '../../engines/run/main-job.ts';
 import { createReporters, type ReporterName } from '../../reporters/registry.ts';
 import { baselineOption } from '../compare-flags.ts';
+import { imageFlag, withImageTargets } from '../image-flag.ts';
 import { withInterrupts } from '../interrupts.ts';
 import { paramTexts } from '../load-flags.ts';
 import type { ParsedValues } from '../parsed-values.ts';
@@ -26,21 +27,24 @@ export async function run(values: ParsedValues): Promise<number> {
   const sink = sinkSettings(values);
   const baseline = baselineOption(values);
   const targets = targetChoice('run', values);
+  const image = imageFlag(values);
   const result = await withInterrupts((signal) =>
-    runMainJob({
-      ...(targets.files[0] !== undefined && { target: targets.files[0] }),
-      ...(targets.environment && { environmentTarget: targets.environment }),
-      log: logLine,
-      settings,
-      maxDurationS: 3,
-      thresholds: (values.threshold as string[] | undefined) ?? [],
-      ...(typeof values.expectations === 'string' && { expectations: values.expectations }),
-      ...(typeof values['report-dir'] === 'string' && { reportDir: values['report-dir'] }),
-      ...(sink && { sink }),
-      ...(baseline && { baseline }),
-      signal,
-      reporters,
-    }),
+    withImageTargets(image, targets.files, (files) =>
+      runMainJob({
+        ...(files[0] !== undefined && { target: files[0] }),
+        ...(targets.environment && { environmentTarget: targets.environment }),
+        log: logLine,
+        settings,
+        maxDurationS: 3,
+        thresholds: (values.threshold as string[] | undefined) ?? [],
+        ...(typeof values.expectations === 'string' && { expectations: values.expectations }),
+        ...(typeof values['report-dir'] === 'string' && { reportDir: values['report-dir'] }),
+        ...(sink && { sink }),
+        ...(baseline && { baseline }),
+        signal,
+        reporters,
+      }),
+    ),
   );
   return result.exitCode;
 }

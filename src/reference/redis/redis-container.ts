@@ -16,9 +16,9 @@ import {
   type StartedTestContainer,
   Wait,
 } from 'testcontainers';
+import { containerEngineGate } from '../../shared/container-engine-gate.ts';
 import { oneLine } from '../../shared/errors.ts';
 import { withTimeout } from '../../shared/with-timeout.ts';
-import { containerEngineGate } from './container-engine-gate.ts';
 import type { RedisBacking } from './redis-backing.ts';
 import { waitForRedis } from './redis-url.ts';
 

@@ -26,6 +26,11 @@ function sectionOf(file: string): string {
   return name.replace(/\.(cases|test)\.ts$/, '');
 }
 
+/** The element id of a case's details, so the rules × implementations matrix can link to it. */
+export function caseAnchor(target: string, caseId: string): string {
+  return `case-${`${target}--${caseId}`.replace(/[^A-Za-z0-9_.-]+/g, '-')}`;
+}
+
 function caseDetails(t: Text, result: CaseResult & { verdict: { kind: ShownKind; reason: string } }): string {
   const { verdict } = result;
   const rule = verdictRule(verdict);
@@ -37,7 +42,7 @@ function caseDetails(t: Text, result: CaseResult & { verdict: { kind: ShownKind;
       ? ''
       : `<ul class="notes">${result.notes.map((note) => `<li>${t(note)}</li>`).join('')}</ul>`;
   return [
-    `<details class="case ${verdict.kind}">`,
+    `<details class="case ${verdict.kind}" id="${t(caseAnchor(result.target, result.caseId))}">`,
     `<summary><span class="verdict">${verdict.kind.toUpperCase()}</span> <code>${t(result.caseId)}</code> <small>[${t(blamed.join(', '))}]</small> ${t(short)}</summary>`,
     `<p>${t(result.title)}</p>`,
     `<pre class="reason">${t(verdict.reason)}</pre>`,

@@ -8,6 +8,7 @@ import { ruleVerdicts, runAreas } from '../rule-verdicts.ts';
 import { caseDetailsSection } from './case-details.ts';
 import { verdictChart } from './chart-data.ts';
 import { type Cell, figure, type Section, type Text, table } from './markup.ts';
+import { ruleMatrixSection } from './rule-matrix-section.ts';
 
 const counts = (totals: VerdictTotals): Cell[] => [...verdictKinds.map((kind) => totals[kind]), totals.total];
 
@@ -42,6 +43,7 @@ export function conformanceSection(t: Text, run: ConformanceRun, catalog: RuleCa
     '<h2>Conformance</h2>',
     ...notRun,
     `<div class="tables">${targets}</div>`,
+    ruleMatrixSection(t, run),
     caseDetailsSection(t, run),
     `<div class="charts wide">${figure(t, chart, 'Conformance: case verdicts by rule topic')}</div>`,
     `<div class="tables">${byRule}</div>`,

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { containerEngineGate } from '../../../src/reference/redis/container-engine-gate.ts';
+import { containerEngineGate } from '../../../src/shared/container-engine-gate.ts';
 
 describe('containerEngineGate', () => {
   it('rules out a DOCKER_HOST socket that does not exist, without asking testcontainers', () => {

@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { containerEngineGate } from '../../../src/reference/redis/container-engine-gate.ts';
+import { containerEngineGate } from '../../../src/shared/container-engine-gate.ts';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 const engineScript =
