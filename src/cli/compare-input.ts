@@ -18,7 +18,10 @@ interface ReportFile {
   readonly startedAt: string;
   readonly targets?: readonly {
     readonly name: string;
-    readonly cases: readonly { readonly rules: readonly string[]; readonly verdict: { readonly kind: VerdictKind } }[];
+    readonly cases: readonly {
+      readonly rules: readonly string[];
+      readonly verdict: { readonly kind: VerdictKind; readonly rule?: string };
+    }[];
   }[];
   readonly load?: {
     readonly scenarios: readonly (ComparableScenario & { readonly settings: { readonly durationS: number } })[];
@@ -55,7 +58,12 @@ export function readComparableReport(path: string, label: string): ComparableRep
       })) ?? null,
     cases:
       report.targets?.flatMap((target) =>
-        target.cases.map((item) => ({ target: target.name, rules: item.rules, verdict: item.verdict.kind })),
+        target.cases.map((item) => ({
+          target: target.name,
+          rules: item.rules,
+          verdict: item.verdict.kind,
+          ...(item.verdict.rule !== undefined && { rule: item.verdict.rule }),
+        })),
       ) ?? null,
   };
 }

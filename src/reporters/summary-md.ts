@@ -14,6 +14,7 @@ import type { Reporter } from '../results/reporter.ts';
 import { rootCauseLines } from '../results/root-cause.ts';
 import type { RuleCatalog } from '../results/rule.ts';
 import { type RuleCell, ruleMatrix } from '../results/rule-states.ts';
+import { verdictRule } from '../results/verdict.ts';
 import { writeReportFile } from '../shared/report-files.ts';
 import { comparisonMarkdown } from './compare-text.ts';
 import { loadMarkdown } from './load-markdown.ts';

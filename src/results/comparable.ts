@@ -7,6 +7,7 @@ import { ExitCode } from '../shared/errors.ts';
 import { type ComparableReport, type Comparison, compareReports, type Tolerances } from './compare.ts';
 import type { ConformanceRun } from './conformance-run.ts';
 import type { LoadRun } from './load-run.ts';
+import { verdictRule } from './verdict.ts';
 
 /** A baseline to compare a run with: the report read, and the tolerances given (`--tolerance`). */
 export interface BaselineChoice {
@@ -34,11 +35,10 @@ export function comparableRun(run: RunParts, source: string): ComparableReport {
         tags: scenario.tags.map((tag) => ({ tags: tag.tags, requests: tag.requests, histogram: tag.histogram })),
       })) ?? null,
     cases:
-      run.conformance?.results.map((result) => ({
-        target: result.target,
-        rules: result.rules,
-        verdict: result.verdict.kind,
-      })) ?? null,
+      run.conformance?.results.map((result) => {
+        const rule = verdictRule(result.verdict);
+        return { target: result.target, rules: result.rules, verdict: result.verdict.kind, ...(rule && { rule }) };
+      }) ?? null,
   };
 }
 

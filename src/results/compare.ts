@@ -134,6 +134,8 @@ export interface ComparableCase {
   readonly target: string;
   readonly rules: readonly string[];
   readonly verdict: VerdictKind;
+  /** The rule the verdict blames, if it names one. */
+  readonly rule?: string;
 }
 
 export interface ComparableReport {

@@ -12,6 +12,8 @@ export interface StatedCase {
   readonly caseId?: string;
   readonly rules: readonly string[];
   readonly verdict: VerdictKind;
+  /** The rule the verdict names (a failure blames one); it then speaks of that rule alone. */
+  readonly rule?: string;
 }
 
 export interface RuleCell {
@@ -35,7 +37,10 @@ export function ruleCells(cases: readonly StatedCase[]): Map<string, Map<string,
     const rules = byTarget.get(result.target) ?? new Map<string, RuleCell>();
     byTarget.set(result.target, rules);
     const state = stateOf(result.verdict);
-    for (const rule of result.rules) {
+    // As the gate counts (verdictCountsFor): a verdict naming a rule speaks of that rule alone; a pass,
+    // a skip, an error or a block by another rule's step speaks of every rule the case names.
+    const spoken = result.rule !== undefined && result.verdict !== 'blocked' ? [result.rule] : result.rules;
+    for (const rule of spoken) {
       const before = rules.get(rule);
       const id = result.caseId === undefined ? [] : [result.caseId];
       if (before === undefined || rank[state] > rank[before.state]) rules.set(rule, { state, cases: id });

@@ -5,6 +5,7 @@
  */
 import type { ConformanceRun } from '../../results/conformance-run.ts';
 import { type RuleCell, ruleMatrix } from '../../results/rule-states.ts';
+import { verdictRule } from '../../results/verdict.ts';
 import { caseAnchor } from './case-details.ts';
 import type { Text } from './markup.ts';
 
