@@ -9,7 +9,7 @@
  * It prints the share of pairs whose verdict is "regressed" (any metric, and p99 alone). Loopback only,
  * bounded: rounds × 6 runs of a few seconds.
  *
- *   node bench/compare-method.ts [--rounds 20] [--duration 5s] [--rate 300] [--base-ms 10]
+ *   node bench/compare-method.ts [--rounds 20] [--duration 5s] [--rate 300] [--base-ms 10] [--pairs all|base]
  */
 import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
@@ -102,6 +102,8 @@ async function main(): Promise<void> {
       duration: { type: 'string', default: '5s' },
       rate: { type: 'string', default: '300' },
       'base-ms': { type: 'string', default: '10' },
+      // base: only the delayed reference's pairs (A/A base, A/B +10%, A/B +30%), for longer runs.
+      pairs: { type: 'string', default: 'all' },
     },
   });
   const rounds = Number(values.rounds);
@@ -126,9 +128,14 @@ async function main(): Promise<void> {
     const tallies = { aaFast: newTally(), aaBase: newTally(), ab10: newTally(), ab30: newTally() };
     for (let round = 1; round <= rounds; round += 1) {
       const runDir = (name: string) => join(dir, `r${round}-${name}`);
+      const fastPairs = values.pairs !== 'base';
       const order: [string, Server][] = [
-        ['f1', fast],
-        ['f2', fast],
+        ...(fastPairs
+          ? ([
+              ['f1', fast],
+              ['f2', fast],
+            ] as [string, Server][])
+          : []),
         ['b1', base],
         ['s10', slow10],
         ['s30', slow30],
@@ -136,7 +143,7 @@ async function main(): Promise<void> {
       ];
       for (const [name, server] of order) await load(server.target, runDir(name), values.duration, values.rate);
       const read = (name: string) => readComparableReport(runDir(name), name);
-      count(tallies.aaFast, compareReports(read('f1'), read('f2')));
+      if (fastPairs) count(tallies.aaFast, compareReports(read('f1'), read('f2')));
       count(tallies.aaBase, compareReports(read('b1'), read('b2')));
       count(tallies.ab10, compareReports(read('b1'), read('s10')));
       count(tallies.ab30, compareReports(read('b2'), read('s30')));

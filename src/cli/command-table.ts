@@ -351,6 +351,7 @@ export const commandTable = {
     summary:
       'The same light operations against each region’s base URL (kv: PING, GET, SET; messaging: publish, publish → delivery), interleaved, ranked with 95% intervals',
     options: {
+      config: configOption,
       target: {
         type: 'string',
         description: 'Target file with `regions` in its kv or messaging section (name → base URL)',

@@ -46,6 +46,12 @@ export interface SvcHarnessConfig {
   readonly sinkUrl?: string;
   readonly sinkThreads?: number;
   readonly sinkWait?: string;
+  /** A report folder or report.json to compare with (`--baseline`). */
+  readonly baseline?: string;
+  /** `--tolerance`s by metric: `{ p99: '10%', 'error-rate': '1%' }`. */
+  readonly tolerances?: Readonly<Partial<Record<'p50' | 'p90' | 'p99' | 'throughput' | 'error-rate', string | number>>>;
+  /** An implementation's image to start as the target (`--image`). */
+  readonly image?: string;
 }
 
 /** `defineConfig` is an identity function for types, as vitest's is. */
@@ -100,9 +106,10 @@ const flagOf: Readonly<Record<string, string>> = {
   reporters: 'reporter',
   thresholds: 'threshold',
   params: 'param',
+  tolerances: 'tolerance',
   scenarios: '_',
 };
-const pathKeys = new Set(['target', 'expectations', 'reportDir']);
+const pathKeys = new Set(['target', 'expectations', 'reportDir', 'baseline']);
 
 const kebab = (key: string) => key.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`);
 const isGlob = (text: string) => /[*?[]/.test(text);
@@ -121,7 +128,9 @@ function scenarioEntries(entry: string, base: string): string[] {
 function flagValue(spec: CommandSpec, flag: string, key: string, value: unknown, base: string): ParsedValue {
   const path = (text: string) => (pathKeys.has(key) && !isAbsolute(text) ? resolve(base, text) : text);
   if (flag === '_') return (value as readonly string[]).flatMap((entry) => scenarioEntries(entry, base));
-  if (key === 'params') return Object.entries(value as Record<string, number>).map(([name, n]) => `${name}=${n}`);
+  if (key === 'params' || key === 'tolerances') {
+    return Object.entries(value as Record<string, number | string>).map(([name, n]) => `${name}=${n}`);
+  }
   const option = spec.options[flag];
   const list = Array.isArray(value) ? value.map(String) : [String(value)];
   if (option?.multiple) return list.map(path);
