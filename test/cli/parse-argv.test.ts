@@ -74,7 +74,7 @@ describe('parseArgv', () => {
 
   test('unknown commands, unknown flags, missing values and positionals are one usage line', () => {
     expect(usageError(() => parseArgv(['nope']))).toBe(
-      'unknown command "nope" (commands: serve, conformance, load, run, k6 install, k6 merge, k6 manifest, rules)',
+      'unknown command "nope" (commands: serve, conformance, load, run, regions, compare, k6 install, k6 merge, k6 manifest, rules)',
     );
     for (const argv of [
       ['conformance', '--bogus'],
@@ -105,7 +105,7 @@ describe('parseArgv', () => {
     expect(usageError(() => parseArgv(['load', '--zzzzzzzz']))).toBe(`load: unknown flag --zzzzzzzz${tail('load')}`);
     expect(usageError(() => parseArgv(['run', '-x']))).toBe(`run: unknown flag -x${tail('run')}`);
     expect(usageError(() => parseArgv(['lod']))).toBe(
-      'unknown command "lod"; did you mean load? (commands: serve, conformance, load, run, k6 install, k6 merge, k6 manifest, rules)',
+      'unknown command "lod"; did you mean load? (commands: serve, conformance, load, run, regions, compare, k6 install, k6 merge, k6 manifest, rules)',
     );
   });
 

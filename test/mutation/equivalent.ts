@@ -27,6 +27,8 @@ export const equivalentMutants: Readonly<Record<string, string>> = {
   'status.* @ messaging GET /v2/dlq/*': 'reading a dead letter is an adapter operation; a refusal blocks the case',
   'json.* @ messaging GET /v2/dlq/*':
     'reading a dead letter is an adapter operation ("fields of dead letter queue records: not shown")',
+  'json.* @ messaging GET /v2/topics/*':
+    'reading a URL group back is an adapter operation (the spec names groups, not how they are read)',
   'json.* @ messaging POST /v2/wait/*':
     "creating a waiter is an adapter operation; its answer's shape is not in the spec",
   // Deliveries: no latency bound, any 2xx is an answer, and the delivery's own headers are not named.

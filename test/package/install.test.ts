@@ -178,8 +178,8 @@ describe('the example GitHub Actions workflow (examples/github-actions/svc-harne
     expect(failed, ran.join('\n')).toBeUndefined();
     expect(ran.length).toBeGreaterThanOrEqual(5);
     const written = await readFile(summary, 'utf8');
-    expect(written).toMatch(/svc-harness/);
-    expect(written).toMatch(/passed/);
+    expect(written).toMatch(/^# Run summary/m);
+    expect(written).toMatch(/Gate: \*\*passed\*\*/);
     expect((await readdir(join(repo, 'reports', 'svc-harness'))).sort()).toEqual(
       ['index.html', 'junit.xml', 'report.json', 'summary.md'].sort(),
     );

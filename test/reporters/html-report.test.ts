@@ -230,7 +230,10 @@ describe('renderHtmlReport', () => {
     const html = renderHtmlReport(conformanceOnly(run), sampleCatalog, createRedactor([sampleSecret]));
     const part = html.split('<div class="failures">')[1]?.split('</section>')[0] ?? '';
     expect(part).toContain('Cases that did not pass');
-    const shown = [...part.matchAll(/<details class="case (\w+)">.*?<code>([^<]+)<\/code>/g)].map((m) => [m[1], m[2]]);
+    const shown = [...part.matchAll(/<details class="case (\w+)" id="[^"]+">.*?<code>([^<]+)<\/code>/g)].map((m) => [
+      m[1],
+      m[2],
+    ]);
     // fail, stale, error, blocked in that order; pass, skip, expected failures and observations are not listed.
     expect(shown).toEqual([
       ['fail', 'kv.fail'],
