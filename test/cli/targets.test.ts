@@ -146,15 +146,16 @@ describe('SVC_* environment targets', () => {
 });
 
 describe('gates that would pass without judging', () => {
+  // The time allowed is for a busy CI machine (the package and image tests build beside it), not the command.
   test('--area messaging against a kv-only target: one SVC_CONFIG line, exit 2, nothing run', async () => {
-    const run = await runCli(['conformance', '--area', 'messaging'], { env: kvEnv });
+    const run = await runCli(['conformance', '--area', 'messaging'], { env: kvEnv, timeoutMs: 110_000 });
     // One line: the environment's target is told only once the run's checks passed.
     const lines = run.stderr.split('\n').filter((line) => line !== '');
     expect(lines, run.stderr).toEqual([
       'svc-harness: conformance: --area messaging: the target environment has no messaging area (it has kv) [SVC_CONFIG]',
     ]);
     expect(run.exitCode).toBe(2);
-  });
+  }, 120_000);
 
   test('a run whose every case was skipped judged nothing: exit 2 with one line', async () => {
     // The reference's kv target without its admin endpoint: the daily-limit case needs it, and skips.
