@@ -148,7 +148,7 @@ async function main(): Promise<void> {
       count(tallies.ab10, compareReports(read('b1'), read('s10')));
       count(tallies.ab30, compareReports(read('b2'), read('s30')));
       const line = Object.entries(tallies)
-        .map(([name, tally]) => `${name} ${tally.regressed}/${tally.pairs}`)
+        .map(([name, tally]) => `${name} ${tally.regressed}/${tally.pairs} (p99 ${tally.p99Regressed})`)
         .join(', ');
       console.log(`round ${round}: regressed so far: ${line}`);
       for (const name of order.map(([n]) => n)) await rm(runDir(name), { recursive: true, force: true });

@@ -4,7 +4,7 @@
  * and removed when the run ends, however it ends. Called inside withInterrupts, so a Ctrl-C while a
  * container starts ends the run (and stops the container) rather than the process.
  */
-import { type ImageTarget, startImageTarget } from '../engines/image/image-target.ts';
+import type { ImageTarget } from '../engines/image/image-target.ts';
 import { harnessError } from '../shared/errors.ts';
 import { loadTargetFileSync } from '../target/load-target.ts';
 import type { ParsedValues } from './parsed-values.ts';
@@ -31,6 +31,9 @@ export async function withImageTargets<T>(
       '--image needs --target FILE whose target has an "image" template (ports, env, wait) and URLs with {host} and {port:N}',
     );
   }
+  if (templated.length === 0) return await work(files);
+  // Loaded on use: testcontainers costs every other run a fifth of a second and 30 MB to import.
+  const { startImageTarget } = await import('../engines/image/image-target.ts');
   const started = new Map<string, ImageTarget>();
   try {
     for (const file of templated) {

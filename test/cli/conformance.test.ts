@@ -148,6 +148,7 @@ describe('conformance: bad input gives one line and exit code 2', () => {
     );
   });
 
+  // Five runs of the CLI, one loading every suite's rules: the time allowed is for a busy CI machine.
   test('usage errors: --fault with --target, an unknown area, an unknown flag, a glob matching nothing', async () => {
     const target = await targetFile('usage.json', kvTarget('http://127.0.0.1:1'));
     expectOneLine(
@@ -164,7 +165,7 @@ describe('conformance: bad input gives one line and exit code 2', () => {
       /^svc-harness: conformance: unknown flag --bogus \(svc-harness conformance --help lists its flags\) \[SVC_USAGE\]$/,
     );
     expectOneLine(await runCli(['conformance', '--rules', 'Q.*']), /--rules "Q\.\*" matches no rule .*\[SVC_USAGE\]$/);
-  });
+  }, 120_000);
 });
 
 describe('conformance: an interrupted run', () => {

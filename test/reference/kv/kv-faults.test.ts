@@ -412,9 +412,17 @@ const probes: Record<KvFaultName, { probe: Probe; options?: ReferenceOptions }> 
       const marker = uniqueKey('order');
       const stream = await openStream(ref, '/monitor');
       try {
-        // Three in a row, each answered before the next: the first item seen must be the first sent.
-        for (const n of [1, 2, 3]) await call(ref, `/echo/${marker}:${n}`);
-        return (await nextMatching(stream, (data) => data.includes(marker))).includes(':1');
+        // Four in a row, each answered before the next; the first three items seen must be 1, 2, 3. The
+        // fault swaps the stream's items in pairs, and whether one of the reference's own commands came
+        // first (which shifts the pairs by one) depends on timing: 2,1,4 or 1,3,2, never 1,2,3.
+        for (const n of [1, 2, 3, 4]) await call(ref, `/echo/${marker}:${n}`);
+        const seen: string[] = [];
+        for (let i = 0; i < 3; i += 1) {
+          const item = await nextMatching(stream, (data) => data.includes(marker));
+          const at = item.indexOf(`${marker}:`);
+          seen.push(at < 0 ? '?' : item.charAt(at + marker.length + 1));
+        }
+        return seen.join(',');
       } finally {
         stream.close();
       }
