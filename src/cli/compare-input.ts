@@ -7,7 +7,8 @@ import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Ajv } from 'ajv';
 import reportSchema from '../../schemas/report.schema.json' with { type: 'json' };
-import type { ComparableReport, ComparableScenario } from '../results/compare.ts';
+import { comparableScenario, type ScenarioFields } from '../results/comparable.ts';
+import type { ComparableReport } from '../results/compare.ts';
 import type { VerdictKind } from '../results/verdict.ts';
 import { readJsonFile, schemaProblem } from '../shared/config-file.ts';
 import { harnessError } from '../shared/errors.ts';
@@ -24,7 +25,7 @@ interface ReportFile {
     }[];
   }[];
   readonly load?: {
-    readonly scenarios: readonly (ComparableScenario & { readonly settings: { readonly durationS: number } })[];
+    readonly scenarios: readonly ScenarioFields[];
   };
 }
 
@@ -47,15 +48,7 @@ export function readComparableReport(path: string, label: string): ComparableRep
   return {
     source: file,
     startedAt: report.startedAt,
-    scenarios:
-      report.load?.scenarios.map((scenario) => ({
-        name: scenario.name,
-        requests: scenario.requests,
-        durationS: scenario.settings.durationS,
-        histogram: scenario.histogram,
-        series: scenario.series,
-        tags: scenario.tags.map((tag) => ({ tags: tag.tags, requests: tag.requests, histogram: tag.histogram })),
-      })) ?? null,
+    scenarios: report.load?.scenarios.map(comparableScenario) ?? null,
     cases:
       report.targets?.flatMap((target) =>
         target.cases.map((item) => ({

@@ -4,6 +4,7 @@
  */
 import type { ChangeVerdict, Comparison, MetricChange, RuleChange, ScenarioChange } from '../results/compare.ts';
 import { table } from './markdown-table.ts';
+import { textColumns } from './text-columns.ts';
 
 const percent = (value: number) => `${value >= 0 ? '+' : ''}${(value * 100).toFixed(1)}%`;
 const points = (value: number) => `${value >= 0 ? '+' : ''}${(value * 100).toFixed(2)} pt`;
@@ -61,37 +62,36 @@ export function comparisonHeadline(comparison: Comparison): string {
   return `compare: REGRESSED against the baseline: ${parts.join('; ')}`;
 }
 
+const metricHeader = ['scenario', 'tags', 'metric', 'baseline', 'current', 'change', '95% interval', 'verdict'];
+
+/** A row per scenario (and tag set) and metric; `verdictText` words the verdict for the medium. */
+function metricRows(scenarios: readonly ScenarioChange[], verdictText: (verdict: ChangeVerdict) => string): string[][] {
+  return scenarios.flatMap((scenario) =>
+    scenario.metrics.map((metric) => [
+      scenario.scenario,
+      tagText(scenario),
+      metric.metric,
+      figure(metric, metric.baseline),
+      figure(metric, metric.current),
+      changeText(metric),
+      intervalText(metric),
+      verdictText(metric.verdict),
+    ]),
+  );
+}
+
 /** Console lines: a fixed-width table, then the conformance changes, then the headline. */
 export function comparisonConsole(comparison: Comparison): string[] {
-  const rows = comparison.scenarios
-    .filter(
+  const rows = metricRows(
+    comparison.scenarios.filter(
       (scenario) => Object.keys(scenario.tags).length === 0 || scenario.metrics.some((m) => m.verdict !== 'unchanged'),
-    )
-    .flatMap((scenario) =>
-      scenario.metrics.map((metric) => [
-        scenario.scenario,
-        tagText(scenario),
-        metric.metric,
-        figure(metric, metric.baseline),
-        figure(metric, metric.current),
-        changeText(metric),
-        intervalText(metric),
-        mark[metric.verdict],
-      ]),
-    );
-  const header = ['scenario', 'tags', 'metric', 'baseline', 'current', 'change', '95% interval', 'verdict'];
-  const widths = header.map((title, column) =>
-    Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)),
+    ),
+    (verdict) => mark[verdict],
   );
-  const line = (cells: readonly string[]) =>
-    cells
-      .map((text, column) => text.padEnd(widths[column] ?? 0))
-      .join('  ')
-      .trimEnd();
   const lines = [
     `compare: baseline ${comparison.baseline.source} (${comparison.baseline.startedAt}); ${comparison.method}`,
   ];
-  if (rows.length > 0) lines.push(line(header), ...rows.map(line));
+  if (rows.length > 0) lines.push(...textColumns(metricHeader, rows));
   const conformance = comparison.conformance;
   if (conformance !== null) {
     lines.push(
@@ -124,19 +124,8 @@ export function comparisonMarkdown(comparison: Comparison): string[] {
   if (comparison.scenarios.length > 0) {
     lines.push(
       ...table(
-        ['scenario', 'tags', 'metric', 'baseline', 'current', 'change', '95% interval', 'verdict'],
-        comparison.scenarios.flatMap((scenario) =>
-          scenario.metrics.map((metric) => [
-            scenario.scenario,
-            tagText(scenario),
-            metric.metric,
-            figure(metric, metric.baseline),
-            figure(metric, metric.current),
-            changeText(metric),
-            intervalText(metric),
-            metric.verdict === 'regressed' ? '**regressed**' : metric.verdict,
-          ]),
-        ),
+        metricHeader,
+        metricRows(comparison.scenarios, (verdict) => (verdict === 'regressed' ? '**regressed**' : verdict)),
       ),
       '',
     );

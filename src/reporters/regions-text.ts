@@ -2,6 +2,7 @@
 import type { Estimate } from '../results/regions.ts';
 import type { RegionsRun } from '../results/regions-run.ts';
 import { table } from './markdown-table.ts';
+import { textColumns } from './text-columns.ts';
 
 const ms = (value: number) => (Number.isNaN(value) ? 'n/a' : `${value.toFixed(value < 10 ? 2 : 1)} ms`);
 const withInterval = (estimate: Estimate) =>
@@ -43,17 +44,9 @@ const header = ['rank', 'region', 'operation', 'samples', 'failed', 'p50 [95%]',
 
 export function regionsConsole(run: RegionsRun): string[] {
   const rows = operationRows(run);
-  const widths = header.map((title, column) =>
-    Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)),
-  );
-  const line = (cells: readonly string[]) =>
-    cells
-      .map((text, column) => text.padEnd(widths[column] ?? 0))
-      .join('  ')
-      .trimEnd();
   return [
     `regions: ${run.rounds} interleaved rounds against ${run.target}${run.embedded ? ' (embedded reference)' : ''}; ${run.method}`,
-    ...(rows.length > 0 ? [line(header), ...rows.map(line)] : []),
+    ...(rows.length > 0 ? textColumns(header, rows) : []),
     `ranking: ${run.scores.map((score) => `${score.region} ${ms(score.score)}`).join(' < ')}`,
     ...run.problems.map((problem) => `problem: ${problem}`),
     regionsVerdict(run),

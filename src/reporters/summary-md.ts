@@ -13,8 +13,7 @@ import type { HarnessRun } from '../results/harness-run.ts';
 import type { Reporter } from '../results/reporter.ts';
 import { rootCauseLines } from '../results/root-cause.ts';
 import type { RuleCatalog } from '../results/rule.ts';
-import { type RuleCell, ruleMatrix } from '../results/rule-states.ts';
-import { verdictRule } from '../results/verdict.ts';
+import { type RuleCell, ruleMatrix, statedCases } from '../results/rule-states.ts';
 import { writeReportFile } from '../shared/report-files.ts';
 import { comparisonMarkdown } from './compare-text.ts';
 import { loadMarkdown } from './load-markdown.ts';
@@ -144,15 +143,7 @@ export function createMarkdownReporter(): Reporter {
 function ruleMatrixMarkdown(run: ConformanceRun, heading: string): string[] {
   if (run.targets.length < 2) return [];
   const targets = run.targets.map((target) => target.name);
-  const rows = ruleMatrix(
-    run.results.map((result) => ({
-      target: result.target,
-      caseId: result.caseId,
-      rules: result.rules,
-      verdict: result.verdict.kind,
-    })),
-    targets,
-  );
+  const rows = ruleMatrix(statedCases(run.results), targets);
   const cellText = (state: RuleCell | undefined) =>
     state === undefined
       ? '–'

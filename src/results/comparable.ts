@@ -4,10 +4,16 @@
  * other side, a report.json, is read by src/cli/commands/compare-input.ts into the same shape.
  */
 import { ExitCode } from '../shared/errors.ts';
-import { type ComparableReport, type Comparison, compareReports, type Tolerances } from './compare.ts';
+import {
+  type ComparableReport,
+  type ComparableScenario,
+  type Comparison,
+  compareReports,
+  type Tolerances,
+} from './compare.ts';
 import type { ConformanceRun } from './conformance-run.ts';
 import type { LoadRun } from './load-run.ts';
-import { verdictRule } from './verdict.ts';
+import { statedCases } from './rule-states.ts';
 
 /** A baseline to compare a run with: the report read, and the tolerances given (`--tolerance`). */
 export interface BaselineChoice {
@@ -21,24 +27,28 @@ interface RunParts {
   readonly load?: LoadRun;
 }
 
+/** A load scenario as a comparison reads it, from the run in memory or from a report.json (the same fields). */
+export interface ScenarioFields extends Omit<ComparableScenario, 'durationS'> {
+  readonly settings: { readonly durationS: number };
+}
+
+export function comparableScenario(scenario: ScenarioFields): ComparableScenario {
+  return {
+    name: scenario.name,
+    requests: scenario.requests,
+    durationS: scenario.settings.durationS,
+    histogram: scenario.histogram,
+    series: scenario.series,
+    tags: scenario.tags.map((tag) => ({ tags: tag.tags, requests: tag.requests, histogram: tag.histogram })),
+  };
+}
+
 export function comparableRun(run: RunParts, source: string): ComparableReport {
   return {
     source,
     startedAt: run.startedAt,
-    scenarios:
-      run.load?.scenarios.map((scenario) => ({
-        name: scenario.name,
-        requests: scenario.requests,
-        durationS: scenario.settings.durationS,
-        histogram: scenario.histogram,
-        series: scenario.series,
-        tags: scenario.tags.map((tag) => ({ tags: tag.tags, requests: tag.requests, histogram: tag.histogram })),
-      })) ?? null,
-    cases:
-      run.conformance?.results.map((result) => {
-        const rule = verdictRule(result.verdict);
-        return { target: result.target, rules: result.rules, verdict: result.verdict.kind, ...(rule && { rule }) };
-      }) ?? null,
+    scenarios: run.load?.scenarios.map(comparableScenario) ?? null,
+    cases: run.conformance ? statedCases(run.conformance.results) : null,
   };
 }
 

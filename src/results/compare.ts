@@ -19,6 +19,7 @@
  *   is what a machine's own noise makes of two identical runs (measured: bench/compare-method.ts).
  */
 import { probit, quantileSorted } from 'simple-statistics';
+import { seededRandom } from '../shared/seeded-random.ts';
 import { decodeHistogram, newHistogram } from './histogram.ts';
 import { type RuleState, ruleCells } from './rule-states.ts';
 import type { VerdictKind } from './verdict.ts';
@@ -157,18 +158,6 @@ const highQ = 1 - lowQ;
 
 export const compareMethod =
   'scenario: block bootstrap over per-second series (seconds as replicates); tag: rank resampling from HDR histograms; 95% percentile interval; verdict against a per-metric tolerance';
-
-/** mulberry32: a small seeded generator, so the same two reports always compare the same. */
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** A standard normal draw (Box–Muller). */
 function normal(random: () => number): number {

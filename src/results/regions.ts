@@ -13,7 +13,9 @@
  * can differ by a hair beyond a short run's interval (seen in CI), and no one picks a region for that. Each region's percentiles come from
  * all its samples, with intervals from the same bootstrap over rounds.
  */
+
 import { quantileSorted } from 'simple-statistics';
+import { seededRandom } from '../shared/seeded-random.ts';
 
 export interface RoundSamples {
   readonly region: string;
@@ -67,18 +69,6 @@ export const regionsMethod =
   'interleaved rounds (shuffled order); a region scores the geometric mean of its operations’ median latency per round; paired bootstrap over rounds (2,000 resamples), 95% percentile intervals; significant: the difference’s interval above 5% of the fastest score';
 
 const resamples = 2000;
-
-/** mulberry32, seeded: the same samples always rank the same. */
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const sortedCopy = (values: readonly number[]) => [...values].sort((a, b) => a - b);
 

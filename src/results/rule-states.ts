@@ -3,7 +3,8 @@
  * beats passing, as the gate counts (an expected failure passes; observations and skips are `other`).
  * Used by the baseline comparison (what changed) and the rules × implementations matrix (who differs).
  */
-import type { VerdictKind } from './verdict.ts';
+import type { CaseResult } from './conformance-run.ts';
+import { type VerdictKind, verdictRule } from './verdict.ts';
 
 export type RuleState = 'pass' | 'fail' | 'blocked' | 'other';
 
@@ -20,6 +21,20 @@ export interface RuleCell {
   readonly state: RuleState;
   /** The cases that decided the state (those in it), by id. */
   readonly cases: readonly string[];
+}
+
+/** A run's case results as the rule states read them: the verdict's kind and the rule it blames. */
+export function statedCases(results: readonly CaseResult[]): StatedCase[] {
+  return results.map((result) => {
+    const rule = verdictRule(result.verdict);
+    return {
+      target: result.target,
+      caseId: result.caseId,
+      rules: result.rules,
+      verdict: result.verdict.kind,
+      ...(rule !== undefined && { rule }),
+    };
+  });
 }
 
 const rank: Readonly<Record<RuleState, number>> = { other: 0, pass: 1, blocked: 2, fail: 3 };

@@ -18,6 +18,7 @@ import { createRuleCatalog } from '../../results/rule.ts';
 import { ExitCode, harnessError, oneLine } from '../../shared/errors.ts';
 import { createRedactor } from '../../shared/redact.ts';
 import { defaultReportDir, makeReportDir } from '../../shared/report-files.ts';
+import { seededRandom } from '../../shared/seeded-random.ts';
 import type { Inbox, Sink } from '../../sink/sink-server.ts';
 import { loadTargetFileSync } from '../../target/load-target.ts';
 import { type SinkSettings, type Target, targetSecrets } from '../../target/target.ts';
@@ -121,14 +122,6 @@ function shuffled<T>(items: readonly T[], random: () => number): T[] {
   return copy;
 }
 
-function lcg(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
-    return state / 4294967296;
-  };
-}
-
 function regionUrls(target: Target): { kv: Record<string, string>; messaging: Record<string, string> } {
   const messaging = target.messaging;
   return {
@@ -176,7 +169,7 @@ export async function runRegions(options: RegionsOptions): Promise<RegionsRun> {
     }
     // Every task runs at least a few times per round; the rest of the time is shared out evenly.
     const perTaskMs = Math.max(20, (options.durationS * 1000) / rounds / tasks.length);
-    const random = lcg(7);
+    const random = seededRandom(7);
     for (let round = 0; round < rounds && !signal.aborted; round += 1) {
       const bench = new Bench({
         time: perTaskMs,

@@ -4,8 +4,7 @@
  * and marked. A cell that did not pass links to its first case's details on the page.
  */
 import type { ConformanceRun } from '../../results/conformance-run.ts';
-import { type RuleCell, ruleMatrix } from '../../results/rule-states.ts';
-import { verdictRule } from '../../results/verdict.ts';
+import { type RuleCell, ruleMatrix, statedCases } from '../../results/rule-states.ts';
 import { caseAnchor } from './case-details.ts';
 import type { Text } from './markup.ts';
 
@@ -19,15 +18,7 @@ const word: Readonly<Record<RuleCell['state'], string>> = {
 export function ruleMatrixSection(t: Text, run: ConformanceRun): string {
   if (run.targets.length < 2) return '';
   const targets = run.targets.map((target) => target.name);
-  const rows = ruleMatrix(
-    run.results.map((result) => ({
-      target: result.target,
-      caseId: result.caseId,
-      rules: result.rules,
-      verdict: result.verdict.kind,
-    })),
-    targets,
-  );
+  const rows = ruleMatrix(statedCases(run.results), targets);
   const disagreeing = rows.filter((row) => row.disagree).length;
   const cellHtml = (target: string, cell: RuleCell | undefined) => {
     if (cell === undefined) return '<td class="quiet">–</td>';
