@@ -5,6 +5,7 @@
 import { existsSync } from 'node:fs';
 import { homedir, userInfo } from 'node:os';
 import { join } from 'node:path';
+import { withTimeout } from './with-timeout.ts';
 
 export type EngineGate =
   | { readonly kind: 'try'; readonly where: string }
@@ -37,4 +38,22 @@ export function containerEngineGate(env: NodeJS.ProcessEnv): EngineGate {
   const socket = defaultSockets(env).find((path) => existsSync(path));
   if (socket !== undefined) return { kind: 'try', where: `unix://${socket}` };
   return { kind: 'absent', reason: 'no DOCKER_HOST and no Docker socket' };
+}
+
+/** How long an engine that the gate lets through may take to answer at all. */
+const engineAnswerMs = 5_000;
+
+/**
+ * Whether `image` is on the engine the gate found at `where` (nothing can be pulled here, so the
+ * Redis container and `--image` both look first, for a clear line). Throws when the engine does not
+ * answer. testcontainers is loaded on use: the gate itself stays a check of the environment.
+ */
+export async function engineHasImage(image: string, where: string): Promise<boolean> {
+  const { getContainerRuntimeClient, ImageName } = await import('testcontainers');
+  const runtime = await withTimeout(
+    getContainerRuntimeClient(),
+    engineAnswerMs,
+    `engine at ${where} did not answer within ${engineAnswerMs} ms`,
+  );
+  return runtime.image.exists(ImageName.fromString(image));
 }

@@ -10,18 +10,11 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, isAbsolute, join, resolve as resolvePath } from 'node:path';
-import {
-  GenericContainer,
-  getContainerRuntimeClient,
-  ImageName,
-  type StartedTestContainer,
-  Wait,
-} from 'testcontainers';
+import { GenericContainer, type StartedTestContainer, Wait } from 'testcontainers';
 import { readJsonFile } from '../../shared/config-file.ts';
-import { containerEngineGate } from '../../shared/container-engine-gate.ts';
+import { containerEngineGate, engineHasImage } from '../../shared/container-engine-gate.ts';
 import { parseDurationMs } from '../../shared/duration.ts';
 import { harnessError, oneLine } from '../../shared/errors.ts';
-import { withTimeout } from '../../shared/with-timeout.ts';
 import { loadTargetFileSync } from '../../target/load-target.ts';
 import type { ImageTemplate } from '../../target/target.ts';
 
@@ -32,7 +25,6 @@ export interface ImageTarget {
   stop(): Promise<void>;
 }
 
-const engineTimeoutMs = 5_000;
 const defaultStartupMs = 60_000;
 
 /** `{host}` and `{port:N}` in every string of the target, after the container started. */
@@ -94,12 +86,7 @@ export async function startImageTarget(targetFile: string, image: string | undef
   if (gate.kind === 'absent')
     throw harnessError('SVC_TARGET_UNREACHABLE', `--image ${name}: no container engine: ${gate.reason}`);
   try {
-    const runtime = await withTimeout(
-      getContainerRuntimeClient(),
-      engineTimeoutMs,
-      `engine at ${gate.where} did not answer within ${engineTimeoutMs} ms`,
-    );
-    if (!(await runtime.image.exists(ImageName.fromString(name)))) {
+    if (!(await engineHasImage(name, gate.where))) {
       throw harnessError(
         'SVC_CONFIG',
         `--image ${name}: no such image on the engine at ${gate.where} (build or pull it first)`,

@@ -9,22 +9,14 @@
  * inside the container with /bin/sh, which the minimal image lacks, and times out ("Port 6379/tcp not
  * bound"). The image cannot be pulled either, so its presence is checked first for a clear message.
  */
-import {
-  GenericContainer,
-  getContainerRuntimeClient,
-  ImageName,
-  type StartedTestContainer,
-  Wait,
-} from 'testcontainers';
-import { containerEngineGate } from '../../shared/container-engine-gate.ts';
+import { GenericContainer, type StartedTestContainer, Wait } from 'testcontainers';
+import { containerEngineGate, engineHasImage } from '../../shared/container-engine-gate.ts';
 import { oneLine } from '../../shared/errors.ts';
-import { withTimeout } from '../../shared/with-timeout.ts';
 import type { RedisBacking } from './redis-backing.ts';
 import { waitForRedis } from './redis-url.ts';
 
 /** Built by `container-engine.sh redis-image` from this machine's redis-server. */
 export const defaultRedisImage = 'localhost/svc-redis:local';
-const engineTimeoutMs = 5_000;
 const startupTimeoutMs = 60_000;
 
 export type ContainerOutcome =
@@ -41,12 +33,7 @@ export async function startRedisContainer(env: NodeJS.ProcessEnv): Promise<Conta
   const image = env.SVC_REDIS_IMAGE?.trim() || defaultRedisImage;
 
   try {
-    const runtime = await withTimeout(
-      getContainerRuntimeClient(),
-      engineTimeoutMs,
-      `engine at ${gate.where} did not answer within ${engineTimeoutMs} ms`,
-    );
-    if (!(await runtime.image.exists(ImageName.fromString(image)))) {
+    if (!(await engineHasImage(image, gate.where))) {
       return {
         kind: 'unavailable',
         reason: `image ${image} is not on the engine at ${gate.where} (build it: container-engine.sh redis-image)`,
