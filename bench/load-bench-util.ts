@@ -203,3 +203,9 @@ export function hardStop(ms: number, what: string): void {
     process.exit(2);
   }, ms).unref();
 }
+
+/** Whether a command is on PATH (a peer such as wrk may not be installed). */
+export async function hasCommand(name: string): Promise<boolean> {
+  const { spawnSync } = await import('node:child_process');
+  return spawnSync('sh', ['-c', `command -v ${name}`], { stdio: 'ignore' }).status === 0;
+}

@@ -5,7 +5,7 @@
  * line at the end: counts, latency, this process's CPU time over the load (process.cpuUsage(),
  * every thread) and RSS samples.
  *
- *   node bench/load-engine-driver.ts --url http://127.0.0.1:PORT [--engine node|autocannon]
+ *   node bench/load-engine-driver.ts --url http://127.0.0.1:PORT [--engine node|node-undici|autocannon]
  *     [--model open|closed] [--rate R] [--seconds S] [--connections C] [--workers W]
  *     [--requests N (stop after N answers)] [--marks 1000000,10000000 (RSS at these answer counts)]
  *   (run with `node --expose-gc` for the live heap after a full GC at each mark)
@@ -32,7 +32,7 @@ export interface Mark {
 }
 
 export interface DriverResult {
-  readonly engine: 'node' | 'autocannon';
+  readonly engine: 'node' | 'node-undici' | 'autocannon';
   readonly sent: number;
   readonly completed: number;
   readonly failed: number;
@@ -79,7 +79,8 @@ async function main(): Promise<void> {
     .map(Number);
   const requests = values.requests === undefined ? undefined : Number(values.requests);
   const rssStart = process.memoryUsage.rss();
-  const answered = values.engine === 'node' ? () => pingCounter.answered : ((() => autocannonAnswered) as () => number);
+  const nodeEngine = values.engine === 'node' || values.engine === 'node-undici';
+  const answered = nodeEngine ? () => pingCounter.answered : ((() => autocannonAnswered) as () => number);
   const samples: DriverResult['samples'][number][] = [];
   const marked: Mark[] = [];
   const gc = (globalThis as { gc?: () => void }).gc;
@@ -111,10 +112,9 @@ async function main(): Promise<void> {
   }, 250);
 
   const cpu = process.cpuUsage();
-  const figures =
-    values.engine === 'node'
-      ? await runNode(values.url, controller.signal)
-      : await runAutocannon(values.url, requests, controller.signal);
+  const figures = nodeEngine
+    ? await runNode(values.url, controller.signal)
+    : await runAutocannon(values.url, requests, controller.signal);
   const used = process.cpuUsage(cpu);
   clearInterval(watch);
   const rssEnd = process.memoryUsage.rss();
@@ -140,6 +140,7 @@ async function runNode(url: string, signal: AbortSignal): Promise<Figures> {
   const dir = tempDir();
   try {
     const settings = parseLoadSettings({
+      engine: values.engine,
       model: values.model,
       ...(values.model === 'open' && { rate: values.rate ?? '1000' }),
       duration: values.seconds,
@@ -163,7 +164,7 @@ async function runNode(url: string, signal: AbortSignal): Promise<Figures> {
       ...scenario.errors.map((error) => `${error.count} ${error.kind}: ${error.example}`),
     ];
     return {
-      engine: 'node',
+      engine: values.engine === 'node-undici' ? 'node-undici' : 'node',
       ...scenario.requests,
       // From the first answer to the last, when they were checked here (one thread); else the set duration.
       loadS:

@@ -44,7 +44,7 @@ const loadOptions = {
   engine: {
     type: 'string',
     description:
-      'Who makes the load: node (undici, worker threads, autocannon), k6 (K6_BINARY, PATH, or built once from the Go module proxy), or node,k6 (each scenario on both, side by side in one report)',
+      'Who makes the load: node (raw sockets with http-parser-js, worker threads), node-undici (the same engine on undici; its closed model is autocannon), k6 (K6_BINARY, PATH, or built once from the Go module proxy), or a list such as node,k6 (each scenario on each, side by side in one report)',
     default: 'node',
   },
   segments: {

@@ -28,7 +28,7 @@ export interface SvcHarnessConfig {
   readonly reporters?: readonly string[];
   /** Scenario names, paths of your own modules, or globs of them (`perf/*.ts`). */
   readonly scenarios?: readonly string[];
-  readonly engine?: string | readonly ('node' | 'k6')[];
+  readonly engine?: string | readonly ('node' | 'node-undici' | 'k6')[];
   readonly model?: 'open' | 'closed';
   readonly rate?: number | string;
   readonly duration?: number | string;

@@ -73,13 +73,13 @@ export function dispatcherFor(tls: TlsTrust | undefined): Dispatcher {
  * time (so the number in flight is bounded by it), with the target's TLS trust. The caller closes it.
  */
 export function loadDispatcher(connections: number, tls: TlsTrust | undefined): Agent {
+  return new Agent({ connections, pipelining: 1, keepAliveTimeout: 10_000, connect: tlsOptions(tls) });
+}
+
+/** A target's TLS trust as `tls.connect` options: its CA on top of Node's roots, or no check at all. */
+export function tlsOptions(tls: TlsTrust | undefined): { ca?: string[]; rejectUnauthorized?: boolean } {
   const ca = tls?.ca === undefined ? undefined : [...rootCertificates, readFileSync(tls.ca, 'utf8')];
-  return new Agent({
-    connections,
-    pipelining: 1,
-    keepAliveTimeout: 10_000,
-    connect: { ...(ca && { ca }), ...(tls?.insecure === true && { rejectUnauthorized: false }) },
-  });
+  return { ...(ca && { ca }), ...(tls?.insecure === true && { rejectUnauthorized: false }) };
 }
 
 /**

@@ -10,8 +10,8 @@ import { type LatencySummary, mergeEncoded, summarize } from './histogram.ts';
 
 export type { LatencySummary };
 
-/** Which engine made the load. */
-export type LoadEngineName = 'node' | 'k6';
+/** Which engine made the load: the node engine on raw sockets, the node engine on undici, or k6. */
+export type LoadEngineName = 'node' | 'node-undici' | 'k6';
 
 /** Open: requests arrive on a schedule whatever the target does. Closed: N connections, each sends when its answer came. */
 export type LoadModel = 'open' | 'closed';

@@ -29,6 +29,8 @@ function codeOf(error: unknown): string | undefined {
 export function classifyError(error: unknown): { kind: ErrorClass; example: string } {
   const code = codeOf(error);
   const message = error instanceof Error ? error.message : String(error);
-  const kind = (code && byCode[code]) || (code?.startsWith('HPE_') ? 'garbage' : 'other');
+  // undici's parser error carries a code only for some failures (not for a status line that is not HTTP).
+  const parserError = error instanceof Error && error.name === 'HTTPParserError';
+  const kind = (code && byCode[code]) || (code?.startsWith('HPE_') || parserError ? 'garbage' : 'other');
   return { kind, example: `${code ? `${code}: ` : ''}${message}`.split('\n')[0] ?? '' };
 }

@@ -4,17 +4,21 @@
  * `DURATION:RATE` stages separated by commas (`10s:100,30s:500`); lists are comma separated.
  */
 
+import type { LoadEngineName } from '../../results/load-run.ts';
 import { durationExamples, parseDurationMs } from '../../shared/duration.ts';
 import { harnessError } from '../../shared/errors.ts';
 import type { RampStage } from './schedule.ts';
 
 export type Model = 'open' | 'closed';
-export type EngineName = 'node' | 'k6';
+export type EngineName = LoadEngineName;
+
+const engineNames: readonly EngineName[] = ['node', 'node-undici', 'k6'];
 
 export interface LoadSettings {
   /**
-   * Who makes the load: the node engine (undici, worker threads, autocannon), k6, or both one after the
-   * other (`node,k6`: each scenario on each, side by side in one report). @default ['node']
+   * Who makes the load: the node engine (raw sockets, worker threads), the node engine on undici (its
+   * closed model is autocannon), k6, or several one after the other (`node,k6`: each scenario on each,
+   * side by side in one report). @default ['node']
    */
   readonly engines: readonly EngineName[];
   /** k6 only: this many k6 processes, each with its own execution segment, merged into one result. */
@@ -137,13 +141,13 @@ export function parseLoadSettings(
     );
   }
   const engines = (values.engine ?? 'node').split(',').map((item) => item.trim());
-  if (engines.some((item) => item !== 'node' && item !== 'k6') || new Set(engines).size !== engines.length) {
-    throw bad('--engine', values.engine ?? '', 'node, k6 or node,k6');
+  if (engines.some((item) => !engineNames.includes(item as EngineName)) || new Set(engines).size !== engines.length) {
+    throw bad('--engine', values.engine ?? '', 'node, node-undici, k6 or a list of them (node,k6)');
   }
   if (values.segments !== undefined && !engines.includes('k6')) {
     throw harnessError('SVC_USAGE', 'load: --segments splits the load over k6 processes: it needs --engine k6');
   }
-  if (values.workers !== undefined && !engines.includes('node')) {
+  if (values.workers !== undefined && !engines.some((item) => item !== 'k6')) {
     throw harnessError(
       'SVC_USAGE',
       'load: --workers sets the node engine’s threads; k6 spreads its load over VUs (--connections) and --segments',

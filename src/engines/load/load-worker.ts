@@ -6,12 +6,12 @@
  */
 import { performance } from 'node:perf_hooks';
 import { parentPort, workerData } from 'node:worker_threads';
-import { loadDispatcher } from '../../http/http-client.ts';
 import type { LoadTarget } from './load-target.ts';
 import { runOpenPart } from './open-model.ts';
 import type { RecorderPart } from './recorder.ts';
 import { loadScenario } from './scenario-registry.ts';
 import { constantSchedule, type RampStage, rampSchedule } from './schedule.ts';
+import type { ClientName } from './transport.ts';
 
 export interface WorkerInput {
   readonly scenarioFile: string;
@@ -23,6 +23,7 @@ export interface WorkerInput {
   readonly drainMs: number;
   readonly seed: number;
   readonly part: { readonly index: number; readonly count: number };
+  readonly client: ClientName;
 }
 
 /** From the main thread: start now that every worker is ready (the schedule's origin, epoch ms), or stop. */
@@ -58,14 +59,13 @@ async function main(input: WorkerInput): Promise<void> {
     const schedule = input.schedule.ramp
       ? rampSchedule(input.schedule.ramp)
       : constantSchedule(input.schedule.rate, input.schedule.durationS);
-    const dispatcher = loadDispatcher(input.connections, input.target.tls);
     port.postMessage({ type: 'ready' } satisfies WorkerMessage);
     const originEpochMs = await started;
     const recorder = await runOpenPart(
       scenario,
       input.state,
       input.target,
-      dispatcher,
+      input.client,
       {
         schedule,
         connections: input.connections,
@@ -80,7 +80,6 @@ async function main(input: WorkerInput): Promise<void> {
     );
     port.postMessage({ type: 'done', part: recorder.part() } satisfies WorkerMessage);
     recorder.destroy();
-    await dispatcher.destroy();
   } catch (error) {
     port.postMessage({
       type: 'failed',

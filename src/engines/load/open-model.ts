@@ -6,16 +6,15 @@
  * takes every `count`-th arrival starting at `index`, so workers split one schedule exactly.
  */
 import { performance } from 'node:perf_hooks';
-import type { Agent } from 'undici';
 import { dialectHeaders } from '../../protocol/dialect-headers.ts';
-import { looksLikeJson } from '../../protocol/json-body.ts';
 import type { Scenario, ScenarioAnswer, ScenarioRequest, Tally } from '../../protocol/scenario.ts';
 import { seededRandom } from '../../protocol/scenario.ts';
-import { classifyError } from './error-class.ts';
-import { type ExchangeResult, exchange } from './exchange.ts';
+import type { ExchangeResult } from './exchange.ts';
 import type { LoadTarget } from './load-target.ts';
+import { recordResult } from './record-result.ts';
 import { Recorder } from './recorder.ts';
 import type { Schedule } from './schedule.ts';
+import { type ClientName, openTransport } from './transport.ts';
 
 export interface PartOptions {
   readonly schedule: Schedule;
@@ -44,11 +43,18 @@ export interface PartProgress {
   readonly dropped: number;
 }
 
+/** One request in flight: what the transport hands back with its result. */
+interface Sent<Meta> {
+  readonly request: ScenarioRequest<Meta>;
+  readonly n: number;
+  readonly due: number;
+}
+
 export async function runOpenPart<State, Meta>(
   scenario: Scenario<State, Meta>,
   state: State,
   target: LoadTarget,
-  dispatcher: Agent,
+  client: ClientName,
   options: PartOptions,
   signal: AbortSignal,
   hooks: { readonly progress?: (progress: PartProgress) => void; readonly observer?: SendObserver } = {},
@@ -58,8 +64,6 @@ export async function runOpenPart<State, Meta>(
   const random = seededRandom(options.seed + options.part.index * 7919);
   const iteration = { index: 0, random };
   const { schedule, part } = options;
-  const url = new URL(target.baseUrl);
-  const basePath = url.pathname.replace(/\/+$/, '');
   let next = part.index;
   const headersFor = requestHeaders(target);
 
@@ -70,60 +74,29 @@ export async function runOpenPart<State, Meta>(
     if (answer !== null) hooks.observer?.answered(n, performance.now(), answer.status < 300);
   };
 
-  let inFlight = 0;
   let drainedNow: () => void = () => {};
-  const ended = (request: ScenarioRequest<Meta>, n: number, due: number, result: ExchangeResult) => {
-    inFlight--;
-    if (inFlight === 0) drainedNow();
+  const ended = ({ request, n, due }: Sent<Meta>, result: ExchangeResult) => {
+    if (transport.inFlight === 0) drainedNow();
     if (closed) return;
-    const latency = result.end - due;
-    if (result.kind === 'error') {
-      const { kind, example } = classifyError(result.error);
-      recorder.failed(request.tags, kind, example, result.end);
-      settle(request, n, null);
-      return;
-    }
-    if (result.kind === 'too-long' || (result.contentType.includes('json') && !looksLikeJson(result.body))) {
-      const example =
-        result.kind === 'too-long'
-          ? 'an answer longer than maxAnswerBytes'
-          : `status ${result.status}: a JSON answer that is not JSON`;
-      recorder.failed(request.tags, 'garbage', example, result.end);
-      settle(request, n, null);
-      return;
-    }
-    if (result.status >= 200 && result.status < 300) {
-      recorder.completed(request.tags, request.commands, latency, result.end);
-    } else {
-      recorder.failed(request.tags, 'status', `status ${result.status}: ${result.body.slice(0, 120)}`, result.end);
-    }
-    settle(request, n, { status: result.status, body: result.body });
+    settle(request, n, recordResult(recorder, request, result, result.end - due));
   };
 
+  const transport = openTransport<Sent<Meta>>(
+    client,
+    target,
+    { connections: options.connections, timeoutMs: options.timeoutMs },
+    ended,
+  );
   const send = (n: number, due: number) => {
     iteration.index = n;
     const request = scenario.request(state, iteration);
-    if (inFlight >= options.connections) {
+    if (transport.inFlight >= options.connections) {
       recorder.dropped(request.tags, due);
       return;
     }
     recorder.sent(request.tags, due);
     hooks.observer?.sent(n, performance.now());
-    inFlight++;
-    exchange(
-      dispatcher,
-      {
-        origin: url.origin,
-        path: `${basePath}${request.path}`,
-        method: request.method,
-        headers: headersFor(request),
-        ...(request.body !== undefined && { body: request.body }),
-        headersTimeout: options.timeoutMs,
-        bodyTimeout: options.timeoutMs,
-      },
-      target.maxAnswerBytes,
-      (result) => ended(request, n, due, result),
-    );
+    transport.send(request, headersFor(request), { request, n, due });
   };
 
   const progressTimer = hooks.progress
@@ -156,7 +129,7 @@ export async function runOpenPart<State, Meta>(
   const drained = await Promise.race([
     new Promise<boolean>((resolve) => {
       drainedNow = () => resolve(true);
-      if (inFlight === 0) resolve(true);
+      if (transport.inFlight === 0) resolve(true);
     }),
     // Interrupted, the user is waiting: a second at most.
     new Promise<boolean>((resolve) =>
@@ -165,7 +138,8 @@ export async function runOpenPart<State, Meta>(
   ]);
   if (progressTimer) clearInterval(progressTimer);
   closed = true;
-  if (!drained) recorder.cutShort(inFlight, `still in flight ${options.drainMs} ms after the load ended`);
+  if (!drained) recorder.cutShort(transport.inFlight, `still in flight ${options.drainMs} ms after the load ended`);
+  await transport.close();
   return recorder;
 }
 

@@ -17,14 +17,11 @@ import { defaultReportDir, makeReportDir } from '../../shared/report-files.ts';
 import type { Sink } from '../../sink/sink-server.ts';
 import { environmentTargetLine, loadTargetFileSync } from '../../target/load-target.ts';
 import { type SinkSettings, type Target, targetSecrets } from '../../target/target.ts';
-import { findK6 } from './k6/k6-binary.ts';
-import { k6Lacks } from './k6/k6-support.ts';
-import { runK6Scenario } from './k6/run-k6-scenario.ts';
+import { loadEngines, type PreparedEngine } from './load-engine.ts';
 import { loadExitCode, renderLoadRun } from './load-run-end.ts';
 import type { EngineName, LoadSettings } from './load-settings.ts';
 import { sinkLacking, startLoadSink } from './load-sink.ts';
 import { areaLoadTarget } from './load-target.ts';
-import { runScenario } from './run-scenario.ts';
 import { checkParams } from './scenario-params.ts';
 import { checkScenarioNames, loadScenario, scenarioFile, scenarioNames, scenariosDir } from './scenario-registry.ts';
 
@@ -85,7 +82,11 @@ export async function runLoad(options: LoadOptions): Promise<LoadRun> {
       } catch (error) {
         throw harnessError('SVC_CONFIG', `scenario ${name}: ${oneLine(error)}`);
       }
-      if (scenario.fanout && options.settings.model === 'closed' && options.settings.engines.includes('node')) {
+      if (
+        scenario.fanout &&
+        options.settings.model === 'closed' &&
+        options.settings.engines.some((engine) => loadEngines[engine].lacks(scenario) === undefined)
+      ) {
         throw harnessError(
           'SVC_USAGE',
           `load: ${name} accounts for every publish at every subscriber, which needs the open model (--model closed is for throughput ceilings)`,
@@ -104,9 +105,9 @@ export async function runLoad(options: LoadOptions): Promise<LoadRun> {
   const runs: ((typeof planned)[number] & { engine: EngineName })[] = [];
   for (const item of planned) {
     for (const engine of options.settings.engines) {
-      const reason = engine === 'k6' ? k6Lacks(item.scenario) : undefined;
+      const reason = loadEngines[engine].lacks(item.scenario);
       if (reason === undefined) runs.push({ ...item, engine });
-      else skipped.push({ name: item.name, reason: `on k6: ${reason}; it runs with --engine node` });
+      else skipped.push({ name: item.name, reason: `on ${engine}: ${reason}; it runs with --engine node` });
     }
   }
   if (runs.length === 0) {
@@ -116,8 +117,11 @@ export async function runLoad(options: LoadOptions): Promise<LoadRun> {
     );
   }
   for (const item of skipped) log(`load: ${item.name} is skipped ${item.reason}`);
-  // Found (or built) before the target starts: a missing k6 is one line, not a started reference.
-  const k6 = runs.some((item) => item.engine === 'k6') ? await findK6({ log }) : undefined;
+  // Prepared before the target starts: a missing k6 is one line, not a started reference.
+  const prepared = new Map<EngineName, PreparedEngine>();
+  for (const engine of new Set(runs.map((item) => item.engine))) {
+    prepared.set(engine, await loadEngines[engine].prepare(options.settings, log));
+  }
   const fileTarget = options.target === undefined ? options.environmentTarget : loadTargetFileSync(options.target);
   if (options.target === undefined && options.environmentTarget) {
     log(environmentTargetLine('load', options.environmentTarget));
@@ -151,11 +155,8 @@ export async function runLoad(options: LoadOptions): Promise<LoadRun> {
         continue;
       }
       if (item.scenario.sink) sink ??= startLoadSink(target, options.sink);
-      const engine =
-        item.engine === 'k6' && k6
-          ? `k6 v${k6.version}${(options.settings.segments ?? 1) > 1 ? ` × ${options.settings.segments} segments` : ''}, `
-          : '';
-      const line = `${engine}${options.settings.model} model on ${target.name}${reference ? ' (embedded reference)' : ''}`;
+      const engine = prepared.get(item.engine) as PreparedEngine;
+      const line = `${engine.label}${options.settings.model} model on ${target.name}${reference ? ' (embedded reference)' : ''}`;
       events.onScenarioStart(item.name, line);
       const scenarioRun = {
         scenario: item.scenario,
@@ -169,12 +170,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadRun> {
         progress: events.onProgress,
         ...(options.maxDurationS !== undefined && { maxDurationS: options.maxDurationS }),
       };
-      const result = redactResult(
-        item.engine === 'k6' && k6
-          ? await runK6Scenario(scenarioRun, k6, options.settings.segments ?? 1)
-          : await runScenario(scenarioRun),
-        redact,
-      );
+      const result = redactResult(await engine.run(scenarioRun), redact);
       results.push(result);
       events.onScenarioEnd(result);
     }

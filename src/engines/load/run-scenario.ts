@@ -4,25 +4,30 @@
  * with its thresholds. Whatever happens, what was measured becomes the result, and finish runs.
  */
 import { performance } from 'node:perf_hooks';
-import { loadDispatcher } from '../../http/http-client.ts';
 import type { ScenarioFinish } from '../../protocol/scenario.ts';
 import type { DeliveryAccounting, MessagingAccounting, ScenarioResult } from '../../results/load-run.ts';
 import { oneLine } from '../../shared/errors.ts';
+import { runClosedLoop } from './closed-loop.ts';
 import { type Fanout, openFanout } from './fanout.ts';
 import { type MessagingSinkRun, openMessagingSink } from './messaging-sink.ts';
 import { type PartProgress, runOpenPart } from './open-model.ts';
 import { mergeParts, type RecorderPart } from './recorder.ts';
 import { contextFor, type ScenarioRun, scenarioOptions, scheduleOf } from './scenario-plan.ts';
 import { emptyResult, type ResultBase, resultBase, scenarioResult } from './scenario-result.ts';
+import type { ClientName } from './transport.ts';
 import { runWorkers } from './worker-pool.ts';
 
 export type { ScenarioRun };
 
-export async function runScenario(run: ScenarioRun): Promise<ScenarioResult> {
+/**
+ * The node engine's run of one scenario on one of its transports: `net` (raw sockets, the `node`
+ * engine) or `undici` (the `node-undici` engine, whose closed model is autocannon's).
+ */
+export async function runScenario(run: ScenarioRun, client: ClientName): Promise<ScenarioResult> {
   const { scenario } = run;
   const options = scenarioOptions(run);
   const problems: string[] = [];
-  const base = resultBase(run, options, { name: 'node', workers: options.workers });
+  const base = resultBase(run, options, { name: client === 'net' ? 'node' : 'node-undici', workers: options.workers });
   let sink: MessagingSinkRun | undefined;
   try {
     if (scenario.sink) sink = await openMessagingSink(run, run.file);
@@ -30,7 +35,7 @@ export async function runScenario(run: ScenarioRun): Promise<ScenarioResult> {
     return emptyResult(base, `the sink did not open: ${oneLine(error)}`, run.thresholds);
   }
   try {
-    return await runWithSink(run, options, base, problems, sink);
+    return await runWithSink(run, client, options, base, problems, sink);
   } finally {
     await sink?.close();
   }
@@ -38,6 +43,7 @@ export async function runScenario(run: ScenarioRun): Promise<ScenarioResult> {
 
 async function runWithSink(
   run: ScenarioRun,
+  client: ClientName,
   options: ReturnType<typeof scenarioOptions>,
   base: ResultBase,
   problems: string[],
@@ -76,42 +82,45 @@ async function runWithSink(
       fanout = await openFanout(scenario.fanout, state, run.target, schedule.total, run.settings.timeoutMs);
     }
     if (run.settings.model === 'closed') {
-      // Loaded on use: autocannon is a fifth of the engine's start-up memory, and open runs never need it.
-      const { runClosed } = await import('./closed-model.ts');
-      const recorder = await runClosed(
-        scenario,
-        state,
-        run.target,
-        {
-          connections: options.connections,
-          durationS: options.durationS,
-          timeoutMs: run.settings.timeoutMs,
-          seed: options.seed,
-          origin: performance.now(),
-        },
-        run.signal,
-        (progress) => {
-          partProgress.set(0, progress);
-          report();
-        },
-      );
+      const closedOptions = {
+        connections: options.connections,
+        durationS: options.durationS,
+        timeoutMs: run.settings.timeoutMs,
+        seed: options.seed,
+        origin: performance.now(),
+      };
+      const onProgress = (progress: PartProgress) => {
+        partProgress.set(0, progress);
+        report();
+      };
+      // Loaded on use: autocannon is a fifth of the engine's start-up memory, and only node-undici's closed model needs it.
+      const recorder =
+        client === 'undici'
+          ? await (await import('./closed-model.ts')).runClosed(
+              scenario,
+              state,
+              run.target,
+              closedOptions,
+              run.signal,
+              onProgress,
+            )
+          : await runClosedLoop(scenario, state, run.target, client, closedOptions, run.signal, onProgress);
       parts.push(recorder.part());
       recorder.destroy();
     } else if (options.workers > 1) {
       parts.push(
-        ...(await runWorkers(run, options, state, (index, progress) => {
+        ...(await runWorkers(run, client, options, state, (index, progress) => {
           partProgress.set(index, progress);
           if (index === 0) report();
         })),
       );
     } else {
-      const dispatcher = loadDispatcher(options.connections, run.target.tls);
-      try {
+      {
         const recorder = await runOpenPart(
           scenario,
           state,
           run.target,
-          dispatcher,
+          client,
           {
             schedule,
             connections: options.connections,
@@ -132,8 +141,6 @@ async function runWithSink(
         );
         parts.push(recorder.part());
         recorder.destroy();
-      } finally {
-        await dispatcher.destroy().catch(() => {});
       }
     }
     if (fanout) {

@@ -11,9 +11,11 @@ import type { WorkerCommand, WorkerInput, WorkerMessage } from './load-worker.ts
 import type { PartProgress } from './open-model.ts';
 import type { RecorderPart } from './recorder.ts';
 import type { ScenarioRun } from './scenario-plan.ts';
+import type { ClientName } from './transport.ts';
 
 export async function runWorkers(
   run: ScenarioRun,
+  client: ClientName,
   options: ScenarioOptions & { workers: number },
   state: unknown,
   onProgress: (part: number, progress: PartProgress) => void,
@@ -33,6 +35,7 @@ export async function runWorkers(
       drainMs: run.settings.timeoutMs,
       seed: options.seed,
       part: { index, count: options.workers },
+      client,
     };
     return new Worker(new URL(sourceFile('./load-worker'), import.meta.url), { workerData: input });
   });

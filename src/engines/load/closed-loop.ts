@@ -1,0 +1,94 @@
+/**
+ * The node engine's closed model on its own transport: `connections` loops, each sending its next
+ * request when its answer came, for `durationS`. Latency here is service time under load (what
+ * autocannon measures), not what an arriving user would see; the open model is the one for that.
+ * Unlike autocannon (the `node-undici` engine's closed model), the answers in flight when the time is
+ * up are waited for, up to the timeout, so none is abandoned; what is still missing then is cut short.
+ */
+import { performance } from 'node:perf_hooks';
+import type { Scenario, ScenarioRequest, Tally } from '../../protocol/scenario.ts';
+import { seededRandom } from '../../protocol/scenario.ts';
+import type { ClosedOptions } from './closed-model.ts';
+import type { ExchangeResult } from './exchange.ts';
+import type { LoadTarget } from './load-target.ts';
+import { type PartProgress, requestHeaders } from './open-model.ts';
+import { recordResult } from './record-result.ts';
+import { Recorder } from './recorder.ts';
+import { type ClientName, openTransport } from './transport.ts';
+
+interface Sent<Meta> {
+  readonly request: ScenarioRequest<Meta>;
+  readonly at: number;
+}
+
+export async function runClosedLoop<State, Meta>(
+  scenario: Scenario<State, Meta>,
+  state: State,
+  target: LoadTarget,
+  client: ClientName,
+  options: ClosedOptions,
+  signal: AbortSignal,
+  progress?: (progress: PartProgress) => void,
+): Promise<Recorder> {
+  const recorder = new Recorder(options.origin);
+  const tally: Tally = recorder.tallyApi;
+  const iteration = { index: 0, random: seededRandom(options.seed) };
+  const headersFor = requestHeaders(target);
+  let stopping = false;
+  let closed = false;
+  let drainedNow: () => void = () => {};
+
+  const ended = ({ request, at }: Sent<Meta>, result: ExchangeResult) => {
+    if (closed) return;
+    const answer = recordResult(recorder, request, result, result.end - at);
+    for (const outcome of scenario.check(state, request, answer, tally)) recorder.check(outcome.name, outcome.ok);
+    if (!stopping) sendNext();
+    else if (transport.inFlight === 0) drainedNow();
+  };
+  const transport = openTransport<Sent<Meta>>(
+    client,
+    target,
+    { connections: options.connections, timeoutMs: options.timeoutMs },
+    ended,
+  );
+  const sendNext = () => {
+    const request = scenario.request(state, iteration);
+    iteration.index++;
+    const at = performance.now();
+    recorder.sent(request.tags, at);
+    transport.send(request, headersFor(request), { request, at });
+  };
+
+  const timer = progress
+    ? setInterval(() => {
+        const last = recorder.lastSecond(performance.now());
+        progress({ ...last, errors: recorder.failures, dropped: 0 });
+      }, 1000)
+    : undefined;
+  await new Promise<void>((resolve) => {
+    const stop = () => {
+      clearTimeout(deadline);
+      signal.removeEventListener('abort', stop);
+      resolve();
+    };
+    const deadline = setTimeout(stop, options.durationS * 1000);
+    signal.addEventListener('abort', stop, { once: true });
+    for (let i = 0; i < options.connections; i++) sendNext();
+  });
+  stopping = true;
+  // The answers in flight may come within the timeout (a second when interrupted: the user is waiting).
+  const drained = await Promise.race([
+    new Promise<boolean>((resolve) => {
+      drainedNow = () => resolve(true);
+      if (transport.inFlight === 0) resolve(true);
+    }),
+    new Promise<boolean>((resolve) =>
+      setTimeout(() => resolve(false), signal.aborted ? Math.min(1000, options.timeoutMs) : options.timeoutMs).unref(),
+    ),
+  ]);
+  if (timer) clearInterval(timer);
+  closed = true;
+  if (!drained) recorder.cutShort(transport.inFlight, `still in flight ${options.timeoutMs} ms after the load ended`);
+  await transport.close();
+  return recorder;
+}

@@ -1,0 +1,122 @@
+/**
+ * The node engine's two ways to send a request, behind one interface so the open and closed models
+ * do not know which they drive: `net`, pre-encoded requests on raw sockets read by http-parser-js
+ * (the default, for cost), and `undici`, undici's dispatch API (the `node-undici` engine, the path
+ * the harness trusts for correctness). `test/engines/load/transport-equal.test.ts` holds them to the
+ * same answers against the same servers. Each ends a request exactly once, by calling the listener
+ * with the context it was sent with: no closure or promise per request on the `net` path.
+ */
+import { performance } from 'node:perf_hooks';
+import type { Agent } from 'undici';
+import { loadDispatcher, tlsOptions } from '../../http/http-client.ts';
+import { type ExchangeResult, exchange } from './exchange.ts';
+import type { LoadTarget } from './load-target.ts';
+import { type AnswerListener, SocketPool } from './net/socket-pool.ts';
+import { WireEncoder } from './net/wire-request.ts';
+
+export type ClientName = 'net' | 'undici';
+
+/** What a transport sends: a scenario request's method, path (below the base URL), body, and its headers. */
+export interface OutgoingRequest {
+  readonly method: string;
+  readonly path: string;
+  readonly body?: string;
+}
+
+export interface Transport<Context> {
+  /** False when `connections` requests are in flight already (the request is not sent). */
+  send(request: OutgoingRequest, headers: Readonly<Record<string, string>>, context: Context): boolean;
+  readonly inFlight: number;
+  /** Ends what is in flight (as reset) and closes the connections. */
+  close(): Promise<void>;
+}
+
+export interface TransportOptions {
+  readonly connections: number;
+  readonly timeoutMs: number;
+}
+
+export function openTransport<Context>(
+  client: ClientName,
+  target: LoadTarget,
+  options: TransportOptions,
+  listener: AnswerListener<Context>,
+): Transport<Context> {
+  return client === 'net' ? socketTransport(target, options, listener) : undiciTransport(target, options, listener);
+}
+
+function socketTransport<Context>(
+  target: LoadTarget,
+  options: TransportOptions,
+  listener: AnswerListener<Context>,
+): Transport<Context> {
+  const url = new URL(target.baseUrl);
+  const pool = new SocketPool<Context>(
+    {
+      origin: url,
+      connections: options.connections,
+      timeoutMs: options.timeoutMs,
+      maxAnswerBytes: target.maxAnswerBytes,
+      ...(url.protocol === 'https:' && { tls: tlsOptions(target.tls) }),
+    },
+    listener,
+  );
+  const encoder = new WireEncoder(url.host, url.pathname.replace(/\/+$/, ''));
+  return {
+    send: (request, headers, context) => {
+      let payload: string;
+      try {
+        payload = encoder.encode(request.method, request.path, headers, request.body);
+      } catch (error) {
+        // A header HTTP cannot carry ends this request as an error, later, as undici's dispatch ends it:
+        // never synchronously, which would recurse in the closed model.
+        setImmediate(() => listener(context, { kind: 'error', error: error as Error, end: performance.now() }));
+        return true;
+      }
+      return pool.send(payload, context);
+    },
+    get inFlight() {
+      return pool.inFlight;
+    },
+    close: async () => pool.close(),
+  };
+}
+
+function undiciTransport<Context>(
+  target: LoadTarget,
+  options: TransportOptions,
+  listener: AnswerListener<Context>,
+): Transport<Context> {
+  const url = new URL(target.baseUrl);
+  const basePath = url.pathname.replace(/\/+$/, '');
+  const dispatcher: Agent = loadDispatcher(options.connections, target.tls);
+  let inFlight = 0;
+  return {
+    send: (request, headers, context) => {
+      if (inFlight >= options.connections) return false;
+      inFlight++;
+      exchange(
+        dispatcher,
+        {
+          origin: url.origin,
+          path: `${basePath}${request.path}`,
+          method: request.method as 'GET',
+          headers,
+          ...(request.body !== undefined && { body: request.body }),
+          headersTimeout: options.timeoutMs,
+          bodyTimeout: options.timeoutMs,
+        },
+        target.maxAnswerBytes,
+        (result: ExchangeResult) => {
+          inFlight--;
+          listener(context, result);
+        },
+      );
+      return true;
+    },
+    get inFlight() {
+      return inFlight;
+    },
+    close: () => dispatcher.destroy().catch(() => {}),
+  };
+}
