@@ -1,3 +1,5 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import { defineConfig } from 'vitest/config';
 
 // Two projects: the project's own tests (`npm test`) and the conformance suites, which the
@@ -5,6 +7,30 @@ import { defineConfig } from 'vitest/config';
 // Under CI a JSON report is written too, so .ci/run can print a closing "N passed, N failed" line.
 /** The tests that pack, install and build images of the harness. */
 const packageTests = ['test/package/**/*.test.ts', 'test/cli/image-target.test.ts'];
+
+/**
+ * The author's loop (`npm run test:fast`): the test files that start no process, server, Redis, k6 or
+ * browser, found by what they import and call, so a new test joins or leaves the set by itself. The
+ * fast project's setup (test/support/no-processes.ts) makes any child process a failure, so a file
+ * this pattern lets through by mistake fails loudly instead of slowing the loop down. Here, not in
+ * test/, because the published package runs its conformance suites with this config and has no test/.
+ */
+const slowTest =
+  /run-cli\.ts|runCli|spawn|execFile|fixture-server|processes\.ts|fork\(|startEmbedded|startTestRedis|useTestReference|acquireRedis|chromium|createServer|listenOnLoopback|startReference|runLoad|runConformance|runMainJob|new Worker|startSink|startTestServer|bad-servers|kv-fakes|startHostile|openSink|startCountingSink|runRegions|findK6|podman|testcontainers|self-validation|receiver|messaging-client|reference-fixture/;
+
+function testFiles(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return entry.name === 'fixtures' ? [] : testFiles(path);
+    return entry.name.endsWith('.test.ts') ? [path] : [];
+  });
+}
+
+const root = import.meta.dirname;
+const fastTests = testFiles(join(root, 'test'))
+  .filter((file) => !slowTest.test(readFileSync(file, 'utf8')))
+  .map((file) => relative(root, file));
 
 export default defineConfig({
   test: {
@@ -38,6 +64,17 @@ export default defineConfig({
           hookTimeout: 800_000,
           pool: 'forks',
           sequence: { groupOrder: 1 },
+        },
+      },
+      {
+        // The author's loop (`npm run test:fast`): the unit tests that start no process or server.
+        test: {
+          name: 'fast',
+          // Never empty (an empty include would mean vitest's default, every test).
+          include: fastTests.length > 0 ? fastTests : ['test/none'],
+          setupFiles: ['test/support/no-processes.ts'],
+          testTimeout: 20_000,
+          pool: 'threads',
         },
       },
       {

@@ -11,7 +11,7 @@
  *   node bench/load-latency-truth.ts [--seconds 12] [--rate 1000] [--baseline-seconds 3]
  *     [--connections 2000 (node engine: most in flight)] [--ac-connections 1000]
  *     [--start-at-ms 0 (where in a window the engine's run starts; the truth follows the phase)]
- *     [--workers 1 (threads of the node engine's open model)]
+ *     [--workers 1 (threads of the node engine's open model)] [--engine node|node-undici]
  *
  * Loopback only; about 2 × seconds + 15 s; hard stop at 4 × seconds + 60 s.
  */
@@ -48,6 +48,8 @@ const { values } = parseArgs({
     'stall-ms': { type: 'string', default: '1000' },
     'start-at-ms': { type: 'string', default: '0' },
     workers: { type: 'string', default: '1' },
+    // The node engine on raw sockets (node) or on undici (node-undici).
+    engine: { type: 'string', default: 'node' },
   },
 });
 const seconds = positive(values.seconds, 'seconds');
@@ -122,7 +124,7 @@ async function main(): Promise<void> {
           ['truth (schedule)', ...cells(truth.row), whole(truth.count), '-', '-'],
           ['truth + server release', ...cells(served.row), whole(served.count), '-', '-'],
           [
-            'node engine (open)',
+            `${values.engine} engine (open)`,
             ...cells(engineRow),
             whole(engine.requests.completed),
             whole(engine.requests.failed),
@@ -218,6 +220,7 @@ async function nodeRun(dir: string, url: string, durationS: number): Promise<Sce
     scenariosDir,
     target: writeTarget(dir, url),
     settings: parseLoadSettings({
+      engine: values.engine,
       model: 'open',
       rate: String(rate),
       duration: `${durationS}s`,

@@ -245,7 +245,7 @@ describe('k6 bad input gives one line, exit 2, and starts nothing', () => {
     {
       name: 'load --engine with an unknown engine',
       args: ['load', 'command', '--engine', 'node,gatling'],
-      line: /--engine "node,gatling" is not node, k6 or node,k6/,
+      line: /--engine "node,gatling" is not node, node-undici, k6 or a list of them \(node,k6\)/,
       reportDir: true,
     },
     {
