@@ -7,6 +7,12 @@ import { defineConfig } from 'vitest/config';
 // Under CI a JSON report is written too, so .ci/run can print a closing "N passed, N failed" line.
 /** The tests that pack, install and build images of the harness. */
 const packageTests = ['test/package/**/*.test.ts', 'test/cli/image-target.test.ts'];
+/**
+ * The exhaustive runs: self-validation through every fault switch (a CLI conformance run per switch,
+ * about 520 s of the suite's time) and the third-party verdict tables. A step of their own in
+ * .ci/run (`npm run test:exhaustive`), outside `npm test`.
+ */
+const exhaustiveTests = ['test/conformance/self-validation*.test.ts', 'test/third-party/**/*.test.ts'];
 
 /**
  * The author's loop (`npm run test:fast`): the test files that start no process, server, Redis, k6 or
@@ -38,17 +44,30 @@ export default defineConfig({
     // of this suite's time is spent waiting on child processes, servers and timed load runs: measured
     // here, `npm test` took 718 s with one and 412 s with two, all 796 tests passing in both.
     maxWorkers: 2,
-    reporters: process.env.CI ? ['default', ['json', { outputFile: 'reports/vitest-unit.json' }]] : ['default'],
+    // Each of .ci/run's test steps names its own file (SVC_VITEST_JSON), so the closing line sums them all.
+    reporters: process.env.CI
+      ? ['default', ['json', { outputFile: process.env.SVC_VITEST_JSON ?? 'reports/vitest-unit.json' }]]
+      : ['default'],
     projects: [
       {
         test: {
           name: 'unit',
           include: ['test/**/*.test.ts'],
-          exclude: packageTests,
+          exclude: [...packageTests, ...exhaustiveTests],
           // Fails the run when a test leaves a redis-server or an svc-* temporary folder behind.
           globalSetup: ['test/support/leftovers.ts'],
           testTimeout: 60_000,
           hookTimeout: 120_000,
+          pool: 'forks',
+        },
+      },
+      {
+        test: {
+          name: 'exhaustive',
+          include: exhaustiveTests,
+          globalSetup: ['test/support/leftovers.ts'],
+          testTimeout: 60_000,
+          hookTimeout: 1_200_000,
           pool: 'forks',
         },
       },
