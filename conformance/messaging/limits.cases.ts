@@ -129,11 +129,24 @@ export const cases = defineCases(
       needs: ['admin'],
       title: 'What a delay above max_delay does (not shown by the spec)',
       expect:
-        'Observed: with max_delay set to 1 s, whether a message with Svc-Delay 3s is refused, capped or delayed 3 s.',
+        'Observed: with max_delay set to 1 s, whether a message with Svc-Delay 3s is refused, capped or delayed 3 s, and what Svc-Not-Before 3 s away gets.',
       async run(ctx) {
         const client = createMessagingClient(ctx);
         const inbox = await openInbox(ctx, 'limits.delay');
         await withAccountLimits(ctx, { max_delay: 1 }, async () => {
+          // Its sibling: a first delivery time as far away as the delay (the real service treats both alike).
+          const notBefore = await client.call(`/v2/publish/${inbox.url('not-before')}`, {
+            headers: {
+              'content-type': 'text/plain',
+              [client.h('Not-Before')]: String(Math.floor(Date.now() / 1000) + 3),
+            },
+            body: 'not before, past the plan',
+          });
+          ctx.observe(`a publish with Svc-Not-Before 3 s away above max_delay 1 s: ${describe(notBefore)}`);
+          if (notBefore.status >= 200 && notBefore.status <= 299) {
+            const [came] = await inbox.arrive('A.limits.delay', 'not-before').catch(() => [undefined]);
+            ctx.observe(came === undefined ? 'Svc-Not-Before: never delivered' : 'Svc-Not-Before: delivered');
+          }
           const sent = Date.now();
           const res = await client.call(`/v2/publish/${inbox.url('later')}`, {
             headers: { 'content-type': 'text/plain', [client.h('Delay')]: '3s' },

@@ -211,6 +211,49 @@ describe('load against hostile targets', () => {
     },
   );
 
+  // k6 keeps every answer body and has no cap on an answer's size: the memory guard stops it and the
+  // report says why (issue 25: it grew past 6 GB against 50 MB answers, and the report said SIGKILL).
+  test('k6 engine, answers of 16 MB: the guard stops k6 at its memory ceiling, a problem says why, exit 2', async () => {
+    const server = await startHostileKv('huge');
+    try {
+      const target = join(dir, 'k6-huge.json');
+      await writeFile(
+        target,
+        JSON.stringify({ name: 'k6-huge', kv: { url: server.url, token: 'hostile-load-token-9876' } }),
+      );
+      const reportDir = join(dir, 'k6-huge');
+      const run = await runCli(
+        [
+          'load',
+          'command',
+          '--target',
+          target,
+          '--engine',
+          'k6',
+          '--rate',
+          '50',
+          '--duration',
+          '10s',
+          '--timeout',
+          '5s',
+          '--report-dir',
+          reportDir,
+          '--reporter',
+          'json',
+        ],
+        { reportDir, timeoutMs: 60_000, env: { SVC_K6_MAX_RSS_MB: '300' } },
+      );
+      expect(run.exitCode, run.stderr).toBe(2);
+      expect(validateReport(run.report), JSON.stringify(validateReport.errors)).toBe(true);
+      const [scenario] = (run.report as LoadReport).load.scenarios;
+      expect(scenario?.problem).toMatch(/k6 was stopped: its memory passed 300 MB/);
+      // Stopped well before the 10 s it was asked for.
+      expect(run.durationMs).toBeLessThan(30_000);
+    } finally {
+      await server.close();
+    }
+  });
+
   test('kv-fanout whose subscriber streams end after the subscribe event: a problem about the stream, exit 2', async () => {
     const server = await startFanoutKv({ endAfterSubscribe: true });
     try {

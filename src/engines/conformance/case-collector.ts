@@ -31,8 +31,12 @@ function fallbackVerdict(testCase: TestCase, redact: Redactor): Verdict {
   // A case that skips itself records its outcome first; a skip without one is vitest's (an aborted run).
   if (result.state === 'skipped')
     return { kind: 'error', reason: redact(`not run: ${result.note ?? 'skipped by vitest'}`) };
-  // vitest reports a case only once it finished, so `pending` does not reach here.
-  return { kind: 'error', reason: redact(`the case did not end: ${problemLine(result.errors?.[0]?.message)}`) };
+  // vitest reports a case only once it finished, so `pending` does not reach here. A case cut off by an
+  // interrupt or a cancelled run comes with no error at all: say so rather than end the line on a colon.
+  const why =
+    problemLine(result.errors?.[0]?.message) ||
+    'vitest stopped it without an error (the run was interrupted or cancelled while it ran)';
+  return { kind: 'error', reason: redact(`the case did not end: ${why}`) };
 }
 
 export function caseResultOf(

@@ -94,6 +94,38 @@ function duration(text: string | undefined, what: string, maxMs: number): number
   return ms;
 }
 
+/**
+ * A timeout header: a duration as its siblings take it, and above zero (a zero timeout would end every
+ * attempt before it began; the real service refuses it as it refuses any other timeout it cannot use).
+ */
+function timeout(text: string | undefined, what: string, maxMs: number): number | undefined {
+  const ms = duration(text, what, maxMs);
+  if (ms === 0) throw new MessagingError(400, `invalid ${what}: ${JSON.stringify(text)} (a timeout must be above 0)`);
+  return ms;
+}
+
+/**
+ * `…-Not-Before`, unix seconds, held to its sibling `…-Delay`'s rule: a time that is a number (400
+ * digits are not: they make Infinity) and no further away than the plan's maximum delay. A time already
+ * past is now. Returns the epoch milliseconds of the first delivery.
+ */
+function notBefore(text: string | undefined, what: string, now: number, maxDelayMs: number): number | undefined {
+  if (text === undefined) return undefined;
+  if (!/^\s*\d+\s*$/.test(text)) throw new MessagingError(400, `invalid ${what}: ${JSON.stringify(text)}`);
+  const seconds = Number(text);
+  if (!Number.isSafeInteger(seconds)) {
+    throw new MessagingError(400, `invalid ${what}: ${JSON.stringify(text.trim().slice(0, 40))} is not a unix time`);
+  }
+  const at = seconds * 1000;
+  if (at - now > maxDelayMs) {
+    throw new MessagingError(
+      400,
+      `${what} ${seconds} is ${Math.ceil((at - now) / 1000)}s away, beyond the plan's maximum delay of ${maxDelayMs / 1000}s`,
+    );
+  }
+  return Math.max(now, at);
+}
+
 /** What the fault switches take away from one callback kind's headers. */
 interface CallbackDrops {
   /** The `…-Forward-*` headers. */
@@ -117,7 +149,7 @@ function callbackConfig(
   const retries = drops.retries
     ? undefined
     : count(header(headers, `${prefix}-Retries`), `${prefix}-Retries`, account.max_retries);
-  const timeoutMs = duration(header(headers, `${prefix}-Timeout`), `${prefix}-Timeout`, account.timeout * 1000);
+  const timeoutMs = timeout(header(headers, `${prefix}-Timeout`), `${prefix}-Timeout`, account.timeout * 1000);
   const delayMs = duration(header(headers, `${prefix}-Delay`), `${prefix}-Delay`, account.max_delay * 1000);
   const callbackMethod = method(header(headers, `${prefix}-Method`), `${prefix}-Method`);
   return {
@@ -178,19 +210,14 @@ export function messageFromPublish(input: PublishInput, context: PublishContext)
     );
   }
   const delayMs = duration(header(h, `${p}Delay`), `${p}Delay`, account.max_delay * 1000) ?? 0;
-  const notBeforeText = header(h, `${p}Not-Before`);
-  let notBefore = now + delayMs;
-  if (notBeforeText !== undefined) {
-    if (!/^\s*\d+\s*$/.test(notBeforeText))
-      throw new MessagingError(400, `invalid ${p}Not-Before: ${JSON.stringify(notBeforeText)}`);
-    // Not-Before wins over Delay, as on the real service.
-    notBefore = Math.max(now, Number(notBeforeText) * 1000);
-  }
+  // Not-Before wins over Delay, as on the real service.
+  const firstAt =
+    notBefore(header(h, `${p}Not-Before`), `${p}Not-Before`, now, account.max_delay * 1000) ?? now + delayMs;
   // Spec "Limits": max_retries bounds every message; the fault lets Svc-Retries go past it.
   const maxRetries = fault('retries-above-plan') ? Number.MAX_SAFE_INTEGER : account.max_retries;
   const retries =
     count(header(h, `${p}Retries`), `${p}Retries`, maxRetries) ?? Math.min(defaultRetries, account.max_retries);
-  const timeoutMs = duration(header(h, `${p}Timeout`), `${p}Timeout`, account.timeout * 1000) ?? account.timeout * 1000;
+  const timeoutMs = timeout(header(h, `${p}Timeout`), `${p}Timeout`, account.timeout * 1000) ?? account.timeout * 1000;
   const ignoreCallbacks = input.queue !== undefined && fault('enqueue-ignores-callback');
   const dropConfig = input.queue !== undefined && fault('enqueue-ignores-callback-config');
   const callback = ignoreCallbacks
@@ -216,7 +243,7 @@ export function messageFromPublish(input: PublishInput, context: PublishContext)
     headers: { ...forwarded(h, `${p}Forward-`), ...(contentType !== undefined && { 'content-type': contentType }) },
     body: input.body.toString('base64'),
     createdAt: now,
-    notBefore,
+    notBefore: firstAt,
     maxRetries: retries,
     retried: 0,
     timeoutMs,

@@ -75,6 +75,50 @@ describe('publish and delivery', () => {
     expect(answer.json).toEqual({ error: expect.any(String) });
   });
 
+  // Issue 25: each numeric header is held to its siblings' rules. Not-Before had no bound (400 digits
+  // became Infinity, 10^20 was taken, a time years past max_delay too) and a zero timeout was taken.
+  test.each<{ name: string; headers: Record<string, string>; error: RegExp }>([
+    { name: 'Svc-Not-Before of 400 digits', headers: { 'Svc-Not-Before': '9'.repeat(400) }, error: /not a unix time/ },
+    { name: 'Svc-Not-Before of 10^20', headers: { 'Svc-Not-Before': `1${'0'.repeat(20)}` }, error: /not a unix time/ },
+    {
+      name: 'Svc-Not-Before beyond max_delay (a year)',
+      headers: { 'Svc-Not-Before': String(Math.floor(Date.now() / 1000) + 2 * 365 * 24 * 3600) },
+      error: /beyond the plan's maximum delay of 31536000s/,
+    },
+    { name: 'Svc-Timeout: 0', headers: { 'Svc-Timeout': '0' }, error: /a timeout must be above 0/ },
+    { name: 'Svc-Timeout: 0s', headers: { 'Svc-Timeout': '0s' }, error: /a timeout must be above 0/ },
+    {
+      name: 'Svc-Callback-Timeout: 0',
+      headers: { 'Svc-Callback': 'http://127.0.0.1:9/cb', 'Svc-Callback-Timeout': '0' },
+      error: /Svc-Callback-Timeout.*a timeout must be above 0/,
+    },
+    {
+      name: 'Svc-Failure-Callback-Timeout: 0',
+      headers: { 'Svc-Failure-Callback': 'http://127.0.0.1:9/cb', 'Svc-Failure-Callback-Timeout': '0ms' },
+      error: /Svc-Failure-Callback-Timeout.*a timeout must be above 0/,
+    },
+  ])('$name is a 400 with an error object', async ({ headers, error }) => {
+    const answer = await callMessaging(target(), `/v2/publish/${sink.url}${path('never')}`, { headers, body: 'x' });
+    expect(answer.status).toBe(400);
+    expect((answer.json as { error: string }).error).toMatch(error);
+  });
+
+  test('Svc-Not-Before within max_delay, or already past, is taken', async () => {
+    const soon = String(Math.floor(Date.now() / 1000) + 3600);
+    const later = await callMessaging(target(), `/v2/publish/${sink.url}${path('later')}`, {
+      headers: { 'Svc-Not-Before': soon },
+      body: 'x',
+    });
+    expect(later.status).toBe(200);
+    const dest = path('past');
+    const past = await callMessaging(target(), `/v2/publish/${sink.url}${dest}`, {
+      headers: { 'Svc-Not-Before': '1000' },
+      body: 'x',
+    });
+    expect(past.status).toBe(200);
+    expect(await sink.waitFor(dest)).toHaveLength(1);
+  });
+
   test('Svc-Method, Svc-Delay and the deduplication id', async () => {
     const dest = path('method');
     const started = Date.now();

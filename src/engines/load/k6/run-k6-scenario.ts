@@ -22,6 +22,7 @@ import { emptyResult, type ResultBase, resultBase, scenarioResult } from '../sce
 import type { K6Binary } from './k6-binary.ts';
 import { k6Exit } from './k6-codes.ts';
 import { runFolder, writeEntry } from './k6-entry.ts';
+import { guardMemory, k6MaxRssBytes } from './k6-memory-guard.ts';
 import { k6Options } from './k6-options.ts';
 import { readK6Outputs } from './k6-output.ts';
 import type { K6Config } from './script/k6-config.ts';
@@ -53,6 +54,8 @@ interface Finished {
   readonly code: number | null;
   readonly signal: string | null;
   readonly stderr: string;
+  /** Killed by the memory guard: its RSS passed this many bytes. */
+  readonly overMemoryBytes?: number;
 }
 
 /** The last lines k6 wrote to stderr: the reason when it fails (k6 logs as `level=error msg=…`). */
@@ -63,7 +66,8 @@ function lastError(stderr: string): string {
   return message.replace(/\\n/g, ' ').slice(0, 300);
 }
 
-function waitFor(child: ChildProcess, deadlineMs: number): Promise<Finished> {
+function waitFor(child: ChildProcess, deadlineMs: number, maxRssBytes: number): Promise<Finished> {
+  const guard = guardMemory(child, maxRssBytes);
   let stderr = '';
   child.stderr?.setEncoding('utf8');
   child.stderr?.on('data', (chunk: string) => {
@@ -75,11 +79,13 @@ function waitFor(child: ChildProcess, deadlineMs: number): Promise<Finished> {
     const timer = setTimeout(() => child.kill('SIGKILL'), deadlineMs);
     child.on('error', (error) => {
       clearTimeout(timer);
+      guard.stop();
       resolve({ code: null, signal: null, stderr: `${stderr}\n${error.message}` });
     });
     child.on('close', (code, signal) => {
       clearTimeout(timer);
-      resolve({ code, signal, stderr });
+      const { killed } = guard.stop();
+      resolve({ code, signal, stderr, ...(killed && { overMemoryBytes: maxRssBytes }) });
     });
   });
 }
@@ -218,7 +224,8 @@ async function runOnK6(run: ScenarioRun, k6: K6Binary, segments: number, prepare
     process.on('exit', kill);
     let finished: Finished[];
     try {
-      finished = await Promise.all(children.map((child) => waitFor(child, deadlineMs)));
+      const maxRss = k6MaxRssBytes();
+      finished = await Promise.all(children.map((child) => waitFor(child, deadlineMs, maxRss)));
     } finally {
       clearTimeout(killTimer);
       run.signal.removeEventListener('abort', stop);
@@ -227,7 +234,11 @@ async function runOnK6(run: ScenarioRun, k6: K6Binary, segments: number, prepare
     finished.forEach((result, index) => {
       const exit = k6Exit(result.code, result.signal);
       const which = segments > 1 ? ` (segment ${parts[index]})` : '';
-      if (exit.outcome === 'failed') {
+      if (result.overMemoryBytes !== undefined) {
+        problems.push(
+          `k6${which} was stopped: its memory passed ${Math.round(result.overMemoryBytes / 1024 / 1024)} MB (k6 keeps every answer body it reads and has no cap on an answer's size; SVC_K6_MAX_RSS_MB sets the ceiling)`,
+        );
+      } else if (exit.outcome === 'failed') {
         problems.push(`k6${which} exited ${exit.code} (${exit.name}): ${lastError(result.stderr)}`);
       } else if (exit.outcome === 'interrupted' && !run.signal.aborted) {
         problems.push(`k6${which} was stopped from outside the harness (exit ${exit.code}, ${exit.name})`);
