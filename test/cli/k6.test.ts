@@ -153,9 +153,11 @@ describe('load --engine k6 on the embedded reference', () => {
     expect(scenario.settings.k6Version).toBe(k6.version);
     expect(scenario.settings.rate).toBe(40);
     expectClean(scenario);
-    // The two segments split one schedule: 40/s for 2 s is 80 arrivals, not 80 each.
-    expect(scenario.requests.sent).toBeGreaterThanOrEqual(70);
-    expect(scenario.requests.sent).toBeLessThanOrEqual(90);
+    // The two segments split one schedule: 40/s for 2 s is 80 arrivals, not 80 each (160). On a busy
+    // machine k6 drops what no VU is free for (CI once sent 66 of the 80, with four test files at a time),
+    // so the floor is half: what is checked is the split, not k6's pace.
+    expect(scenario.requests.sent).toBeGreaterThanOrEqual(40);
+    expect(scenario.requests.sent + scenario.requests.dropped).toBeLessThanOrEqual(90);
     const batches = [...new Set(scenario.tags.map((tag) => tag.tags.batch))].sort((a, b) => Number(a) - Number(b));
     expect(batches).toEqual(['1', '10', '100', '1000']);
     for (const tag of scenario.tags) expect(tag.requests.sent, JSON.stringify(tag.tags)).toBeGreaterThan(0);
