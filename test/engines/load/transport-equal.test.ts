@@ -6,8 +6,11 @@
  * garbage, a reset, an answer past the size cap, JSON that is not JSON, a refused port. Then the same
  * scenario through both engines against the same server gives the same counts and checks.
  */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -19,6 +22,7 @@ import { recordResult } from '../../../src/engines/load/record-result.ts';
 import { Recorder } from '../../../src/engines/load/recorder.ts';
 import { runLoad } from '../../../src/engines/load/run-load.ts';
 import { type ClientName, openTransport } from '../../../src/engines/load/transport.ts';
+import type { TlsTrust } from '../../../src/http/http-client.ts';
 import { closeServer, listenOnLoopback } from '../../support/loopback.ts';
 import { refusedUrl } from '../conformance/fixtures/bad-servers.ts';
 
@@ -109,12 +113,14 @@ async function sendAll(
   request: { method: string; path: string; body?: string },
   count: number,
   connections = 3,
+  tls?: TlsTrust,
 ): Promise<Ended[]> {
   const target: LoadTarget = {
     baseUrl: url,
     headers: { authorization: 'Bearer equal-token' },
     headerPrefix: 'Svc-',
     maxAnswerBytes,
+    ...(tls && { tls }),
   };
   const ended: Ended[] = [];
   let sent = 0;
@@ -245,6 +251,53 @@ function sendAllRaw(client: ClientName, path: string): Promise<ExchangeResult[]>
     for (let i = 0; i < 4; i++) transport.send({ method: 'GET', path }, {}, i);
   });
 }
+
+describe('over TLS: both transports trust the target’s CA file, or nothing with insecure, and refuse otherwise', () => {
+  let tlsDir: string;
+  let tlsServer: HttpsServer;
+  let tlsUrl: string;
+  beforeAll(async () => {
+    tlsDir = mkdtempSync(join(tmpdir(), 'svc-tls-load-'));
+    execFileSync(
+      'openssl',
+      [
+        ...['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1'],
+        ...['-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', join(tlsDir, 'key.pem')],
+        ...['-out', join(tlsDir, 'cert.pem')],
+      ],
+      { stdio: 'ignore' },
+    );
+    tlsServer = createHttpsServer(
+      { key: readFileSync(join(tlsDir, 'key.pem')), cert: readFileSync(join(tlsDir, 'cert.pem')) },
+      (req, res) => void handle(req, res),
+    );
+    tlsUrl = `${(await listenOnLoopback(tlsServer)).url.replace('http:', 'https:')}/base`;
+  });
+  afterAll(async () => {
+    tlsServer.closeAllConnections();
+    await new Promise((resolve) => tlsServer.close(resolve));
+    rmSync(tlsDir, { recursive: true, force: true });
+  });
+
+  test.each([
+    { trust: 'its CA file', tls: () => ({ ca: join(tlsDir, 'cert.pem') }), expect: 'answer' },
+    { trust: 'insecure', tls: () => ({ insecure: true }), expect: 'answer' },
+    { trust: 'nothing', tls: () => undefined, expect: 'other' },
+  ])('trusting $trust', async (item) => {
+    const tls = item.tls();
+    const request = { method: 'POST', path: '/plain', body: '["PING"]' };
+    const net = await sendAll('net', tlsUrl, request, 6, 3, tls);
+    const undici = await sendAll('undici', tlsUrl, request, 6, 3, tls);
+    if (item.expect === 'answer') {
+      expect(withoutTime(net)).toEqual(withoutTime(undici));
+      expect(net[0]?.kind).toBe('answer');
+    } else {
+      // Refused by both: the certificate is not trusted (its error class is other on both).
+      expect(net.map((result) => result.kind)).toEqual(undici.map((result) => result.kind));
+      expect(net[0]).toMatchObject({ kind: 'error', errorClass: 'other' });
+    }
+  });
+});
 
 describe('the same scenarios through both node engines, side by side in one run', () => {
   test('against the embedded reference: the same requests sent, all answered, the same checks passed', async () => {

@@ -11,7 +11,7 @@
  * answer, an answer too long, or an error whose `code` `classifyError` knows (the same classes as the
  * undici path: refused, reset, timeout, garbage).
  */
-import { connect as netConnect, type Socket } from 'node:net';
+import { isIP, connect as netConnect, type Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { connect as tlsConnect } from 'node:tls';
 import { HTTPParser } from 'http-parser-js';
@@ -223,7 +223,8 @@ export class SocketPool<Context> {
           tlsConnect({
             host,
             port,
-            servername: host,
+            // SNI names a host, never an address (RFC 6066; Node warns on stderr when given one).
+            ...(isIP(host) === 0 && { servername: host }),
             ...(tls?.ca && { ca: [...tls.ca] }),
             ...(tls?.rejectUnauthorized === false && { rejectUnauthorized: false }),
           })
