@@ -150,6 +150,10 @@ export const dimensionTable = {
     title: 'How a message is sent (area A)',
     values: ['publish', 'enqueue'],
   },
+  'queue-creation': {
+    title: 'How a new queue comes to exist: created, or made by its first enqueue (area A)',
+    values: ['create', 'first-enqueue'],
+  },
   'notify-body': {
     title: 'The body of a notify (area A)',
     values: ['none', 'json', 'text', 'binary'],

@@ -114,4 +114,8 @@ export const messagingRuleDimensions: readonly RuleDimensions[] = [
 
   // Notify's body forms.
   { rule: 'A.notify.body-forms', grids: [['notify-body']] },
+
+  // max_queues bounds a new queue however it comes to exist (max_topics, max_endpoints_per_topic and
+  // max_dlq_size are one cell each: a group or a dead letter comes to exist one way).
+  { rule: 'A.limits.queues', grids: [['queue-creation']] },
 ];

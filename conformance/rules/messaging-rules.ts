@@ -295,6 +295,16 @@ const messagingRules: readonly MessagingRule[] = [
     text: 'A URL group never holds more endpoints than max_endpoints_per_topic (the plan’s "Endpoints per topic"): endpoints past it are refused (or not kept).',
   },
   {
+    id: 'A.limits.queues',
+    section: 'Limits',
+    text: 'The target never holds more queues than max_queues (the plan’s "Queues"): a new queue past it, whether created or made by a first enqueue, is refused (or not kept).',
+  },
+  {
+    id: 'A.limits.dlq-size',
+    section: 'Limits',
+    text: 'The dead letter queue never holds more messages than max_dlq_size (the plan’s "Dead letter queue size"): past it, a new dead letter is not kept or an older one is dropped.',
+  },
+  {
     id: 'A.limits.delay',
     section: 'Limits',
     level: 'OBSERVE',

@@ -1,7 +1,8 @@
 /**
  * Operations the spec does not document but the messaging suite needs to arrange its cases: creating
  * a waiter, enqueueing, creating and resuming a queue, reading a dead letter, the signing keys, URL
- * groups (making one, reading it, publishing to it). The
+ * groups (making one, reading it, publishing to it), and what the limit cases count (queues, dead
+ * letters). The
  * built-in `real-world` adapter calls the real service's endpoints (the reference has them); another
  * implementation names a module in its target file (`messaging.adapter`) whose default export is a
  * `MessagingAdapterFactory`. Without one, the cases that need it are skipped with the reason.
@@ -58,6 +59,32 @@ export interface UrlGroupSteps {
   delete(group: string): Promise<void>;
 }
 
+/** The outcome of a step where a refusal is an outcome (a limit): whether the target took it, and its answer. */
+export interface TryOutcome {
+  readonly accepted: boolean;
+  readonly answer: string;
+}
+
+/**
+ * Queues as the max_queues case needs them: the spec names the limit (the account's max_queues) but
+ * not how a queue is made, listed or read; the real service's API does it.
+ */
+export interface QueueLimitSteps {
+  /** Creates a queue (parallelism 1). */
+  tryCreate(queue: string): Promise<TryOutcome>;
+  /** Enqueues a message (which makes the queue on first use). */
+  tryEnqueue(queue: string, destination: string, body: string): Promise<TryOutcome>;
+  /** Whether the target holds the queue. */
+  exists(queue: string): Promise<boolean>;
+  /** How many queues the target holds. */
+  count(): Promise<number>;
+}
+
+/** The dead letter queue as the max_dlq_size case needs it: how many entries it holds. */
+export interface DeadLetterSteps {
+  count(): Promise<number>;
+}
+
 export interface MessagingAdapter {
   wait(request: WaitRequest): Promise<void>;
   /** Enqueues a message; the headers are the publish headers (callbacks included). */
@@ -71,6 +98,10 @@ export interface MessagingAdapter {
   deleteQueue?(queue: string): Promise<void>;
   /** URL groups; the cases that need them are skipped without. */
   readonly urlGroups?: UrlGroupSteps;
+  /** Counting and trying queues (the max_queues case); it is skipped without. */
+  readonly queues?: QueueLimitSteps;
+  /** Counting dead letters (the max_dlq_size case); it is skipped without. */
+  readonly deadLetters?: DeadLetterSteps;
 }
 
 export type MessagingAdapterFactory = (target: Target) => MessagingAdapter | Promise<MessagingAdapter>;
@@ -156,6 +187,8 @@ function realWorld(ctx: CaseContext): MessagingAdapter {
       await client.call(`/v2/queues/${encodeURIComponent(queue)}`, { method: 'DELETE' });
     },
     urlGroups: realWorldUrlGroups(client, expectOk),
+    queues: realWorldQueues(client, expectOk),
+    deadLetters: realWorldDeadLetters(expectOk),
   };
 }
 
@@ -201,6 +234,68 @@ function realWorldUrlGroups(client: MessagingClient, expectOk: ExpectOk): UrlGro
     },
     async delete(group) {
       await client.call(`/v2/topics/${encodeURIComponent(group)}`, { method: 'DELETE' });
+    },
+  };
+}
+
+/** A step's answer as a TryOutcome: any 2xx is taken. */
+const outcome = (res: HttpResponse): TryOutcome => ({
+  accepted: isSuccess(res.status),
+  answer: `${res.status} ${res.body.toString('utf8').slice(0, 200)}`,
+});
+
+/** The real service's queues API: upsert `/v2/queues`, `/v2/enqueue/{queue}/{url}`, get and list. */
+function realWorldQueues(client: MessagingClient, expectOk: ExpectOk): QueueLimitSteps {
+  return {
+    async tryCreate(queue) {
+      return outcome(await client.call('/v2/queues', { body: { queueName: queue, parallelism: 1 } }));
+    },
+    async tryEnqueue(queue, destination, body) {
+      return outcome(
+        await client.call(`/v2/enqueue/${encodeURIComponent(queue)}/${destination}`, {
+          headers: { 'content-type': 'text/plain' },
+          body,
+        }),
+      );
+    },
+    async exists(queue) {
+      const res = await client.call(`/v2/queues/${encodeURIComponent(queue)}`, { method: 'GET' });
+      if (res.status === 404) return false;
+      if (!isSuccess(res.status)) throw adapterFailure('read a queue', res.status, res.body.toString('utf8'));
+      return true;
+    },
+    async count() {
+      const what = 'list the queues';
+      const res = await expectOk(what, '/v2/queues', { method: 'GET' });
+      const body = adapterJson(what, res.status, res.body.toString('utf8'));
+      if (!Array.isArray(body)) throw adapterFailure(what, res.status, `(not an array) ${res.body.toString('utf8')}`);
+      return body.length;
+    },
+  };
+}
+
+/** The most pages of the dead letter queue the count reads (1,000 entries each), so a count stays bounded. */
+const maxDlqPages = 200;
+
+/** The real service's `GET /v2/dlq`: `{messages, cursor}`, paged until there is no cursor. */
+function realWorldDeadLetters(expectOk: ExpectOk): DeadLetterSteps {
+  return {
+    async count() {
+      const what = 'list the dead letter queue';
+      let total = 0;
+      let cursor: string | undefined;
+      for (let page = 0; page < maxDlqPages; page++) {
+        const query = `count=1000${cursor === undefined ? '' : `&cursor=${encodeURIComponent(cursor)}`}`;
+        const res = await expectOk(what, `/v2/dlq?${query}`, { method: 'GET' });
+        const body = adapterJson(what, res.status, res.body.toString('utf8'));
+        if (!isRecord(body) || !Array.isArray(body.messages)) {
+          throw adapterFailure(what, res.status, `(no messages array) ${res.body.toString('utf8').slice(0, 200)}`);
+        }
+        total += body.messages.length;
+        if (typeof body.cursor !== 'string' || body.cursor === '' || body.messages.length === 0) return total;
+        cursor = body.cursor;
+      }
+      throw adapterFailure(what, 200, `more than ${maxDlqPages} pages of dead letters: too many to count`);
     },
   };
 }

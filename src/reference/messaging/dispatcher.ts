@@ -368,7 +368,10 @@ export class Dispatcher {
         },
         next: { kind: 'end' },
         ...causedNow,
+        // Spec "Limits": the dead letter queue keeps at most max_dlq_size entries (the store drops the
+        // oldest past it, as the real service does); the fault lifts it.
         ...(deadLetter && { deadLetter }),
+        ...(deadLetter && !fault('dlq-limit-unchecked') && { maxDeadLetters: account.max_dlq_size }),
       };
     }
     const retried = message.retried + 1;

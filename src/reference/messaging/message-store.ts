@@ -7,6 +7,10 @@
  * mid-attempt finds the message in `inflight` on its next start and tries it again: at least once.
  * Queued messages wait in their queue's list until the queue is active and has a free slot.
  *
+ * The plan's limits on what is kept are counted in the same script that adds to it, so concurrent
+ * requests cannot pass them: a new queue (by upsert or by a first enqueue) past max_queues is refused,
+ * and the dead letter queue never holds more than max_dlq_size entries (see finishScript).
+ *
  * One reference process per Redis: `inflight` holds the attempts of the process that runs.
  */
 
@@ -23,6 +27,11 @@ export interface AcceptItem {
    * from memory, so no claim reads it back; a restart still finds it (recover).
    */
   readonly inflightAt?: number;
+  /**
+   * The plan's max_queues, for a queued message whose queue does not exist yet: past it the message
+   * is refused and nothing is stored (no queue, no deduplication id). None: no limit.
+   */
+  readonly maxQueues?: number;
 }
 
 /** The stored id (the earlier message's when deduplicated). */
@@ -31,10 +40,34 @@ export interface Accepted {
   readonly deduplicated: boolean;
 }
 
+/** A queued message refused because its queue would be a new one past the plan's max_queues. */
+export interface QueueLimitRefusal {
+  readonly refused: 'max_queues';
+  readonly queue: string;
+  readonly limit: number;
+}
+
+/** What `acceptMany` answers for one item. */
+export type AcceptAnswer = Accepted | QueueLimitRefusal;
+
+/** What `accept` rejects with when the message would create a queue past the plan's max_queues. */
+export class QueueLimitReached extends Error {
+  readonly queue: string;
+  readonly limit: number;
+
+  constructor(queue: string, limit: number) {
+    super(`a new queue ${JSON.stringify(queue)} exceeds the plan's max_queues of ${limit}`);
+    this.queue = queue;
+    this.limit = limit;
+  }
+}
+
 export const keyPrefix = 'svc:ref:';
 const dueKey = `${keyPrefix}due`;
 const inflightKey = `${keyPrefix}inflight`;
 const dlqKey = `${keyPrefix}dlq`;
+/** The dead letters' ids scored by when each became one: what trims the queue to max_dlq_size, oldest first. */
+const dlqOrderKey = `${keyPrefix}dlq:order`;
 const queuesKey = `${keyPrefix}queues`;
 const statsKey = `${keyPrefix}stats`;
 /** How long a finished message stays readable (`GET /v2/messages/<id>`). */
@@ -45,41 +78,65 @@ const dedupTtlSeconds = 600;
 export const messageKey = (id: string) => `${keyPrefix}msg:${id}`;
 const queueKey = (name: string) => `${keyPrefix}queue:${name}`;
 
-// ARGV[1] the dedup ttl, ARGV[2] now, then 8 per message: its key, due (or inflight, for a message the
-// dispatcher starts from memory) or its queue's list, json, id, score, dedup key ('' for none), queue name ('' when not queued), queue hash key. Many publishes in
-// one call, each as one call did it, in order (a later message with the same dedup id finds the
-// earlier one's); answers id and deduplicated (1 or 0) per message.
+// ARGV[1] the dedup ttl, ARGV[2] now, then 9 per message: its key, due (or inflight, for a message the
+// dispatcher starts from memory) or its queue's list, json, id, score, dedup key ('' for none), queue
+// name ('' when not queued), queue hash key, max_queues (-1: no limit). Many publishes in one call,
+// each as one call did it, in order (a later message with the same dedup id finds the earlier one's);
+// answers id and deduplicated (1 or 0) per message, or '' and -1 for a message refused because its
+// queue would be a new one past max_queues (counted before anything is written, dedup id included).
 const acceptScript = new LuaScript(`
 local out = {}
 local i = 3
 while i <= #ARGV do
-  local key, list, json, id, score, dedup, queue, queueHash = unpack(ARGV, i, i + 7)
-  i = i + 8
-  local existing = false
-  if dedup ~= '' then
-    existing = redis.call('GET', dedup)
-    if not existing then redis.call('SET', dedup, id, 'EX', ARGV[1]) end
-  end
-  if existing then
-    out[#out + 1] = existing
-    out[#out + 1] = 1
+  local key, list, json, id, score, dedup, queue, queueHash, maxQueues = unpack(ARGV, i, i + 8)
+  i = i + 9
+  local limit = tonumber(maxQueues)
+  if queue ~= '' and limit >= 0 and redis.call('SISMEMBER', '${queuesKey}', queue) == 0
+    and redis.call('SCARD', '${queuesKey}') >= limit then
+    out[#out + 1] = ''
+    out[#out + 1] = -1
   else
-    redis.call('SET', key, json)
-    if queue == '' then
-      redis.call('ZADD', list, score, id)
-    else
-      redis.call('RPUSH', list, id)
-      redis.call('SADD', '${queuesKey}', queue)
-      redis.call('HSETNX', queueHash, 'parallelism', '1')
-      redis.call('HSETNX', queueHash, 'paused', '0')
-      redis.call('HSETNX', queueHash, 'createdAt', ARGV[2])
-      redis.call('HSETNX', queueHash, 'updatedAt', ARGV[2])
+    local existing = false
+    if dedup ~= '' then
+      existing = redis.call('GET', dedup)
+      if not existing then redis.call('SET', dedup, id, 'EX', ARGV[1]) end
     end
-    out[#out + 1] = id
-    out[#out + 1] = 0
+    if existing then
+      out[#out + 1] = existing
+      out[#out + 1] = 1
+    else
+      redis.call('SET', key, json)
+      if queue == '' then
+        redis.call('ZADD', list, score, id)
+      else
+        redis.call('RPUSH', list, id)
+        redis.call('SADD', '${queuesKey}', queue)
+        redis.call('HSETNX', queueHash, 'parallelism', '1')
+        redis.call('HSETNX', queueHash, 'paused', '0')
+        redis.call('HSETNX', queueHash, 'createdAt', ARGV[2])
+        redis.call('HSETNX', queueHash, 'updatedAt', ARGV[2])
+      end
+      out[#out + 1] = id
+      out[#out + 1] = 0
+    end
   end
 end
 return out
+`);
+
+// KEYS[1] the queues set, KEYS[2] the queue's hash; ARGV: name, parallelism, paused ('1', '0', or ''
+// to keep it, '0' for a new queue), now, max_queues (-1: no limit). Creates or updates the queue;
+// answers 0, writing nothing, when the queue is a new one past max_queues, else 1.
+const upsertQueueScript = new LuaScript(`
+if redis.call('SISMEMBER', KEYS[1], ARGV[1]) == 0 then
+  local limit = tonumber(ARGV[5])
+  if limit >= 0 and redis.call('SCARD', KEYS[1]) >= limit then return 0 end
+  redis.call('SADD', KEYS[1], ARGV[1])
+end
+redis.call('HSETNX', KEYS[2], 'createdAt', ARGV[4])
+redis.call('HSET', KEYS[2], 'parallelism', ARGV[2], 'updatedAt', ARGV[4])
+if ARGV[3] == '' then redis.call('HSETNX', KEYS[2], 'paused', '0') else redis.call('HSET', KEYS[2], 'paused', ARGV[3]) end
+return 1
 `);
 
 // KEYS[1] due, KEYS[2] inflight; ARGV: now, limit. Moves due messages to inflight, returns their JSON.
@@ -114,15 +171,37 @@ local head = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
 return {out, head[2] or ''}
 `);
 
-// KEYS[1] inflight, KEYS[2] due, KEYS[3] dead letters, KEYS[4] stats; ARGV[1] the finished messages'
-// TTL, then one group per attempt (see finishArgs). The outcomes of many attempts in one call: what a
-// MULTI per attempt wrote, in the same order, without a round trip and seven client commands each.
+// KEYS[1] inflight, KEYS[2] due, KEYS[3] dead letters, KEYS[4] stats, KEYS[5] the dead letters' order;
+// ARGV[1] the finished messages' TTL, then one group per attempt (see finishArgs). The outcomes of many
+// attempts in one call: what a MULTI per attempt wrote, in the same order, without a round trip and
+// seven client commands each.
+//
+// A full dead letter queue (more than the attempt's max_dlq_size, -1: no limit) drops its oldest
+// entries, as the real service documents ("if you exceed this limit, the oldest messages will be
+// dropped"): the newest failures are the ones still worth handling, and a failing endpoint never
+// stops the queue from recording. Entries that predate the order (a Redis written by an older
+// reference) are ordered first, by their createdAt.
 const finishScript = new LuaScript(`
+local function trimDeadLetters(cap)
+  if redis.call('ZCARD', KEYS[5]) < redis.call('HLEN', KEYS[3]) then
+    local all = redis.call('HGETALL', KEYS[3])
+    for j = 1, #all, 2 do
+      if not redis.call('ZSCORE', KEYS[5], all[j]) then
+        redis.call('ZADD', KEYS[5], cjson.decode(all[j + 1]).createdAt, all[j])
+      end
+    end
+  end
+  while redis.call('HLEN', KEYS[3]) > cap do
+    local oldest = redis.call('ZPOPMIN', KEYS[5])
+    if #oldest == 0 then break end
+    redis.call('HDEL', KEYS[3], oldest[1])
+  end
+end
 local i = 2
 while i <= #ARGV do
-  local id, json, nxt, at, field, active, dlqId, dlqJson = unpack(ARGV, i, i + 7)
-  local caused = tonumber(ARGV[i + 8])
-  i = i + 9
+  local id, json, nxt, at, field, active, dlqId, dlqJson, dlqAt, dlqCap = unpack(ARGV, i, i + 9)
+  local caused = tonumber(ARGV[i + 10])
+  i = i + 11
   redis.call('ZREM', KEYS[1], id)
   for _ = 1, caused do
     local cid, cbody, score, where = unpack(ARGV, i, i + 3)
@@ -130,7 +209,12 @@ while i <= #ARGV do
     redis.call('SET', '${keyPrefix}msg:' .. cid, cbody)
     if where == 'inflight' then redis.call('ZADD', KEYS[1], score, cid) else redis.call('ZADD', KEYS[2], score, cid) end
   end
-  if dlqId ~= '' then redis.call('HSET', KEYS[3], dlqId, dlqJson) end
+  if dlqId ~= '' then
+    redis.call('HSET', KEYS[3], dlqId, dlqJson)
+    redis.call('ZADD', KEYS[5], dlqAt, dlqId)
+    local cap = tonumber(dlqCap)
+    if cap >= 0 then trimDeadLetters(cap) end
+  end
   if nxt == 'retry' then
     redis.call('SET', '${keyPrefix}msg:' .. id, json)
     redis.call('ZADD', KEYS[2], at, id)
@@ -142,6 +226,12 @@ while i <= #ARGV do
   end
 end
 return 0
+`);
+
+// KEYS[1] dead letters, KEYS[2] their order; ARGV: the dlqId. Answers 1 when it was there.
+const deleteDeadLetterScript = new LuaScript(`
+redis.call('ZREM', KEYS[2], ARGV[1])
+return redis.call('HDEL', KEYS[1], ARGV[1])
 `);
 
 // KEYS[1] the queues set, KEYS[2] due; ARGV: now, '1' to ignore pauses. Moves each active queue's
@@ -208,6 +298,11 @@ export interface AttemptWrite {
   /** Unix ms the causedInflight are claimed at. */
   readonly inflightAt?: number;
   readonly deadLetter?: DeadLetter;
+  /**
+   * The plan's max_dlq_size when the attempt writes a dead letter: the queue keeps at most this many,
+   * the oldest dropped first. None: no limit.
+   */
+  readonly maxDeadLetters?: number;
 }
 
 /** One attempt's group of finishScript's arguments. */
@@ -223,6 +318,8 @@ function finishArgs(write: AttemptWrite, out: string[]): void {
     next.kind === 'end' && message.queue !== undefined ? `${queueKey(message.queue)}:active` : '',
     deadLetter?.dlqId ?? '',
     deadLetter === undefined ? '' : JSON.stringify(deadLetter),
+    String(deadLetter?.createdAt ?? ''),
+    String(write.maxDeadLetters ?? -1),
     String(write.caused.length + inflight.length),
   );
   for (const caused of write.caused) out.push(caused.id, JSON.stringify(caused), String(caused.notBefore), 'due');
@@ -242,7 +339,7 @@ export interface QueueView {
 export class MessageStore {
   readonly #redis: MessagingRedis;
   /** Publishes that arrive together, stored in one script call (a failed call answers each 500). */
-  readonly #accepts = new TurnBatch<AcceptItem, Accepted>((items) => this.acceptMany(items));
+  readonly #accepts = new TurnBatch<AcceptItem, AcceptAnswer>((items) => this.acceptMany(items));
   /** Attempts that finish together, their outcomes in one call (the dispatcher retries a failed one). */
   readonly #finishes = new TurnBatch<AttemptWrite, void>(async (writes) => {
     await this.finishAttempts(writes);
@@ -254,21 +351,25 @@ export class MessageStore {
   }
 
   /**
-   * Stores a message as due (or queued). Answers the id, or the earlier id of a deduplicated message.
+   * Stores a message as due (or queued). Answers the id, or the earlier id of a deduplicated message;
+   * rejects with QueueLimitReached when its queue would be a new one past `maxQueues`.
    * Publishes that arrive together go to Redis as one call (turn-batch.ts).
    */
-  accept(message: StoredMessage, dedupId?: string, inflightAt?: number): Promise<Accepted> {
-    return this.#accepts.add({
+  async accept(message: StoredMessage, dedupId?: string, inflightAt?: number, maxQueues?: number): Promise<Accepted> {
+    const answer = await this.#accepts.add({
       message,
       ...(dedupId !== undefined && { dedupId }),
       ...(inflightAt !== undefined && { inflightAt }),
+      ...(maxQueues !== undefined && { maxQueues }),
     });
+    if ('refused' in answer) throw new QueueLimitReached(answer.queue, answer.limit);
+    return answer;
   }
 
-  /** Stores many messages in one call, in order, each as `accept` does. */
-  async acceptMany(items: readonly AcceptItem[]): Promise<Accepted[]> {
+  /** Stores many messages in one call, in order, each as `accept` does (a refusal is an answer here). */
+  async acceptMany(items: readonly AcceptItem[]): Promise<AcceptAnswer[]> {
     const args: (string | number)[] = [dedupTtlSeconds, Date.now()];
-    for (const { message, dedupId, inflightAt } of items) {
+    for (const { message, dedupId, inflightAt, maxQueues } of items) {
       const queued = message.queue !== undefined;
       const direct = !queued && inflightAt !== undefined;
       args.push(
@@ -280,12 +381,19 @@ export class MessageStore {
         dedupId === undefined ? '' : `${keyPrefix}dedup:${dedupId}`,
         message.queue ?? '',
         queued ? queueKey(message.queue as string) : '',
+        queued && maxQueues !== undefined ? maxQueues : -1,
       );
     }
     const reply = (await acceptScript.run(this.#redis, [], args)) as LuaReply[];
-    const out: Accepted[] = [];
+    const out: AcceptAnswer[] = [];
     for (let i = 0; i + 1 < reply.length; i += 2) {
-      out.push({ id: String(reply[i]), deduplicated: Number(reply[i + 1]) === 1 });
+      const flag = Number(reply[i + 1]);
+      const item = items[i / 2] as AcceptItem;
+      out.push(
+        flag === -1
+          ? { refused: 'max_queues', queue: item.message.queue ?? '', limit: item.maxQueues ?? -1 }
+          : { id: String(reply[i]), deduplicated: flag === 1 },
+      );
     }
     return out;
   }
@@ -330,7 +438,7 @@ export class MessageStore {
     if (writes.length === 0) return;
     const args: string[] = [String(finishedTtlSeconds)];
     for (const write of writes) finishArgs(write, args);
-    await finishScript.run(this.#redis, [inflightKey, dueKey, dlqKey, statsKey], args);
+    await finishScript.run(this.#redis, [inflightKey, dueKey, dlqKey, statsKey, dlqOrderKey], args);
   }
 
   async message(id: string): Promise<StoredMessage | undefined> {
@@ -349,7 +457,7 @@ export class MessageStore {
   }
 
   async deleteDeadLetter(dlqId: string): Promise<boolean> {
-    return Number(await this.#redis.sendCommand(['HDEL', dlqKey, dlqId])) === 1;
+    return Number(await deleteDeadLetterScript.run(this.#redis, [dlqKey, dlqOrderKey], [dlqId])) === 1;
   }
 
   /** Counts for the admin endpoint and the accounting tests. */
@@ -367,15 +475,18 @@ export class MessageStore {
 
   // Queues (the real service's upsert, get, pause and resume)
 
-  async upsertQueue(name: string, parallelism: number, paused: boolean | undefined): Promise<void> {
-    const now = String(Date.now());
-    const tx = this.#redis.multi();
-    tx.addCommand(['SADD', queuesKey, name]);
-    tx.addCommand(['HSETNX', queueKey(name), 'createdAt', now]);
-    tx.addCommand(['HSET', queueKey(name), 'parallelism', String(parallelism), 'updatedAt', now]);
-    if (paused !== undefined) tx.addCommand(['HSET', queueKey(name), 'paused', paused ? '1' : '0']);
-    else tx.addCommand(['HSETNX', queueKey(name), 'paused', '0']);
-    await tx.exec();
+  /**
+   * Creates or updates a queue. False, with nothing written, when the queue does not exist and the
+   * account already holds `maxQueues` queues (counted and created in one script: concurrent upserts
+   * cannot pass the limit); an existing queue is always updated. No `maxQueues`: no limit.
+   */
+  async upsertQueue(name: string, parallelism: number, paused: boolean | undefined, maxQueues = -1): Promise<boolean> {
+    const written = await upsertQueueScript.run(
+      this.#redis,
+      [queuesKey, queueKey(name)],
+      [name, parallelism, paused === undefined ? '' : paused ? '1' : '0', Date.now(), maxQueues],
+    );
+    return Number(written) === 1;
   }
 
   async queue(name: string): Promise<QueueView | undefined> {

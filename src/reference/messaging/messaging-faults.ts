@@ -454,6 +454,18 @@ export const messagingFaults = defineFaults([
     rule: 'A.limits.endpoints-per-topic',
     description: "Adds endpoints to a URL group past the plan's max_endpoints_per_topic.",
   },
+  {
+    name: 'queue-limit-unchecked',
+    area: 'messaging',
+    rule: 'A.limits.queues',
+    description: "Creates queues (by upsert or a first enqueue) past the plan's max_queues.",
+  },
+  {
+    name: 'dlq-limit-unchecked',
+    area: 'messaging',
+    rule: 'A.limits.dlq-size',
+    description: "Keeps every dead letter: the dead letter queue grows past the plan's max_dlq_size.",
+  },
 ]);
 
 export type MessagingFaultName = (typeof messagingFaults)[number]['name'];

@@ -7,6 +7,7 @@
  */
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { QueueLimitReached } from './message-store.ts';
 import { MessagingError } from './messaging-error.ts';
 import type { MessagingFaultName } from './messaging-faults.ts';
 import { header, messageFromPublish, type PublishInput, type RequestHeaders } from './publish-request.ts';
@@ -153,6 +154,11 @@ export async function messagingRoutes(app: FastifyInstance, options: MessagingRo
       ...(topic !== undefined && { topic }),
     });
     const publishContext = { dialect, account: (await account.record()).account, fault, now: Date.now() };
+    // Spec "Limits": an enqueue creates its queue on first use, within the plan's max_queues (the
+    // store counts and creates in one script); the fault lifts it. A publish names no queue.
+    const maxQueues =
+      queue === undefined || fault('queue-limit-unchecked') ? undefined : publishContext.account.max_queues;
+    const storing = storeWithin(maxQueues);
     const dedupId = header(request.headers as RequestHeaders, `${p}Deduplication-Id`);
     if (group !== undefined) {
       const answers = await fanOut(
@@ -166,6 +172,7 @@ export async function messagingRoutes(app: FastifyInstance, options: MessagingRo
             publishContext,
           ),
         dedupId,
+        storing,
       );
       dispatcher.poke(queue !== undefined);
       return reply.code(200).send(answers);
@@ -176,7 +183,7 @@ export async function messagingRoutes(app: FastifyInstance, options: MessagingRo
     const direct = queue === undefined && message.notBefore <= Date.now() && dispatcher.reserve();
     let accepted: Awaited<ReturnType<typeof store.accept>>;
     try {
-      accepted = await store.accept(message, dedupId, direct ? Date.now() : undefined);
+      accepted = await storing.accept(message, dedupId, direct ? Date.now() : undefined);
     } catch (error) {
       if (direct) dispatcher.takeReserved(undefined);
       throw error;
@@ -184,6 +191,23 @@ export async function messagingRoutes(app: FastifyInstance, options: MessagingRo
     if (direct) dispatcher.takeReserved(accepted.deduplicated ? undefined : message);
     else dispatcher.poke(queue !== undefined);
     return reply.code(200).send({ messageId: accepted.id, ...(accepted.deduplicated && { deduplicated: true }) });
+  }
+
+  /**
+   * The store's accept within a plan's max_queues (none: no limit): a message whose queue would be a
+   * new one past it is a 400 naming the limit, and nothing of it is stored.
+   */
+  function storeWithin(maxQueues: number | undefined): Pick<typeof store, 'accept'> {
+    return {
+      accept: async (message, dedupId, inflightAt) => {
+        try {
+          return await store.accept(message, dedupId, inflightAt, maxQueues);
+        } catch (error) {
+          if (error instanceof QueueLimitReached) throw new MessagingError(400, error.message);
+          throw error;
+        }
+      },
+    };
   }
 
   /**
@@ -209,13 +233,17 @@ export async function messagingRoutes(app: FastifyInstance, options: MessagingRo
     group: Topic,
     messageFor: (endpoint: TopicEndpoint) => StoredMessage,
     dedupId: string | undefined,
+    storing: Pick<typeof store, 'accept'>,
   ): Promise<{ messageId: string; url: string; deduplicated?: true }[]> {
     const messages = group.endpoints.map(messageFor);
     const skipped = fault('url-group-skips-endpoint') && messages.length > 1 ? messages.length - 1 : -1;
     return Promise.all(
       messages.map(async (message, at) => {
         if (at === skipped) return { messageId: message.id, url: message.url };
-        const accepted = await store.accept(message, dedupId === undefined ? undefined : `${dedupId}\n${message.url}`);
+        const accepted = await storing.accept(
+          message,
+          dedupId === undefined ? undefined : `${dedupId}\n${message.url}`,
+        );
         return {
           messageId: accepted.id,
           url: message.url,

@@ -1,4 +1,8 @@
-/** Queues (spec "States and transitions > Queue", and the real service's upsert, get, delete, resume). */
+/**
+ * Queues (spec "States and transitions > Queue", and the real service's upsert, get, delete, resume).
+ * A new queue, by upsert here or by a first enqueue, is counted against the plan's max_queues (spec
+ * "Limits") in the same atomic step that creates it: past it, a 400 naming the limit.
+ */
 import type { FastifyInstance } from 'fastify';
 import { MessagingError } from './messaging-error.ts';
 import type { RouteContext } from './route-context.ts';
@@ -6,7 +10,7 @@ import { jsonBody, queueNamePattern } from './route-input.ts';
 
 export function queueRoutes(app: FastifyInstance, context: RouteContext): void {
   const { options, v } = context;
-  const { store, dispatcher, fault } = options;
+  const { store, dispatcher, fault, account } = options;
   // Queues
 
   app.post(`${v}/queues`, async (request, reply) => {
@@ -21,7 +25,14 @@ export function queueRoutes(app: FastifyInstance, context: RouteContext): void {
     }
     if (body.paused !== undefined && typeof body.paused !== 'boolean')
       throw new MessagingError(400, 'paused must be a boolean');
-    await store.upsertQueue(name, parallelism, body.paused as boolean | undefined);
+    // The fault lifts the plan's max_queues; an existing queue is updated whatever the count.
+    const maxQueues = fault('queue-limit-unchecked') ? -1 : (await account.record()).account.max_queues;
+    if (!(await store.upsertQueue(name, parallelism, body.paused as boolean | undefined, maxQueues))) {
+      throw new MessagingError(
+        400,
+        `a new queue ${JSON.stringify(name)} exceeds the plan's max_queues of ${maxQueues}`,
+      );
+    }
     dispatcher.poke(true);
     return reply.code(200).send();
   });

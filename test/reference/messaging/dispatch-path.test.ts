@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { type AreaRedis, connectAreaRedis } from '../../../src/reference/account/area-redis.ts';
 import { Deliverer } from '../../../src/reference/messaging/deliverer.ts';
 import {
-  type Accepted,
+  type AcceptAnswer,
   type AcceptItem,
   type AttemptWrite,
   MessageStore,
@@ -161,6 +161,55 @@ describe('message store', () => {
     expect((await store.message(m.id))?.state).toBe('delivered');
     await expect(store.finishAttempts([])).resolves.toBeUndefined();
   });
+
+  test('past maxDeadLetters the oldest dead letters are dropped, within one batch too; entries written before the order existed are ordered by createdAt', async () => {
+    await client.sendCommand(['FLUSHDB']);
+    const store = new MessageStore(client);
+    const now = Date.now();
+    const failedAt = (dlqId: string, createdAt: number, maxDeadLetters?: number): AttemptWrite => {
+      const m = message();
+      return {
+        message: { ...m, state: 'failed', dlqId },
+        next: { kind: 'end' },
+        caused: [],
+        deadLetter: {
+          dlqId,
+          messageId: m.id,
+          url: m.url,
+          method: 'POST',
+          header: {},
+          body: m.body,
+          createdAt,
+          responseStatus: 500,
+          responseHeader: {},
+          responseBody: '',
+          retried: 0,
+          maxRetries: 0,
+        },
+        ...(maxDeadLetters !== undefined && { maxDeadLetters }),
+      };
+    };
+    const held = async () => (await store.deadLetters()).map((entry) => entry.dlqId);
+    // An older reference wrote dead letters without their order: the first capped write orders them.
+    for (const [dlqId, at] of [
+      ['dlq_old2', now - 20],
+      ['dlq_old1', now - 30],
+    ] as const) {
+      await client.sendCommand(['HSET', 'svc:ref:dlq', dlqId, JSON.stringify(failedAt(dlqId, at).deadLetter)]);
+    }
+    await store.finishAttempts([failedAt('dlq_a', now, 3)]);
+    expect(await held()).toEqual(['dlq_old1', 'dlq_old2', 'dlq_a']);
+    await store.finishAttempts([failedAt('dlq_b', now + 1, 3), failedAt('dlq_c', now + 2, 3)]);
+    expect(await held()).toEqual(['dlq_a', 'dlq_b', 'dlq_c']);
+    // Without a limit (the fault), nothing is dropped; a delete takes the entry out of the order too.
+    await store.finishAttempts([failedAt('dlq_d', now + 3)]);
+    expect(await held()).toEqual(['dlq_a', 'dlq_b', 'dlq_c', 'dlq_d']);
+    expect(await store.deleteDeadLetter('dlq_c')).toBe(true);
+    expect(await store.deleteDeadLetter('dlq_c')).toBe(false);
+    await store.finishAttempts([failedAt('dlq_e', now + 4, 2)]);
+    expect(await held()).toEqual(['dlq_d', 'dlq_e']);
+    expect(Number(await client.sendCommand(['ZCARD', 'svc:ref:dlq:order']))).toBe(2);
+  });
 });
 
 describe('publishes stored together', () => {
@@ -199,7 +248,7 @@ describe('publishes stored together', () => {
     await client.sendCommand(['FLUSHDB']);
     const calls: number[] = [];
     class CountingStore extends MessageStore {
-      override async acceptMany(items: readonly AcceptItem[]): Promise<Accepted[]> {
+      override async acceptMany(items: readonly AcceptItem[]): Promise<AcceptAnswer[]> {
         calls.push(items.length);
         return super.acceptMany(items);
       }

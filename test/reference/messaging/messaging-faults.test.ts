@@ -101,7 +101,8 @@ const groups: readonly (readonly MessagingFaultName[])[] = [
   ],
   // retry-signature-expired apart from retry-signature-reused, whose reused token would hide it.
   ['callback-not-sent', 'dlq-id-unknown', 'retry-signature-expired'],
-  // URL groups: each probe makes groups of its own; the limit probes change the account for their length only.
+  // URL groups and the account's limits: each probe makes groups (or queues) of its own; the limit probes
+  // change the account for their length only (no other probe here makes a queue or reads a dead letter).
   [
     'callback-omits-topic-name',
     'callback-endpoint-name-wrong',
@@ -109,6 +110,8 @@ const groups: readonly (readonly MessagingFaultName[])[] = [
     'url-group-skips-endpoint',
     'topic-limit-unchecked',
     'endpoint-limit-unchecked',
+    'queue-limit-unchecked',
+    'dlq-limit-unchecked',
   ],
   // Each probe reads one field or one signature claim, which no other fault of the group changes.
   [
@@ -430,6 +433,41 @@ const probes: Record<MessagingFaultName, FaultProbe> = {
         return (await upsertGroup(ref, p.id, [{ url: p.url(`${p.dest}/a`) }, { url: p.url(`${p.dest}/b`) }])).status;
       } finally {
         await setAccount(ref, { max_endpoints_per_topic: 100 });
+      }
+    },
+  },
+
+  'queue-limit-unchecked': {
+    correct: [200, 400, 400],
+    probe: async (ref) => {
+      const p = fresh('queue-limit');
+      const queues = ((await get(ref, '/v2/queues')).json as unknown[]).length;
+      await setAccount(ref, { max_queues: queues + 1 });
+      try {
+        return [
+          (await call(ref, '/v2/queues', { body: { queueName: `${p.id}-a`, parallelism: 1 } })).status,
+          (await call(ref, '/v2/queues', { body: { queueName: `${p.id}-b`, parallelism: 1 } })).status,
+          (await call(ref, `/v2/enqueue/${p.id}-c/${p.url(p.dest)}`, { body: 'x' })).status,
+        ];
+      } finally {
+        await setAccount(ref, { max_queues: 1000 });
+      }
+    },
+  },
+  'dlq-limit-unchecked': {
+    correct: true,
+    probe: async (ref) => {
+      const p = fresh('dlq-limit');
+      sink.answer(p.dest, { status: 500 });
+      const deadLetters = async () => ((await get(ref, '/v2/dlq')).json as { messages: unknown[] }).messages.length;
+      const limit = (await deadLetters()) + 1;
+      await setAccount(ref, { max_dlq_size: limit });
+      try {
+        for (const _ of [1, 2]) await send(ref, p.dest, { 'Svc-Retries': '0', 'Svc-Failure-Callback': p.url(p.fcb) });
+        await sink.waitFor(p.fcb, 2, 10_000);
+        return (await deadLetters()) <= limit;
+      } finally {
+        await setAccount(ref, { max_dlq_size: 100_000 });
       }
     },
   },
