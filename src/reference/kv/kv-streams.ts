@@ -8,13 +8,15 @@ import { ErrorReply } from '@redis/client';
 import type { KvFaultCheck } from './kv-fault-check.ts';
 import type { RedisUser } from './kv-tokens.ts';
 import type { RedisClient, RedisConnections } from './redis-connections.ts';
+import { eventFrame, heartbeatFrame, SharedFrames } from './sse-frames.ts';
 
 const heartbeatMs = 15_000;
 
 /**
  * What one stream may hold unsent for a client that reads slower than events arrive, like Redis's
- * own hard output-buffer limit for pub/sub clients; past it the client is dropped, so a stalled
- * reader cannot grow the service's memory without bound.
+ * own hard output-buffer limit for pub/sub clients; past it the client is dropped (its connection
+ * reset, what was queued for it discarded), so a stalled reader cannot grow the service's memory
+ * without bound.
  */
 export const defaultStreamBufferBytes = 32 * 1024 * 1024;
 const utf8 = new TextDecoder('utf-8', { fatal: false });
@@ -27,6 +29,7 @@ export class KvStreams {
   readonly #fault: KvFaultCheck;
   readonly #open = new Set<() => void>();
   readonly #bufferBytes: number;
+  readonly #frames = new SharedFrames();
   /** `[<db> `: how MONITOR lines of area B's database begin after the timestamp. */
   readonly #database: string;
 
@@ -63,7 +66,7 @@ export class KvStreams {
       res.off('close', leave);
       throw error;
     }
-    const pending: string[] = [];
+    const pending: Buffer[] = [];
     let started = false;
     let ended = false;
     end = () => {
@@ -75,9 +78,9 @@ export class KvStreams {
       // Before the stream started the caller still answers an {error} on `res`.
       if (started && !res.writableEnded) res.end();
     };
-    const heartbeat = setInterval(() => send(res, undefined, this.#bufferBytes), heartbeatMs);
+    const heartbeat = setInterval(() => send(res, heartbeatFrame, this.#bufferBytes), heartbeatMs);
     heartbeat.unref();
-    const emit = (data: string) => (started ? send(res, data, this.#bufferBytes) : pending.push(data));
+    const emit = (frame: Buffer) => (started ? send(res, frame, this.#bufferBytes) : pending.push(frame));
     try {
       if (!left) await this.#start(kind, name, client, emit);
       // Lost while starting: no stream to open, and the caller answers the failure.
@@ -100,14 +103,16 @@ export class KvStreams {
     // Headers go out now: a stream may have nothing to say for a while.
     res.flushHeaders();
     started = true;
-    for (const data of pending.splice(0)) send(res, data, this.#bufferBytes);
+    for (const frame of pending.splice(0)) send(res, frame, this.#bufferBytes);
   }
 
   closeAll(): void {
     for (const end of [...this.#open]) end();
+    this.#frames.clear();
   }
 
-  async #start(kind: StreamKind, name: Buffer, client: RedisClient, emit: (data: string) => void): Promise<void> {
+  async #start(kind: StreamKind, name: Buffer, client: RedisClient, emitFrame: (frame: Buffer) => void): Promise<void> {
+    const emit = (data: string) => emitFrame(eventFrame(data));
     if (kind === 'monitor') {
       // Spec "Endpoints > Area B" (/monitor): the first data item is OK (notes: `"OK"`).
       if (!this.#fault('monitor-drops-ok')) emit('"OK"');
@@ -136,7 +141,10 @@ export class KvStreams {
     const count = this.#fault('subscribe-wrong-count') ? 0 : 1;
     const shown = utf8.decode(name);
     if (kind === 'subscribe') {
-      const deliver = (message: Buffer) => emit(`message,${shown},${this.#payload(message)}`);
+      // Every subscriber of the channel gets the message: its frame is encoded once for all of them.
+      const prefix = `message,${shown},`;
+      const deliver = (message: Buffer) =>
+        emitFrame(this.#frames.frame(prefix, message, () => prefix + this.#payload(message)));
       if (this.#fault('subscribe-prefix-match')) await client.pSubscribe(`${patternOf(name)}*`, deliver, true);
       else if (this.#fault('subscribe-as-pattern')) await client.pSubscribe(shown, deliver, true);
       else if (isUtf8(name)) await client.subscribe(shown, deliver, true);
@@ -157,7 +165,10 @@ export class KvStreams {
     if (!isUtf8(name)) throw new ErrorReply('ERR a /psubscribe pattern must be valid UTF-8');
     await client.pSubscribe(
       shown,
-      (message: Buffer, channel: Buffer) => emit(`pmessage,${shown},${utf8.decode(channel)},${this.#payload(message)}`),
+      (message: Buffer, channel: Buffer) => {
+        const prefix = `pmessage,${shown},${utf8.decode(channel)},`;
+        emitFrame(this.#frames.frame(prefix, message, () => prefix + this.#payload(message)));
+      },
       true,
     );
     emit(`psubscribe,${shown},${count}`);
@@ -201,17 +212,26 @@ function patternOf(channel: Buffer): string {
   return pattern;
 }
 
-/** One SSE event (or a heartbeat comment when `data` is undefined); newlines split into data lines. */
-function send(res: ServerResponse, data: string | undefined, bufferBytes: number): void {
+/** Writes one event's frame; a client this far behind is dropped. */
+function send(res: ServerResponse, frame: Buffer, bufferBytes: number): void {
   if (res.writableEnded || res.destroyed) return;
-  const event =
-    data === undefined
-      ? ': keep-alive\n\n'
-      : `${data
-          .split(/\r\n|\r|\n/)
-          .map((line) => `data: ${line}`)
-          .join('\n')}\n\n`;
-  res.write(event);
-  // A client this far behind is dropped; 'close' then ends the stream and frees its Redis connection.
-  if (res.writableLength > bufferBytes) res.destroy();
+  res.write(frame);
+  if (res.writableLength > bufferBytes) drop(res);
+}
+
+/**
+ * Drops a slow client at once: a reset, not a close. A close (FIN) would leave the kernel's send
+ * queue (megabytes on loopback) to be delivered first, so the client would read that backlog before
+ * learning it was dropped, and the queue would live until it did; a reset discards it, and the
+ * client's next read fails. The response's own queued chunks go with the destroyed socket, and its
+ * 'close' ends the stream (the Redis connection, the subscription).
+ */
+function drop(res: ServerResponse): void {
+  const socket = res.socket;
+  try {
+    if (socket && !socket.destroyed) socket.resetAndDestroy();
+  } catch {
+    // Not a TCP socket (resetAndDestroy throws for a pipe): an ordinary destroy below.
+  }
+  res.destroy();
 }

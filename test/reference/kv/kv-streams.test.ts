@@ -1,7 +1,11 @@
 /** /monitor, /subscribe, /psubscribe and /publish, as server-sent events over real HTTP. */
-import { createConnection } from 'node:net';
+import { createConnection, type Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { createClient } from '@redis/client';
 import { describe, expect, it } from 'vitest';
+import type { RunningReference } from '../../../src/reference/reference-service.ts';
 import {
   admin,
   call,
@@ -14,6 +18,57 @@ import {
 } from '../../support/reference-fixture.ts';
 
 const env = useTestReference();
+
+/** A subscriber on a raw socket that reads nothing until resumed; counts the bytes it reads then. */
+async function stalledSubscriber(ref: RunningReference, channel: string) {
+  const { hostname, port } = new URL(ref.target.kv!.url);
+  const socket: Socket = createConnection({ host: hostname, port: Number(port) });
+  // Paused before anything arrives: the service's events queue up in its socket and its memory.
+  socket.pause();
+  const state = { socket, received: 0, closed: false };
+  socket.on('data', (chunk: Buffer) => {
+    state.received += chunk.length;
+  });
+  socket.on('error', () => undefined);
+  socket.once('close', () => {
+    state.closed = true;
+  });
+  await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject));
+  socket.write(
+    `POST /subscribe/${channel} HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${ref.target.kv!.token}\r\n` +
+      'accept: text/event-stream\r\ncontent-length: 0\r\n\r\n',
+  );
+  return state;
+}
+
+async function numsubOf(ref: RunningReference, channel: string): Promise<number> {
+  return Number(((await call(ref, `/pubsub/numsub/${channel}`)).json as { result: [string, number] }).result[1]);
+}
+
+/** Polls `test` every 20 ms until it holds or `ms` pass. */
+async function eventually(test: () => boolean | Promise<boolean>, ms: number): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    if (await test()) return true;
+    await sleep(20);
+  }
+  return test();
+}
+
+/**
+ * The bytes of live heap objects and ArrayBuffers, after full collections (node runs the tests
+ * without --expose-gc); twice, since V8 frees dead ArrayBuffers' memory on a thread of its own.
+ */
+async function liveBytes(): Promise<number> {
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as () => void;
+  for (let i = 0; i < 2; i++) {
+    gc();
+    await sleep(50);
+  }
+  const usage = process.memoryUsage();
+  return usage.heapUsed + usage.arrayBuffers;
+}
 
 describe('/monitor', () => {
   it('starts with "OK", then one Redis MONITOR line per command with the client shown as 0.0.0.0:0', async () => {
@@ -186,6 +241,67 @@ describe('/subscribe and /publish', () => {
       expect(await numsub()).toBe(0);
     } finally {
       stalled.destroy();
+      await own.stop();
+    }
+  });
+
+  it('resets a dropped slow reader at once: it learns without reading the backlog, and no stream is left', async () => {
+    const ownRedis = await startTestRedis();
+    // A limit the operating system's socket buffers fill up to first (their queue reaches megabytes).
+    const own = await startTestReference(ownRedis, { streamBufferBytes: 4 * 1024 * 1024 });
+    const channel = uniqueKey('ch');
+    const client = await stalledSubscriber(own, channel);
+    try {
+      expect(await eventually(async () => (await numsubOf(own, channel)) === 1, 3_000)).toBe(true);
+      const message = 'x'.repeat(1024 * 1024);
+      let published = 0;
+      for (let i = 0; i < 40 && (await numsubOf(own, channel)) > 0; i++) {
+        await call(own, `/publish/${channel}`, { body: message });
+        published += message.length;
+      }
+      // Dropped: Redis counts no subscriber, and no stream of the reference holds a Redis connection.
+      expect(await numsubOf(own, channel)).toBe(0);
+      const redis = createClient({ url: ownRedis.url });
+      await redis.connect();
+      try {
+        const streams = async () => String(await redis.sendCommand(['CLIENT', 'LIST', 'TYPE', 'pubsub'])).trim();
+        expect(await eventually(async () => (await streams()) === '', 3_000)).toBe(true);
+      } finally {
+        redis.destroy();
+      }
+      // The reader reads again: the connection ends before it has read even one message. A close
+      // without a reset would first deliver the megabytes the operating system still held for it.
+      client.socket.resume();
+      expect(await eventually(() => client.closed, 3_000)).toBe(true);
+      expect(published).toBeGreaterThan(4 * 1024 * 1024);
+      expect(client.received).toBeLessThan(message.length);
+    } finally {
+      client.socket.destroy();
+      await own.stop();
+      await ownRedis.stop();
+    }
+  });
+
+  it('holds a message its slow subscribers all wait for once, not once per subscriber', async () => {
+    const own = await startTestReference(env.redis);
+    const channel = uniqueKey('ch');
+    const clients = await Promise.all(Array.from({ length: 10 }, () => stalledSubscriber(own, channel)));
+    try {
+      expect(await eventually(async () => (await numsubOf(own, channel)) === 10, 3_000)).toBe(true);
+      const before = await liveBytes();
+      // 16 messages of 1 MiB for each of the 10: under the 32 MiB limit, so all of it stays queued for them.
+      for (let i = 0; i < 16; i++) {
+        const message = `${i}:${'x'.repeat(1024 * 1024)}`;
+        expect((await call(own, `/publish/${channel}`, { body: message })).json).toEqual({ result: 10 });
+      }
+      // Every subscriber has its events queued (the last publish reached the tenth subscriber too).
+      await sleep(500);
+      const held = (await liveBytes()) - before;
+      // The operating system takes a few MiB of each; each copy in the service's memory would be ~120 MiB.
+      expect(held).toBeLessThan(40 * 1024 * 1024);
+      expect(await numsubOf(own, channel)).toBe(10);
+    } finally {
+      for (const client of clients) client.socket.destroy();
       await own.stop();
     }
   });
