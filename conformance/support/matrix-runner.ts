@@ -198,7 +198,8 @@ export async function runMatrixForm(ctx: CaseContext, form: RequestForm): Promis
       return { cell, note: checkCell(oracle, res, probe) };
     } catch (error) {
       if (!isCheckFailure(error)) throw error;
-      return { cell, failure: error, res };
+      // The answer's description, not the answer: a failing cell of hundreds must not keep its body.
+      return { cell, failure: error, answer: describe(res) };
     }
   });
 
@@ -222,7 +223,7 @@ export async function runMatrixForm(ctx: CaseContext, form: RequestForm): Promis
     const context = `${failures.length}/${cells.length} cells failed (rules ${rules}); first: ${cellName(first.cell)}`;
     throw new CheckFailure(
       first.failure.rule,
-      `${first.failure.received} [${describe(first.res as HttpResponse)}]`,
+      `${first.failure.received} [${first.answer}]`,
       first.failure.expected,
       context,
     );

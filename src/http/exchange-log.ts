@@ -6,6 +6,7 @@
  * the last few exchanges are kept: a hostile target's 10 MB answers must not stay in memory.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { excerpt } from '../shared/excerpt.ts';
 
 export interface Exchange {
   readonly method: string;
@@ -49,7 +50,7 @@ export function recordExchange(exchange: Exchange): void {
 
 /** Text of at most `bodyChars` characters, or undefined for bytes that are not UTF-8 text. */
 export function textExcerpt(bytes: Uint8Array | string): string | undefined {
-  if (typeof bytes === 'string') return bytes.length > bodyChars ? `${bytes.slice(0, bodyChars)}…` : bytes;
+  if (typeof bytes === 'string') return excerpt(bytes, bodyChars);
   const head = bytes.subarray(0, bodyChars * 4);
   let text: string;
   try {

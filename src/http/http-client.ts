@@ -2,12 +2,14 @@
  * The one HTTP client of the harness, shared by conformance and load: undici underneath, a timeout on
  * every request, timing, and transport failures turned into coded one-line errors.
  */
+
 import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { rootCertificates } from 'node:tls';
 import { Agent, type Dispatcher, request } from 'undici';
 import type { HttpMethod } from '../protocol/http-method.ts';
 import { harnessError, isHarnessError } from '../shared/errors.ts';
+import { afterBigAnswer } from '../shared/memory-relief.ts';
 import { type Exchange, exchangeLogged, recordExchange, textExcerpt } from './exchange-log.ts';
 
 export interface HttpRequest {
@@ -120,7 +122,10 @@ function exchangeOf(req: HttpRequest, res?: HttpResponse, error?: string): Excha
   return {
     method: req.method ?? 'GET',
     url: req.url,
-    headers: { ...req.headers },
+    // A header the harness sends may carry what a target gave it (a token of megabytes): excerpts only.
+    headers: Object.fromEntries(
+      Object.entries(req.headers ?? {}).map(([name, value]) => [name, textExcerpt(value) ?? '']),
+    ),
     ...(excerpt !== undefined && { body: excerpt }),
     bodyBytes: typeof sent === 'string' ? Buffer.byteLength(sent) : sent.length,
     ...(res !== undefined && { status: res.status, answerBytes: res.body.length }),
@@ -144,7 +149,10 @@ async function readCapped(body: Dispatcher.ResponseData['body'], max: number, ur
     }
     chunks.push(chunk as Buffer);
   }
-  return Buffer.concat(chunks, total);
+  const whole = Buffer.concat(chunks, total);
+  chunks.length = 0;
+  afterBigAnswer(total);
+  return whole;
 }
 
 /**

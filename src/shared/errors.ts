@@ -3,6 +3,7 @@
  * Every error the harness reports to a user is one of these: a code, a one-line message, an exit code.
  * The README's "Exit codes and errors" table is kept in step with this catalog by a test.
  */
+import { excerpt } from './excerpt.ts';
 
 /** Process exit codes of every command. */
 export const ExitCode = {
@@ -86,7 +87,7 @@ export function oneLine(error: unknown, max = Number.POSITIVE_INFINITY): string 
   const text = error instanceof Error ? error.message || error.name : String(error);
   const lines = text.split('\n');
   const line = lines.find((part) => part.trim().length > 0) ?? lines[0] ?? '';
-  return line.length > max ? `${line.slice(0, max)}…` : line;
+  return excerpt(line, max);
 }
 
 /** One line for the console: `svc-harness: <message> [CODE]`; never a stack trace. */

@@ -22,10 +22,21 @@ const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&
  * `"t"` and `_token=t` are still caught.
  */
 export function createRedactor(secrets: Iterable<string>): Redactor {
-  const pattern = wholeValuePattern([...secrets].flatMap(secretForms));
-  if (pattern === undefined) return (text) => text;
-  return (text) => text.replace(pattern, redactedMark);
+  const forms = [...secrets].flatMap(secretForms);
+  // A long value (a hostile target's 10 MB "token") is no word inside another: it is replaced wherever
+  // it stands, without a pattern (a pattern of megabytes fails to compile, or compiles slowly).
+  const long = [...new Set(forms.filter((form) => form.length > longSecretChars))].sort((a, b) => b.length - a.length);
+  const pattern = wholeValuePattern(forms.filter((form) => form.length <= longSecretChars));
+  if (pattern === undefined && long.length === 0) return (text) => text;
+  return (text) => {
+    let out = pattern === undefined ? text : text.replace(pattern, redactedMark);
+    for (const value of long) if (out.includes(value)) out = out.split(value).join(redactedMark);
+    return out;
+  };
 }
+
+/** Secrets longer than this are matched as plain text, not in the whole-value pattern. */
+const longSecretChars = 1024;
 
 /**
  * A global pattern for any of `values` where it stands as a whole value (as `createRedactor` finds
@@ -33,7 +44,9 @@ export function createRedactor(secrets: Iterable<string>): Redactor {
  * whole.
  */
 export function wholeValuePattern(values: Iterable<string>): RegExp | undefined {
-  const sorted = [...new Set(values)].filter((value) => value.length > 0).sort((a, b) => b.length - a.length);
+  const sorted = [...new Set(values)]
+    .filter((value) => value.length > 0 && value.length <= longSecretChars)
+    .sort((a, b) => b.length - a.length);
   if (sorted.length === 0) return undefined;
   return new RegExp(`(?<![A-Za-z0-9])(?:${sorted.map(escapeRegExp).join('|')})(?![A-Za-z0-9])`, 'g');
 }

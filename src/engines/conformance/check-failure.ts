@@ -2,6 +2,10 @@
  * A check is a small named function that returns nothing or throws one CheckFailure carrying the
  * rule id and a "received … / expected …" message (after Schemathesis' checks and k6's named checks).
  */
+import { excerpt } from '../../shared/excerpt.ts';
+/** How much of each part of a failure's text is kept. */
+export const partChars = 2000;
+
 export class CheckFailure extends Error {
   override readonly name = 'CheckFailure';
   readonly rule: string;
@@ -9,10 +13,13 @@ export class CheckFailure extends Error {
   readonly expected: string;
 
   constructor(rule: string, received: string, expected: string, context?: string) {
-    super(`${context ? `${context}: ` : ''}received ${received} / expected ${expected} [${rule}]`);
+    // A case may describe what it received in full (a target's 10 MB answer): verdicts keep excerpts.
+    const shown = excerpt(received, partChars);
+    const wanted = excerpt(expected, partChars);
+    super(`${context ? `${excerpt(context, partChars)}: ` : ''}received ${shown} / expected ${wanted} [${rule}]`);
     this.rule = rule;
-    this.received = received;
-    this.expected = expected;
+    this.received = shown;
+    this.expected = wanted;
   }
 }
 
@@ -26,7 +33,7 @@ export class Blocked extends Error {
   readonly rule: string;
 
   constructor(rule: string, message: string) {
-    super(`${message} [${rule}]`);
+    super(`${excerpt(message, 2 * partChars)} [${rule}]`);
     this.rule = rule;
   }
 }
@@ -57,7 +64,9 @@ export function isCheckFailure(value: unknown): value is CheckFailure {
 
 /** Short printable form of a value for received/expected texts; long values are cut. */
 export function show(value: unknown, max = 200): string {
-  const text = Buffer.isBuffer(value) ? JSON.stringify(value.toString('latin1')) : JSON.stringify(value);
+  // A long string or buffer is cut before it is quoted: quoting 10 MB to keep 200 characters costs 10 MB more.
+  const cut = typeof value === 'string' && value.length > max ? value.slice(0, max + 1) : value;
+  const text = Buffer.isBuffer(cut) ? JSON.stringify(cut.subarray(0, max + 1).toString('latin1')) : JSON.stringify(cut);
   const shown = text === undefined ? String(value) : text;
-  return shown.length > max ? `${shown.slice(0, max)}…` : shown;
+  return excerpt(shown, max);
 }

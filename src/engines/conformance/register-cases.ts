@@ -101,6 +101,9 @@ function caseSetupOf(run: RunSetup, area: TargetArea): { readonly setup: CaseSet
   return found;
 }
 
+/** The longest message of a case's own error that is handed to vitest as it is. */
+const keptMessageChars = 10_000;
+
 /** Share of the vitest timeout a case's run may use; the rest is for its cleanups. */
 const runShare = 0.8;
 const defaultTimeoutMs = 30_000;
@@ -208,9 +211,11 @@ async function runCase(item: ConformanceCase, setup: CaseSetup, redact: Redactor
   if (transport && 'reason' in safeVerdict) run.transport.last = safeVerdict.reason;
   if (safeVerdict.kind === 'skip') context.skip(safeVerdict.reason);
   if ((safeVerdict.kind === 'fail' || safeVerdict.kind === 'error') && thrown) {
-    // Plain vitest shows the failure; keep the original error (and its diff) unless it held a secret.
+    // Plain vitest shows the failure; keep the original error (and its diff) unless it held a secret,
+    // or is so long (a target's answer in full) that vitest would keep megabytes per case to the end.
     const original = thrown.error;
-    if (original instanceof Error && redact(original.message) === original.message) throw original;
+    const kept = original instanceof Error && original.message.length <= keptMessageChars;
+    if (kept && redact(original.message) === original.message) throw original;
     throw new Error(redact(reasonLine(original)));
   }
 }

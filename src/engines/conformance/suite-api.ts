@@ -37,6 +37,7 @@ export {
 } from '../../protocol/management/resource-fields.ts';
 export type { CellCover, CellRegion, Dimension, Rule, RuleDimensions } from '../../results/rule.ts';
 export { harnessError } from '../../shared/errors.ts';
+export { excerpt } from '../../shared/excerpt.ts';
 export {
   type Inbox,
   type Sink,

@@ -6,6 +6,7 @@
  */
 import { looksLikeJson } from '../../protocol/json-body.ts';
 import type { ScenarioAnswer, ScenarioRequest } from '../../protocol/scenario.ts';
+import { excerpt } from '../../shared/excerpt.ts';
 import { classifyError } from './error-class.ts';
 import type { ExchangeResult } from './exchange.ts';
 import type { Recorder } from './recorder.ts';
@@ -32,7 +33,7 @@ export function recordResult(
   if (result.status >= 200 && result.status < 300) {
     recorder.completed(request.tags, request.commands, latencyMs, result.end);
   } else {
-    recorder.failed(request.tags, 'status', `status ${result.status}: ${result.body.slice(0, 120)}`, result.end);
+    recorder.failed(request.tags, 'status', `status ${result.status}: ${excerpt(result.body, 120)}`, result.end);
   }
   return { status: result.status, body: result.body };
 }

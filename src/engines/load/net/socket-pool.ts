@@ -15,6 +15,7 @@ import { isIP, connect as netConnect, type Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { connect as tlsConnect } from 'node:tls';
 import { HTTPParser } from 'http-parser-js';
+import { afterBigAnswer } from '../../../shared/memory-relief.ts';
 import type { ExchangeResult } from '../exchange.ts';
 
 export interface SocketPoolOptions {
@@ -23,6 +24,8 @@ export interface SocketPoolOptions {
   readonly connections: number;
   readonly timeoutMs: number;
   readonly maxAnswerBytes: number;
+  /** What the answers being read may hold together before all but one pause. @default answerBudgetBytes */
+  readonly answerBudgetBytes?: number;
   /** `tls.connect`'s trust options (`tlsOptions` of the target's TLS settings). */
   readonly tls?: { readonly ca?: readonly string[]; readonly rejectUnauthorized?: boolean };
 }
@@ -31,6 +34,14 @@ export interface SocketPoolOptions {
 export type AnswerListener<Context> = (context: Context, result: ExchangeResult) => void;
 
 const decoder = new TextDecoder();
+
+/**
+ * Memory for answers (issue 25: against 50 MB answers the engine grew past 12 GB, every connection
+ * holding one). The answers being read may hold `answerBudgetBytes` together; past it, one answer (the
+ * lead) reads on and the others' sockets pause (TCP holds the rest at the target) until the lead or
+ * another ends. A paused answer's deadline waits too, and the pool counts the answers that waited.
+ */
+export const answerBudgetBytes = 32 * 1024 * 1024;
 
 function codedError(code: string, message: string): Error {
   return Object.assign(new Error(message), { code });
@@ -59,6 +70,12 @@ class Connection<Context> {
   closed = false;
   /** Counted out of the pool's open connections (once). */
   forgotten = false;
+  /** Paused until the pool's answers hold less than `answerBudgetBytes`. */
+  waiting = false;
+  /** This answer waited once already (counted once). */
+  waited = false;
+  /** Bytes of this answer the pool counts as held. */
+  counted = 0;
 
   readonly pool: SocketPool<Context>;
 
@@ -117,6 +134,21 @@ class Connection<Context> {
     }
     this.chunks.push(offset === 0 && length === chunk.length ? chunk : chunk.subarray(offset, offset + length));
     this.deadline = performance.now() + this.pool.timeoutMs;
+    this.pool.held(this, length);
+  }
+
+  /** Stops reading until the pool has room; its deadline waits too (the harness is the cause). */
+  pause(): void {
+    this.waiting = true;
+    this.deadline = Number.POSITIVE_INFINITY;
+    this.socket.pause();
+  }
+
+  /** Reads on. */
+  resume(): void {
+    this.waiting = false;
+    this.deadline = performance.now() + this.pool.timeoutMs;
+    this.socket.resume();
   }
 
   private onComplete(): void {
@@ -141,18 +173,18 @@ class Connection<Context> {
   private deliver(): void {
     const end = this.completedAt;
     const chunks = this.chunks;
-    const body =
-      chunks.length === 0
-        ? ''
-        : chunks.length === 1
-          ? decoder.decode(chunks[0])
-          : decoder.decode(Buffer.concat(chunks, this.size));
+    // The pieces are let go before the text is made: a big answer is held twice at most, not three times.
     this.chunks = [];
+    const whole = chunks.length <= 1 ? chunks[0] : Buffer.concat(chunks, this.size);
+    chunks.length = 0;
+    const body = whole === undefined ? '' : decoder.decode(whole);
     const { status, contentType } = this;
     const reusable = this.keepAlive;
     // Idle before the listener runs: it may send the next request on this very connection.
     if (!reusable) this.destroy();
     this.finish({ kind: 'answer', status, contentType, body, end }, reusable);
+    // Judged by now: the answer's copies are garbage, and a big one's are collected before they pile up.
+    afterBigAnswer(whole?.length ?? 0);
   }
 
   private onEnd(): void {
@@ -183,6 +215,7 @@ class Connection<Context> {
   destroy(): void {
     if (this.closed) return;
     this.closed = true;
+    this.chunks = [];
     this.pool.forget(this);
     this.socket.destroy();
   }
@@ -190,6 +223,7 @@ class Connection<Context> {
   private finish(result: ExchangeResult, reusable = false): void {
     const context = this.context as Context;
     this.context = undefined;
+    this.pool.released(this);
     this.pool.ended(this, context, result, reusable && !this.closed);
   }
 }
@@ -206,12 +240,23 @@ export class SocketPool<Context> {
 
   private readonly options: SocketPoolOptions;
   private readonly listener: AnswerListener<Context>;
+  /** Bytes of the answers being read now. */
+  private buffered = 0;
+  /** The one answer read on while the budget is passed, so that one always ends and frees its bytes. */
+  private lead: Connection<Context> | undefined;
+  private readonly paused: Connection<Context>[] = [];
+  private readonly budget: number;
+  /** How many answers waited for the pool's memory: time the harness, not the target, added. */
+  waitedForMemory = 0;
+  /** The most bytes the answers being read held at once. */
+  peakBuffered = 0;
 
   constructor(options: SocketPoolOptions, listener: AnswerListener<Context>) {
     this.options = options;
     this.listener = listener;
     this.timeoutMs = options.timeoutMs;
     this.maxAnswerBytes = options.maxAnswerBytes;
+    this.budget = options.answerBudgetBytes ?? answerBudgetBytes;
     // A deadline is seen at most a tenth of the timeout late (between 5 and 100 ms).
     this.wheelMs = Math.min(100, Math.max(5, Math.floor(options.timeoutMs / 10)));
     const { origin, tls } = options;
@@ -259,6 +304,42 @@ export class SocketPool<Context> {
     this.busy.delete(connection);
     if (reusable) this.idle.push(connection);
     this.listener(context, result);
+  }
+
+  /** From a connection that read `bytes` more of its answer: past the budget, all but one pause. */
+  held(connection: Connection<Context>, bytes: number): void {
+    this.buffered += bytes;
+    connection.counted += bytes;
+    if (this.buffered > this.peakBuffered) this.peakBuffered = this.buffered;
+    if (this.buffered <= this.budget || connection === this.lead) return;
+    if (this.lead === undefined) {
+      this.lead = connection;
+      return;
+    }
+    if (!connection.waited) {
+      connection.waited = true;
+      this.waitedForMemory++;
+    }
+    this.paused.push(connection);
+    connection.pause();
+  }
+
+  /** From a connection whose request ended: its bytes are free, and paused answers read on. */
+  released(connection: Connection<Context>): void {
+    this.buffered -= connection.counted;
+    connection.counted = 0;
+    connection.waited = false;
+    if (connection.waiting) {
+      connection.waiting = false;
+      const at = this.paused.indexOf(connection);
+      if (at !== -1) this.paused.splice(at, 1);
+    }
+    if (this.lead === connection) this.lead = undefined;
+    while (this.paused.length > 0 && (this.lead === undefined || this.buffered <= this.budget)) {
+      const next = this.paused.shift() as Connection<Context>;
+      if (this.buffered > this.budget) this.lead = next;
+      next.resume();
+    }
   }
 
   /** From a connection that closed: it is neither idle nor open any more. */
