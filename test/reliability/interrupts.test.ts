@@ -1,3 +1,4 @@
+import { existsSync, readlinkSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -52,5 +53,38 @@ describe('interrupting a conformance run on the embedded reference', () => {
     expect(done.exitCode).toBe(130);
     expect(done.stderr).toContain('again: exiting now');
     expect(await waitFor(() => !alive(redis ?? 0), 5_000)).toBe(true);
+  }, 60_000);
+
+  // A terminal's Ctrl-C reaches the whole foreground process group. redis-server quits on SIGINT, so a
+  // Ctrl-C during start-up left the reference waiting 10 s for a Redis that was gone, with no report
+  // (issue 25). The run is signalled here as a terminal does, the moment its redis-server exists.
+  test('Ctrl-C to the process group during start-up: the run ends at once, writes its report, leaves nothing', async () => {
+    const reportDir = join(dir, 'start-up');
+    const run = startCli(['run', '--report-dir', reportDir], {
+      timeoutMs: 60_000,
+      env: { REDIS_URL: '' },
+      group: true,
+      reportDir,
+    });
+    const pid = run.child.pid ?? 0;
+    expect(await waitFor(() => redisChildren(pid).length > 0, 20_000)).toBe(true);
+    const [redis] = redisChildren(pid);
+    let folder: string | undefined;
+    try {
+      folder = readlinkSync(`/proc/${redis}/cwd`);
+    } catch {
+      // it may be gone already; the folder is then checked by the leftovers teardown
+    }
+    const signalled = performance.now();
+    process.kill(-pid, 'SIGINT');
+    const done = await run.finished;
+    const tookMs = performance.now() - signalled;
+    expect(done.exitCode, done.stderr).toBe(2);
+    expect(done.stderr).not.toMatch(/did not accept a connection/);
+    expect((done.report as { aborted?: string } | undefined)?.aborted).toBe('interrupted (SIGINT)');
+    // At once: the start-up's own second, not a 10 s wait for Redis.
+    expect(tookMs).toBeLessThan(8_000);
+    expect(await waitFor(() => !alive(redis ?? 0), 5_000)).toBe(true);
+    if (folder !== undefined) expect(existsSync(folder)).toBe(false);
   }, 60_000);
 });

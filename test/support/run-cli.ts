@@ -28,6 +28,11 @@ export interface RunCliOptions {
   /** Kill the process after this long (the test then fails on a null exit code). @default 60_000 */
   readonly timeoutMs?: number;
   readonly cwd?: string;
+  /**
+   * Start it as the leader of its own process group, as a shell starts a foreground job, so a test can
+   * signal the whole group (`process.kill(-pid, …)`) as a terminal's Ctrl-C does.
+   */
+  readonly group?: boolean;
   /** Send a signal to the process this long after it starts (to test interruption). */
   readonly interrupt?: { readonly afterMs: number; readonly signal?: NodeJS.Signals };
 }
@@ -47,7 +52,12 @@ export function startProcess(program: string, args: readonly string[], options: 
     PATH: [join(repoRoot, 'node_modules', '.bin'), process.env.PATH].join(delimiter),
     ...options.env,
   };
-  const child = spawn(program, [...args], { cwd: options.cwd ?? repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(program, [...args], {
+    cwd: options.cwd ?? repoRoot,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: options.group === true,
+  });
   let stdout = '';
   let stderr = '';
   child.stdout?.on('data', (chunk: Buffer) => {

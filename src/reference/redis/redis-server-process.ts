@@ -59,6 +59,10 @@ async function startOnPort(binary: string, port: number, dir: string): Promise<R
   const child = spawn(binary, [...args, '--daemonize', 'no', '--loglevel', 'warning'], {
     cwd: dir,
     stdio: ['ignore', 'pipe', 'pipe'],
+    // Its own process group: a terminal's Ctrl-C goes to the whole foreground group, and redis-server
+    // quits on SIGINT; the harness, mid start-up, then waited 10 s for a Redis that was gone and wrote
+    // no report (issue 25). The harness stops it itself, in order, and kills it if it exits first.
+    detached: true,
   });
   const output = new RecentLines(5);
   child.stdout?.on('data', (chunk: Buffer) => output.push(chunk));
