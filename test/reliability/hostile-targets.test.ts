@@ -27,7 +27,11 @@ beforeAll(async () => {
 });
 afterAll(() => rm(dir, { recursive: true, force: true }));
 
-async function runAgainst(mode: HostileMode, extra: Record<string, unknown> = {}) {
+async function runAgainst(
+  mode: HostileMode,
+  extra: Record<string, unknown> = {},
+  env: Readonly<Record<string, string>> = {},
+) {
   const server = await startHostileServer(mode);
   try {
     const target = join(dir, `${mode}.json`);
@@ -39,6 +43,7 @@ async function runAgainst(mode: HostileMode, extra: Record<string, unknown> = {}
     const run = await runCli(['conformance', '--target', target, '--report-dir', reportDir], {
       reportDir,
       timeoutMs: 170_000,
+      env,
     });
     const report = run.report as Report;
     const cases = report.targets.flatMap((item) => item.cases);
@@ -70,6 +75,22 @@ describe('hostile targets after a good first ping', () => {
     expect(cases.filter((item) => ['fail', 'pass', 'observation'].includes(item.verdict.kind))).toEqual([]);
     // A body that does not end is no whole answer: after three such cases the run stops waiting.
     expect(cases.some((item) => item.verdict.reason?.includes('the target stopped answering'))).toBe(true);
+  }, 180_000);
+
+  // Issue 25: against 10 MB answers the suite peaked at 1.4–2.2 GB, keeping answers it had judged (in
+  // 200-character slices of them, in step results, in failing cells) and compiling a 10 MB token the
+  // target handed out into the redactor's pattern. With V8's heap held to 160 MB the run used to die
+  // out of memory; it now judges every case and ends on the gate.
+  test('answers of 10 MB: the whole suite runs in a 160 MB heap and ends on the gate (exit 1)', async () => {
+    const { run, report, cases } = await runAgainst('huge', {}, { NODE_OPTIONS: '--max-old-space-size=160' });
+    expect(run.stderr).not.toMatch(/heap out of memory|Worker exited unexpectedly/);
+    expect(run.exitCode, run.stderr.slice(-2000)).toBe(1);
+    expect(report.gate).toBe('failed');
+    expect(cases.some((item) => item.verdict.kind === 'fail')).toBe(true);
+    const errors = cases.filter((item) => item.verdict.kind === 'error');
+    expect(errors.map((item) => `${item.id}: ${item.verdict.reason?.slice(0, 300)}`)).toEqual([]);
+    // Verdicts keep excerpts, never the answer.
+    for (const item of cases) expect(item.verdict.reason?.length ?? 0).toBeLessThan(10_000);
   }, 180_000);
 
   test('HTML that calls itself JSON is an answer: the run goes to the end and fails B.format.json (exit 1)', async () => {
