@@ -6,7 +6,19 @@ import { applyConfig, findConfigFile, readConfigFile } from './config-file.ts';
 import { renderHelp } from './help-text.ts';
 import { parseArgv } from './parse-argv.ts';
 
+/**
+ * An error thrown where no caller can catch it (an 'error' event nobody listens to: vitest's pool emits
+ * one when its worker dies, out of memory) would print Node's stack trace. It gets the one line every
+ * error gets, and exit 2.
+ */
+function exitOnStray(error: unknown): void {
+  process.stderr.write(`${formatErrorLine(error)}\n`);
+  if (process.env.SVC_HARNESS_DEBUG) process.stderr.write(`${(error as Error).stack ?? ''}\n`);
+  process.exit(exitCodeOf(error));
+}
+
 export async function runCli(argv: readonly string[]): Promise<number> {
+  process.on('uncaughtException', exitOnStray);
   try {
     const parsed = parseArgv(argv);
     // No command at all is a usage mistake: the usage goes to stderr and the exit code says so.
