@@ -35,15 +35,11 @@ export async function runClosedLoop<State, Meta>(
   const iteration = { index: 0, random: seededRandom(options.seed) };
   const headersFor = requestHeaders(target);
   let stopping = false;
-  let closed = false;
-  let drainedNow: () => void = () => {};
 
   const ended = ({ request, at }: Sent<Meta>, result: ExchangeResult) => {
-    if (closed) return;
     const answer = recordResult(recorder, request, result, result.end - at);
     for (const outcome of scenario.check(state, request, answer, tally)) recorder.check(outcome.name, outcome.ok);
     if (!stopping) sendNext();
-    else if (transport.inFlight === 0) drainedNow();
   };
   const transport = openTransport<Sent<Meta>>(
     client,
@@ -77,17 +73,8 @@ export async function runClosedLoop<State, Meta>(
   });
   stopping = true;
   // The answers in flight may come within the timeout (a second when interrupted: the user is waiting).
-  const drained = await Promise.race([
-    new Promise<boolean>((resolve) => {
-      drainedNow = () => resolve(true);
-      if (transport.inFlight === 0) resolve(true);
-    }),
-    new Promise<boolean>((resolve) =>
-      setTimeout(() => resolve(false), signal.aborted ? Math.min(1000, options.timeoutMs) : options.timeoutMs).unref(),
-    ),
-  ]);
+  const drained = await transport.drain(signal.aborted ? Math.min(1000, options.timeoutMs) : options.timeoutMs);
   if (timer) clearInterval(timer);
-  closed = true;
   if (!drained) recorder.cutShort(transport.inFlight, `still in flight ${options.timeoutMs} ms after the load ended`);
   await transport.close();
   return recorder;

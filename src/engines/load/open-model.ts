@@ -67,17 +67,12 @@ export async function runOpenPart<State, Meta>(
   let next = part.index;
   const headersFor = requestHeaders(target);
 
-  // Set when the drain time is over: an answer after it is not counted (the request already counts as cut short).
-  let closed = false;
   const settle = (request: ScenarioRequest<Meta>, n: number, answer: ScenarioAnswer | null) => {
     for (const outcome of scenario.check(state, request, answer, tally)) recorder.check(outcome.name, outcome.ok);
     if (answer !== null) hooks.observer?.answered(n, performance.now(), answer.status < 300);
   };
 
-  let drainedNow: () => void = () => {};
   const ended = ({ request, n, due }: Sent<Meta>, result: ExchangeResult) => {
-    if (transport.inFlight === 0) drainedNow();
-    if (closed) return;
     settle(request, n, recordResult(recorder, request, result, result.end - due));
   };
 
@@ -125,19 +120,10 @@ export async function runOpenPart<State, Meta>(
     tick();
   });
 
-  // In-flight requests may finish within the drain time; what is left is cut short, and counted.
-  const drained = await Promise.race([
-    new Promise<boolean>((resolve) => {
-      drainedNow = () => resolve(true);
-      if (transport.inFlight === 0) resolve(true);
-    }),
-    // Interrupted, the user is waiting: a second at most.
-    new Promise<boolean>((resolve) =>
-      setTimeout(() => resolve(false), signal.aborted ? Math.min(1000, options.drainMs) : options.drainMs).unref(),
-    ),
-  ]);
+  // In-flight requests may finish within the drain time (interrupted, the user is waiting: a second at
+  // most); what is left is cut short, and counted.
+  const drained = await transport.drain(signal.aborted ? Math.min(1000, options.drainMs) : options.drainMs);
   if (progressTimer) clearInterval(progressTimer);
-  closed = true;
   if (!drained) recorder.cutShort(transport.inFlight, `still in flight ${options.drainMs} ms after the load ended`);
   await transport.close();
   return recorder;

@@ -27,9 +27,18 @@ export interface Transport<Context> {
   /** False when `connections` requests are in flight already (the request is not sent). */
   send(request: OutgoingRequest, headers: Readonly<Record<string, string>>, context: Context): boolean;
   readonly inFlight: number;
-  /** Ends what is in flight (as reset) and closes the connections. */
+  /**
+   * Waits until nothing is in flight (true), or `ms` has passed (false). A drain that runs out ends the
+   * delivery of answers: what is still in flight then is the caller's to count as cut short, and no
+   * answer of it reaches the listener afterwards.
+   */
+  drain(ms: number): Promise<boolean>;
+  /** Ends what is in flight (as reset, never told to the listener) and closes the connections. */
   close(): Promise<void>;
 }
+
+/** A transport before `drain`: what each client gives. */
+type BaseTransport<Context> = Omit<Transport<Context>, 'drain'>;
 
 export interface TransportOptions {
   readonly connections: number;
@@ -42,14 +51,48 @@ export function openTransport<Context>(
   options: TransportOptions,
   listener: AnswerListener<Context>,
 ): Transport<Context> {
-  return client === 'net' ? socketTransport(target, options, listener) : undiciTransport(target, options, listener);
+  let delivering = true;
+  let idle: (() => void) | undefined;
+  // Both clients count a request out of `inFlight` before they tell the listener, so the count is
+  // final when the listener (which may send the next request) returns.
+  const told: AnswerListener<Context> = (context, result) => {
+    if (!delivering) return;
+    listener(context, result);
+    if (idle !== undefined && base.inFlight === 0) idle();
+  };
+  const base: BaseTransport<Context> =
+    client === 'net' ? socketTransport(target, options, told) : undiciTransport(target, options, told);
+  return {
+    send: (request, headers, context) => base.send(request, headers, context),
+    get inFlight() {
+      return base.inFlight;
+    },
+    drain: (ms) =>
+      new Promise<boolean>((resolve) => {
+        if (base.inFlight === 0) return resolve(true);
+        const timer = setTimeout(() => {
+          idle = undefined;
+          delivering = false;
+          resolve(false);
+        }, ms).unref();
+        idle = () => {
+          clearTimeout(timer);
+          idle = undefined;
+          resolve(true);
+        };
+      }),
+    close: () => {
+      delivering = false;
+      return base.close();
+    },
+  };
 }
 
 function socketTransport<Context>(
   target: LoadTarget,
   options: TransportOptions,
   listener: AnswerListener<Context>,
-): Transport<Context> {
+): BaseTransport<Context> {
   const url = new URL(target.baseUrl);
   const pool = new SocketPool<Context>(
     {
@@ -86,7 +129,7 @@ function undiciTransport<Context>(
   target: LoadTarget,
   options: TransportOptions,
   listener: AnswerListener<Context>,
-): Transport<Context> {
+): BaseTransport<Context> {
   const url = new URL(target.baseUrl);
   const basePath = url.pathname.replace(/\/+$/, '');
   const dispatcher: Agent = loadDispatcher(options.connections, target.tls);

@@ -239,6 +239,45 @@ describe('net and undici transports end every request the same way', () => {
   });
 });
 
+describe.each(['net', 'undici'] as const)('drain on the %s transport', (client) => {
+  const target = (): LoadTarget => ({ baseUrl, headers: {}, headerPrefix: 'Svc-', maxAnswerBytes });
+
+  test('answers in flight: drain waits for them all and says so', async () => {
+    const told: number[] = [];
+    const transport = openTransport<number>(client, target(), { connections: 4, timeoutMs }, (n) => told.push(n));
+    try {
+      for (let i = 0; i < 3; i++) transport.send({ method: 'GET', path: '/chunked' }, {}, i);
+      expect(await transport.drain(5_000)).toBe(true);
+      expect(told.sort()).toEqual([0, 1, 2]);
+      expect(transport.inFlight).toBe(0);
+      // Nothing in flight: at once.
+      expect(await transport.drain(5_000)).toBe(true);
+    } finally {
+      await transport.close();
+    }
+  });
+
+  test('a stall: drain runs out, and the stalled request is never told afterwards', async () => {
+    const told: number[] = [];
+    // A timeout longer than the drain, so the stall is still in flight when the drain runs out.
+    const transport = openTransport<number>(client, target(), { connections: 4, timeoutMs: 2_000 }, (n) =>
+      told.push(n),
+    );
+    try {
+      transport.send({ method: 'GET', path: '/plain' }, {}, 0);
+      transport.send({ method: 'GET', path: '/stall' }, {}, 1);
+      expect(await transport.drain(300)).toBe(false);
+      expect(told).toEqual([0]);
+      expect(transport.inFlight).toBe(1);
+      await new Promise((resolve) => setTimeout(resolve, 2_300));
+      expect(told).toEqual([0]);
+    } finally {
+      await transport.close();
+    }
+    expect(told).toEqual([0]);
+  });
+});
+
 /** Four results as the transport gives them (for the recorder's view). */
 function sendAllRaw(client: ClientName, path: string): Promise<ExchangeResult[]> {
   const target: LoadTarget = { baseUrl, headers: {}, headerPrefix: 'Svc-', maxAnswerBytes };
