@@ -1,10 +1,5 @@
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import { createServer as createTcpServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import {
   dispatcherFor,
@@ -21,6 +16,7 @@ import {
   startStallingServer,
 } from '../engines/conformance/fixtures/bad-servers.ts';
 import { listenOnLoopback } from '../support/loopback.ts';
+import { startSelfSignedServer, type TlsServer } from '../support/tls-server.ts';
 
 let server: Server;
 let url: string;
@@ -144,38 +140,13 @@ describe('httpRequest', () => {
 });
 
 describe('TLS trust from the target', () => {
-  let tlsDir: string;
-  let tlsServer: HttpsServer;
+  let tls: TlsServer;
   let tlsUrl: string;
   beforeAll(async () => {
-    tlsDir = mkdtempSync(join(tmpdir(), 'svc-tls-'));
-    execFileSync(
-      'openssl',
-      [
-        ...['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1'],
-        ...[
-          '-addext',
-          'subjectAltName=IP:127.0.0.1',
-          '-keyout',
-          join(tlsDir, 'key.pem'),
-          '-out',
-          join(tlsDir, 'cert.pem'),
-        ],
-      ],
-      { stdio: 'ignore' },
-    );
-    tlsServer = createHttpsServer(
-      { key: readFileSync(join(tlsDir, 'key.pem')), cert: readFileSync(join(tlsDir, 'cert.pem')) },
-      (_req, res) => res.end('ok'),
-    );
-    ({ url: tlsUrl } = await listenOnLoopback(tlsServer));
-    tlsUrl = tlsUrl.replace('http:', 'https:');
+    tls = await startSelfSignedServer((_req, res) => res.end('ok'));
+    tlsUrl = tls.url;
   });
-  afterAll(async () => {
-    tlsServer.closeAllConnections();
-    await new Promise((resolve) => tlsServer.close(resolve));
-    rmSync(tlsDir, { recursive: true, force: true });
-  });
+  afterAll(() => tls.close());
 
   test('a self-signed certificate is refused with a line naming tls.ca and tls.insecure', async () => {
     await expect(httpRequest({ url: tlsUrl, timeoutMs: 3_000 })).rejects.toMatchObject({
@@ -185,7 +156,7 @@ describe('TLS trust from the target', () => {
   });
 
   test('trusted with its CA file, or with insecure', async () => {
-    const withCa = await httpRequest({ url: tlsUrl, dispatcher: dispatcherFor({ ca: join(tlsDir, 'cert.pem') }) });
+    const withCa = await httpRequest({ url: tlsUrl, dispatcher: dispatcherFor({ ca: tls.caFile }) });
     expect(withCa.body.toString()).toBe('ok');
     const insecure = await httpRequest({ url: tlsUrl, dispatcher: dispatcherFor({ insecure: true }) });
     expect(insecure.status).toBe(200);

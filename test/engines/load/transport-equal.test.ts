@@ -6,11 +6,8 @@
  * garbage, a reset, an answer past the size cap, JSON that is not JSON, a refused port. Then the same
  * scenario through both engines against the same server gives the same counts and checks.
  */
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -24,6 +21,7 @@ import { runLoad } from '../../../src/engines/load/run-load.ts';
 import { type ClientName, openTransport } from '../../../src/engines/load/transport.ts';
 import type { TlsTrust } from '../../../src/http/http-client.ts';
 import { closeServer, listenOnLoopback } from '../../support/loopback.ts';
+import { startSelfSignedServer, type TlsServer } from '../../support/tls-server.ts';
 import { refusedUrl } from '../conformance/fixtures/bad-servers.ts';
 
 const timeoutMs = 400;
@@ -292,34 +290,16 @@ function sendAllRaw(client: ClientName, path: string): Promise<ExchangeResult[]>
 }
 
 describe('over TLS: both transports trust the target’s CA file, or nothing with insecure, and refuse otherwise', () => {
-  let tlsDir: string;
-  let tlsServer: HttpsServer;
+  let tls: TlsServer;
   let tlsUrl: string;
   beforeAll(async () => {
-    tlsDir = mkdtempSync(join(tmpdir(), 'svc-tls-load-'));
-    execFileSync(
-      'openssl',
-      [
-        ...['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1'],
-        ...['-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', join(tlsDir, 'key.pem')],
-        ...['-out', join(tlsDir, 'cert.pem')],
-      ],
-      { stdio: 'ignore' },
-    );
-    tlsServer = createHttpsServer(
-      { key: readFileSync(join(tlsDir, 'key.pem')), cert: readFileSync(join(tlsDir, 'cert.pem')) },
-      (req, res) => void handle(req, res),
-    );
-    tlsUrl = `${(await listenOnLoopback(tlsServer)).url.replace('http:', 'https:')}/base`;
+    tls = await startSelfSignedServer((req, res) => void handle(req, res));
+    tlsUrl = `${tls.url}/base`;
   });
-  afterAll(async () => {
-    tlsServer.closeAllConnections();
-    await new Promise((resolve) => tlsServer.close(resolve));
-    rmSync(tlsDir, { recursive: true, force: true });
-  });
+  afterAll(() => tls.close());
 
   test.each([
-    { trust: 'its CA file', tls: () => ({ ca: join(tlsDir, 'cert.pem') }), expect: 'answer' },
+    { trust: 'its CA file', tls: () => ({ ca: tls.caFile }), expect: 'answer' },
     { trust: 'insecure', tls: () => ({ insecure: true }), expect: 'answer' },
     { trust: 'nothing', tls: () => undefined, expect: 'other' },
   ])('trusting $trust', async (item) => {
