@@ -31,6 +31,11 @@ export const equivalentMutants: Readonly<Record<string, string>> = {
     'reading a URL group back is an adapter operation (the spec names groups, not how they are read)',
   'json.* @ messaging POST /v2/wait/*':
     "creating a waiter is an adapter operation; its answer's shape is not in the spec",
+  // Notify's numbers are a waiter's deadline (unix seconds) and its run's creation time (ms). The spec
+  // gives nothing to compare them with to the unit: the waiter was made by the adapter at a moment known
+  // only to within a request, and whether a deadline rounds up or down is not shown.
+  'json.number-off-by-one @ messaging POST /v2/notify/*':
+    "notify's deadline and workflowCreatedAt have no exact value in the spec; one unit is within its timing",
   // Deliveries: no latency bound, any 2xx is an answer, and the delivery's own headers are not named.
   'delivery.delayed @ *': 'the spec bounds no delivery latency (a delay only makes it later, never early)',
   'status.200-to-201 @ delivery *': 'the destination answered a 2xx either way',
