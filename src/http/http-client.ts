@@ -10,6 +10,7 @@ import { Agent, type Dispatcher, request } from 'undici';
 import type { HttpMethod } from '../protocol/http-method.ts';
 import { harnessError, isHarnessError } from '../shared/errors.ts';
 import { afterBigAnswer } from '../shared/memory-relief.ts';
+import { type AnswerMemory, answerMemory } from './answer-memory.ts';
 import { type Exchange, exchangeLogged, recordExchange, textExcerpt } from './exchange-log.ts';
 
 export interface HttpRequest {
@@ -26,6 +27,8 @@ export interface HttpRequest {
    */
   readonly maxAnswerBytes?: number;
   readonly dispatcher?: Dispatcher;
+  /** Whose budget the answer is read within. @default answerMemory (64 MB for the process) */
+  readonly answerMemory?: AnswerMemory;
 }
 
 export interface HttpResponse {
@@ -102,7 +105,12 @@ export async function httpRequest(req: HttpRequest): Promise<HttpResponse> {
       headersTimeout: timeoutMs,
       bodyTimeout: timeoutMs,
     });
-    const body = await readCapped(res.body, req.maxAnswerBytes ?? defaultMaxAnswerBytes, req.url);
+    const body = await readCapped(
+      res.body,
+      req.maxAnswerBytes ?? defaultMaxAnswerBytes,
+      req.url,
+      req.answerMemory ?? answerMemory,
+    );
     const answer = { status: res.statusCode, headers: res.headers, body, elapsedMs: performance.now() - started };
     if (exchangeLogged()) recordExchange(exchangeOf(req, answer));
     return answer;
@@ -136,18 +144,30 @@ function exchangeOf(req: HttpRequest, res?: HttpResponse, error?: string): Excha
 }
 
 /** The body's bytes, or SVC_TARGET_GARBAGE once it passes `max` (the rest is never read). */
-async function readCapped(body: Dispatcher.ResponseData['body'], max: number, url: string): Promise<Buffer> {
+async function readCapped(
+  body: Dispatcher.ResponseData['body'],
+  max: number,
+  url: string,
+  memory: AnswerMemory,
+): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let total = 0;
-  for await (const chunk of body) {
-    total += (chunk as Buffer).length;
-    if (total > max) {
-      body.destroy();
-      const error = harnessError('SVC_TARGET_GARBAGE', `${safeOrigin(url)} answered more than ${max} bytes`);
-      cutAnswers.add(error);
-      throw error;
+  const reader = memory.reader();
+  try {
+    for await (const chunk of body) {
+      total += (chunk as Buffer).length;
+      if (total > max) {
+        body.destroy();
+        const error = harnessError('SVC_TARGET_GARBAGE', `${safeOrigin(url)} answered more than ${max} bytes`);
+        cutAnswers.add(error);
+        throw error;
+      }
+      chunks.push(chunk as Buffer);
+      const room = reader.hold((chunk as Buffer).length);
+      if (room !== undefined) await room;
     }
-    chunks.push(chunk as Buffer);
+  } finally {
+    reader.release();
   }
   const whole = Buffer.concat(chunks, total);
   chunks.length = 0;
