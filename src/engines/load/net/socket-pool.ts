@@ -184,7 +184,7 @@ class Connection<Context> {
     if (!reusable) this.destroy();
     this.finish({ kind: 'answer', status, contentType, body, end }, reusable);
     // Judged by now: the answer's copies are garbage, and a big one's are collected before they pile up.
-    afterBigAnswer(whole?.length ?? 0);
+    afterBigAnswer(whole?.length ?? 0, 250);
   }
 
   private onEnd(): void {
