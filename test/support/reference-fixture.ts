@@ -109,6 +109,16 @@ export async function admin(
   return { ...res, json: parseJson(res.body) };
 }
 
+/**
+ * Changes the messaging account's limits through the admin hook, then waits out area A's cache of the
+ * account (half a second), so the next request sees them.
+ */
+export async function setAccountLimits(ref: RunningReference, patch: Record<string, number>): Promise<void> {
+  const res = await admin(ref, 'PUT', '/account', patch);
+  if (res.status !== 200) throw new Error(`the admin hook refused the account change: ${res.status}`);
+  await new Promise((resolve) => setTimeout(resolve, 600));
+}
+
 function parseJson(body: Buffer): unknown {
   try {
     return JSON.parse(body.toString('utf8'));

@@ -10,7 +10,7 @@ import type { RedisBacking } from '../../../src/reference/redis/redis-backing.ts
 import type { RunningReference } from '../../../src/reference/reference-service.ts';
 import { callMessaging, publish } from '../../support/messaging-client.ts';
 import { type Receiver, startReceiver } from '../../support/receiver.ts';
-import { startTestRedis, startTestReference } from '../../support/reference-fixture.ts';
+import { setAccountLimits, startTestRedis, startTestReference } from '../../support/reference-fixture.ts';
 
 let redis: RedisBacking;
 let ref: RunningReference;
@@ -41,17 +41,7 @@ afterAll(async () => {
   await redis?.stop();
 });
 
-/** Changes the account through the admin hook and waits out area A's cache of it. */
-async function setAccount(patch: Record<string, number>): Promise<void> {
-  const admin = ref.target.admin;
-  const res = await fetch(`${admin?.url}/account`, {
-    method: 'PUT',
-    headers: { authorization: `Bearer ${admin?.token}`, 'content-type': 'application/json' },
-    body: JSON.stringify(patch),
-  });
-  expect(res.status).toBe(200);
-  await new Promise((resolve) => setTimeout(resolve, 600));
-}
+const setAccount = (patch: Record<string, number>) => setAccountLimits(ref, patch);
 
 /** Runs `body` with the account's `field` at `value`, then puts `restore` back. */
 async function withLimit<T>(field: string, value: number, restore: number, body: () => Promise<T>): Promise<T> {

@@ -10,7 +10,7 @@ import type { RedisBacking } from '../../../src/reference/redis/redis-backing.ts
 import type { RunningReference } from '../../../src/reference/reference-service.ts';
 import { callMessaging, publish } from '../../support/messaging-client.ts';
 import { type Receiver, startReceiver } from '../../support/receiver.ts';
-import { startTestRedis, startTestReference } from '../../support/reference-fixture.ts';
+import { setAccountLimits, startTestRedis, startTestReference } from '../../support/reference-fixture.ts';
 
 let redis: RedisBacking;
 let ref: RunningReference;
@@ -43,16 +43,7 @@ async function upsert(name: string, endpoints: readonly { name?: string; url: st
   return call(`/v2/topics/${name}/endpoints`, { body: { endpoints } });
 }
 
-async function setAccount(patch: Record<string, number>): Promise<void> {
-  const admin = ref.target.admin;
-  const res = await fetch(`${admin?.url}/account`, {
-    method: 'PUT',
-    headers: { authorization: `Bearer ${admin?.token}`, 'content-type': 'application/json' },
-    body: JSON.stringify(patch),
-  });
-  expect(res.status).toBe(200);
-  await new Promise((resolve) => setTimeout(resolve, 600));
-}
+const setAccount = (patch: Record<string, number>) => setAccountLimits(ref, patch);
 
 describe('URL groups', () => {
   test('upsert creates the group, get and list give it, remove endpoints by name or url, delete ends it', async () => {
