@@ -1,27 +1,49 @@
 /**
- * What the answers being read at one time may hold together, for the one HTTP client. A case that
- * sends eight requests at once, or a set-up sixteen, to a target answering 50 MB each held 400–800 MB of
- * bytes in flight (issue 25). Past `limit` bytes, one answer (the lead) reads on and the others wait
- * between chunks; undici then stops reading their sockets, so TCP holds the rest at the target. When
- * the lead or another ends, the waiting readers go on. Ordinary answers never come near the limit.
- * The socket pool of the load engine keeps its own budget the same way (src/engines/load/net).
+ * What the answers being read at one time may hold together. A case that sends eight requests at once,
+ * or a set-up sixteen, to a target answering 50 MB each held 400–800 MB of bytes in flight, and the load
+ * engine's sockets past 12 GB (issue 25). Past `limit` bytes, one answer (the lead) reads on and the
+ * others pause until it or another ends, so that one always ends and frees its bytes; a paused reader
+ * stops reading its socket, and TCP holds the rest at the target. Ordinary answers never come near the
+ * limit. The one HTTP client and the load engine's socket pool each read within one.
  */
 
-/** One answer being read: what it holds. */
+/** One answer being read at a time (a reader is reused for the next answer once released). */
 export interface AnswerReader {
-  /** Counts `bytes` more; a promise to await before reading on, when the budget is passed. */
-  hold(bytes: number): Promise<void> | undefined;
-  /** The answer is read (or abandoned): its bytes are no longer counted. */
+  /** Counts `bytes` more of the answer; true when it must pause until its `resume` is called. */
+  hold(bytes: number): boolean;
+  /** The answer is read or abandoned: its bytes are no longer counted, and it leaves any wait. */
   release(): void;
+}
+
+class Reader implements AnswerReader {
+  held = 0;
+  waiting = false;
+  /** This answer waited once already (counted once). */
+  waited = false;
+  readonly #memory: AnswerMemory;
+  readonly resume: () => void;
+
+  constructor(memory: AnswerMemory, resume: () => void) {
+    this.#memory = memory;
+    this.resume = resume;
+  }
+
+  hold(bytes: number): boolean {
+    return this.#memory.hold(this, bytes);
+  }
+
+  release(): void {
+    this.#memory.release(this);
+  }
 }
 
 export class AnswerMemory {
   readonly limit: number;
   #held = 0;
   #peak = 0;
-  #lead: object | undefined;
-  #waiting: (() => void)[] = [];
-  /** How many times a reader waited for room. */
+  #lead: Reader | undefined;
+  readonly #paused: Reader[] = [];
+  /** How many answers waited for room: time the harness, not the target, added. */
   waits = 0;
 
   constructor(limit: number) {
@@ -33,38 +55,47 @@ export class AnswerMemory {
     return this.#peak;
   }
 
-  reader(): AnswerReader {
-    const self = {};
-    let held = 0;
-    const room = async (): Promise<void> => {
+  /** A reader whose `resume` is called when a pause it was told to take is over. */
+  reader(resume: () => void): AnswerReader {
+    return new Reader(this, resume);
+  }
+
+  hold(reader: Reader, bytes: number): boolean {
+    this.#held += bytes;
+    reader.held += bytes;
+    if (this.#held > this.#peak) this.#peak = this.#held;
+    if (this.#held <= this.limit || reader === this.#lead) return false;
+    if (this.#lead === undefined) {
+      this.#lead = reader;
+      return false;
+    }
+    if (!reader.waited) {
+      reader.waited = true;
       this.waits++;
-      // Woken whenever an answer ends; the lead's place is taken by the first that finds none.
-      while (this.#held > this.limit && this.#lead !== self && this.#lead !== undefined) {
-        await new Promise<void>((resolve) => this.#waiting.push(resolve));
-      }
-      if (this.#held > this.limit) this.#lead = self;
-    };
-    return {
-      hold: (bytes) => {
-        held += bytes;
-        this.#held += bytes;
-        if (this.#held > this.#peak) this.#peak = this.#held;
-        if (this.#held <= this.limit || this.#lead === self) return undefined;
-        if (this.#lead === undefined) {
-          this.#lead = self;
-          return undefined;
-        }
-        return room();
-      },
-      release: () => {
-        this.#held -= held;
-        held = 0;
-        if (this.#lead === self) this.#lead = undefined;
-        for (const wake of this.#waiting.splice(0)) wake();
-      },
-    };
+    }
+    reader.waiting = true;
+    this.#paused.push(reader);
+    return true;
+  }
+
+  release(reader: Reader): void {
+    this.#held -= reader.held;
+    reader.held = 0;
+    reader.waited = false;
+    if (reader.waiting) {
+      reader.waiting = false;
+      const at = this.#paused.indexOf(reader);
+      if (at !== -1) this.#paused.splice(at, 1);
+    }
+    if (this.#lead === reader) this.#lead = undefined;
+    while (this.#paused.length > 0 && (this.#lead === undefined || this.#held <= this.limit)) {
+      const next = this.#paused.shift() as Reader;
+      if (this.#held > this.limit) this.#lead = next;
+      next.waiting = false;
+      next.resume();
+    }
   }
 }
 
-/** The client's budget: 64 MB of answers being read at once. */
+/** The HTTP client's budget: 64 MB of answers being read at once, for the process. */
 export const answerMemory = new AnswerMemory(64 * 1024 * 1024);

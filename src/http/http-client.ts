@@ -152,7 +152,8 @@ async function readCapped(
 ): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let total = 0;
-  const reader = memory.reader();
+  let resume = () => {};
+  const reader = memory.reader(() => resume());
   try {
     for await (const chunk of body) {
       total += (chunk as Buffer).length;
@@ -163,8 +164,12 @@ async function readCapped(
         throw error;
       }
       chunks.push(chunk as Buffer);
-      const room = reader.hold((chunk as Buffer).length);
-      if (room !== undefined) await room;
+      // Past the budget: wait between chunks (undici stops reading the socket meanwhile).
+      if (reader.hold((chunk as Buffer).length)) {
+        await new Promise<void>((resolve) => {
+          resume = resolve;
+        });
+      }
     }
   } finally {
     reader.release();

@@ -15,6 +15,7 @@ import { isIP, connect as netConnect, type Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { connect as tlsConnect } from 'node:tls';
 import { HTTPParser } from 'http-parser-js';
+import { AnswerMemory, type AnswerReader } from '../../../http/answer-memory.ts';
 import { afterBigAnswer } from '../../../shared/memory-relief.ts';
 import type { ExchangeResult } from '../exchange.ts';
 
@@ -36,10 +37,8 @@ export type AnswerListener<Context> = (context: Context, result: ExchangeResult)
 const decoder = new TextDecoder();
 
 /**
- * Memory for answers (issue 25: against 50 MB answers the engine grew past 12 GB, every connection
- * holding one). The answers being read may hold `answerBudgetBytes` together; past it, one answer (the
- * lead) reads on and the others' sockets pause (TCP holds the rest at the target) until the lead or
- * another ends. A paused answer's deadline waits too, and the pool counts the answers that waited.
+ * What the answers being read may hold together (`AnswerMemory`: past it, one reads on and the others'
+ * sockets pause). A paused answer's deadline waits too: the harness, not the target, is the cause.
  */
 export const answerBudgetBytes = 32 * 1024 * 1024;
 
@@ -70,18 +69,15 @@ class Connection<Context> {
   closed = false;
   /** Counted out of the pool's open connections (once). */
   forgotten = false;
-  /** Paused until the pool's answers hold less than `answerBudgetBytes`. */
-  waiting = false;
-  /** This answer waited once already (counted once). */
-  waited = false;
-  /** Bytes of this answer the pool counts as held. */
-  counted = 0;
+  /** This connection's answers within the pool's memory budget. */
+  readonly reader: AnswerReader;
 
   readonly pool: SocketPool<Context>;
 
   constructor(pool: SocketPool<Context>, socket: Socket) {
     this.pool = pool;
     this.socket = socket;
+    this.reader = pool.memory.reader(() => this.resume());
     this.parser = new HTTPParser(HTTPParser.RESPONSE);
     this.parser[HTTPParser.kOnHeadersComplete] = (info: unknown) => this.onHeaders(info as HeadersInfo);
     this.parser[HTTPParser.kOnBody] = (chunk: Buffer, offset: number, length: number) =>
@@ -134,19 +130,15 @@ class Connection<Context> {
     }
     this.chunks.push(offset === 0 && length === chunk.length ? chunk : chunk.subarray(offset, offset + length));
     this.deadline = performance.now() + this.pool.timeoutMs;
-    this.pool.held(this, length);
+    if (this.reader.hold(length)) {
+      // Stops reading until the pool has room; its deadline waits too (the harness is the cause).
+      this.deadline = Number.POSITIVE_INFINITY;
+      this.socket.pause();
+    }
   }
 
-  /** Stops reading until the pool has room; its deadline waits too (the harness is the cause). */
-  pause(): void {
-    this.waiting = true;
-    this.deadline = Number.POSITIVE_INFINITY;
-    this.socket.pause();
-  }
-
-  /** Reads on. */
-  resume(): void {
-    this.waiting = false;
+  /** Reads on after a pause for the pool's memory. */
+  private resume(): void {
     this.deadline = performance.now() + this.pool.timeoutMs;
     this.socket.resume();
   }
@@ -223,7 +215,7 @@ class Connection<Context> {
   private finish(result: ExchangeResult, reusable = false): void {
     const context = this.context as Context;
     this.context = undefined;
-    this.pool.released(this);
+    this.reader.release();
     this.pool.ended(this, context, result, reusable && !this.closed);
   }
 }
@@ -240,23 +232,15 @@ export class SocketPool<Context> {
 
   private readonly options: SocketPoolOptions;
   private readonly listener: AnswerListener<Context>;
-  /** Bytes of the answers being read now. */
-  private buffered = 0;
-  /** The one answer read on while the budget is passed, so that one always ends and frees its bytes. */
-  private lead: Connection<Context> | undefined;
-  private readonly paused: Connection<Context>[] = [];
-  private readonly budget: number;
-  /** How many answers waited for the pool's memory: time the harness, not the target, added. */
-  waitedForMemory = 0;
-  /** The most bytes the answers being read held at once. */
-  peakBuffered = 0;
+  /** The answers being read: what they hold, how many waited for room. */
+  readonly memory: AnswerMemory;
 
   constructor(options: SocketPoolOptions, listener: AnswerListener<Context>) {
     this.options = options;
     this.listener = listener;
     this.timeoutMs = options.timeoutMs;
     this.maxAnswerBytes = options.maxAnswerBytes;
-    this.budget = options.answerBudgetBytes ?? answerBudgetBytes;
+    this.memory = new AnswerMemory(options.answerBudgetBytes ?? answerBudgetBytes);
     // A deadline is seen at most a tenth of the timeout late (between 5 and 100 ms).
     this.wheelMs = Math.min(100, Math.max(5, Math.floor(options.timeoutMs / 10)));
     const { origin, tls } = options;
@@ -304,42 +288,6 @@ export class SocketPool<Context> {
     this.busy.delete(connection);
     if (reusable) this.idle.push(connection);
     this.listener(context, result);
-  }
-
-  /** From a connection that read `bytes` more of its answer: past the budget, all but one pause. */
-  held(connection: Connection<Context>, bytes: number): void {
-    this.buffered += bytes;
-    connection.counted += bytes;
-    if (this.buffered > this.peakBuffered) this.peakBuffered = this.buffered;
-    if (this.buffered <= this.budget || connection === this.lead) return;
-    if (this.lead === undefined) {
-      this.lead = connection;
-      return;
-    }
-    if (!connection.waited) {
-      connection.waited = true;
-      this.waitedForMemory++;
-    }
-    this.paused.push(connection);
-    connection.pause();
-  }
-
-  /** From a connection whose request ended: its bytes are free, and paused answers read on. */
-  released(connection: Connection<Context>): void {
-    this.buffered -= connection.counted;
-    connection.counted = 0;
-    connection.waited = false;
-    if (connection.waiting) {
-      connection.waiting = false;
-      const at = this.paused.indexOf(connection);
-      if (at !== -1) this.paused.splice(at, 1);
-    }
-    if (this.lead === connection) this.lead = undefined;
-    while (this.paused.length > 0 && (this.lead === undefined || this.buffered <= this.budget)) {
-      const next = this.paused.shift() as Connection<Context>;
-      if (this.buffered > this.budget) this.lead = next;
-      next.resume();
-    }
   }
 
   /** From a connection that closed: it is neither idle nor open any more. */

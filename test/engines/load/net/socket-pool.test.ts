@@ -73,9 +73,9 @@ describe('socket pool memory budget', () => {
         expect(result.body.length).toBe(answerBytes);
         expect(result.body).toBe(String.fromCharCode(97 + index).repeat(answerBytes));
       }
-      expect(pool.waitedForMemory).toBeGreaterThan(0);
+      expect(pool.memory.waits).toBeGreaterThan(0);
       // The budget, the one answer that read on past it, and a socket read (64 KB) per paused answer.
-      expect(pool.peakBuffered).toBeLessThanOrEqual(budget + answerBytes + 10 * 64 * 1024);
+      expect(pool.memory.peak).toBeLessThanOrEqual(budget + answerBytes + 10 * 64 * 1024);
       expect(pool.inFlight).toBe(0);
     } finally {
       pool.close();
@@ -101,7 +101,7 @@ describe('socket pool memory budget', () => {
         results,
       );
       expect([...results.values()].every((result) => result.kind === 'answer')).toBe(true);
-      expect(pool.waitedForMemory).toBe(0);
+      expect(pool.memory.waits).toBe(0);
     } finally {
       pool.close();
     }
