@@ -24,13 +24,14 @@ const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&
 export function createRedactor(secrets: Iterable<string>): Redactor {
   const forms = [...secrets].flatMap(secretForms);
   // A long value (a hostile target's 10 MB "token") is no word inside another: it is replaced wherever
-  // it stands, without a pattern (a pattern of megabytes fails to compile, or compiles slowly).
+  // it stands, without a pattern (a pattern of megabytes fails to compile, or compiles slowly), which
+  // wholeValuePattern leaves them out of.
   const long = [...new Set(forms.filter((form) => form.length > longSecretChars))].sort((a, b) => b.length - a.length);
-  const pattern = wholeValuePattern(forms.filter((form) => form.length <= longSecretChars));
+  const pattern = wholeValuePattern(forms);
   if (pattern === undefined && long.length === 0) return (text) => text;
   return (text) => {
     let out = pattern === undefined ? text : text.replace(pattern, redactedMark);
-    for (const value of long) if (out.includes(value)) out = out.split(value).join(redactedMark);
+    for (const value of long) out = out.replaceAll(value, redactedMark);
     return out;
   };
 }
