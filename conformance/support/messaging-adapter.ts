@@ -48,7 +48,7 @@ export interface UrlGroupSteps {
   /** Adds endpoints to a group, creating it; a refusal blocks the case. */
   upsert(group: string, endpoints: readonly UrlGroupEndpoint[]): Promise<void>;
   /** The same, for a case where a refusal is an outcome (a limit): whether the target took them, and its answer. */
-  tryUpsert(group: string, endpoints: readonly UrlGroupEndpoint[]): Promise<{ accepted: boolean; answer: string }>;
+  tryUpsert(group: string, endpoints: readonly UrlGroupEndpoint[]): Promise<TryOutcome>;
   /** The group's endpoints, or undefined when there is no such group. */
   endpoints(group: string): Promise<readonly UrlGroupEndpoint[] | undefined>;
   /** How many groups the target holds. */
@@ -194,6 +194,20 @@ function realWorld(ctx: CaseContext): MessagingAdapter {
 
 type ExpectOk = (what: string, path: string, request: Parameters<MessagingClient['call']>[1]) => Promise<HttpResponse>;
 
+/** A step's answer as a TryOutcome: any 2xx is taken. */
+const outcome = (res: HttpResponse): TryOutcome => ({
+  accepted: isSuccess(res.status),
+  answer: `${res.status} ${res.body.toString('utf8').slice(0, 200)}`,
+});
+
+/** How many items a list endpoint of the real service (`GET` of a JSON array) holds. */
+async function listLength(expectOk: ExpectOk, what: string, path: string): Promise<number> {
+  const res = await expectOk(what, path, { method: 'GET' });
+  const body = adapterJson(what, res.status, res.body.toString('utf8'));
+  if (!Array.isArray(body)) throw adapterFailure(what, res.status, `(not an array) ${res.body.toString('utf8')}`);
+  return body.length;
+}
+
 /** The real service's topics API: `/v2/topics/{name}/endpoints`, `/v2/topics`, `/v2/publish/{name}`. */
 function realWorldUrlGroups(client: MessagingClient, expectOk: ExpectOk): UrlGroupSteps {
   const endpointsPath = (group: string) => `/v2/topics/${encodeURIComponent(group)}/endpoints`;
@@ -202,8 +216,7 @@ function realWorldUrlGroups(client: MessagingClient, expectOk: ExpectOk): UrlGro
       await expectOk('add endpoints to a URL group', endpointsPath(group), { body: { endpoints } });
     },
     async tryUpsert(group, endpoints) {
-      const res = await client.call(endpointsPath(group), { body: { endpoints } });
-      return { accepted: isSuccess(res.status), answer: `${res.status} ${res.body.toString('utf8').slice(0, 200)}` };
+      return outcome(await client.call(endpointsPath(group), { body: { endpoints } }));
     },
     async endpoints(group) {
       const what = 'read a URL group';
@@ -219,13 +232,7 @@ function realWorldUrlGroups(client: MessagingClient, expectOk: ExpectOk): UrlGro
         url: String(item.url),
       }));
     },
-    async count() {
-      const what = 'list the URL groups';
-      const res = await expectOk(what, '/v2/topics', { method: 'GET' });
-      const body = adapterJson(what, res.status, res.body.toString('utf8'));
-      if (!Array.isArray(body)) throw adapterFailure(what, res.status, `(not an array) ${res.body.toString('utf8')}`);
-      return body.length;
-    },
+    count: () => listLength(expectOk, 'list the URL groups', '/v2/topics'),
     async publish(group, headers, body) {
       await expectOk('publish to a URL group', `/v2/publish/${encodeURIComponent(group)}`, {
         headers: { 'content-type': 'text/plain', ...headers },
@@ -237,12 +244,6 @@ function realWorldUrlGroups(client: MessagingClient, expectOk: ExpectOk): UrlGro
     },
   };
 }
-
-/** A step's answer as a TryOutcome: any 2xx is taken. */
-const outcome = (res: HttpResponse): TryOutcome => ({
-  accepted: isSuccess(res.status),
-  answer: `${res.status} ${res.body.toString('utf8').slice(0, 200)}`,
-});
 
 /** The real service's queues API: upsert `/v2/queues`, `/v2/enqueue/{queue}/{url}`, get and list. */
 function realWorldQueues(client: MessagingClient, expectOk: ExpectOk): QueueLimitSteps {
@@ -264,13 +265,7 @@ function realWorldQueues(client: MessagingClient, expectOk: ExpectOk): QueueLimi
       if (!isSuccess(res.status)) throw adapterFailure('read a queue', res.status, res.body.toString('utf8'));
       return true;
     },
-    async count() {
-      const what = 'list the queues';
-      const res = await expectOk(what, '/v2/queues', { method: 'GET' });
-      const body = adapterJson(what, res.status, res.body.toString('utf8'));
-      if (!Array.isArray(body)) throw adapterFailure(what, res.status, `(not an array) ${res.body.toString('utf8')}`);
-      return body.length;
-    },
+    count: () => listLength(expectOk, 'list the queues', '/v2/queues'),
   };
 }
 
