@@ -50,13 +50,18 @@ export interface QueueLimitRefusal {
 /** What `acceptMany` answers for one item. */
 export type AcceptAnswer = Accepted | QueueLimitRefusal;
 
+/** The refusal of a new queue past the plan's max_queues, whichever way it would have come to exist. */
+export function queueLimitText(queue: string, limit: number): string {
+  return `a new queue ${JSON.stringify(queue)} exceeds the plan's max_queues of ${limit}`;
+}
+
 /** What `accept` rejects with when the message would create a queue past the plan's max_queues. */
 export class QueueLimitReached extends Error {
   readonly queue: string;
   readonly limit: number;
 
   constructor(queue: string, limit: number) {
-    super(`a new queue ${JSON.stringify(queue)} exceeds the plan's max_queues of ${limit}`);
+    super(queueLimitText(queue, limit));
     this.queue = queue;
     this.limit = limit;
   }

@@ -4,6 +4,7 @@
  * "Limits") in the same atomic step that creates it: past it, a 400 naming the limit.
  */
 import type { FastifyInstance } from 'fastify';
+import { queueLimitText } from './message-store.ts';
 import { MessagingError } from './messaging-error.ts';
 import type { RouteContext } from './route-context.ts';
 import { jsonBody, queueNamePattern } from './route-input.ts';
@@ -28,10 +29,7 @@ export function queueRoutes(app: FastifyInstance, context: RouteContext): void {
     // The fault lifts the plan's max_queues; an existing queue is updated whatever the count.
     const maxQueues = fault('queue-limit-unchecked') ? -1 : (await account.record()).account.max_queues;
     if (!(await store.upsertQueue(name, parallelism, body.paused as boolean | undefined, maxQueues))) {
-      throw new MessagingError(
-        400,
-        `a new queue ${JSON.stringify(name)} exceeds the plan's max_queues of ${maxQueues}`,
-      );
+      throw new MessagingError(400, queueLimitText(name, maxQueues));
     }
     dispatcher.poke(true);
     return reply.code(200).send();
