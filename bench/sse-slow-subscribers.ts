@@ -17,22 +17,26 @@
  *     call glibc's malloc_trim(0), e.g. gdb -p {pid} -batch -ex 'call (int) malloc_trim(0)' where gdb
  *     can call into a process: what RSS then gives back was free memory glibc kept, no live object)]
  *
- * The reference process inherits the environment, so an allocator's settings apply to it
- * (MALLOC_ARENA_MAX=2, MALLOC_MMAP_THRESHOLD_=131072, LD_PRELOAD=…/libjemalloc.so.2).
+ *     [--allocator serve (default: the reference's process gets the glibc setting `svc-harness serve`
+ *     starts itself under, src/reference/allocator-settings.ts) | inherit (this environment as it is:
+ *     glibc's defaults, or MALLOC_ARENA_MAX=2, LD_PRELOAD=…/libjemalloc.so.2 and the like)]
  *
  * Figures here (node 24, 2 shared cores, 100 × 1 MiB to 100 readers, default 32 MiB buffer): before the
  * frames were shared and the drop was a reset, the peak was 3.7 GB (each reader held its own strings up
  * to the limit) and each reader read 4.1 MB of backlog before learning it was dropped; after, the peak
  * is 0.42 to 0.50 GB and the backlog 0.1 to 0.2 MB. Once the readers are gone the heap and the
- * ArrayBuffers are back at their idle figures, but glibc keeps the freed memory: RSS stays 100 to 220 MB
- * above idle (265 to 375 MB above before), reused by the next burst (a second round does not grow it) and given
- * back by malloc_trim(0) (RSS at idle again). Under jemalloc, one full collection gives it back.
+ * ArrayBuffers are back at their idle figures. Under glibc's defaults (--allocator inherit) glibc kept
+ * the freed memory: RSS stayed 100 to 220 MB above idle, reused by the next burst and given back by
+ * malloc_trim(0). With serve's setting (the default here) and the collection the reference runs once the
+ * drops settle, RSS was 118 MB 3 s after the drops, below the 220 MB of a reference just started
+ * (202 MB under glibc's defaults).
  */
 import { execFileSync, fork } from 'node:child_process';
 import { createConnection, type Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { httpRequest, jsonBody } from '../src/http/http-client.ts';
+import { allocatorEnvironment } from '../src/reference/allocator-settings.ts';
 import { acquireRedis } from '../src/reference/redis/acquire-redis.ts';
 import { hardStop, mb, positive, renderTable, rssOf } from './load-bench-util.ts';
 import { runBench } from './run-bench.ts';
@@ -47,6 +51,7 @@ const { values } = parseArgs({
     'idle-seconds': { type: 'string', default: '10' },
     rounds: { type: 'string', default: '1' },
     'trim-command': { type: 'string' },
+    allocator: { type: 'string', default: 'serve' },
   },
 });
 const subscribers = positive(values.subscribers, 'subscribers');
@@ -55,6 +60,8 @@ const messageBytes = positive(values['message-bytes'], 'message-bytes');
 const bufferBytes = values['buffer-bytes'] === undefined ? undefined : positive(values['buffer-bytes'], 'buffer-bytes');
 const idleMs = positive(values['idle-seconds'], 'idle-seconds') * 1000;
 const rounds = positive(values.rounds, 'rounds');
+if (values.allocator !== 'serve' && values.allocator !== 'inherit') throw new Error('--allocator is serve or inherit');
+const referenceEnv = values.allocator === 'serve' ? (allocatorEnvironment(process.env) ?? process.env) : process.env;
 
 type Usage = NodeJS.MemoryUsage;
 
@@ -83,7 +90,11 @@ function nextMessage(child: ReturnType<typeof fork>, ms: number, what: string): 
 async function startReferenceProcess(redisUrl: string): Promise<ReferenceProcess> {
   const script = new URL('./sse-reference-process.ts', import.meta.url).pathname;
   const args = [redisUrl, ...(bufferBytes === undefined ? [] : [String(bufferBytes)])];
-  const child = fork(script, args, { execArgv: ['--expose-gc'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = fork(script, args, {
+    execArgv: ['--expose-gc'],
+    env: referenceEnv,
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   const ready = await nextMessage(child, 20_000, 'the reference did not start');
   if (typeof ready !== 'object' || !('kvUrl' in ready)) {
     child.kill();
@@ -185,7 +196,8 @@ await runBench(async () => {
     console.log(
       `  node ${process.version}; loopback; reference pid ${ref.pid} (own process); ` +
         `${subscribers} paused subscribers; ${messages} × ${messageBytes} B published; stream buffer ` +
-        `${bufferBytes === undefined ? 'default (32 MiB)' : `${bufferBytes} B`}; MALLOC_ARENA_MAX=${process.env.MALLOC_ARENA_MAX ?? 'unset'}`,
+        `${bufferBytes === undefined ? 'default (32 MiB)' : `${bufferBytes} B`}; allocator ${values.allocator}: ` +
+        `GLIBC_TUNABLES=${referenceEnv.GLIBC_TUNABLES ?? 'unset'}, MALLOC_ARENA_MAX=${referenceEnv.MALLOC_ARENA_MAX ?? 'unset'}`,
     );
     await sleep(1000);
     await mark('idle');

@@ -12,7 +12,8 @@ if (major < 22 || (major === 22 && minor < 19)) {
   process.exit(2);
 }
 const source = new URL('../src/cli/main.ts', import.meta.url);
-const { runCli } = await import(existsSync(source) ? source.href : '../dist/src/cli/main.js');
+const { prepareProcess, runCli } = await import(existsSync(source) ? source.href : '../dist/src/cli/main.js');
+await prepareProcess(process.argv.slice(2));
 const code = await runCli(process.argv.slice(2));
 // Exit explicitly: a command that finished must never hang on a leftover socket or timer. But first let
 // what it wrote reach a pipe: stdout to a pipe may be asynchronous, and exiting at once cut a long

@@ -7,6 +7,17 @@ import { renderHelp } from './help-text.ts';
 import { parseArgv } from './parse-argv.ts';
 
 /**
+ * Called by the bin before runCli, never by code that shares its process: `serve` runs the reference in
+ * a process of its own, which starts itself again under the allocator setting that lets it give memory
+ * back (src/reference/allocator-settings.ts). The command is always argv's first word.
+ */
+export async function prepareProcess(argv: readonly string[]): Promise<void> {
+  if (argv[0] !== 'serve' || argv.includes('--list-faults') || argv.includes('--help') || argv.includes('-h')) return;
+  const { relaunchUnderAllocatorSettings } = await import('../reference/allocator-settings.ts');
+  relaunchUnderAllocatorSettings();
+}
+
+/**
  * An error thrown where no caller can catch it (an 'error' event nobody listens to: vitest's pool emits
  * one when its worker dies, out of memory) would print Node's stack trace. It gets the one line every
  * error gets, and exit 2.

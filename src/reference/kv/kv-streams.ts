@@ -5,6 +5,7 @@
 import { isUtf8 } from 'node:buffer';
 import type { ServerResponse } from 'node:http';
 import { ErrorReply } from '@redis/client';
+import { collectWhenSettled } from '../../shared/memory-relief.ts';
 import type { KvFaultCheck } from './kv-fault-check.ts';
 import type { RedisUser } from './kv-tokens.ts';
 import type { RedisClient, RedisConnections } from './redis-connections.ts';
@@ -234,4 +235,6 @@ function drop(res: ServerResponse): void {
     // Not a TCP socket (resetAndDestroy throws for a pipe): an ordinary destroy below.
   }
   res.destroy();
+  // What was queued for it is garbage now, megabytes of it: collected once the drops settle.
+  collectWhenSettled();
 }
