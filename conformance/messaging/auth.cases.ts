@@ -278,6 +278,8 @@ async function rotateWithToken(client: MessagingClient, label: string): Promise<
 /** One case per operation: every refused credential, its status, its Error body, and no effect. */
 const refusalCases = operations.map((operation) => ({
   id: `messaging.auth.refused.${operation.name.replaceAll(' ', '-')}`,
+  // A refused rotation is checked by rotating with a valid token before and after: keys every delivery's signature depends on.
+  concurrent: operation.name !== 'rotate',
   rules: [operation.statusRule, 'A.auth.required', 'A.errors.error-object', 'A.errors.other-statuses'],
   covers: [
     cover('A.errors.error-object', { 'messaging-operation': operationCells(operation.name) }),

@@ -28,6 +28,7 @@ export const cases = defineCases(
   signedCases(
     kinds.map(({ kind, rule, sent, destination }) => ({
       id: `messaging.${kind.toLowerCase()}.retries-counted`,
+      concurrent: true,
       rules: [rule],
       title: `${kind}-Retries: a ${kind.toLowerCase()} URL that always fails gets exactly 1 + retries requests`,
       expect: `A message with ${kind}-Retries ${retries}, its destination answering ${destination} (retries 0) and its ${kind.toLowerCase()} URL always 500: exactly ${retries + 1} requests at that URL.`,

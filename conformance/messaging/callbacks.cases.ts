@@ -42,6 +42,7 @@ export const cases = defineCases(
   signedCases([
     {
       id: 'messaging.callback.fields',
+      concurrent: true,
       rules: ['A.callback.on-answer', 'A.callback.fields', 'A.callback.field-types'],
       covers: [
         cover('A.callback.fields', { 'callback-field': comparedFields }),
@@ -130,6 +131,7 @@ export const cases = defineCases(
     },
     {
       id: 'messaging.callback.config',
+      concurrent: true,
       rules: ['A.callback.config-headers', 'A.callback.fields'],
       covers: [cover('A.callback.config-headers', { 'callback-header': ['method', 'retries', 'delay'] })],
       title: 'The callback configuration headers configure the callback request',
@@ -172,6 +174,7 @@ export const cases = defineCases(
     },
     {
       id: 'messaging.callback.timeout',
+      concurrent: true,
       rules: ['A.callback.config-headers'],
       covers: [cover('A.callback.config-headers', { 'callback-header': ['timeout', 'retries'] })],
       title: 'Callback-Timeout ends a callback attempt that takes too long',
@@ -204,6 +207,7 @@ export const cases = defineCases(
     },
     {
       id: 'messaging.callback.forward',
+      concurrent: true,
       rules: ['A.callback.forward-headers', 'A.callback.fields'],
       title: 'Callback-Forward-<Header-Name> reaches the callback endpoint',
       expect: 'With Callback-Forward-X-Svc-Harness: forwarded, the callback request carries X-Svc-Harness: forwarded.',
@@ -228,6 +232,7 @@ export const cases = defineCases(
     },
     {
       id: 'messaging.callback.enqueue',
+      concurrent: true,
       rules: ['A.callback.on-enqueue'],
       needs: ['messaging.adapter'],
       title: 'The callback headers are accepted on enqueue',
@@ -258,6 +263,7 @@ export const cases = defineCases(
     },
     {
       id: 'messaging.callback.with-failure-callback',
+      concurrent: true,
       rules: ['A.callback.with-failure-callback', 'A.callback.fields', 'A.failure-callback.fields'],
       title: 'A callback and a failure callback together: both are sent',
       expect:
@@ -289,6 +295,7 @@ export const cases = defineCases(
     },
     {
       id: 'messaging.failure-callback.exhaustion',
+      concurrent: true,
       rules: ['A.failure-callback.after-exhaustion', 'A.failure-callback.fields'],
       covers: [
         cover('A.failure-callback.fields', { 'callback-field': [...comparedFields, 'dlqId'] }),
@@ -387,6 +394,7 @@ export const cases = defineCases(
     },
     {
       id: 'messaging.failure-callback.dlq-entry',
+      concurrent: true,
       rules: ['A.failure-callback.dlq-entry'],
       needs: ['messaging.adapter'],
       title: 'The dlqId of a failure callback names a dead letter',
@@ -416,6 +424,7 @@ export const cases = defineCases(
     },
     {
       id: 'messaging.failure-callback.config',
+      concurrent: true,
       rules: ['A.failure-callback.config-headers', 'A.failure-callback.fields'],
       covers: [cover('A.failure-callback.config-headers', { 'callback-header': ['method', 'delay', 'timeout'] })],
       title: 'The failure-callback configuration headers configure the failure-callback request',
@@ -476,6 +485,7 @@ export const cases = defineCases(
     },
     {
       id: 'messaging.failure-callback.forward',
+      concurrent: true,
       rules: ['A.failure-callback.forward-headers', 'A.failure-callback.fields'],
       title: 'Failure-Callback-Forward-<Header-Name> reaches the failure-callback endpoint',
       expect:
@@ -508,6 +518,7 @@ export const cases = defineCases(
     },
     {
       id: 'messaging.errors.other-statuses',
+      concurrent: true,
       rules: ['A.errors.other-statuses'],
       title: 'Statuses of other refusals (not shown by the spec)',
       expect:

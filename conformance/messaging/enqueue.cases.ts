@@ -188,6 +188,7 @@ function coversOf(kind: Kind) {
 
 const kindCase = (kind: Kind) => ({
   id: `messaging.enqueue.${kind.toLowerCase()}-headers`,
+  concurrent: true,
   rules: ['A.callback.on-enqueue', ...new Set(rows.map((row) => row.rule[kind]))],
   covers: coversOf(kind),
   needs: ['messaging.adapter' as const],

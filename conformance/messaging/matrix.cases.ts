@@ -71,6 +71,7 @@ export const cases = defineCases(
   signedCases([
     {
       id: 'messaging.callbacks.matrix',
+      concurrent: true,
       covers: [
         cover('A.callback.config-headers', { 'callback-header': ['method', 'delay'] }),
         cover('A.failure-callback.config-headers', { 'callback-header': ['method'] }),

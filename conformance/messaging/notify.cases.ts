@@ -48,6 +48,7 @@ function headerOf(headers: Record<string, unknown>, name: string): unknown {
 const unsignedCases = defineCases([
   {
     id: 'messaging.notify.status',
+    concurrent: true,
     rules: ['A.notify.status-201'],
     title: 'Notify answers 201 with a JSON array',
     expect: 'A notify of an event nobody waits for answers 201 with a JSON array.',
@@ -61,6 +62,7 @@ const unsignedCases = defineCases([
   },
   {
     id: 'messaging.notify.waiters',
+    concurrent: true,
     rules: [
       'A.notify.status-201',
       'A.notify.one-per-waiter',
@@ -171,6 +173,7 @@ const unsignedCases = defineCases([
   },
   {
     id: 'messaging.notify.lost',
+    concurrent: true,
     rules: ['A.notify.lost-without-waiter'],
     needs: ['messaging.adapter'],
     title: 'With nobody waiting the event is lost',
@@ -201,6 +204,7 @@ const unsignedCases = defineCases([
   },
   {
     id: 'messaging.notify.by-run',
+    concurrent: true,
     rules: ['A.notify.by-run', 'A.notify.by-run-shapes'],
     needs: ['messaging.adapter'],
     title: 'Notify by workflow run reaches that run, also when it waits later',
@@ -224,6 +228,7 @@ const unsignedCases = defineCases([
   },
   {
     id: 'messaging.notify.invalid-event-400',
+    concurrent: true,
     rules: ['A.notify.invalid-event-400', 'A.errors.error-object'],
     title: 'Notify with an invalid event id answers 400',
     expect:
@@ -270,6 +275,7 @@ const unsignedCases = defineCases([
   },
   {
     id: 'messaging.notify.body-forms',
+    concurrent: true,
     rules: ['A.notify.body-forms', 'A.notify.body-content-type'],
     covers: [
       cover('A.notify.body-forms', {
@@ -333,6 +339,7 @@ const unsignedCases = defineCases([
   },
   {
     id: 'messaging.waiter.deadline',
+    concurrent: true,
     rules: ['A.waiter.deadline'],
     needs: ['messaging.adapter'],
     title: 'What a waiter does at its deadline (not shown by the spec)',

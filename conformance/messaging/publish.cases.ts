@@ -16,6 +16,7 @@ export const cases = defineCases(
   signedCases([
     {
       id: 'messaging.publish.delivers',
+      concurrent: true,
       rules: ['A.publish.delivers'],
       title: 'A published message is delivered to its destination with its body',
       expect: 'A message published to a sink URL arrives there once, with the body published.',
@@ -36,6 +37,7 @@ export const cases = defineCases(
     },
     {
       id: 'messaging.publish.response-shape',
+      concurrent: true,
       rules: ['A.publish.response-shape'],
       title: 'The publish answer (not shown by the spec)',
       expect: 'Observed: the status and body of a publish.',
@@ -49,6 +51,7 @@ export const cases = defineCases(
     },
     {
       id: 'messaging.publish.headers',
+      concurrent: true,
       rules: ['A.publish.headers'],
       title: 'The real service’s publish headers (not shown by the spec)',
       expect: 'Observed: whether -Method, -Forward-<Name> and the content type reach the destination.',
@@ -73,6 +76,7 @@ export const cases = defineCases(
     },
     {
       id: 'messaging.signature.verifiable',
+      concurrent: true,
       rules: ['A.signature.verifiable'],
       covers: [
         cover('A.signature.verifiable', { 'delivery-kind': ['delivery', 'callback'], 'send-form': ['publish'] }),
@@ -114,6 +118,7 @@ export const cases = defineCases(
     },
     {
       id: 'messaging.versioning.v2',
+      concurrent: true,
       rules: ['A.versioning.v2'],
       title: 'Area A paths carry /v2/',
       expect: 'POST /v2/notify/{eventId} is routed: it answers with a status other than 404 and 405.',

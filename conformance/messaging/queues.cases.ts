@@ -27,6 +27,7 @@ async function enqueueWhilePaused(adapter: MessagingAdapter, queue: string, url:
 const unsignedCases = defineCases([
   {
     id: 'messaging.queue.paused-accepts',
+    concurrent: true,
     rules: ['A.queue.paused-accepts'],
     needs: ['messaging.adapter'],
     title: 'A paused queue still accepts new messages',
@@ -51,6 +52,7 @@ const unsignedCases = defineCases([
   },
   {
     id: 'messaging.queue.pause',
+    concurrent: true,
     rules: ['A.queue.pause-200', 'A.queue.paused-holds', 'A.queue.pause-idempotent', 'A.queue.resume'],
     needs: ['messaging.adapter'],
     title: 'A paused queue holds its messages; pausing again changes nothing',

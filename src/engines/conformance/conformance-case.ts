@@ -22,6 +22,14 @@ export interface ConformanceCase {
    * rule with dimensions counts as covered only where a case declares it (`svc-harness rules --coverage`).
    */
   readonly covers?: readonly CellCover[];
+  /**
+   * Runs alongside the other concurrent cases of its file (and, when every case of the file is
+   * concurrent, of the neighbouring such files): for a case that mostly waits (for deliveries, retries,
+   * a settle time) and touches only what it creates itself (its keys, queues, inbox and event ids),
+   * never what the account shares: plan limits, signing keys, the admin hook, a burst at the rate limit.
+   * Cases without it run alone, one after another.
+   */
+  readonly concurrent?: boolean;
   /** Throws CheckFailure on a broken rule; calls ctx.observe where the spec is silent. */
   run(ctx: CaseContext): Promise<void>;
 }

@@ -122,7 +122,13 @@ export async function registerSuites(conformanceDir: string): Promise<void> {
     test.skip('no case file of the areas asked for', () => {});
     return;
   }
-  for (const file of selected) describe(file.file, () => registerCases(file.area, file.cases, file.file));
+  // Files whose cases may all run concurrently go first, so they form one group: vitest runs adjacent
+  // concurrent describes together, and a file with a case that must run alone stays after them, in order.
+  const allConcurrent = (file: (typeof selected)[number]) => file.cases.every((item) => item.concurrent === true);
+  const ordered = [...selected.filter(allConcurrent), ...selected.filter((file) => !allConcurrent(file))];
+  for (const file of ordered) {
+    describe(file.file, { concurrent: allConcurrent(file) }, () => registerCases(file.area, file.cases, file.file));
+  }
 }
 
 /** Registers one case file's cases (`file`: its path in the repository, for the reports). */
@@ -146,7 +152,9 @@ export function registerCases(area: TargetArea, cases: readonly ConformanceCase[
       expect: item.expect,
       ...(file !== undefined && { file }),
     };
-    test(item.id, { meta: { svcCase: meta } }, (context) => runCase(item, setup, redact, run, context));
+    test(item.id, { meta: { svcCase: meta }, concurrent: item.concurrent === true }, (context) =>
+      runCase(item, setup, redact, run, context),
+    );
   }
 }
 

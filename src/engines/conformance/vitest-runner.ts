@@ -51,6 +51,9 @@ async function withoutSignalOnce<T>(start: () => Promise<T>): Promise<T> {
   }
 }
 
+/** Concurrent cases running at once. */
+export const maxConcurrentCases = 6;
+
 /** How long an interrupted run may take to wind down before we stop waiting for vitest. */
 const abortGraceMs = 2_000;
 
@@ -93,6 +96,10 @@ export async function runSuites(options: SuiteRunOptions): Promise<CollectedRun>
         // hook (the daily request limit) and restore them in cleanup; parallel files would interfere.
         maxWorkers: 1,
         fileParallelism: false,
+        // Cases marked concurrent (conformance-case.ts) overlap their waits, this many at a time: the
+        // messaging suite waited 38 s of its 42 s one case after another. Few enough that a target's
+        // rate limit (500 requests per second on a paid plan) is never approached.
+        maxConcurrency: maxConcurrentCases,
         // Results of earlier runs would reorder the files; a conformance run is the same every time.
         cache: false,
       },
