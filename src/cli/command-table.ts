@@ -264,6 +264,13 @@ export const commandTable = {
         default: 'every area the target has',
       },
       rules: { type: 'string', description: 'Only cases naming a rule that matches this glob, e.g. "B.multi-exec.*"' },
+      concurrency: {
+        type: 'number',
+        integer: true,
+        min: 1,
+        description: 'Cases marked concurrent that run at once (1: every case alone, in turn)',
+        default: '6',
+      },
       'report-dir': {
         type: 'string',
         description: 'Where report.json, junit.xml and summary.md go',

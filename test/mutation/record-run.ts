@@ -61,6 +61,8 @@ export class ExchangeRecorder {
       areas: [area],
       reportDir,
       reporters: [clock],
+      // One case at a time: an exchange is attributed to the case running when it arrived.
+      caseConcurrency: 1,
       ...(rules !== undefined && { rules }),
     }).finally(() => {
       this.#recording = false;

@@ -23,6 +23,8 @@ export async function run(values: ParsedValues): Promise<number> {
         log: logLine,
         ...(areas && { areas }),
         ...(typeof values.rules === 'string' && { rules: values.rules }),
+        // Whole numbers of at least 1 are checked by parse-argv (the command table marks the flag).
+        ...(typeof values.concurrency === 'number' && { caseConcurrency: values.concurrency }),
         ...(typeof values['report-dir'] === 'string' && { reportDir: values['report-dir'] }),
         ...(typeof values.expectations === 'string' && { expectations: values.expectations }),
         faults: (values.fault as string[] | undefined) ?? [],

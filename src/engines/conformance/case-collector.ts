@@ -33,11 +33,13 @@ function fallbackVerdict(testCase: TestCase, redact: Redactor): Verdict {
     return { kind: 'error', reason: redact(`not run: ${result.note ?? 'skipped by vitest'}`) };
   // vitest reports a case only once it finished, so `pending` does not reach here. A case cut off by an
   // interrupt or a cancelled run comes with no error at all: say so rather than end the line on a colon.
-  const why =
-    problemLine(result.errors?.[0]?.message) ||
-    'vitest stopped it without an error (the run was interrupted or cancelled while it ran)';
-  return { kind: 'error', reason: redact(`the case did not end: ${why}`) };
+  const why = problemLine(result.errors?.[0]?.message);
+  return { kind: 'error', reason: why ? redact(`the case did not end: ${why}`) : stoppedWithoutError };
 }
+
+/** The reason of a case vitest stopped without an error; the engine names the interrupt when it knows it. */
+export const stoppedWithoutError =
+  'the case did not end: vitest stopped it without an error (the run was interrupted or cancelled while it ran)';
 
 export function caseResultOf(
   testCase: TestCase,

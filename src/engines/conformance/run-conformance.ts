@@ -22,6 +22,7 @@ import { defaultReportDir, makeReportDir } from '../../shared/report-files.ts';
 import { areasOf, checkAreas, targetAreas } from '../../target/areas.ts';
 import { environmentTargetLine, loadTargetFileSync } from '../../target/load-target.ts';
 import { describeTarget, type SinkSettings, type Target, type TargetArea, targetSecrets } from '../../target/target.ts';
+import { stoppedWithoutError } from './case-collector.ts';
 import { type CaseFile, loadCaseFiles } from './case-registry.ts';
 import { applyExpectations, type Expectation, knownFailure, loadExpectationsFile, utcDay } from './expectations.ts';
 import { probeTarget } from './probe-target.ts';
@@ -60,6 +61,12 @@ export interface ConformanceOptions {
   readonly emitRunEnd?: boolean;
   /** The sink's settings from the command line; they win over each target file's `sink`. */
   readonly sink?: SinkSettings;
+  /**
+   * Cases marked concurrent running at once (conformance-case.ts); 1 runs every case alone, so what
+   * reaches the target in a stretch of time is one case's (test/mutation/record-run.ts relies on it).
+   * @default 6
+   */
+  readonly caseConcurrency?: number;
   /** Lines the run tells once its checks passed (the environment's target); the CLI prints them to stderr. */
   readonly log?: (line: string) => void;
 }
@@ -75,6 +82,10 @@ function checkOptions(options: ConformanceOptions, catalog: RuleCatalog): void {
       'SVC_USAGE',
       'conformance: --fault works only with the embedded reference (without --target or SVC_* target variables)',
     );
+  }
+  const concurrency = options.caseConcurrency;
+  if (concurrency !== undefined && !(Number.isInteger(concurrency) && concurrency >= 1)) {
+    throw harnessError('SVC_USAGE', `conformance: caseConcurrency is a whole number of at least 1, not ${concurrency}`);
   }
   // The same checks the reference and the CLI make, made here too: the options may come from code.
   checkFaults(options.faults ?? []);
@@ -305,10 +316,23 @@ async function runTarget(target: Target, embedded: boolean, context: TargetConte
     // The suite file registers only the case files that hold a selected case.
     caseFiles: [...new Set(expected.map(({ file }) => file.file))],
     ...(options.signal && { signal: options.signal }),
+    ...(options.caseConcurrency !== undefined && { concurrency: options.caseConcurrency }),
     onResult: (result) => context.events.onResult(context.known(result)),
   });
   for (const line of collected.problems) context.problem(line);
-  const results = collected.results;
+  // Cases running when a signal came (several at once, with concurrent cases) say which one it was.
+  const interrupted = options.signal?.aborted ? interruptReason(options.signal) : undefined;
+  const results = collected.results.map((result) =>
+    interrupted !== undefined && result.verdict.kind === 'error' && result.verdict.reason === stoppedWithoutError
+      ? {
+          ...result,
+          verdict: {
+            ...result.verdict,
+            reason: `the case did not end: the run was interrupted (${interrupted}) while it ran`,
+          },
+        }
+      : result,
+  );
   const seen = new Set(results.map((result) => result.caseId));
   const reason = collected.problems[0]
     ? `not run: ${collected.problems[0]}`

@@ -24,6 +24,8 @@ export interface SuiteRunOptions {
   readonly caseFiles: readonly string[];
   readonly signal?: AbortSignal;
   readonly onResult?: (result: CaseResult) => void;
+  /** Concurrent cases at once. @default maxConcurrentCases */
+  readonly concurrency?: number;
 }
 
 const stopSignals = ['SIGINT', 'SIGTERM'] as const;
@@ -99,7 +101,7 @@ export async function runSuites(options: SuiteRunOptions): Promise<CollectedRun>
         // Cases marked concurrent (conformance-case.ts) overlap their waits, this many at a time: the
         // messaging suite waited 38 s of its 42 s one case after another. Few enough that a target's
         // rate limit (500 requests per second on a paid plan) is never approached.
-        maxConcurrency: maxConcurrentCases,
+        maxConcurrency: options.concurrency ?? maxConcurrentCases,
         // Results of earlier runs would reorder the files; a conformance run is the same every time.
         cache: false,
       },

@@ -7,7 +7,8 @@ import { describe, expect, test } from 'vitest';
 import { loadCaseFiles } from '../../../src/engines/conformance/case-registry.ts';
 
 /** What in a case's code reaches beyond what the case creates. */
-const accountWide = /withAccountLimits|adminClient|setAccountLimits|keys\/rotate|rotateWithToken|failNextNotify|burst\(/;
+const accountWide =
+  /withAccountLimits|adminClient|setAccountLimits|keys\/rotate|rotateWithToken|failNextNotify|burst\(/;
 
 describe('concurrent cases', () => {
   test('none needs the admin hook or calls what changes the account', async () => {
