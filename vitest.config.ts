@@ -40,14 +40,13 @@ const fastTests = testFiles(join(root, 'test'))
 
 export default defineConfig({
   test: {
-    // Two test files at a time. Vitest's default on these 2-core machines is one (cores - 1), and most
+    // Three test files at a time. Vitest's default on these 2-core machines is one (cores - 1), and most
     // of this suite's time is spent waiting on child processes, servers and timed load runs. Measured
-    // here: 718 s with one worker and 412 s with two (796 tests). For the unit project's 1,320 tests:
-    // 416 s with two (the run used 0.83 of the 2 cores), 276 s with four (1.43 cores), 239 s with six,
-    // all passing on an idle machine. But in three fresh-clone CI runs with four, three different timed
-    // tests failed once each (a k6 run's pace, two latencies compared, a CLI usage error killed at 60 s):
-    // two it is, until those tests stop assuming an idle machine.
-    maxWorkers: 2,
+    // here for the unit project (1,361 tests): 396 s with two workers (0.93 of the 2 cores busy), 306 s
+    // with three (1.32 cores), all passing. Four took 276 s for 1,320 tests once, but three different
+    // timed tests failed in three fresh-clone CI runs (a k6 run's pace, two latencies compared, a CLI
+    // usage error killed at 60 s): three it is.
+    maxWorkers: 3,
     // Each of .ci/run's test steps names its own file (SVC_VITEST_JSON), so the closing line sums them all.
     reporters: process.env.CI
       ? ['default', ['json', { outputFile: process.env.SVC_VITEST_JSON ?? 'reports/vitest-unit.json' }]]
@@ -73,12 +72,14 @@ export default defineConfig({
           testTimeout: 60_000,
           hookTimeout: 1_200_000,
           pool: 'forks',
+          sequence: { groupOrder: 1 },
         },
       },
       {
         // The package as users get it: packed, installed, built into images. They build (tsc, npm, podman)
         // for minutes and took the CPU the other tests' timed CLI runs needed (two of those timed out in
-        // CI beside them), so they run after the unit tests (`groupOrder`), in the same `npm test`.
+        // CI beside them), so they run after the unit tests (`groupOrder`), beside the exhaustive runs
+        // (the same group), whose fault runs leave cores free while they wait.
         test: {
           name: 'package',
           include: packageTests,
