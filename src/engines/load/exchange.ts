@@ -7,6 +7,8 @@
  */
 import { performance } from 'node:perf_hooks';
 import type { Dispatcher } from 'undici';
+import type { AnswerMemory } from '../../http/answer-memory.ts';
+import { afterBigAnswer } from '../../shared/memory-relief.ts';
 
 export type ExchangeResult =
   | {
@@ -21,10 +23,14 @@ export type ExchangeResult =
 
 const decoder = new TextDecoder();
 
+/** At most one full collection per this many milliseconds after big answers (socket-pool.ts does the same). */
+const collectIntervalMs = 250;
+
 export function exchange(
   dispatcher: Dispatcher,
   options: Dispatcher.DispatchOptions,
   maxAnswerBytes: number,
+  memory: AnswerMemory,
   done: (result: ExchangeResult) => void,
 ): void {
   let status = 0;
@@ -33,7 +39,17 @@ export function exchange(
   let size = 0;
   let tooLong = false;
   let finished = false;
+  // Within the transport's answer budget: past it, this answer's socket pauses until the lead one ends.
+  let paused: Dispatcher.DispatchController | undefined;
+  const reader = memory.reader(() => {
+    const controller = paused;
+    paused = undefined;
+    // Not now: the release that resumes this one runs inside another connection's parser, and undici
+    // parses one connection at a time (resuming here fails its `currentParser === null` assertion).
+    if (controller !== undefined) setImmediate(() => controller.resume());
+  });
   const finish = (result: ExchangeResult) => {
+    reader.release();
     if (finished) return;
     finished = true;
     done(result);
@@ -57,11 +73,17 @@ export function exchange(
         return;
       }
       chunks.push(chunk);
+      if (reader.hold(chunk.length)) {
+        paused = controller;
+        controller.pause();
+      }
     },
     onResponseEnd() {
       const end = performance.now();
       const body = chunks.length === 1 ? decoder.decode(chunks[0]) : decoder.decode(Buffer.concat(chunks, size));
+      chunks.length = 0;
       finish({ kind: 'answer', status, contentType, body, end });
+      afterBigAnswer(size, collectIntervalMs);
     },
     onResponseError(_controller, error) {
       finish({ kind: 'error', error, end: performance.now() });

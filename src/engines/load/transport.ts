@@ -8,10 +8,11 @@
  */
 import { performance } from 'node:perf_hooks';
 import type { Agent } from 'undici';
+import { AnswerMemory } from '../../http/answer-memory.ts';
 import { loadDispatcher, tlsOptions } from '../../http/http-client.ts';
 import { type ExchangeResult, exchange } from './exchange.ts';
 import type { LoadTarget } from './load-target.ts';
-import { type AnswerListener, SocketPool } from './net/socket-pool.ts';
+import { type AnswerListener, answerBudgetBytes, SocketPool } from './net/socket-pool.ts';
 import { WireEncoder } from './net/wire-request.ts';
 
 export type ClientName = 'net' | 'undici';
@@ -133,6 +134,8 @@ function undiciTransport<Context>(
   const url = new URL(target.baseUrl);
   const basePath = url.pathname.replace(/\/+$/, '');
   const dispatcher: Agent = loadDispatcher(options.connections, target.tls);
+  // The same budget the socket pool reads its answers within.
+  const memory = new AnswerMemory(answerBudgetBytes);
   let inFlight = 0;
   return {
     send: (request, headers, context) => {
@@ -150,6 +153,7 @@ function undiciTransport<Context>(
           bodyTimeout: options.timeoutMs,
         },
         target.maxAnswerBytes,
+        memory,
         (result: ExchangeResult) => {
           inFlight--;
           listener(context, result);
