@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { defineConfig } from 'vitest/config';
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 // Two projects: the project's own tests (`npm test`) and the conformance suites, which the
 // `svc-harness conformance` command runs through vitest's Node API against a target.
@@ -38,8 +39,50 @@ const fastTests = testFiles(join(root, 'test'))
   .filter((file) => !slowTest.test(readFileSync(file, 'utf8')))
   .map((file) => relative(root, file));
 
+/**
+ * Seconds the longest test files took (a fresh-clone CI run, three workers). A fresh clone has no
+ * vitest cache, so vitest orders files by size, and small files that wait a minute (a stalled target,
+ * a run with every fault on) started last and ran alone at the end: 40 s of tail in a 309 s run.
+ */
+const knownLongSeconds: Readonly<Record<string, number>> = {
+  'test/cli/conformance-secrets.test.ts': 64,
+  'test/cli/conformance-messaging.test.ts': 65,
+  'test/reliability/load-hostile.test.ts': 58,
+  'test/reliability/hostile-stall.test.ts': 51,
+  'test/cli/run.test.ts': 50,
+  'test/cli/load.test.ts': 36,
+  'test/cli/k6.test.ts': 34,
+  'test/reliability/hostile-targets.test.ts': 33,
+  'test/reference/messaging/messaging-faults.test.ts': 33,
+  'test/engines/load/messaging-exactness.test.ts': 29,
+  'test/engines/load/k6/k6-messaging.test.ts': 29,
+  'test/cli/compare-regions.test.ts': 27,
+};
+
+/**
+ * Longest first, so no long file starts late: by the duration vitest recorded (a machine that ran the
+ * tests before), else by `knownLongSeconds`; the rest after them in vitest's own order. Groups
+ * (`groupOrder`) keep their order.
+ */
+class LongestFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const base = await super.sort(files);
+    const order = new Map(base.map((spec, index) => [spec, index]));
+    const expected = (spec: TestSpecification) =>
+      this.ctx.cache.getTestSpecificationResult(spec)?.duration ??
+      (knownLongSeconds[relative(root, spec.moduleId)] ?? -1) * 1000;
+    return [...base].sort(
+      (a, b) =>
+        a.project.config.sequence.groupOrder - b.project.config.sequence.groupOrder ||
+        expected(b) - expected(a) ||
+        (order.get(a) ?? 0) - (order.get(b) ?? 0),
+    );
+  }
+}
+
 export default defineConfig({
   test: {
+    sequence: { sequencer: LongestFirst },
     // Three test files at a time. Vitest's default on these 2-core machines is one (cores - 1), and most
     // of this suite's time is spent waiting on child processes, servers and timed load runs. Measured
     // here for the unit project (1,361 tests): 396 s with two workers (0.93 of the 2 cores busy), 306 s
