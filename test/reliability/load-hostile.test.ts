@@ -29,6 +29,7 @@ interface ScenarioEntry {
   readonly errors: readonly { kind: string; count: number; example: string }[];
   readonly thresholds: readonly { expression: string; ok: boolean; value: number | null }[];
   readonly latencyMs: { readonly count: number };
+  readonly counters: Readonly<Record<string, number>>;
 }
 
 interface LoadReport {
@@ -210,6 +211,25 @@ describe('load against hostile targets', () => {
       }
     },
   );
+
+  // Issue 25: the node engine reads its answers within a 32 MB budget; four connections reading 16 MB
+  // answers pass it, so all but one pause, and the report counts the answers that waited (their latency
+  // holds that wait).
+  test('node engine, answers of 16 MB on 4 connections: every answer read, the ones that waited for memory counted', async () => {
+    const server = await startHostileKv('huge');
+    try {
+      const { scenario } = await loadAgainst('node-huge', server.url, 'command', [
+        '--model',
+        'closed',
+        '--connections',
+        '4',
+      ]);
+      expect(scenario.requests.completed).toBeGreaterThan(4);
+      expect(scenario.counters.answers_waited_for_memory ?? 0).toBeGreaterThan(0);
+    } finally {
+      await server.close();
+    }
+  });
 
   // k6 keeps every answer body and has no cap on an answer's size: the memory guard stops it and the
   // report says why (issue 25: it grew past 6 GB against 50 MB answers, and the report said SIGKILL).

@@ -14,7 +14,7 @@ import type { LoadTarget } from './load-target.ts';
 import { type PartProgress, requestHeaders } from './open-model.ts';
 import { recordResult } from './record-result.ts';
 import { Recorder } from './recorder.ts';
-import { type ClientName, openTransport } from './transport.ts';
+import { answerWaitCounter, type ClientName, openTransport } from './transport.ts';
 
 interface Sent<Meta> {
   readonly request: ScenarioRequest<Meta>;
@@ -76,6 +76,8 @@ export async function runClosedLoop<State, Meta>(
   const drained = await transport.drain(signal.aborted ? Math.min(1000, options.timeoutMs) : options.timeoutMs);
   if (timer) clearInterval(timer);
   if (!drained) recorder.cutShort(transport.inFlight, `still in flight ${options.timeoutMs} ms after the load ended`);
+  // Answers that waited for the answer budget: their latency holds time the harness added.
+  if (transport.memoryWaits > 0) recorder.tally(answerWaitCounter, transport.memoryWaits);
   await transport.close();
   return recorder;
 }

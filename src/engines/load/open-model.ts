@@ -14,7 +14,7 @@ import type { LoadTarget } from './load-target.ts';
 import { recordResult } from './record-result.ts';
 import { Recorder } from './recorder.ts';
 import type { Schedule } from './schedule.ts';
-import { type ClientName, openTransport } from './transport.ts';
+import { answerWaitCounter, type ClientName, openTransport } from './transport.ts';
 
 export interface PartOptions {
   readonly schedule: Schedule;
@@ -125,6 +125,8 @@ export async function runOpenPart<State, Meta>(
   const drained = await transport.drain(signal.aborted ? Math.min(1000, options.drainMs) : options.drainMs);
   if (progressTimer) clearInterval(progressTimer);
   if (!drained) recorder.cutShort(transport.inFlight, `still in flight ${options.drainMs} ms after the load ended`);
+  // Answers that waited for the answer budget: their latency holds time the harness added.
+  if (transport.memoryWaits > 0) recorder.tally(answerWaitCounter, transport.memoryWaits);
   await transport.close();
   return recorder;
 }

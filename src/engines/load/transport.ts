@@ -29,6 +29,11 @@ export interface Transport<Context> {
   send(request: OutgoingRequest, headers: Readonly<Record<string, string>>, context: Context): boolean;
   readonly inFlight: number;
   /**
+   * Answers that paused for the answer budget (AnswerMemory): time the harness added to their latency,
+   * reported as the counter `answers_waited_for_memory` (answerWaitCounter).
+   */
+  readonly memoryWaits: number;
+  /**
    * Waits until nothing is in flight (true), or `ms` has passed (false). A drain that runs out ends the
    * delivery of answers: what is still in flight then is the caller's to count as cut short, and no
    * answer of it reaches the listener afterwards.
@@ -40,6 +45,9 @@ export interface Transport<Context> {
 
 /** A transport before `drain`: what each client gives. */
 type BaseTransport<Context> = Omit<Transport<Context>, 'drain'>;
+
+/** The counter a scenario's report shows when answers waited for the answer budget. */
+export const answerWaitCounter = 'answers_waited_for_memory';
 
 export interface TransportOptions {
   readonly connections: number;
@@ -67,6 +75,9 @@ export function openTransport<Context>(
     send: (request, headers, context) => base.send(request, headers, context),
     get inFlight() {
       return base.inFlight;
+    },
+    get memoryWaits() {
+      return base.memoryWaits;
     },
     drain: (ms) =>
       new Promise<boolean>((resolve) => {
@@ -122,6 +133,9 @@ function socketTransport<Context>(
     get inFlight() {
       return pool.inFlight;
     },
+    get memoryWaits() {
+      return pool.memory.waits;
+    },
     close: async () => pool.close(),
   };
 }
@@ -163,6 +177,9 @@ function undiciTransport<Context>(
     },
     get inFlight() {
       return inFlight;
+    },
+    get memoryWaits() {
+      return memory.waits;
     },
     close: () => dispatcher.destroy().catch(() => {}),
   };
