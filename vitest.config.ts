@@ -45,10 +45,10 @@ const fastTests = testFiles(join(root, 'test'))
  * a run with every fault on) started last and ran alone at the end: 40 s of tail in a 309 s run.
  */
 const knownLongSeconds: Readonly<Record<string, number>> = {
-  'test/cli/conformance-secrets.test.ts': 64,
+  'test/cli/conformance-secrets.test.ts': 23,
   'test/cli/conformance-messaging.test.ts': 65,
   'test/reliability/load-hostile.test.ts': 58,
-  'test/reliability/hostile-stall.test.ts': 51,
+  'test/reliability/hostile-stall.test.ts': 18,
   'test/cli/run.test.ts': 50,
   'test/cli/load.test.ts': 36,
   'test/cli/k6.test.ts': 34,

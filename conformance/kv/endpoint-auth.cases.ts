@@ -14,6 +14,7 @@ import {
   type HttpResponse,
   means,
   publishPath,
+  requestTimeoutMs,
   show,
   subscribePath,
 } from '../../src/engines/conformance/suite-api.ts';
@@ -74,7 +75,8 @@ function checkUnauthorized(ctx: CaseContext, rule: string, res: HttpResponse, wh
   checkClassToken('B.errors.class-token', text, undefined, where, (note) => ctx.observe(`${where}: ${note}`));
 }
 
-const streamWaitMs = 10_000;
+/** How long a stream is waited on: the run's request timeout (10 s, or --timeout). */
+const streamWaitMs = (): number => requestTimeoutMs();
 
 /** The stream endpoints: open with the credentials; a refusal is read again as a plain answer for its body. */
 function streamCells(ctx: CaseContext, kv: KvClient, endpoint: 'monitor' | 'subscribe'): BatchCell[] {
@@ -92,8 +94,8 @@ function streamCells(ctx: CaseContext, kv: KvClient, endpoint: 'monitor' | 'subs
           `status ${stream.status}, ${type}`,
           'status 200, text/event-stream',
         );
-        const first = await nextEvent(stream, streamWaitMs);
-        checkThat(rule, first !== undefined, `no event within ${streamWaitMs / 1000} s`, 'the first event');
+        const first = await nextEvent(stream, streamWaitMs());
+        checkThat(rule, first !== undefined, `no event within ${streamWaitMs() / 1000} s`, 'the first event');
         stream.close();
         return undefined;
       }

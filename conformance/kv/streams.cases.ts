@@ -9,6 +9,7 @@ import {
   defineCases,
   means,
   publishPath,
+  requestTimeoutMs,
   subscribePath,
 } from '../../src/engines/conformance/suite-api.ts';
 import { mapLimit } from '../support/bounded.ts';
@@ -32,7 +33,8 @@ function isOk(data: string | undefined): boolean {
 }
 
 /** Seconds to wait for stream items: generous, for a slow or remote target; a conforming one answers at once. */
-const streamWaitMs = 10_000;
+/** How long a stream is waited on: the run's request timeout (10 s, or --timeout). */
+const streamWaitMs = (): number => requestTimeoutMs();
 
 /**
  * Opens /subscribe/{channel} and takes its first item, which must be subscribe,<channel>,<count>.
@@ -52,12 +54,12 @@ async function openSubscription(
   const check = async () => {
     const own = 'B.subscribe.subscribe-event';
     checkEventStream(own, stream, '/subscribe');
-    const first = await nextEvent(stream, streamWaitMs);
+    const first = await nextEvent(stream, streamWaitMs());
     const match = first === undefined ? null : /^subscribe,(.*),(\d+)$/s.exec(first);
     checkThat(
       own,
       match?.[1] === channel && (!strict || Number(match[2]) >= 1),
-      first === undefined ? `no event within ${streamWaitMs / 1000} s` : `first event ${JSON.stringify(first)}`,
+      first === undefined ? `no event within ${streamWaitMs() / 1000} s` : `first event ${JSON.stringify(first)}`,
       `subscribe,${channel},<count${strict ? ' ≥ 1' : ''}>`,
     );
   };
@@ -97,9 +99,9 @@ export const cases = defineCases([
       checkThat('B.monitor.first-ok', stream.status === 200, `status ${stream.status}`, 'status 200');
       const type = mediaType(stream) ?? '';
       checkThat('B.monitor.first-ok', type === 'text/event-stream', `content type ${type}`, 'text/event-stream');
-      const first = await nextEvent(stream, streamWaitMs);
+      const first = await nextEvent(stream, streamWaitMs());
       const seen =
-        first === undefined ? `no event within ${streamWaitMs / 1000} s` : `first data ${JSON.stringify(first)}`;
+        first === undefined ? `no event within ${streamWaitMs() / 1000} s` : `first data ${JSON.stringify(first)}`;
       checkThat('B.monitor.first-ok', isOk(first), seen, 'OK');
       ctx.observe(`first /monitor data item: ${JSON.stringify(first)}`);
     },
@@ -131,7 +133,7 @@ export const cases = defineCases([
       const ours = (events: readonly string[]) => events.filter((event) => event.includes(ctx.keyPrefix));
       // The ECHO of openMonitor may come before the target's monitor started: it is not waited for.
       const counted = (events: readonly string[]) => ours(events).filter((event) => !event.includes(opened));
-      const events = ours(await collectUntil(stream, (seen) => counted(seen).length >= 11, streamWaitMs));
+      const events = ours(await collectUntil(stream, (seen) => counted(seen).length >= 11, streamWaitMs()));
       const started = Date.now() / 1000;
       const parsed = events.map((event) => {
         const match = monitorLine.exec(event);
@@ -229,7 +231,7 @@ export const cases = defineCases([
       );
       const total = publishers * perPublisher;
       // One deadline for all subscribers, so a target that loses messages fails within the case's budget.
-      const deadline = Date.now() + streamWaitMs;
+      const deadline = Date.now() + streamWaitMs();
       for (const [which, stream] of subscribers.entries()) {
         const left = Math.max(1, deadline - Date.now());
         const events = (await collectUntil(stream, (seen) => seen.length >= total + 1, left)).slice(1);
@@ -277,7 +279,7 @@ export const cases = defineCases([
         1,
         'one subscriber',
       );
-      const event = await nextEvent(stream, streamWaitMs);
+      const event = await nextEvent(stream, streamWaitMs());
       const want = `message,${channel},hi`;
       checkThat('B.subscribe.message-events', event === want, JSON.stringify(event), want);
     },

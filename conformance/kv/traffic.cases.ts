@@ -13,6 +13,7 @@ import {
   type HttpResponse,
   means,
   publishPath,
+  requestTimeoutMs,
   show,
   subscribePath,
 } from '../../src/engines/conformance/suite-api.ts';
@@ -28,7 +29,8 @@ type Source = Exclude<DimensionValue<'traffic-source'>, 'other-database'>;
 const sources: readonly Source[] = ['get-path', 'post-body', 'post-root', 'pipeline', 'multi-exec', 'publish'];
 
 /** Generous, for a slow or remote target; a conforming one answers at once. */
-const streamWaitMs = 10_000;
+/** How long a stream is waited on: the run's request timeout (10 s, or --timeout). */
+const streamWaitMs = (): number => requestTimeoutMs();
 
 /** Any answer but a transport failure will do: what is checked is what the stream shows. */
 async function sent(res: Promise<HttpResponse>, what: string): Promise<void> {
@@ -47,8 +49,8 @@ async function openStream(ctx: CaseContext, kv: KvClient, path: string, rule: st
       `${path}: ${stream.status} ${type}`,
       '200 text/event-stream',
     );
-    const first = await nextEvent(stream, streamWaitMs);
-    checkThat(rule, first !== undefined, `${path}: no first item within ${streamWaitMs / 1000} s`, 'a first item');
+    const first = await nextEvent(stream, streamWaitMs());
+    checkThat(rule, first !== undefined, `${path}: no first item within ${streamWaitMs() / 1000} s`, 'a first item');
   });
   return stream;
 }
@@ -135,7 +137,7 @@ export const cases = defineCases([
       const lastKey = values.at(-1)?.[0] ?? '';
       const parsed = () => stream.seen.map((event) => monitorArgs(event)).filter((args) => args !== undefined);
       const done = () => parsed().some((args) => args[0] === 'SET' && args[1] === lastKey);
-      await collectUntil(stream, done, streamWaitMs);
+      await collectUntil(stream, done, streamWaitMs());
       const seen = parsed();
       const ours = stream.seen.filter((event) => event.includes(ctx.keyPrefix));
       for (const [index, source] of sources.entries()) {
@@ -177,7 +179,7 @@ export const cases = defineCases([
       const want = sources.map((source) => `from ${source}`);
       for (const [index, source] of sources.entries())
         await sent(publishThrough(kv, source, channel, want[index] as string), source);
-      await collectUntil(stream, (seen) => payloadsOf(seen, channel).length >= want.length, streamWaitMs);
+      await collectUntil(stream, (seen) => payloadsOf(seen, channel).length >= want.length, streamWaitMs());
       const got = payloadsOf(stream.seen, channel);
       checkThat(
         'B.subscribe.message-events',
@@ -207,7 +209,7 @@ export const cases = defineCases([
         [plain, 'a'],
         [glob, 'a*'],
       ] as const) {
-        await collectUntil(stream, (seen) => seen.some((event) => event.endsWith(`,to ${own}`)), streamWaitMs);
+        await collectUntil(stream, (seen) => seen.some((event) => event.endsWith(`,to ${own}`)), streamWaitMs());
         const got = stream.seen.filter((event) => event.startsWith('message,'));
         const want = [`message,${name(own)},to ${own}`];
         checkThat(
@@ -240,7 +242,7 @@ export const cases = defineCases([
           sentPayloads.push({ payload, route });
         }
       }
-      await collectUntil(stream, (seen) => payloadsOf(seen, channel).length >= sentPayloads.length, streamWaitMs);
+      await collectUntil(stream, (seen) => payloadsOf(seen, channel).length >= sentPayloads.length, streamWaitMs());
       const got = payloadsOf(stream.seen, channel);
       const first = sentPayloads.findIndex(({ payload }, index) => got[index] !== payload);
       const wrong = sentPayloads[first];

@@ -2,7 +2,13 @@
  * The event streams of area B (/monitor, /subscribe/{channel}) opened for a case: closed in its
  * cleanup, every wait bounded, and events collected until a predicate holds or time runs out.
  */
-import { type CaseContext, dispatcherFor, openSse, type SseStream } from '../../src/engines/conformance/suite-api.ts';
+import {
+  type CaseContext,
+  dispatcherFor,
+  openSse,
+  requestTimeoutMs,
+  type SseStream,
+} from '../../src/engines/conformance/suite-api.ts';
 import { type Credentials, standard, wireCredentials } from './credentials.ts';
 import type { KvClient } from './kv-client.ts';
 
@@ -21,12 +27,13 @@ export async function openKvStream(
   const chosen = credentials ?? standard;
   const wire = wireCredentials(ctx, chosen);
   const headers = kv.headers({ credentials: chosen });
-  // Generous for a slow or remote target; a stream that never opens still ends the case in time.
+  // The run's request timeout (10 s, generous for a slow or remote target, or --timeout); a stream that
+  // never opens still ends the case in time.
   const stream = await openSse({
     url: kv.url(path, wire.query),
     method: 'POST',
     headers,
-    openTimeoutMs: 10_000,
+    openTimeoutMs: requestTimeoutMs(),
     dispatcher: dispatcherFor(ctx.target.tls),
   });
   ctx.onCleanup(() => stream.close());

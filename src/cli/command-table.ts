@@ -271,6 +271,11 @@ export const commandTable = {
         description: 'Cases marked concurrent that run at once (1: every case alone, in turn)',
         default: '6',
       },
+      timeout: {
+        type: 'string',
+        description: 'Budget of every request and stream wait of the cases, as a DURATION (2s)',
+        default: '10s',
+      },
       'report-dir': {
         type: 'string',
         description: 'Where report.json, junit.xml and summary.md go',

@@ -41,6 +41,18 @@ export interface HttpResponse {
 }
 
 export const defaultTimeoutMs = 10_000;
+
+let requestTimeout = defaultTimeoutMs;
+
+/** The budget of a request that names none: `defaultTimeoutMs`, or the run's (`conformance --timeout`). */
+export function requestTimeoutMs(): number {
+  return requestTimeout;
+}
+
+/** Sets this thread's budget for requests that name none (the conformance worker, from its run's settings). */
+export function setRequestTimeout(ms: number): void {
+  requestTimeout = ms;
+}
 export const defaultMaxAnswerBytes = 100 * 1024 * 1024;
 
 const sharedAgent = new Agent({ connections: 64, keepAliveTimeout: 4_000 });
@@ -93,7 +105,7 @@ export function tlsOptions(tls: TlsTrust | undefined): { ca?: string[]; rejectUn
  * answer within the cap is returned as it is, whatever its content type says: judging it is a check's job.
  */
 export async function httpRequest(req: HttpRequest): Promise<HttpResponse> {
-  const timeoutMs = req.timeoutMs ?? defaultTimeoutMs;
+  const timeoutMs = req.timeoutMs ?? requestTimeout;
   const started = performance.now();
   try {
     const res = await request(req.url, {

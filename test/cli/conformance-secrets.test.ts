@@ -1,8 +1,8 @@
 /**
  * The conformance command against a reference with every area-B fault switch on: many cases fail, each
  * showing the request behind it as curl, and no credential of the target appears in any file written or
- * in the console. A file of its own: its run waits out six stream cases (10 s each), and alone it runs
- * beside the other CLI tests instead of after them.
+ * in the console. A file of its own: its run waits out six stream cases (3 s each with --timeout 3s,
+ * the default 10 s would be a minute), and alone it runs beside the other CLI tests.
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -38,10 +38,13 @@ describe('svc-harness conformance', () => {
     test('no credential of the target appears in any file written or in the console', async () => {
       const reportDir = join(dir, 'secrets');
       const target = await targetFile('reference.json', reference.target);
-      const run = await runCli(['conformance', '--target', target, '--area', 'kv', '--report-dir', reportDir], {
-        reportDir,
-        timeoutMs: 120_000,
-      });
+      const run = await runCli(
+        ['conformance', '--target', target, '--area', 'kv', '--timeout', '3s', '--report-dir', reportDir],
+        {
+          reportDir,
+          timeoutMs: 120_000,
+        },
+      );
       expect(run.exitCode, run.stderr).toBe(1);
       await expectNoSecrets(reference.target, reportDir, run);
       // Each failure carries the request behind it as curl, the token as the variable it comes from.

@@ -19,6 +19,7 @@ export async function conformanceAgainstHostile(
   mode: HostileMode,
   extra: Record<string, unknown> = {},
   env: Readonly<Record<string, string>> = {},
+  flags: readonly string[] = [],
 ) {
   const server = await startHostileServer(mode);
   try {
@@ -28,7 +29,7 @@ export async function conformanceAgainstHostile(
       JSON.stringify({ name: mode, kv: { url: server.url, token: 'hostile-token-1234' }, ...extra }),
     );
     const reportDir = join(dir, mode);
-    const run = await runCli(['conformance', '--target', target, '--report-dir', reportDir], {
+    const run = await runCli(['conformance', '--target', target, '--report-dir', reportDir, ...flags], {
       reportDir,
       timeoutMs: 170_000,
       env,

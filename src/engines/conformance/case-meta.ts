@@ -39,6 +39,8 @@ export interface SuiteRun {
   readonly rules: string | null;
   /** Names the run in every key prefix. */
   readonly runId: string;
+  /** Every request's and stream wait's budget unless a case names its own (`--timeout`). @default 10 s */
+  readonly timeoutMs?: number;
   /** The areas whose case files the suite file registers. @default every area */
   readonly areas?: readonly TargetArea[];
   /** Only these case files (`conformance/kv/pipeline.cases.ts`). @default every case file of the areas */

@@ -10,7 +10,7 @@
 import { dirname } from 'node:path';
 import { describe, inject, type TestContext, test } from 'vitest';
 import { type Exchange, logExchanges } from '../../http/exchange-log.ts';
-import { noAnswerOf } from '../../http/http-client.ts';
+import { defaultTimeoutMs as defaultRequestTimeoutMs, noAnswerOf, setRequestTimeout } from '../../http/http-client.ts';
 import { harnessError } from '../../shared/errors.ts';
 import { createRedactor, type Redactor } from '../../shared/redact.ts';
 import { withTimeout } from '../../shared/with-timeout.ts';
@@ -76,6 +76,8 @@ function runSetup(): RunSetup {
   const rules = provided ? (provided.rules ?? undefined) : process.env.SVC_RULES?.trim() || undefined;
   const key = provided ? `run:${provided.runId}` : `env:${process.env.SVC_TARGET_FILE ?? ''}:${rules ?? ''}`;
   if (current?.key !== key) {
+    // This worker's requests that name no budget get the run's (the module is this thread's).
+    setRequestTimeout(provided?.timeoutMs ?? defaultRequestTimeoutMs);
     current = {
       key,
       provided,

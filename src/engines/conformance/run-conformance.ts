@@ -67,6 +67,8 @@ export interface ConformanceOptions {
    * @default 6
    */
   readonly caseConcurrency?: number;
+  /** Every request's and stream wait's budget in the cases, unless a case names its own. @default 10 s */
+  readonly timeoutMs?: number;
   /** Lines the run tells once its checks passed (the environment's target); the CLI prints them to stderr. */
   readonly log?: (line: string) => void;
 }
@@ -81,6 +83,12 @@ function checkOptions(options: ConformanceOptions, catalog: RuleCatalog): void {
     throw harnessError(
       'SVC_USAGE',
       'conformance: --fault works only with the embedded reference (without --target or SVC_* target variables)',
+    );
+  }
+  if (options.timeoutMs !== undefined && !(Number.isFinite(options.timeoutMs) && options.timeoutMs > 0)) {
+    throw harnessError(
+      'SVC_USAGE',
+      `conformance: timeoutMs is a positive number of milliseconds, not ${options.timeoutMs}`,
     );
   }
   const concurrency = options.caseConcurrency;
@@ -312,6 +320,7 @@ async function runTarget(target: Target, embedded: boolean, context: TargetConte
       secrets: context.secrets,
       rules: options.rules ?? null,
       runId: context.runId,
+      ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }),
     },
     // The suite file registers only the case files that hold a selected case.
     caseFiles: [...new Set(expected.map(({ file }) => file.file))],

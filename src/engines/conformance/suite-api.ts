@@ -7,7 +7,14 @@
  * one suite file calls to discover and register every case file.)
  */
 
-export { dispatcherFor, type HttpResponse, headerValue, httpRequest, jsonBody } from '../../http/http-client.ts';
+export {
+  dispatcherFor,
+  type HttpResponse,
+  headerValue,
+  httpRequest,
+  jsonBody,
+  requestTimeoutMs,
+} from '../../http/http-client.ts';
 export { openSse, type SseStream } from '../../http/sse-client.ts';
 export type { HttpMethod } from '../../protocol/http-method.ts';
 export { fromBase64, toBase64 } from '../../protocol/kv/base64.ts';
