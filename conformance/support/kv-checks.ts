@@ -41,7 +41,32 @@ export function jsonOf(res: HttpResponse, context?: string): unknown {
       context,
     );
   }
+  if (body !== undefined) checkIntegerLiterals(res, context);
   return body;
+}
+
+/**
+ * Spec "Response bodies": a result is null, an integer, a string, or an array of strings and nulls, and
+ * an error a string; Redis's other numbers (scores, floats) come as strings. So every number in a body
+ * is an integer literal: `1.0` or `1e0` parses to the same 1 and passes every comparison after
+ * JSON.parse, which is why the number tokens are read from the text (JSON.parse's reviver sees each
+ * one's source; a Node without that sees none and this checks nothing).
+ */
+function checkIntegerLiterals(res: HttpResponse, context?: string): void {
+  const written: string[] = [];
+  JSON.parse(res.body.toString('utf8'), (_key, value: unknown, source?: { readonly source?: string }) => {
+    const text = source?.source;
+    if (typeof value === 'number' && text !== undefined && !/^-?\d+$/.test(text)) written.push(text);
+    return value;
+  });
+  if (written.length > 0) {
+    throw new CheckFailure(
+      'B.response.result-shape',
+      `numbers written ${written.slice(0, 3).join(', ')} in ${show(res.body.toString('utf8'), 80)}`,
+      'integers written as integers (digits only)',
+      context,
+    );
+  }
 }
 
 /** A JSON object whose only field is `result`; returns the result. */

@@ -97,3 +97,20 @@ describe('key-value checks', () => {
     expect(failureOf(() => checkUtf8Body('U', raw)).rule).toBe('U');
   });
 });
+
+describe('numbers in a body are integer literals (B.response.result-shape)', () => {
+  test.each([
+    ['{"result":1.0}', '1.0'],
+    ['{"result":1e0}', '1e0'],
+    ['[{"result":"OK"},{"result":2.50}]', '2.50'],
+  ])('%s fails on the result shape, whatever rule the case reads it for', (text, written) => {
+    const failure = failureOf(() => checkResult('B.path.command-args', response(200, text), 1));
+    expect(failure.rule).toBe('B.response.result-shape');
+    expect(failure.message).toContain(written);
+  });
+
+  test('integers, and digits inside strings, pass', () => {
+    expect(() => checkResult('B.path.command-args', response(200, '{"result":-12}'), -12)).not.toThrow();
+    expect(() => checkResult('B.path.command-args', response(200, '{"result":"1.0"}'), '1.0')).not.toThrow();
+  });
+});
