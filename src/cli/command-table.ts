@@ -342,6 +342,18 @@ export const commandTable = {
       },
       image: imageOption,
       duration: { type: 'string', description: 'How long each load scenario runs', default: '3s' },
+      timeout: {
+        type: 'string',
+        description: 'Budget of every request and stream wait, in the cases and in the load, as a DURATION (2s)',
+        default: '10s',
+      },
+      concurrency: {
+        type: 'number',
+        integer: true,
+        min: 1,
+        description: 'Conformance cases marked concurrent that run at once (1: every case alone, in turn)',
+        default: '6',
+      },
       param: loadOptions.param,
       threshold: loadOptions.threshold,
       expectations: {

@@ -81,6 +81,18 @@ describe('svc-harness run', () => {
     }
   });
 
+  test('a bad --timeout or --concurrency is one line before anything starts', async () => {
+    for (const [flags, line] of [
+      [['--timeout', '0s'], /--timeout "0s" is not a duration above zero \[SVC_USAGE\]$/],
+      [['--concurrency', '0'], /^svc-harness: run: --concurrency must be at least 1, got "0" \[SVC_USAGE\]$/],
+    ] as const) {
+      const reportDir = join(dir, `bad-${flags[0].slice(2)}`);
+      const run = await runCli(['run', ...flags, '--report-dir', reportDir], { timeoutMs: 30_000 });
+      expectOneLine(run, line);
+      expect(existsSync(reportDir)).toBe(false);
+    }
+  });
+
   // One main job serves both: the whole report, and a target file whose credentials are known, so a scan
   // can look for them in everything written and printed (two full runs took 110 s of the suite's time).
   // The embedded reference's own main job is .ci/run's first step and test/package/install.test.ts's.
@@ -88,7 +100,9 @@ describe('svc-harness run', () => {
     const reportDir = join(dir, 'main-job');
     const target = join(dir, 'target.json');
     await writeFile(target, JSON.stringify(reference.target));
-    const run = await runCli(['run', '--target', target, '--duration', '2s', '--report-dir', reportDir], {
+    // --timeout and --concurrency reach both halves (their effects are the conformance and load tests').
+    const flags = ['--duration', '2s', '--timeout', '8s', '--concurrency', '4'];
+    const run = await runCli(['run', '--target', target, ...flags, '--report-dir', reportDir], {
       reportDir,
       timeoutMs: 170_000,
     });

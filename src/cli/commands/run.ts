@@ -17,7 +17,10 @@ import { logLine, targetChoice } from '../target-flags.ts';
 
 export async function run(values: ParsedValues): Promise<number> {
   const settings = parseLoadSettings(
-    { ...(typeof values.duration === 'string' && { duration: values.duration }) },
+    {
+      ...(typeof values.duration === 'string' && { duration: values.duration }),
+      ...(typeof values.timeout === 'string' && { timeout: values.timeout }),
+    },
     paramTexts(values),
     'run',
   );
@@ -41,6 +44,9 @@ export async function run(values: ParsedValues): Promise<number> {
         ...(typeof values['report-dir'] === 'string' && { reportDir: values['report-dir'] }),
         ...(sink && { sink }),
         ...(baseline && { baseline }),
+        // The load half checked the same --timeout text above (parseLoadSettings: one usage line if bad).
+        caseTimeoutMs: settings.timeoutMs,
+        ...(typeof values.concurrency === 'number' && { caseConcurrency: values.concurrency }),
         signal,
         reporters,
       }),

@@ -37,6 +37,10 @@ export interface MainJobOptions {
   readonly log?: (line: string) => void;
   /** A report to compare the run with (`--baseline`); a regression exits 98. */
   readonly baseline?: BaselineChoice;
+  /** The conformance half's request and stream-wait budget (the load half's is in `settings`). @default 10 s */
+  readonly caseTimeoutMs?: number;
+  /** Conformance cases marked concurrent running at once. @default 6 */
+  readonly caseConcurrency?: number;
 }
 
 export async function runMainJob(options: MainJobOptions): Promise<HarnessRun> {
@@ -66,6 +70,8 @@ export async function runMainJob(options: MainJobOptions): Promise<HarnessRun> {
       reporters: options.reporters ?? [],
       emitRunEnd: false,
       now,
+      ...(options.caseTimeoutMs !== undefined && { timeoutMs: options.caseTimeoutMs }),
+      ...(options.caseConcurrency !== undefined && { caseConcurrency: options.caseConcurrency }),
       ...(options.sink && { sink: options.sink }),
       ...(options.log && { log: (line: string) => options.log?.(line.replace(/^conformance: /, 'run: ')) }),
     });
