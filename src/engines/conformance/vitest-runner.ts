@@ -6,7 +6,6 @@
  */
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import { createVitest } from 'vitest/node';
 import type { CaseResult } from '../../results/conformance-run.ts';
 import { createRedactor } from '../../shared/redact.ts';
 import { sourceFile } from '../../shared/source-files.ts';
@@ -80,6 +79,10 @@ export async function runSuites(options: SuiteRunOptions): Promise<CollectedRun>
   // and write what it measured. Its handlers are kept from being installed while vitest starts (a
   // signal then would exit before the report), and any other new ones are removed once it has started.
   const signalListeners = listenersOf(stopSignals);
+  // Loaded here, not at the top: vitest/node loads vite's native bundler (rolldown), whose worker threads
+  // start with it, and a process that exited while they started hung for good on a futex (1 in 25 runs
+  // of a command refused before any case ran). Only a run that starts vitest loads it now.
+  const { createVitest } = await import('vitest/node');
   const vitest = await withoutSignalOnce(() =>
     createVitest(
       {
