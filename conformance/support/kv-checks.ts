@@ -5,6 +5,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { CheckFailure, type HttpResponse, jsonBody, show } from '../../src/engines/conformance/suite-api.ts';
 import { checkStatus, checkThat, describe, isRecord } from './checks.ts';
+import { nonIntegerNumbers } from './messaging-raw-json.ts';
 import { isInvalidUtf8 } from './utf8.ts';
 
 export { checkStatus, checkThat, describe, isRecord };
@@ -41,24 +42,10 @@ export function jsonOf(res: HttpResponse, context?: string): unknown {
       context,
     );
   }
-  if (body !== undefined) checkIntegerLiterals(res, context);
-  return body;
-}
-
-/**
- * Spec "Response bodies": a result is null, an integer, a string, or an array of strings and nulls, and
- * an error a string; Redis's other numbers (scores, floats) come as strings. So every number in a body
- * is an integer literal: `1.0` or `1e0` parses to the same 1 and passes every comparison after
- * JSON.parse, which is why the number tokens are read from the text (JSON.parse's reviver sees each
- * one's source; a Node without that sees none and this checks nothing).
- */
-function checkIntegerLiterals(res: HttpResponse, context?: string): void {
-  const written: string[] = [];
-  JSON.parse(res.body.toString('utf8'), (_key, value: unknown, source?: { readonly source?: string }) => {
-    const text = source?.source;
-    if (typeof value === 'number' && text !== undefined && !/^-?\d+$/.test(text)) written.push(text);
-    return value;
-  });
+  // Spec "Response bodies": a result is null, an integer, a string, or an array of strings and nulls, and
+  // an error a string; Redis's other numbers (scores, floats) come as strings. So every number in a body
+  // is an integer literal: `1.0` or `1e0` parses to the same 1 and passes every comparison after parsing.
+  const written = body === undefined ? [] : nonIntegerNumbers(res.body.toString('utf8'));
   if (written.length > 0) {
     throw new CheckFailure(
       'B.response.result-shape',
@@ -67,6 +54,7 @@ function checkIntegerLiterals(res: HttpResponse, context?: string): void {
       context,
     );
   }
+  return body;
 }
 
 /** A JSON object whose only field is `result`; returns the result. */

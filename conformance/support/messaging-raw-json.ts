@@ -37,6 +37,26 @@ export function nonIntegerLiterals(text: string, fields: readonly string[], anyD
 }
 
 /**
+ * Every number in the JSON `text`, at any depth (object fields and array items alike), that is not
+ * written as an integer literal, as written (`1.0`). A text that is not JSON gives nothing.
+ */
+export function nonIntegerNumbers(text: string): string[] {
+  const written: string[] = [];
+  const reviver: SourceReviver = (_key, value, context) => {
+    if (typeof value === 'number' && context.source !== undefined && !integerLiteral.test(context.source)) {
+      written.push(context.source);
+    }
+    return value;
+  };
+  try {
+    JSON.parse(text, reviver as Parameters<typeof JSON.parse>[1]);
+  } catch {
+    return [];
+  }
+  return written;
+}
+
+/**
  * Each of `fields` that the raw JSON `text` holds as a number (at the top level, or in any object
  * with `anyDepth`) is written as an integer literal.
  */

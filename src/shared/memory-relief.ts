@@ -29,6 +29,9 @@ function collector(): Collect {
 
 let lastAt = Number.NEGATIVE_INFINITY;
 
+/** The load engine's interval between collections after big answers (both of its transports). */
+export const loadCollectIntervalMs = 250;
+
 /**
  * Call after reading an answer of `bytes` bytes: collects garbage when it was big and memory is high,
  * if the last collection was at least `minIntervalMs` ago. A collection costs milliseconds: the load

@@ -8,7 +8,7 @@
 import { performance } from 'node:perf_hooks';
 import type { Dispatcher } from 'undici';
 import type { AnswerMemory } from '../../http/answer-memory.ts';
-import { afterBigAnswer } from '../../shared/memory-relief.ts';
+import { afterBigAnswer, loadCollectIntervalMs } from '../../shared/memory-relief.ts';
 
 export type ExchangeResult =
   | {
@@ -22,9 +22,6 @@ export type ExchangeResult =
   | { readonly kind: 'error'; readonly error: Error; readonly end: number };
 
 const decoder = new TextDecoder();
-
-/** At most one full collection per this many milliseconds after big answers (socket-pool.ts does the same). */
-const collectIntervalMs = 250;
 
 export function exchange(
   dispatcher: Dispatcher,
@@ -83,7 +80,7 @@ export function exchange(
       const body = chunks.length === 1 ? decoder.decode(chunks[0]) : decoder.decode(Buffer.concat(chunks, size));
       chunks.length = 0;
       finish({ kind: 'answer', status, contentType, body, end });
-      afterBigAnswer(size, collectIntervalMs);
+      afterBigAnswer(size, loadCollectIntervalMs);
     },
     onResponseError(_controller, error) {
       finish({ kind: 'error', error, end: performance.now() });
