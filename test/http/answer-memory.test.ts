@@ -3,26 +3,15 @@
  * others wait; all arrive whole, and what was held at once stays near the budget. A real server on
  * loopback holds every answer half sent until all the requests have arrived, so all are read at once.
  */
-import { createServer } from 'node:http';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { AnswerMemory } from '../../src/http/answer-memory.ts';
 import { httpRequest } from '../../src/http/http-client.ts';
+import { halfSentServer } from '../support/half-sent-server.ts';
 import { closeServer, listenOnLoopback } from '../support/loopback.ts';
 
 const answerBytes = 600 * 1024;
 const requests = 10;
-let halfSent: (() => void)[] = [];
-const server = createServer((req, res) => {
-  // One letter per answer, so mixed bytes of two answers would show.
-  const letter = String.fromCharCode(97 + (Number(req.url?.slice(1)) % 26));
-  res.writeHead(200, { 'content-type': 'text/plain', 'content-length': answerBytes });
-  res.write(letter.repeat(answerBytes / 2));
-  halfSent.push(() => res.end(letter.repeat(answerBytes / 2)));
-  if (halfSent.length === requests) {
-    for (const finish of halfSent) finish();
-    halfSent = [];
-  }
-});
+const server = halfSentServer(answerBytes, requests);
 let url = '';
 beforeAll(async () => {
   url = (await listenOnLoopback(server)).url;

@@ -4,27 +4,17 @@
  * pause, and every answer still arrives whole. A real HTTP server on loopback holds each answer half sent
  * until all ten are being read at once.
  */
-import { createServer } from 'node:http';
 import { Agent } from 'undici';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { type ExchangeResult, exchange } from '../../../src/engines/load/exchange.ts';
 import { AnswerMemory } from '../../../src/http/answer-memory.ts';
+import { halfSentServer } from '../../support/half-sent-server.ts';
 import { closeServer, listenOnLoopback } from '../../support/loopback.ts';
 
 const answerBytes = 600 * 1024;
 const budget = 1024 * 1024;
 let url = '';
-let halfSent: (() => void)[] = [];
-const server = createServer((req, res) => {
-  const letter = String.fromCharCode(97 + (Number(req.url?.slice(1)) % 26));
-  res.writeHead(200, { 'content-type': 'text/plain', 'content-length': answerBytes });
-  res.write(letter.repeat(answerBytes / 2));
-  halfSent.push(() => res.end(letter.repeat(answerBytes / 2)));
-  if (halfSent.length === 10) {
-    for (const finish of halfSent) finish();
-    halfSent = [];
-  }
-});
+const server = halfSentServer(answerBytes, 10);
 
 beforeAll(async () => {
   url = (await listenOnLoopback(server)).url;

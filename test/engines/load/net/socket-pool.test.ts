@@ -3,32 +3,17 @@
  * the one answer that reads on past it; the others pause and still arrive whole, and the pool counts
  * them. A real HTTP server on loopback sends the answers.
  */
-import { createServer } from 'node:http';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { ExchangeResult } from '../../../../src/engines/load/exchange.ts';
 import { SocketPool } from '../../../../src/engines/load/net/socket-pool.ts';
+import { halfSentServer } from '../../../support/half-sent-server.ts';
 import { closeServer, listenOnLoopback } from '../../../support/loopback.ts';
 
 const answerBytes = 600 * 1024;
 const budget = 1024 * 1024;
 let url = '';
 /** Big answers whose first half is sent, waiting for the other requests: all are being read at once. */
-let halfSent: (() => void)[] = [];
-const server = createServer((req, res) => {
-  // Each answer is one letter repeated, so a test sees that no bytes of two answers were mixed.
-  const letter = String.fromCharCode(97 + (Number(req.url?.slice(1)) % 26));
-  if (req.url === '/small') {
-    res.writeHead(200, { 'content-type': 'text/plain', 'content-length': 100 }).end(letter.repeat(100));
-    return;
-  }
-  res.writeHead(200, { 'content-type': 'text/plain', 'content-length': answerBytes });
-  res.write(letter.repeat(answerBytes / 2));
-  halfSent.push(() => res.end(letter.repeat(answerBytes / 2)));
-  if (halfSent.length === 10) {
-    for (const finish of halfSent) finish();
-    halfSent = [];
-  }
-});
+const server = halfSentServer(answerBytes, 10);
 
 beforeAll(async () => {
   url = (await listenOnLoopback(server)).url;
