@@ -3,6 +3,7 @@
 // TypeScript directly (type stripping); the published package ships it built into dist/, since Node
 // strips no types inside node_modules (scripts/build-package.ts).
 import { existsSync } from 'node:fs';
+import module from 'node:module';
 
 const [major, minor] = process.versions.node.split('.').map(Number);
 if (major < 22 || (major === 22 && minor < 19)) {
@@ -11,6 +12,10 @@ if (major < 22 || (major === 22 && minor < 19)) {
   );
   process.exit(2);
 }
+// Every start compiles the CLI's few hundred modules again; V8's code cache on disk (in the system's
+// temporary folder, keyed by each file's content) halves a short command's CPU: 0.66 s to 0.28 s for
+// `rules`. TypeScript's tsc turns it on the same way. The tests start the CLI about a hundred times.
+module.enableCompileCache?.();
 const source = new URL('../src/cli/main.ts', import.meta.url);
 const { prepareProcess, runCli } = await import(existsSync(source) ? source.href : '../dist/src/cli/main.js');
 await prepareProcess(process.argv.slice(2));

@@ -4,25 +4,31 @@
  * /monitor and /subscribe. Requests with an ACL token run on connections authenticated as that user,
  * so Redis itself enforces the user's permissions.
  */
-import { createClient, createClientPool, ErrorReply, RESP_TYPES } from '@redis/client';
+import { createClientPool, ErrorReply, RESP_TYPES, RedisClient as RedisClientClass } from '@redis/client';
 import { withTimeout } from '../../shared/with-timeout.ts';
 import type { RedisUser } from './kv-tokens.ts';
 
 type ConnectionOptions = {
   url: string;
-  username?: string;
-  password?: string;
-  socket: { connectTimeout: number; reconnectStrategy: false | ((retries: number, cause: Error) => false | number) };
+  credentialsProvider: {
+    type: 'async-credentials-provider';
+    credentials: () => Promise<{ username?: string; password?: string }>;
+  };
+  socket: { connectTimeout: number; reconnectStrategy: (retries: number, cause: Error) => false | number };
 };
 
 // RESP2 on every connection: area B answers RESP2 (Svc-Response-Format: resp2), so replies keep its types.
 // No offline queue: while Redis is unreachable a command fails at once instead of waiting forever.
-const newClient = (options: ConnectionOptions) => createClient({ ...options, RESP: 2, disableOfflineQueue: true });
+// One client class for every plain connection, built once: @redis/client keeps one class (its 500
+// command methods) per options object in a cache of one entry, which each pool replaces with its own.
+const clientOf = RedisClientClass.factory({ RESP: 2 });
+// Each gets copies: @redis/client writes the URL's host and port into the socket object it is given,
+// and options that serialize differently make a pool build its classes again (#options below).
+const newClient = (options: ConnectionOptions) => clientOf(fresh(options));
 const newPool = (options: ConnectionOptions) =>
-  createClientPool(
-    { ...options, RESP: 2, disableOfflineQueue: true },
-    { minimum: 1, maximum: 8, acquireTimeout: 10_000 },
-  );
+  createClientPool(fresh(options), { minimum: 1, maximum: 8, acquireTimeout: 10_000 });
+const fresh = (options: ConnectionOptions) =>
+  ({ ...options, socket: { ...options.socket }, RESP: 2, disableOfflineQueue: true }) as const;
 
 export type RedisClient = ReturnType<typeof newClient>;
 export type RedisPool = ReturnType<typeof newPool>;
@@ -169,6 +175,14 @@ export class RedisConnections {
     return { client, pool };
   }
 
+  /**
+   * Every connection's options serialize alike (credentials and strategies are functions, which JSON
+   * leaves out). @redis/client builds a class of its 500 command methods (and one for pools, and one
+   * for transactions) for each options object whose JSON differs from the last one's: with each user's
+   * credentials in plain fields, every new user's link and every stream's connection built them again,
+   * 0.1 s of CPU and tens of megabytes of garbage each time (issue 25: the kv suite's first cases grew
+   * the embedded run by 200 MB).
+   */
   #options(user: RedisUser | undefined): ConnectionOptions {
     const socket = {
       connectTimeout: 5_000,
@@ -176,17 +190,24 @@ export class RedisConnections {
       reconnectStrategy: (retries: number, cause: Error) =>
         isAuthFailure(cause) ? false : Math.min(50 * 2 ** retries, 2_000),
     };
-    if (user === undefined) return { url: this.#url, socket };
     // An ACL user's connections carry only that user's credentials, never the URL's.
     const url = new URL(this.#url);
+    const credentials = user ?? {
+      ...(url.username !== '' && { username: decodeURIComponent(url.username) }),
+      ...(url.password !== '' && { password: decodeURIComponent(url.password) }),
+    };
     url.username = '';
     url.password = '';
-    return { url: url.toString(), username: user.username, password: user.password, socket };
+    return {
+      url: url.toString(),
+      credentialsProvider: { type: 'async-credentials-provider', credentials: async () => credentials },
+      socket,
+    };
   }
 
   /** A connection that never reconnects: streams end when it is lost, and `verify` asks exactly once. */
   #singleUseOptions(user: RedisUser | undefined): ConnectionOptions {
     const options = this.#options(user);
-    return { ...options, socket: { ...options.socket, reconnectStrategy: false } };
+    return { ...options, socket: { ...options.socket, reconnectStrategy: () => false } };
   }
 }
