@@ -5,7 +5,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { CheckFailure, type HttpResponse, jsonBody, show } from '../../src/engines/conformance/suite-api.ts';
 import { checkStatus, checkThat, describe, isRecord } from './checks.ts';
-import { nonIntegerNumbers } from './messaging-raw-json.ts';
+import { parseWithNumbers } from './messaging-raw-json.ts';
 import { isInvalidUtf8 } from './utf8.ts';
 
 export { checkStatus, checkThat, describe, isRecord };
@@ -33,11 +33,12 @@ export function checkContentType(rule: string, res: HttpResponse, expected: stri
  * of whatever the case meant to read from it.
  */
 export function jsonOf(res: HttpResponse, context?: string): unknown {
-  const body = jsonBody(res);
-  if (body === undefined && mediaType(res) === 'application/json') {
+  const text = res.body.toString('utf8');
+  const parsed = parseWithNumbers(text);
+  if (parsed === undefined && mediaType(res) === 'application/json') {
     throw new CheckFailure(
       'B.format.json',
-      `content type application/json with a body that is not JSON: ${show(res.body.toString('utf8'), 80)}`,
+      `content type application/json with a body that is not JSON: ${show(text, 80)}`,
       'a JSON body, as its content type says',
       context,
     );
@@ -45,16 +46,16 @@ export function jsonOf(res: HttpResponse, context?: string): unknown {
   // Spec "Response bodies": a result is null, an integer, a string, or an array of strings and nulls, and
   // an error a string; Redis's other numbers (scores, floats) come as strings. So every number in a body
   // is an integer literal: `1.0` or `1e0` parses to the same 1 and passes every comparison after parsing.
-  const written = body === undefined ? [] : nonIntegerNumbers(res.body.toString('utf8'));
+  const written = parsed?.nonInteger ?? [];
   if (written.length > 0) {
     throw new CheckFailure(
       'B.response.result-shape',
-      `numbers written ${written.slice(0, 3).join(', ')} in ${show(res.body.toString('utf8'), 80)}`,
+      `numbers written ${written.slice(0, 3).join(', ')} in ${show(text, 80)}`,
       'integers written as integers (digits only)',
       context,
     );
   }
-  return body;
+  return parsed?.value;
 }
 
 /** A JSON object whose only field is `result`; returns the result. */

@@ -36,24 +36,31 @@ export function nonIntegerLiterals(text: string, fields: readonly string[], anyD
     .map((item) => `${item.key} ${item.source}`);
 }
 
+/** A JSON text parsed once, with every number in it that is not written as an integer literal. */
+export interface ParsedWithNumbers {
+  readonly value: unknown;
+  /** Those numbers as written (`1.0`), at any depth (object fields and array items alike). */
+  readonly nonInteger: readonly string[];
+}
+
 /**
- * Every number in the JSON `text`, at any depth (object fields and array items alike), that is not
- * written as an integer literal, as written (`1.0`). A text that is not JSON gives nothing.
+ * `text` parsed, noting every number not written as an integer literal; undefined when it is not JSON.
+ * One parse gives both: against a target answering 10 MB, each further parse of an answer is another
+ * 20 MB (the text and its value) for the collector (issue 25).
  */
-export function nonIntegerNumbers(text: string): string[] {
-  const written: string[] = [];
+export function parseWithNumbers(text: string): ParsedWithNumbers | undefined {
+  const nonInteger: string[] = [];
   const reviver: SourceReviver = (_key, value, context) => {
     if (typeof value === 'number' && context.source !== undefined && !integerLiteral.test(context.source)) {
-      written.push(context.source);
+      nonInteger.push(context.source);
     }
     return value;
   };
   try {
-    JSON.parse(text, reviver as Parameters<typeof JSON.parse>[1]);
+    return { value: JSON.parse(text, reviver as Parameters<typeof JSON.parse>[1]), nonInteger };
   } catch {
-    return [];
+    return undefined;
   }
-  return written;
 }
 
 /**

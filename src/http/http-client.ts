@@ -125,12 +125,19 @@ export async function httpRequest(req: HttpRequest): Promise<HttpResponse> {
     );
     const answer = { status: res.statusCode, headers: res.headers, body, elapsedMs: performance.now() - started };
     if (exchangeLogged()) recordExchange(exchangeOf(req, answer));
+    afterBigAnswer(Math.max(sentBytes(req.body), body.length));
     return answer;
   } catch (error) {
     const thrown = isHarnessError(error) ? error : transportError(req.url, error, timeoutMs);
     if (exchangeLogged()) recordExchange(exchangeOf(req, undefined, thrown.message));
+    afterBigAnswer(sentBytes(req.body));
     throw thrown;
   }
+}
+
+/** The bytes of a request's body (a string's length is a lower bound, which is all the threshold needs). */
+function sentBytes(body: string | Uint8Array | undefined): number {
+  return body?.length ?? 0;
 }
 
 /** The request and the start of its answer (or why there was none), for a case's log. */
@@ -188,7 +195,6 @@ async function readCapped(
   }
   const whole = Buffer.concat(chunks, total);
   chunks.length = 0;
-  afterBigAnswer(total);
   return whole;
 }
 

@@ -1,6 +1,6 @@
 /**
- * The reference in a process of its own (`svc-harness serve`) runs with glibc's mmap threshold fixed
- * at 32 KiB, so it gives memory back once a burst is over (issue 25).
+ * The reference in a process of its own (`svc-harness serve`), and a conformance run, run with glibc's
+ * mmap threshold fixed at 32 KiB, so they give memory back once a burst is over (issue 25).
  *
  * Why: Node reads every socket into a fresh 64 KiB allocation. glibc's default threshold starts at
  * 128 KiB and rises with the largest block freed, so those reads, and the bigger blocks a burst of
@@ -10,8 +10,10 @@
  * With the threshold fixed at 32 KiB (which also stops it rising) each of those blocks is a mapping of
  * its own, unmapped when freed: RSS was back within 13 MB of idle before any collection. It cost the
  * reference 3 to 4% of its pipeline throughput (bench/load-reference-ceiling.ts, within the noise), and
- * the load engine about 10% more CPU per request, so only the reference's own process gets it: the
- * harness's commands, with the embedded reference in them, keep glibc's defaults.
+ * the load engine about 10% more CPU per request, so the commands that run load (`load`, `run`) keep
+ * glibc's defaults. A conformance run waits on the network: with the setting, one whose limits cases
+ * send two 10 MB values peaked 20 to 35 MB lower, and one against a target answering 10 MB to every
+ * request 40 to 60 MB lower.
  *
  * glibc reads its tunables once, when the process starts, so `serve` starts itself again under them
  * with process.execve (the same pid, the same arguments; nothing is open yet). A GLIBC_TUNABLES that
@@ -20,7 +22,7 @@
  */
 export const mmapThresholdTunable = 'glibc.malloc.mmap_threshold=32768';
 
-/** The environment to start the reference's process with, or undefined when it already has the setting. */
+/** The environment to start the process with, or undefined when it already has the setting. */
 export function allocatorEnvironment(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv | undefined {
   const current = env.GLIBC_TUNABLES ?? '';
   if (current.includes('glibc.malloc.mmap_threshold=')) return undefined;

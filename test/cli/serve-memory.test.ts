@@ -88,8 +88,7 @@ describe.runIf(process.platform === 'linux')('svc-harness serve: memory given ba
 
       await sleep(500);
       const fresh = rssMb(pid);
-      // The idle figure: after one slow subscriber was dropped and the reference settled (a process just
-      // started holds its start-up's garbage until a collection; this one has had its collection).
+      // The idle figure: after one slow subscriber was dropped and the reference settled.
       await burst('warm', 1);
       await sleep(2_500);
       const idle = rssMb(pid);
@@ -102,8 +101,9 @@ describe.runIf(process.platform === 'linux')('svc-harness serve: memory given ba
         .find((line) => line.startsWith('GLIBC_TUNABLES='));
       const figures = `fresh ${fresh.toFixed(0)} MB, idle ${idle.toFixed(0)} MB, peak ${peak.toFixed(0)} MB, after ${after.toFixed(0)} MB (${tunables ?? 'no GLIBC_TUNABLES'})`;
       expect(settled, figures).toBe(true);
-      // And the settling is the reference's own doing: a process that never collected stays above where it started.
-      expect(after, figures).toBeLessThanOrEqual(fresh);
+      // And the settling is the reference's own doing: `serve` collects once it has started, and a process
+      // that never collected after the drops stays far above that (360 to 424 MB against 111).
+      expect(after, figures).toBeLessThanOrEqual(fresh + 40);
     } finally {
       for (const socket of sockets) socket.destroy();
       started.child.kill('SIGTERM');

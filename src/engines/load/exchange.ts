@@ -8,7 +8,7 @@
 import { performance } from 'node:perf_hooks';
 import type { Dispatcher } from 'undici';
 import type { AnswerMemory } from '../../http/answer-memory.ts';
-import { afterBigAnswer, loadCollectIntervalMs } from '../../shared/memory-relief.ts';
+import { afterBigAnswer, underLoad } from '../../shared/memory-relief.ts';
 
 export type ExchangeResult =
   | {
@@ -80,7 +80,7 @@ export function exchange(
       const body = chunks.length === 1 ? decoder.decode(chunks[0]) : decoder.decode(Buffer.concat(chunks, size));
       chunks.length = 0;
       finish({ kind: 'answer', status, contentType, body, end });
-      afterBigAnswer(size, loadCollectIntervalMs);
+      afterBigAnswer(size, underLoad);
     },
     onResponseError(_controller, error) {
       finish({ kind: 'error', error, end: performance.now() });

@@ -16,7 +16,7 @@ import { performance } from 'node:perf_hooks';
 import { connect as tlsConnect } from 'node:tls';
 import { HTTPParser } from 'http-parser-js';
 import { AnswerMemory, type AnswerReader } from '../../../http/answer-memory.ts';
-import { afterBigAnswer, loadCollectIntervalMs } from '../../../shared/memory-relief.ts';
+import { afterBigAnswer, underLoad } from '../../../shared/memory-relief.ts';
 import type { ExchangeResult } from '../exchange.ts';
 
 export interface SocketPoolOptions {
@@ -176,7 +176,7 @@ class Connection<Context> {
     if (!reusable) this.destroy();
     this.finish({ kind: 'answer', status, contentType, body, end }, reusable);
     // Judged by now: the answer's copies are garbage, and a big one's are collected before they pile up.
-    afterBigAnswer(whole?.length ?? 0, loadCollectIntervalMs);
+    afterBigAnswer(whole?.length ?? 0, underLoad);
   }
 
   private onEnd(): void {
