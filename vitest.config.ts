@@ -40,23 +40,35 @@ const fastTests = testFiles(join(root, 'test'))
   .map((file) => relative(root, file));
 
 /**
- * Seconds the longest test files took (a fresh-clone CI run, three workers). A fresh clone has no
- * vitest cache, so vitest orders files by size, and small files that wait a minute (a stalled target,
- * a run with every fault on) started last and ran alone at the end: 40 s of tail in a 309 s run.
+ * Seconds the longest test files took, hooks included (vitest's cache after a run of the unit project
+ * here, three workers). A fresh clone has no vitest cache, so vitest orders files by size, and small files
+ * that wait a minute started last and ran alone at the end: a stalled target and a run with every fault
+ * on made 40 s of tail in a 309 s run, and signature-scheme.test.ts, whose two conformance runs are in
+ * its beforeAll, 28 s of a 260 s run.
  */
 const knownLongSeconds: Readonly<Record<string, number>> = {
-  'test/cli/conformance-secrets.test.ts': 23,
-  'test/cli/conformance-messaging.test.ts': 65,
-  'test/reliability/load-hostile.test.ts': 58,
-  'test/reliability/hostile-stall.test.ts': 18,
-  'test/cli/run.test.ts': 50,
-  'test/cli/load.test.ts': 36,
-  'test/cli/k6.test.ts': 34,
-  'test/reliability/hostile-targets.test.ts': 33,
-  'test/reference/messaging/messaging-faults.test.ts': 33,
-  'test/engines/load/messaging-exactness.test.ts': 29,
+  'test/cli/conformance-messaging.test.ts': 61,
+  'test/reliability/load-hostile.test.ts': 55,
+  'test/cli/run.test.ts': 47,
+  'test/reliability/hostile-targets.test.ts': 43,
+  'test/reference/messaging/messaging-faults.test.ts': 35,
+  'test/conformance/signature-scheme.test.ts': 30,
+  'test/cli/load.test.ts': 30,
+  'test/engines/load/messaging-exactness.test.ts': 30,
   'test/engines/load/k6/k6-messaging.test.ts': 29,
-  'test/cli/compare-regions.test.ts': 27,
+  'test/cli/k6.test.ts': 28,
+  'test/cli/compare-regions.test.ts': 26,
+  'test/cli/conformance-secrets.test.ts': 21,
+  'test/cli/targets.test.ts': 16,
+  'test/reliability/hostile-stall.test.ts': 16,
+  'test/engines/load/transport-equal.test.ts': 14,
+  'test/cli/conformance.test.ts': 13,
+  'test/mutation/run-mutation.test.ts': 13,
+  'test/conformance/support/messaging-sink.test.ts': 12,
+  'test/cli/k6-operator.test.ts': 10,
+  'test/engines/load/accounting.test.ts': 9,
+  'test/reliability/interrupts.test.ts': 9,
+  'test/reference/kv/kv-faults.test.ts': 9,
 };
 
 /**

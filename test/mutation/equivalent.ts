@@ -31,6 +31,7 @@ export const equivalentMutants: Readonly<Record<string, string>> = {
   'status.* @ messaging POST /v2/queues/*/resume':
     'resuming a queue is an adapter operation; a refusal blocks the case',
   'status.* @ messaging DELETE /v2/queues/*': 'deleting a queue is an adapter clean-up, never judged',
+  'json.* @ messaging DELETE /v2/queues/*': "deleting a queue is an adapter clean-up; its answer's body is never read",
   'status.* @ messaging GET /v2/dlq/*': 'reading a dead letter is an adapter operation; a refusal blocks the case',
   'status.* @ messaging GET /v2/dlq':
     'listing the dead letters is an adapter operation (counting them for A.limits.dlq-size); a failure blocks the case',
