@@ -95,13 +95,14 @@ class LongestFirst extends BaseSequencer {
 export default defineConfig({
   test: {
     sequence: { sequencer: LongestFirst },
-    // Three test files at a time. Vitest's default on these 2-core machines is one (cores - 1), and most
+    // Four test files at a time. Vitest's default on these 2-core machines is one (cores - 1), and most
     // of this suite's time is spent waiting on child processes, servers and timed load runs. Measured
-    // here for the unit project (1,361 tests): 396 s with two workers (0.93 of the 2 cores busy), 306 s
-    // with three (1.32 cores), all passing. Four took 276 s for 1,320 tests once, but three different
-    // timed tests failed in three fresh-clone CI runs (a k6 run's pace, two latencies compared, a CLI
-    // usage error killed at 60 s): three it is.
-    maxWorkers: 3,
+    // here for the unit project: 396 s with two workers (0.93 of the 2 cores busy), 306 s with three
+    // (1.32 cores). Four once failed three different timed tests in three fresh-clone CI runs (a k6 run's
+    // pace, two latencies compared, a CLI usage error killed at 60 s: the last was the vitest/node exit
+    // hang, since fixed), when the tests took 440 s of CPU. With the reference's starts and Redis links
+    // cheaper (340 s of CPU), four took 203 s with all 1,368 passing, three 247–259 s.
+    maxWorkers: 4,
     // Each of .ci/run's test steps names its own file (SVC_VITEST_JSON), so the closing line sums them all.
     reporters: process.env.CI
       ? ['default', ['json', { outputFile: process.env.SVC_VITEST_JSON ?? 'reports/vitest-unit.json' }]]
