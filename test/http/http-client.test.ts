@@ -59,6 +59,34 @@ describe('httpRequest', () => {
     expect(res.elapsedMs).toBeGreaterThan(0);
   });
 
+  test('a body of many chunks arrives whole: with its length declared, chunked, and none for HEAD', async () => {
+    // 3 MB written in 1,000 pieces, each piece's bytes distinct from its neighbours'.
+    const piece = (index: number) => Buffer.alloc(3_000, index % 251);
+    const expected = Buffer.concat(Array.from({ length: 1_000 }, (_, index) => piece(index)));
+    const chunky = createServer(async (req, res) => {
+      if (req.url === '/declared') res.setHeader('content-length', expected.length);
+      res.writeHead(200, { 'content-type': 'application/octet-stream' });
+      if (req.method === 'HEAD') return void res.end();
+      for (let index = 0; index < 1_000; index++) {
+        if (!res.write(piece(index))) await new Promise((resolve) => res.once('drain', resolve));
+      }
+      res.end();
+    });
+    const { url: base } = await listenOnLoopback(chunky);
+    try {
+      for (const path of ['/declared', '/chunked']) {
+        const res = await httpRequest({ url: `${base}${path}` });
+        expect(res.body.equals(expected), path).toBe(true);
+      }
+      const head = await httpRequest({ url: `${base}/declared`, method: 'HEAD' });
+      expect(head.body.length).toBe(0);
+      expect(headerValue(head, 'content-length')).toBe(String(expected.length));
+    } finally {
+      chunky.closeAllConnections();
+      await new Promise<void>((resolve) => chunky.close(() => resolve()));
+    }
+  });
+
   test('jsonBody is undefined for a body that is not JSON', () => {
     expect(jsonBody({ status: 200, headers: {}, body: Buffer.from('<html>'), elapsedMs: 1 })).toBeUndefined();
   });
