@@ -135,9 +135,9 @@ export async function httpRequest(req: HttpRequest): Promise<HttpResponse> {
   }
 }
 
-/** The bytes of a request's body (a string's length is a lower bound, which is all the threshold needs). */
+/** The bytes of a request's body as sent (a string as UTF-8). */
 function sentBytes(body: string | Uint8Array | undefined): number {
-  return body?.length ?? 0;
+  return typeof body === 'string' ? Buffer.byteLength(body) : (body?.length ?? 0);
 }
 
 /** The request and the start of its answer (or why there was none), for a case's log. */
@@ -154,7 +154,7 @@ function exchangeOf(req: HttpRequest, res?: HttpResponse, error?: string): Excha
       Object.entries(req.headers ?? {}).map(([name, value]) => [name, textExcerpt(value) ?? '']),
     ),
     ...(excerpt !== undefined && { body: excerpt }),
-    bodyBytes: typeof sent === 'string' ? Buffer.byteLength(sent) : sent.length,
+    bodyBytes: sentBytes(req.body),
     ...(res !== undefined && { status: res.status, answerBytes: res.body.length }),
     ...(contentType !== undefined && { contentType }),
     ...(answer !== undefined && { answer }),

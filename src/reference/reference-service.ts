@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import { harnessError, isHarnessError, oneLine } from '../shared/errors.ts';
-import { afterBigAnswer, bigAnswerBytes, collectWhenSettled, underLoad } from '../shared/memory-relief.ts';
+import { afterBigAnswer, serving } from '../shared/memory-relief.ts';
 import { getDialect } from '../target/dialects.ts';
 import type { Target, TargetArea } from '../target/target.ts';
 import { adminPlugin } from './admin/admin-plugin.ts';
@@ -118,11 +118,7 @@ function server(bodyLimit: number, rawPaths = false): FastifyInstance {
   // A request or answer of megabytes (a 10 MB value, read back as 13 MB of base64) leaves its copies to
   // the collector: in the conformance run's own process they piled up to 700 MB (issue 25).
   app.addHook('onResponse', (request, reply, done) => {
-    const bytes = Math.max(bytesOf(request.body), Number(reply.getHeader('content-length') ?? 0));
-    afterBigAnswer(bytes, underLoad);
-    // And once such a burst is over, the pages its garbage sat on go back too: 3 s after the kv suite's
-    // 10 MB values, a `serve` process held 306 MB without this, 117 MB with it.
-    if (bytes >= bigAnswerBytes) collectWhenSettled();
+    afterBigAnswer(Math.max(bytesOf(request.body), Number(reply.getHeader('content-length') ?? 0)), serving);
     done();
   });
   return app;
