@@ -64,6 +64,8 @@ export default defineScenario<State, number>({
   area: 'messaging',
   defaults: { rate: 20, durationS: 5, batch: [1], valueSize: [0] },
   params,
+  // One publish's {"messageId":…} (with its URL and flags, where a target adds them).
+  largestAnswer: () => 1024,
   thresholds: [
     'http_req_failed: rate<0.01',
     'messages_lost: count==0',

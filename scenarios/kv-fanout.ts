@@ -21,6 +21,8 @@ export default defineScenario<State, undefined>({
   title: `Pub/sub fan-out: publishers and ${subscribers} subscribers on server-sent events`,
   area: 'kv',
   defaults: { rate: 100, durationS: 10, batch: [1], valueSize: [0] },
+  // PUBLISH's count of receivers, {"result":n}.
+  largestAnswer: () => 64,
   thresholds: [
     'http_req_failed: rate<0.01',
     'delivery_lost: count==0',

@@ -39,6 +39,8 @@ export default defineScenario<State, number>({
   params,
   needsOpenModel:
     'setup creates the waiters of every notify the plan sends, and the closed model has no plan (it would notify rounds that have none)',
+  // One item per waiter notified: the waiter as it waited (its URL, deadline, timeout request) and the message id.
+  largestAnswer: (options) => paramValues(params, options).waiters * 4096,
   thresholds: [
     'http_req_failed: rate<0.01',
     'messages_lost: count==0',

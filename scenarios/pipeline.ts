@@ -46,6 +46,8 @@ export default defineScenario<State, Meta>({
   area: 'kv',
   defaults: { rate: 40, durationS: 10, batch: [1, 10, 100, 1000], valueSize: [16, 1024] },
   // As command's bound (README, "Load", the defaults); on {batch:1}, since a 1,000-command pipeline is slow by its size.
+  // Its largest batch of its largest values, each in {"result":…}.
+  largestAnswer: (options) => Math.max(1, ...options.batch) * (Math.max(0, ...options.valueSize) + 32),
   thresholds: ['http_req_failed: rate<0.01', 'checks: rate>0.99', 'http_req_duration{batch:1}: p(99)<1500'],
   async setup(context) {
     const { batch, valueSize, seed } = context.options;

@@ -33,6 +33,8 @@ export default defineScenario<State, number>({
   area: 'messaging',
   defaults: { rate: 20, durationS: 5, batch: [1], valueSize: [0] },
   params,
+  // One {"messageId":…,"url":…} per endpoint of the URL group.
+  largestAnswer: (options) => paramValues(params, options).endpoints * 1024,
   thresholds: [
     'http_req_failed: rate<0.01',
     'messages_lost: count==0',

@@ -234,6 +234,14 @@ export interface Scenario<State = unknown, Meta = unknown> {
   readonly needsOpenModel?: string;
   /** k6-syntax thresholds it gates on by default (`http_req_failed: rate<0.01`). */
   readonly thresholds: readonly string[];
+  /**
+   * The most bytes an answer its checks can pass holds, written compactly, for these options (a
+   * pipeline's is its largest batch of its largest values). The node engine reads no answer past
+   * `answerRoom` of it (escapes and spacing allowed): a longer one is garbage, dropped unread, so a
+   * target answering megabytes to a GET of 64 bytes costs the harness the answer it asked for, not the
+   * one it got. Without it, the target's `maxAnswerBytes` is the only cap (100 MiB by default).
+   */
+  largestAnswer?(options: ScenarioOptions): number;
   /** Prepares the target; the state must be plain data (k6 passes it to its VUs as JSON). */
   setup(context: ScenarioContext): Promise<State>;
   /** The request of one iteration. */
@@ -250,6 +258,15 @@ export interface Scenario<State = unknown, Meta = unknown> {
   readonly fanout?: FanoutPart<State>;
   /** A messaging scenario's sink: the engine runs it and accounts for every arrival (tally mark `accepted`). */
   readonly sink?: SinkPart<State>;
+}
+
+/**
+ * What the engine reads of an answer whose compact form is at most `largest` bytes: six times it (a
+ * JSON escape writes one character as six, `\u0061`) plus 64 KiB (spacing, an error's text, headers'
+ * worth of slack). No answer a check can pass is longer; a longer one is garbage before it is read.
+ */
+export function answerRoom(largest: number): number {
+  return 6 * Math.ceil(largest) + 64 * 1024;
 }
 
 /** Identity for types (vitest's defineConfig habit): a scenario module exports `defineScenario({...})`. */

@@ -218,14 +218,42 @@ describe('load against hostile targets', () => {
   test('node engine, answers of 16 MB on 4 connections: every answer read, the ones that waited for memory counted', async () => {
     const server = await startHostileKv('huge');
     try {
+      // Values of 3 MB: the command scenario then reads answers up to 18 MB (its largest, with room).
       const { scenario } = await loadAgainst('node-huge', server.url, 'command', [
         '--model',
         'closed',
         '--connections',
         '4',
+        '--value-size',
+        '3000000',
       ]);
       expect(scenario.requests.completed).toBeGreaterThan(4);
       expect(scenario.counters.answers_waited_for_memory ?? 0).toBeGreaterThan(0);
+    } finally {
+      await server.close();
+    }
+  });
+
+  // Issue 25: a GET of a 64-byte value answered with 16 MB. The command scenario's checks can pass no
+  // answer past 64 B + 32 (Scenario.largestAnswer), so the engine reads 6 × that + 64 KiB and no more:
+  // every answer is garbage that names the cap, none is read whole, none waits for memory.
+  test("node engine, answers far past the scenario's largest: garbage at its cap, unread", async () => {
+    const server = await startHostileKv('huge');
+    try {
+      const { run, scenario } = await loadAgainst('node-past-largest', server.url, 'command', [
+        '--model',
+        'closed',
+        '--connections',
+        '4',
+      ]);
+      expect(run.exitCode, run.stderr).toBe(99);
+      expect(scenario.problem).toBeNull();
+      expect(scenario.requests.completed).toBe(0);
+      expect(scenario.requests.failed).toBeGreaterThan(4);
+      expect(kinds(scenario)).toEqual({ garbage: scenario.requests.failed });
+      const cap = 6 * (64 + 32) + 64 * 1024;
+      expect(scenario.errors[0]?.example).toContain(`an answer longer than ${cap} bytes`);
+      expect(scenario.counters.answers_waited_for_memory ?? 0).toBe(0);
     } finally {
       await server.close();
     }

@@ -18,7 +18,8 @@ export type ExchangeResult =
       readonly body: string;
       readonly end: number;
     }
-  | { readonly kind: 'too-long'; readonly status: number; readonly end: number }
+  /** Longer than `limit` bytes: read no further, the connection dropped. */
+  | { readonly kind: 'too-long'; readonly status: number; readonly limit: number; readonly end: number }
   | { readonly kind: 'error'; readonly error: Error; readonly end: number };
 
 const decoder = new TextDecoder();
@@ -65,7 +66,7 @@ export function exchange(
       if (size > maxAnswerBytes) {
         tooLong = true;
         chunks.length = 0;
-        finish({ kind: 'too-long', status, end: performance.now() });
+        finish({ kind: 'too-long', status, limit: maxAnswerBytes, end: performance.now() });
         controller.abort(new Error('an answer longer than maxAnswerBytes'));
         return;
       }

@@ -25,7 +25,7 @@ export function recordResult(
   if (result.kind === 'too-long' || (result.contentType.includes('json') && !looksLikeJson(result.body))) {
     const example =
       result.kind === 'too-long'
-        ? 'an answer longer than maxAnswerBytes'
+        ? `an answer longer than ${result.limit} bytes (the scenario's largest answer with room, or maxAnswerBytes)`
         : `status ${result.status}: a JSON answer that is not JSON`;
     recorder.failed(request.tags, 'garbage', example, result.end);
     return null;

@@ -7,7 +7,13 @@ import { randomBytes } from 'node:crypto';
 import { cpus } from 'node:os';
 import { dispatcherFor, httpRequest } from '../../http/http-client.ts';
 import { dialectHeaders } from '../../protocol/dialect-headers.ts';
-import type { Scenario, ScenarioContext, ScenarioOptions, SinkUrls } from '../../protocol/scenario.ts';
+import {
+  answerRoom,
+  type Scenario,
+  type ScenarioContext,
+  type ScenarioOptions,
+  type SinkUrls,
+} from '../../protocol/scenario.ts';
 import type { LoadProgress } from '../../results/reporter.ts';
 import type { Threshold } from '../../results/threshold.ts';
 import type { LoadSettings } from './load-settings.ts';
@@ -69,6 +75,18 @@ export function scenarioOptions(
     params: scenarioParams(scenario, settings.params),
     workers,
   };
+}
+
+/**
+ * The run with its target's cap on one answer lowered to what the scenario's checks can pass
+ * (`Scenario.largestAnswer`, with `answerRoom`), when that is lower: the engine's transports, its
+ * threads, setup and finish all read within it.
+ */
+export function withAnswerCap(run: ScenarioRun, options: ScenarioOptions): ScenarioRun {
+  const largest = run.scenario.largestAnswer?.(options);
+  if (largest === undefined || !Number.isFinite(largest) || largest < 0) return run;
+  const cap = Math.min(run.target.maxAnswerBytes, answerRoom(largest));
+  return cap === run.target.maxAnswerBytes ? run : { ...run, target: { ...run.target, maxAnswerBytes: cap } };
 }
 
 /** `sink`: the URLs of the scenario's sink inbox, for a scenario with a `sink` part. */

@@ -125,7 +125,7 @@ class Connection<Context> {
       this.chunks = [];
       const end = performance.now();
       this.destroy();
-      this.finish({ kind: 'too-long', status: this.status, end });
+      this.finish({ kind: 'too-long', status: this.status, limit: this.pool.maxAnswerBytes, end });
       return;
     }
     this.chunks.push(offset === 0 && length === chunk.length ? chunk : chunk.subarray(offset, offset + length));
