@@ -5,15 +5,15 @@
  * FLUSHDB) never see or remove the messaging account, its keys or its messages, and area B's
  * /monitor shows only its own database's commands (kv-streams.ts).
  */
-import { createClient } from '@redis/client';
 import { withTimeout } from '../../shared/with-timeout.ts';
+import { newRedisClient } from '../redis/redis-client-class.ts';
 import { databaseOf } from '../redis/redis-url.ts';
 
 const connectDeadlineMs = 10_000;
 
 function newClient(url: string) {
   // The database goes in its own option: @redis/client lets a database in the URL's path win over it.
-  return createClient({ url: withoutDatabase(url), RESP: 2, disableOfflineQueue: true, database: areaDatabase(url) });
+  return newRedisClient({ url: withoutDatabase(url), disableOfflineQueue: true, database: areaDatabase(url) });
 }
 
 function withoutDatabase(url: string): string {

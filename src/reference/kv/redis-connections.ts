@@ -4,8 +4,9 @@
  * /monitor and /subscribe. Requests with an ACL token run on connections authenticated as that user,
  * so Redis itself enforces the user's permissions.
  */
-import { createClientPool, ErrorReply, RESP_TYPES, RedisClient as RedisClientClass } from '@redis/client';
+import { createClientPool, ErrorReply, RESP_TYPES } from '@redis/client';
 import { withTimeout } from '../../shared/with-timeout.ts';
+import { newRedisClient } from '../redis/redis-client-class.ts';
 import type { RedisUser } from './kv-tokens.ts';
 
 type ConnectionOptions = {
@@ -19,12 +20,11 @@ type ConnectionOptions = {
 
 // RESP2 on every connection: area B answers RESP2 (Svc-Response-Format: resp2), so replies keep its types.
 // No offline queue: while Redis is unreachable a command fails at once instead of waiting forever.
-// One client class for every plain connection, built once: @redis/client keeps one class (its 500
-// command methods) per options object in a cache of one entry, which each pool replaces with its own.
-const clientOf = RedisClientClass.factory({ RESP: 2 });
+// Plain clients come from the reference's one client class (redis-client-class.ts), so the pools have
+// @redis/client's one-entry class cache to themselves.
 // Each gets copies: @redis/client writes the URL's host and port into the socket object it is given,
 // and options that serialize differently make a pool build its classes again (#options below).
-const newClient = (options: ConnectionOptions) => clientOf(fresh(options));
+const newClient = (options: ConnectionOptions) => newRedisClient(fresh(options));
 const newPool = (options: ConnectionOptions) =>
   createClientPool(fresh(options), { minimum: 1, maximum: 8, acquireTimeout: 10_000 });
 const fresh = (options: ConnectionOptions) =>

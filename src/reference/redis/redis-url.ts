@@ -1,9 +1,9 @@
 /**
  * Checking that a Redis URL answers, and naming it in messages without its password.
  */
-import { createClient } from '@redis/client';
 import { oneLine } from '../../shared/errors.ts';
 import { withTimeout } from '../../shared/with-timeout.ts';
+import { newRedisClient } from './redis-client-class.ts';
 
 /** `redis://user:secret@host:6379/0` → `redis://user:***@host:6379/0`; unparseable text is not echoed back. */
 /** The logical database a Redis URL names in its path (`redis://host:6379/3`), else 0. */
@@ -30,7 +30,7 @@ export function redactRedisUrl(url: string): string {
  * otherwise. A fresh client per call, never reconnecting, so a dead URL fails fast instead of retrying.
  */
 export async function pingRedis(url: string, timeoutMs: number): Promise<void> {
-  const client = createClient({ url, socket: { connectTimeout: timeoutMs, reconnectStrategy: false } });
+  const client = newRedisClient({ url, socket: { connectTimeout: timeoutMs, reconnectStrategy: false } });
   let lastError: unknown;
   client.on('error', (error: unknown) => {
     lastError = error;
