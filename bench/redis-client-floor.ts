@@ -10,7 +10,10 @@
  * - `raw RESP`: no client, a socket of its own: the batch encoded with @redis/client's own encoder into
  *   one write, its replies read by @redis/client's own `Decoder`, one promise per batch.
  * `redis-benchmark -P <depth>` (SET) runs on the same redis-server in the same run; each row's ratio is
- * to it. Depth 1 is the single-command case (one command per request, `-P 1`).
+ * to it. Depth 1 is the single-command case (one command per request, `-P 1`). At depth 1 one more row
+ * is the HTTP floor: a bare `node:http` server answering `{"result":"OK"}` to everything
+ * (bench/load-test-server.ts, its own process) under `autocannon -c 50`, no Redis behind it: what any
+ * reference on Node's HTTP server answers at most, one request per command.
  *
  *   node bench/redis-client-floor.ts [--seconds 3] [--depths 1,100]
  *
@@ -25,7 +28,18 @@ import { sendOptions } from '../src/reference/kv/multi-exec.ts';
 import { exactTypes, type RedisClient, RedisConnections } from '../src/reference/kv/redis-connections.ts';
 import { withWriteDeadline } from '../src/reference/kv/write-deadline.ts';
 import { acquireRedis } from '../src/reference/redis/acquire-redis.ts';
-import { fixed, hardStop, positive, renderTable, whole } from './load-bench-util.ts';
+import {
+  autocannonBin,
+  fixed,
+  hardStop,
+  lastJsonLine,
+  positive,
+  renderTable,
+  runTimed,
+  startTestServer,
+  tempDir,
+  whole,
+} from './load-bench-util.ts';
 import { redisBenchmarkVersion, runRedisBenchmark } from './redis-benchmark-run.ts';
 import { runBench } from './run-bench.ts';
 
@@ -142,6 +156,21 @@ async function rawResp(url: string): Promise<{ send: Send; close(): void }> {
   };
 }
 
+/** Requests per second a bare `node:http` server answers under `autocannon -c 50` for `seconds`. */
+async function httpFloor(): Promise<{ requestsPerSecond: number; command: string }> {
+  const server = await startTestServer();
+  const dir = tempDir();
+  try {
+    const args = ['-c', String(loops), '-d', String(seconds), '--json', `${server.plainUrl}/ping`];
+    const run = await runTimed(autocannonBin, args, (seconds + 20) * 1000, dir.path);
+    const result = lastJsonLine<{ readonly '2xx': number; readonly duration: number }>(run.stdout, 'autocannon');
+    return { requestsPerSecond: result['2xx'] / result.duration, command: `autocannon ${args.join(' ')}` };
+  } finally {
+    dir.remove();
+    await server.stop();
+  }
+}
+
 async function main(): Promise<void> {
   hardStop(180_000, 'redis-client-floor');
   const benchmarkVersion = redisBenchmarkVersion();
@@ -152,6 +181,7 @@ async function main(): Promise<void> {
   const raw = await rawResp(redis.url);
   const rows: Row[] = [];
   const peers = new Map<number, { set: number; command: string }>();
+  let floorCommand: string | undefined;
   try {
     const { client } = await connections.user(undefined);
     for (const depth of depths) {
@@ -166,6 +196,16 @@ async function main(): Promise<void> {
       rows.push(await measure('no deadline', depth, withoutDeadline(client)));
       rows.push(await measure('execAsPipeline', depth, asPipeline(client)));
       rows.push(await measure('raw RESP', depth, raw.send));
+      if (depth === 1) {
+        const floor = await httpFloor();
+        rows.push({
+          way: 'bare node:http (no Redis)',
+          depth,
+          commandsPerSecond: floor.requestsPerSecond,
+          cpuMicrosPerCommand: Number.NaN,
+        });
+        floorCommand = floor.command;
+      }
     }
   } finally {
     raw.close();
@@ -184,7 +224,7 @@ async function main(): Promise<void> {
           String(row.depth),
           row.way,
           whole(row.commandsPerSecond),
-          fixed(row.cpuMicrosPerCommand, 2),
+          Number.isNaN(row.cpuMicrosPerCommand) ? 'server side' : fixed(row.cpuMicrosPerCommand, 2),
           whole(peer),
           fixed(row.commandsPerSecond / peer, 3),
         ];
@@ -197,6 +237,7 @@ async function main(): Promise<void> {
   );
   console.log('commands:');
   for (const peer of peers.values()) console.log(`  ${peer.command}`);
+  if (floorCommand !== undefined) console.log(`  ${floorCommand}   (against bench/load-test-server.ts)`);
 }
 
 await runBench(main);
