@@ -267,7 +267,7 @@ export const cases = defineCases(
       rules: ['A.callback.with-failure-callback', 'A.callback.fields', 'A.failure-callback.fields'],
       title: 'A callback and a failure callback together: both are sent',
       expect:
-        'A message that always fails, with retries 1 and both URLs: a callback after each of the two answers, and one failure callback.',
+        'A message that always fails, with retries 1 and both URLs: a callback after each of the two answers, and one failure callback; all three carry the one creation time of the one message (createdAt, the two callbacks alike, then the failure callback as they do).',
       async run(ctx) {
         const client = createMessagingClient(ctx);
         const inbox = await openInbox(ctx, 'callback.both');
@@ -291,6 +291,30 @@ export const cases = defineCases(
         const sent = sentHeaders(client, publishHeaders);
         checkSourceHeaders('A.callback.fields', callbacks, sent, 'the callback body');
         checkSourceHeaders('A.failure-callback.fields', inbox.requests('failure'), sent, 'the failure-callback body');
+        // Spec "Callback body": createdAt is the creation time of the triggering message, and the
+        // failure-callback body has the same fields: one message, one value. A shift of a millisecond
+        // passes every window a check can set from the publish, but not this. The two callbacks agree
+        // first, so a failure callback that differs from both is the one blamed.
+        const [first, second] = callbacks.map((request) =>
+          jsonRequest('A.callback.fields', request, 'the callback body'),
+        );
+        checkThat(
+          'A.callback.fields',
+          first?.createdAt === second?.createdAt,
+          `createdAt ${show(first?.createdAt, 40)} and ${show(second?.createdAt, 40)} in the two callbacks of one message`,
+          'one createdAt, the creation time of the message',
+        );
+        const failure = jsonRequest(
+          'A.failure-callback.fields',
+          inbox.requests('failure')[0],
+          'the failure-callback body',
+        );
+        checkThat(
+          'A.failure-callback.fields',
+          failure.createdAt === first?.createdAt,
+          `createdAt ${show(failure.createdAt, 40)} in the failure callback, ${show(first?.createdAt, 40)} in both callbacks of the same message`,
+          'the createdAt of the callbacks: one message, one creation time',
+        );
       },
     },
     {
