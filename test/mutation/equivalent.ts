@@ -40,6 +40,8 @@ export const equivalentMutants: Readonly<Record<string, string>> = {
   'status.* @ messaging GET /v2/dlq/*': 'reading a dead letter is an adapter operation; a refusal blocks the case',
   'status.* @ messaging GET /v2/dlq':
     'listing the dead letters is an adapter operation (counting them for A.limits.dlq-size); a failure blocks the case',
+  'json.number-off-by-one @ messaging GET /v2/dlq':
+    'the dead letters are listed to count them (A.limits.dlq-size) and find a message by id; the numbers of their records are not shown ("fields of dead letter queue records: not shown")',
   'json.* @ messaging GET /v2/dlq/*':
     'reading a dead letter is an adapter operation ("fields of dead letter queue records: not shown")',
   'json.* @ messaging GET /v2/topics/*':
