@@ -32,6 +32,9 @@ export const equivalentMutants: Readonly<Record<string, string>> = {
     'resuming a queue is an adapter operation; a refusal blocks the case',
   'status.* @ messaging DELETE /v2/queues/*': 'deleting a queue is an adapter clean-up, never judged',
   'json.* @ messaging DELETE /v2/queues/*': "deleting a queue is an adapter clean-up; its answer's body is never read",
+  'status.* @ messaging DELETE /v2/topics/*': 'deleting a URL group is an adapter clean-up, never judged',
+  'json.* @ messaging DELETE /v2/topics/*':
+    "deleting a URL group is an adapter clean-up; its answer's body is never read",
   // COMMAND's reply is Redis's own; the suites read it as a catalog (each command's or subcommand's name,
   // flags and first key) to know which writes to try, never judge it. Arrays six deep are inside key
   // specifications, which the catalog does not read.
