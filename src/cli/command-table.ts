@@ -108,6 +108,23 @@ const loadOptions = {
   },
 } as const satisfies Record<string, OptionSpec>;
 
+/** Known failures of the conformance suites (expectations.ts), on `conformance` and `run`. */
+const expectationsOption = {
+  type: 'string',
+  description: 'Expectations file: known failures with reason and optional expiry',
+} as const satisfies OptionSpec;
+
+/** How many concurrent cases run at once, on `conformance` and `run` (`cases`: what they are called there). */
+function concurrencyOption(cases: string): OptionSpec {
+  return {
+    type: 'number',
+    integer: true,
+    min: 1,
+    description: `${cases} marked concurrent that run at once (1: every case alone, in turn)`,
+    default: '6',
+  };
+}
+
 /** An implementation's container as the target (its target file holds the template). */
 const imageOption = {
   type: 'string',
@@ -264,13 +281,7 @@ export const commandTable = {
         default: 'every area the target has',
       },
       rules: { type: 'string', description: 'Only cases naming a rule that matches this glob, e.g. "B.multi-exec.*"' },
-      concurrency: {
-        type: 'number',
-        integer: true,
-        min: 1,
-        description: 'Cases marked concurrent that run at once (1: every case alone, in turn)',
-        default: '6',
-      },
+      concurrency: concurrencyOption('Cases'),
       timeout: {
         type: 'string',
         description: 'Budget of every request and stream wait of the cases, as a DURATION (2s)',
@@ -281,10 +292,7 @@ export const commandTable = {
         description: 'Where report.json, junit.xml and summary.md go',
         default: 'reports/<timestamp>/',
       },
-      expectations: {
-        type: 'string',
-        description: 'Expectations file: known failures with reason and optional expiry',
-      },
+      expectations: expectationsOption,
       fault: {
         type: 'string',
         multiple: true,
@@ -347,19 +355,10 @@ export const commandTable = {
         description: 'Budget of every request and stream wait, in the cases and in the load, as a DURATION (2s)',
         default: '10s',
       },
-      concurrency: {
-        type: 'number',
-        integer: true,
-        min: 1,
-        description: 'Conformance cases marked concurrent that run at once (1: every case alone, in turn)',
-        default: '6',
-      },
+      concurrency: concurrencyOption('Conformance cases'),
       param: loadOptions.param,
       threshold: loadOptions.threshold,
-      expectations: {
-        type: 'string',
-        description: 'Expectations file: known failures with reason and optional expiry',
-      },
+      expectations: expectationsOption,
       'report-dir': {
         type: 'string',
         description: 'Where report.json, junit.xml, summary.md and index.html go',
