@@ -23,6 +23,7 @@ import type { EngineName, LoadSettings } from './load-settings.ts';
 import { sinkLacking, startLoadSink } from './load-sink.ts';
 import { areaLoadTarget } from './load-target.ts';
 import { checkParams } from './scenario-params.ts';
+import { scenarioOptions, withAnswerCap } from './scenario-plan.ts';
 import { checkScenarioNames, loadScenario, scenarioFile, scenarioNames, scenariosDir } from './scenario-registry.ts';
 
 export interface LoadOptions {
@@ -170,7 +171,10 @@ export async function runLoad(options: LoadOptions): Promise<LoadRun> {
         progress: events.onProgress,
         ...(options.maxDurationS !== undefined && { maxDurationS: options.maxDurationS }),
       };
-      const result = redactResult(await engine.run(scenarioRun), redact);
+      // Every engine reads within the scenario's cap on one answer (k6 in its setup and finish only:
+      // k6 itself reads whole answers, and its memory guard is the bound there).
+      const capped = withAnswerCap(scenarioRun, scenarioOptions(scenarioRun));
+      const result = redactResult(await engine.run(capped), redact);
       results.push(result);
       events.onScenarioEnd(result);
     }

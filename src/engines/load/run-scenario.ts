@@ -12,7 +12,7 @@ import { type Fanout, openFanout } from './fanout.ts';
 import { type MessagingSinkRun, openMessagingSink } from './messaging-sink.ts';
 import { type PartProgress, runOpenPart } from './open-model.ts';
 import { mergeParts, type RecorderPart } from './recorder.ts';
-import { contextFor, type ScenarioRun, scenarioOptions, scheduleOf, withAnswerCap } from './scenario-plan.ts';
+import { contextFor, type ScenarioRun, scenarioOptions, scheduleOf } from './scenario-plan.ts';
 import { emptyResult, type ResultBase, resultBase, scenarioResult } from './scenario-result.ts';
 import type { ClientName } from './transport.ts';
 import { runWorkers } from './worker-pool.ts';
@@ -23,10 +23,9 @@ export type { ScenarioRun };
  * The node engine's run of one scenario on one of its transports: `net` (raw sockets, the `node`
  * engine) or `undici` (the `node-undici` engine, whose closed model is autocannon's).
  */
-export async function runScenario(asked: ScenarioRun, client: ClientName): Promise<ScenarioResult> {
-  const options = scenarioOptions(asked);
-  const run = withAnswerCap(asked, options);
+export async function runScenario(run: ScenarioRun, client: ClientName): Promise<ScenarioResult> {
   const { scenario } = run;
+  const options = scenarioOptions(run);
   const problems: string[] = [];
   const base = resultBase(run, options, { name: client === 'net' ? 'node' : 'node-undici', workers: options.workers });
   let sink: MessagingSinkRun | undefined;

@@ -17,7 +17,7 @@ import type { MessagingAccounting, ScenarioResult } from '../../../results/load-
 import { oneLine } from '../../../shared/errors.ts';
 import { type MessagingSinkRun, openMessagingSink } from '../messaging-sink.ts';
 import { mergeParts } from '../recorder.ts';
-import { contextFor, type ScenarioRun, scenarioOptions, scheduleOf, withAnswerCap } from '../scenario-plan.ts';
+import { contextFor, type ScenarioRun, scenarioOptions, scheduleOf } from '../scenario-plan.ts';
 import { emptyResult, type ResultBase, resultBase, scenarioResult } from '../scenario-result.ts';
 import type { K6Binary } from './k6-binary.ts';
 import { k6Exit } from './k6-codes.ts';
@@ -90,11 +90,8 @@ function waitFor(child: ChildProcess, deadlineMs: number, maxRssBytes: number): 
   });
 }
 
-export async function runK6Scenario(asked: ScenarioRun, k6: K6Binary, segments: number): Promise<ScenarioResult> {
-  const options = scenarioOptions(asked);
-  // Setup and finish read within the scenario's cap, as on node; k6 itself reads whole answers (its
-  // memory guard is the bound there).
-  const run = withAnswerCap(asked, options);
+export async function runK6Scenario(run: ScenarioRun, k6: K6Binary, segments: number): Promise<ScenarioResult> {
+  const options = scenarioOptions(run);
   const base = resultBase(run, options, { name: 'k6', workers: 1, segments, k6Version: k6.version });
   let sink: MessagingSinkRun | undefined;
   try {
