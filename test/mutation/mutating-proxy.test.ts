@@ -36,6 +36,12 @@ function upstreamServer(): Server {
       res.end('[{"result":"OK"},{"result":["a","b",1]},{"result":9007199254740993},{"error":"WRONGTYPE bad kind"}]');
       return;
     }
+    if (path === '/info') {
+      // INFO's text holds 16-digit numbers (server_time_usec) inside a JSON string.
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ result: 'server_time_usec:1795000000000001\r\nx "9007199254740993"' }));
+      return;
+    }
     if (path === '/bad') {
       res.writeHead(400, { 'content-type': 'application/json' });
       res.end('{"error":"ERR syntax error"}');
@@ -230,6 +236,13 @@ describe('JSON at every depth', () => {
     expect((await send('/pipeline')).text).toContain('["a","b",1.0]');
     use('json.big-integer-rounded', 'kv POST /pipeline');
     expect((await send('/pipeline')).text).toContain('{"result":9007199254740992}');
+    // Digits inside a string are no integer: nothing to round, the mutant does not fire there.
+    use('json.big-integer-rounded', 'kv POST /{command}/*');
+    const before = proxy.fired();
+    expect(JSON.parse((await send('/info')).text).result).toBe(
+      'server_time_usec:1795000000000001\r\nx "9007199254740993"',
+    );
+    expect(proxy.fired()).toBe(before);
   });
 
   test('base64: a plain string encoded, an encoded one decoded', async () => {

@@ -183,7 +183,11 @@ export const jsonOperators: readonly Operator[] = [
     return hasInteger ? stringifyIntegersAsDoubles(value) : undefined;
   }),
   jsonOperator('json.big-integer-rounded', 'integers beyond 2^53 rounded through a double', (text) => {
-    const next = text.replace(/(?<![\d."])-?\d{16,}(?![\d.])/g, (digits) => String(Number(digits)));
+    // On the text, since a parsed number is rounded already; only number tokens, never digits inside a
+    // string (INFO's server_time_usec has 16 digits, and rounding it is no integer of the answer rounded).
+    const next = text.replace(/"(?:[^"\\]|\\.)*"|(?<![\d.eE+])-?\d{16,}(?![\d.eE])/g, (token) =>
+      token.startsWith('"') ? token : String(Number(token)),
+    );
     return next === text ? undefined : next;
   }),
   jsonOperator(
