@@ -14,15 +14,14 @@ import { keySpace } from '../support/key-space.ts';
 import { checkDiscarded, checkRefusal, checkResult, checkThat, isSuccess, resultOf } from '../support/kv-checks.ts';
 import { createKvClient, type JsonArg, type KvClient } from '../support/kv-client.ts';
 import { pathFormAvailable, step, steps, transactionRuns } from '../support/kv-steps.ts';
+import { jsonLeaves, sameLeaves, sameScalar } from '../support/nested-reply.ts';
 
 /** What a step must answer: the result itself, a predicate over it, or a nested reply (see `nested`). */
 type Expected = unknown;
 
 /**
- * A nested reply (XREAD's streams of entries of fields): the spec shows only flat arrays, so its JSON
- * form is not held to one nesting (B.observe.nested-json). What any faithful form keeps is the content in
- * the protocol's order: the strings and integers, depth first, object keys before their values. A form
- * that keeps them is observed; one that drops, adds or reorders them fails the group's rule.
+ * A nested reply (see nested-reply.ts): another nesting of the same content in the same order is
+ * observed (its form is not shown); one that drops, adds or reorders content fails the group's rule.
  */
 class Nested {
   readonly reply: unknown;
@@ -155,14 +154,6 @@ const groupRows: readonly GroupRow[] = [
   },
 ];
 
-/** The strings and integers of a value in order, depth first, an object's keys before their values. */
-function leaves(value: unknown): unknown[] {
-  if (Array.isArray(value)) return value.flatMap(leaves);
-  if (value !== null && typeof value === 'object')
-    return Object.entries(value).flatMap(([key, item]) => [key, ...leaves(item)]);
-  return [typeof value === 'number' ? String(value) : value];
-}
-
 /** The case's keys in place of `{k}` and `{k2}`, at any depth. */
 function withNames(value: unknown, names: Readonly<Record<string, string>>): unknown {
   if (Array.isArray(value)) return value.map((item) => withNames(item, names));
@@ -174,7 +165,7 @@ function checkStep(ctx: CaseContext, command: readonly JsonArg[], got: unknown, 
   const rule = 'B.commands.supported-groups';
   if (expected instanceof Nested) {
     if (isDeepStrictEqual(got, expected.reply)) return;
-    const same = isDeepStrictEqual(leaves(got), leaves(expected.reply));
+    const same = sameLeaves(got, jsonLeaves(expected.reply), sameScalar);
     if (same) ctx.observe(`${name} in JSON: ${show(got, 160)} (the nested form is not shown by the spec)`);
     checkThat(
       rule,

@@ -94,6 +94,8 @@ const unsignedCases = defineCases([
       const list = items as unknown[];
       checkThat('A.notify.one-per-waiter', list.length === 2, `${list.length} items`, '2 items, one per waiter');
       const itemRuns: unknown[] = [];
+      /** Each item's waiter: its URL, and its run id and URL headers as listed. */
+      const listed: { url: unknown; headers: (readonly [name: string, value: string])[] }[] = [];
       for (const [index, item] of list.entries()) {
         const where = `item ${index}`;
         checkThat('A.notify.item-fields', isRecord(item), show(item), 'a NotifyResponse object', where);
@@ -117,6 +119,12 @@ const unsignedCases = defineCases([
             where,
           );
         }
+        listed.push({
+          url: waiter.url,
+          headers: [client.h('Workflow-Runid'), client.h('Workflow-Url')].map(
+            (name) => [name, String((headerOf(headers, name) as unknown[])[0])] as const,
+          ),
+        });
         checkFields('A.notify.waiter-fields', 'A.notify.waiter-fields', waiter, waiterFields, `${where}.waiter`);
         checkFields(
           'A.notify.item-fields',
@@ -168,6 +176,28 @@ const unsignedCases = defineCases([
           `body ${show(data)}`,
           `waiter ${index}`,
         );
+        // Waiter.headers are "headers sent with the notification": the two the spec names arrive with it.
+        // The item is this waiter's by its URL, or else by its run (a target may write the URL its own way).
+        const mine =
+          listed.find((entry) => entry.url === inbox.url(`waiter${index}`)) ??
+          listed.find((entry) => entry.headers[0]?.[1] === runs[index]);
+        checkThat(
+          'A.notify.workflow-headers',
+          mine !== undefined,
+          'no item whose waiter has its URL or its run id',
+          'an item listing the headers sent to it',
+          `waiter ${index}`,
+        );
+        for (const [name, value] of mine?.headers ?? []) {
+          const sent = got?.headers[name.toLowerCase()];
+          checkThat(
+            'A.notify.workflow-headers',
+            sent === value,
+            `${name} ${show(sent)} on the notification`,
+            `${name} ${show(value)}, as its waiter lists it`,
+            `waiter ${index}`,
+          );
+        }
       }
     },
   },

@@ -66,7 +66,7 @@ const messagingRules: readonly MessagingRule[] = [
   {
     id: 'A.notify.workflow-headers',
     section: waiter,
-    text: 'A notified waiter’s headers carry the workflow run id and workflow URL headers, each an array of one string.',
+    text: 'A notified waiter’s headers (Waiter.headers, the headers sent with the notification) carry the workflow run id and workflow URL headers, each an array of one string, and the notification arrives with them.',
   },
   {
     id: 'A.notify.delivers-event',

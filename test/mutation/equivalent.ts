@@ -36,10 +36,16 @@ export const equivalentMutants: Readonly<Record<string, string>> = {
   'json.* @ messaging DELETE /v2/topics/*':
     "deleting a URL group is an adapter clean-up; its answer's body is never read",
   // COMMAND's reply is Redis's own; the suites read it as a catalog (each command's or subcommand's name,
-  // flags and first key) to know which writes to try, never judge it. Arrays six deep are inside key
-  // specifications, which the catalog does not read.
-  'json.items-reversed@6 @ kv POST /':
+  // flags and first key) to know which writes to try, never judge it, and fall back to a fixed list of
+  // writes when it is unusable. Arrays six to eight deep in a POST / answer are only inside its key
+  // specifications, which the catalog does not read (every reply the suites judge is at most five deep:
+  // XREAD's fields, held to their order by kv.commands.group.stream).
+  'json.item*@6 @ kv POST /':
     "arrays six deep in a POST / answer are COMMAND's key specifications, read by no case (the catalog reads names, flags, first keys)",
+  'json.item*@7 @ kv POST /':
+    "arrays seven deep in a POST / answer are COMMAND's key specifications, read by no case (the catalog reads names, flags, first keys)",
+  'json.item*@8 @ kv POST /':
+    "arrays eight deep in a POST / answer are COMMAND's key specifications, read by no case (the catalog reads names, flags, first keys)",
   'status.* @ messaging GET /v2/dlq/*': 'reading a dead letter is an adapter operation; a refusal blocks the case',
   'status.* @ messaging GET /v2/dlq':
     'listing the dead letters is an adapter operation (counting them for A.limits.dlq-size); a failure blocks the case',
@@ -47,6 +53,10 @@ export const equivalentMutants: Readonly<Record<string, string>> = {
     'the dead letters are listed to count them (A.limits.dlq-size) and find a message by id; the numbers of their records are not shown ("fields of dead letter queue records: not shown")',
   'json.* @ messaging GET /v2/dlq/*':
     'reading a dead letter is an adapter operation ("fields of dead letter queue records: not shown")',
+  'json.field-* @ messaging GET /v2/dlq':
+    'the dead letters are only counted (A.limits.dlq-size: the length of each page of messages, and its cursor); the fields of their records are not shown ("fields of dead letter queue records: not shown") and not read',
+  'status.* @ messaging GET /v2/topics/*':
+    'reading a URL group back is an adapter operation; a refusal blocks the case',
   'json.* @ messaging GET /v2/topics/*':
     'reading a URL group back is an adapter operation (the spec names groups, not how they are read)',
   'json.* @ messaging POST /v2/wait/*':
@@ -61,6 +71,8 @@ export const equivalentMutants: Readonly<Record<string, string>> = {
   // breaks no rule. The suites forward only X-Svc-* headers.
   'headers.*:x-svc-* @ delivery message':
     'Forward-<Name> to the destination is not in the spec (publish headers are "not shown")',
+  'headers.request-ignored:svc-forward-* @ messaging POST /v2/publish/*':
+    'Forward-<Name> to the destination is not in the spec: a publish whose forward header is ignored breaks no rule',
   // Deliveries: no latency bound, any 2xx is an answer, and the delivery's own headers are not named.
   'delivery.delayed @ *': 'the spec bounds no delivery latency (a delay only makes it later, never early)',
   'status.200-to-201 @ delivery *': 'the destination answered a 2xx either way',
