@@ -67,12 +67,16 @@ export class ExchangeRecorder {
     }).finally(() => {
       this.#recording = false;
     });
+    const caseIds = ends.map((item) => item.result.caseId);
     const exchanges = this.#exchanges.slice(from).map((exchange): AttributedExchange => {
       if (exchange.at < startedAt) return { exchange, caseIds: [] };
       const candidates = ends.filter((item) => item.at >= exchange.at && item.at <= exchange.at + reportLagMs);
       // The first case reported after it, else (a late delivery after the last case) the last case.
       const first = ends.find((item) => item.at >= exchange.at) ?? ends.at(-1);
       const ids = new Set([...candidates, ...(first ? [first] : [])].map((item) => item.result.caseId));
+      // A report may come later than the window (a case that runs on long after the exchange): a case
+      // that names itself in the request (its keys are `<prefix>:<case id>:<name>`) is its owner too.
+      for (const id of namedCases(exchange, caseIds)) ids.add(id);
       return { exchange, caseIds: [...ids] };
     });
     const cases = ends.map(({ result }) => ({
@@ -83,4 +87,10 @@ export class ExchangeRecorder {
     }));
     return { area, cases, exchanges, exitCode: run.exitCode };
   }
+}
+
+/** The cases whose id the request names between colons, as the suites' key spaces do. */
+export function namedCases(exchange: Exchange, caseIds: readonly string[]): string[] {
+  const text = `${exchange.request.path} ${exchange.request.body.toString('latin1')}`;
+  return caseIds.filter((id) => text.includes(`:${id}:`));
 }

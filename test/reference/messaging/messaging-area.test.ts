@@ -580,7 +580,11 @@ describe('regions and restarts', () => {
         return performance.now() - started;
       };
       expect(await timed(regions['us-east-1'])).toBeGreaterThanOrEqual(145);
-      expect(await timed(regions['eu-central-1'])).toBeLessThan(145);
+      // The fastest of three: a busy machine (CI runs the suites two at a time on two cores) may hold one
+      // request past 145 ms; the delay of the other region holds every request, so it shows in all three.
+      const others = [];
+      for (let i = 0; i < 3; i++) others.push(await timed(regions['eu-central-1']));
+      expect(Math.min(...others)).toBeLessThan(145);
     } finally {
       await regional.stop();
     }
