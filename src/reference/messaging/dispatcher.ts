@@ -260,7 +260,9 @@ export class Dispatcher {
         url: message.url,
         method: message.method,
         headers: {
-          ...message.headers,
+          ...(message.kind === 'notify' && fault('notification-drops-workflow-headers')
+            ? withoutHeaders(message.headers, [`${p}Workflow-Runid`, `${p}Workflow-Url`])
+            : message.headers),
           [`${p}Message-Id`]: message.id,
           [`${p}Retried`]: String(message.retried),
           [`${p}Signature`]: this.#signature(message, signed),
@@ -411,4 +413,10 @@ export class Dispatcher {
       sourceMessageId: source.id,
     };
   }
+}
+
+/** The headers without the named ones (any case). */
+function withoutHeaders(headers: Readonly<Record<string, string>>, names: readonly string[]): Record<string, string> {
+  const drop = new Set(names.map((name) => name.toLowerCase()));
+  return Object.fromEntries(Object.entries(headers).filter(([name]) => !drop.has(name.toLowerCase())));
 }

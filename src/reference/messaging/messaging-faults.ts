@@ -62,6 +62,12 @@ export const messagingFaults = defineFaults([
     description: 'Gives the workflow run id and URL headers as plain strings, not arrays.',
   },
   {
+    name: 'notification-drops-workflow-headers',
+    area: 'messaging',
+    rule: 'A.notify.workflow-headers',
+    description: 'Calls a notified waiter without the workflow run id and URL headers its Waiter lists.',
+  },
+  {
     name: 'notify-event-not-delivered',
     area: 'messaging',
     rule: 'A.notify.delivers-event',

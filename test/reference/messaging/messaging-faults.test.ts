@@ -62,6 +62,7 @@ const groups: readonly (readonly MessagingFaultName[])[] = [
     'signature-other-body',
     'notify-first-waiter-only',
     'notify-event-not-delivered',
+    'notification-drops-workflow-headers',
     'notify-event-kept',
     'notify-by-run-drops-early',
     'pause-twice-resumes',
@@ -610,6 +611,16 @@ const probes: Record<MessagingFaultName, FaultProbe> = {
       await wait(ref, p.id, p.id, { url: p.url(p.dest), timeout: '1h' });
       await notify(ref, p.id, 'the event data');
       return (await first(p.dest))?.body.toString();
+    },
+  },
+  'notification-drops-workflow-headers': {
+    correct: { runId: true, url: true },
+    probe: async (ref) => {
+      const p = fresh('wf-sent');
+      await wait(ref, p.id, p.id, { url: p.url(p.dest), timeout: '1h' });
+      await notify(ref, p.id, 'the event data');
+      const headers = (await first(p.dest))?.headers ?? {};
+      return { runId: headers['svc-workflow-runid'] === p.id, url: headers['svc-workflow-url'] === p.url(p.dest) };
     },
   },
   'notify-event-kept': {
