@@ -70,13 +70,15 @@ export class ExchangeRecorder {
     const caseIds = ends.map((item) => item.result.caseId);
     const exchanges = this.#exchanges.slice(from).map((exchange): AttributedExchange => {
       if (exchange.at < startedAt) return { exchange, caseIds: [] };
+      // A request that names a case (its keys are `<prefix>:<case id>:<name>`) is that case's: the clock
+      // below gives each exchange of a quick case to the thirty cases reported within the lag, and the
+      // plan, trying a few exchanges of each such group, then missed a case's later ones (XREADGROUP).
+      const named = namedCases(exchange, caseIds);
+      if (named.length > 0) return { exchange, caseIds: named };
       const candidates = ends.filter((item) => item.at >= exchange.at && item.at <= exchange.at + reportLagMs);
       // The first case reported after it, else (a late delivery after the last case) the last case.
       const first = ends.find((item) => item.at >= exchange.at) ?? ends.at(-1);
       const ids = new Set([...candidates, ...(first ? [first] : [])].map((item) => item.result.caseId));
-      // A report may come later than the window (a case that runs on long after the exchange): a case
-      // that names itself in the request (its keys are `<prefix>:<case id>:<name>`) is its owner too.
-      for (const id of namedCases(exchange, caseIds)) ids.add(id);
       return { exchange, caseIds: [...ids] };
     });
     const cases = ends.map(({ result }) => ({
