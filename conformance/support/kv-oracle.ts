@@ -49,6 +49,11 @@ export type CellExpectation =
       readonly kind: 'refused';
       readonly statuses: readonly number[];
       readonly jsonError: boolean;
+      /**
+       * The error text starts with a class token (spec "Status codes", area B): a 400's. A 401's text is
+       * left alone: older deployments of the real service answered `Unauthorized` (where the spec is silent).
+       */
+      readonly classToken?: boolean;
       readonly headContentType?: string;
     }
   /** The spec is silent: record what the target does. */
@@ -150,11 +155,14 @@ export function cellOracle(cell: MatrixCell): CellOracle {
     // An invalid format asks for no format, so the error is the default JSON; with base64+resp2 it is not shown.
     const jsonError = !head && invalidFormat;
     return {
-      expect: { kind: 'refused', statuses: [400], jsonError },
+      expect: { kind: 'refused', statuses: [400], jsonError, classToken: jsonError },
       statusRule: headerProblem,
       bodyRule: headerProblem,
       contentTypeRule: headerProblem,
-      rules: rules(headerProblem, jsonError ? 'B.format.json' : undefined),
+      rules: rules(
+        headerProblem,
+        ...(jsonError ? ['B.format.json', 'B.errors.class-token', 'B.observe.error-class'] : []),
+      ),
     };
   }
   if (base64Resp2 && multiExec) {

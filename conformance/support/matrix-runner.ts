@@ -18,6 +18,7 @@ import { mapLimit } from './bounded.ts';
 import type { CredentialKind } from './credentials.ts';
 import { keySpace } from './key-space.ts';
 import {
+  checkClassToken,
   checkContentType,
   checkErrorBody,
   checkHeadContentType,
@@ -112,12 +113,22 @@ function checkCell(oracle: CellOracle, res: HttpResponse, probe: Probe): string 
       checkStatus(oracle.statusRule, res, 200);
       checkHeadContentType(res, expect.contentType, oracle.contentTypeRule);
       return undefined;
-    case 'refused':
+    case 'refused': {
       checkStatus(oracle.statusRule, res, expect.statuses);
-      if (expect.jsonError) checkErrorBody(oracle.bodyRule, res);
+      let unknownClass: string | undefined;
+      if (expect.jsonError) {
+        const text = checkErrorBody(oracle.bodyRule, res);
+        // An upper-case word that is no Redis class is an observation (B.observe.error-class), not a failure.
+        if (expect.classToken === true)
+          checkClassToken('B.errors.class-token', text, undefined, undefined, (note) => {
+            unknownClass = note;
+          });
+      }
       // A refused HEAD has no body, but a label it sends is the JSON error's (checkErrorBody's rule).
       if (expect.headContentType !== undefined) checkHeadContentType(res, expect.headContentType, 'B.format.json');
+      if (unknownClass !== undefined) return unknownClass;
       return expect.statuses.length > 1 ? `401 or 400 not ordered by the spec: status ${res.status}` : undefined;
+    }
     case 'observe':
       return `${expect.why}: status ${res.status} ${mediaType(res) ?? 'no content type'} ${show(res.body, 60)}`;
   }

@@ -36,10 +36,12 @@ describe('the combination matrix oracle', () => {
 
   test('header errors give 400, blamed on their rule', () => {
     const invalid = cellOracle({ form: 'put-path', encoding: 'absent', format: 'invalid', credentials: 'bearer' });
-    expect(invalid.expect).toEqual({ kind: 'refused', statuses: [400], jsonError: true });
+    // A 400's error text starts with a class token (a 401's may be `Unauthorized`: see the next test).
+    expect(invalid.expect).toEqual({ kind: 'refused', statuses: [400], jsonError: true, classToken: true });
+    expect(invalid.rules).toContain('B.errors.class-token');
     expect(invalid.statusRule).toBe('B.format.invalid-400');
     const both = cellOracle({ form: 'post-body', encoding: 'base64', format: 'resp2', credentials: 'query' });
-    expect(both.expect).toEqual({ kind: 'refused', statuses: [400], jsonError: false });
+    expect(both.expect).toEqual({ kind: 'refused', statuses: [400], jsonError: false, classToken: false });
     expect(both.statusRule).toBe('B.format.base64-with-resp2-400');
   });
 
