@@ -20,6 +20,10 @@ describe('an exchange is attributed to the case its keys name', () => {
     const body = '["XREADGROUP","GROUP","g","c","STREAMS","svch:1a2b:kv.commands.group.stream:k",">"]';
     expect(namedCases(exchange('/', body), ids)).toEqual(['kv.commands.group.stream']);
     expect(namedCases(exchange('/get/svch:1a2b:kv.commands.group.set:k', ''), ids)).toEqual(['kv.commands.group.set']);
+    // The path form percent-encodes the colons.
+    expect(namedCases(exchange('/get/svch%3A1a2b%3Akv.commands.group.set%3Ak', ''), ids)).toEqual([
+      'kv.commands.group.set',
+    ]);
   });
 
   test('a request that names no case is left to the clock', () => {

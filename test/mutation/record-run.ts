@@ -91,8 +91,8 @@ export class ExchangeRecorder {
   }
 }
 
-/** The cases whose id the request names between colons, as the suites' key spaces do. */
+/** The cases whose id the request names between colons (or `%3A`s in a path), as the suites' key spaces do. */
 export function namedCases(exchange: Exchange, caseIds: readonly string[]): string[] {
-  const text = `${exchange.request.path} ${exchange.request.body.toString('latin1')}`;
+  const text = `${exchange.request.path.replace(/%3A/gi, ':')} ${exchange.request.body.toString('latin1')}`;
   return caseIds.filter((id) => text.includes(`:${id}:`));
 }
