@@ -76,7 +76,7 @@ const unsignedCases = defineCases([
     needs: ['messaging.adapter'],
     title: 'Notify reaches every waiter: one typed item each, and the event data at each waiter',
     expect:
-      'Two waiters of one event, each created within a workflow run: notify answers 201 with two items, each with its typed fields, workflowRunId (its run) and workflowCreatedAt (ms), and the run id and URL headers as arrays of one string; both waiting URLs get the event data.',
+      'Two waiters of one event, each created within a workflow run: notify answers 201 with two items, each with its typed fields, workflowRunId (its run) and workflowCreatedAt (ms), and the run id and URL headers as arrays of one string; both waiting URLs get the event data, with the run id and URL headers their items list.',
     async run(ctx) {
       const client = createMessagingClient(ctx);
       const adapter = await messagingAdapter(ctx);
