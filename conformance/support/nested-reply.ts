@@ -4,6 +4,9 @@
  * What any faithful form keeps is the content in the protocol's order; a form that drops, repeats or
  * reorders it is no form of the reply at all.
  */
+import { isDeepStrictEqual } from 'node:util';
+import { type CaseContext, show } from '../../src/engines/conformance/suite-api.ts';
+import { checkThat } from './checks.ts';
 
 /** The scalars of a JSON value in order: depth first, an object's keys before their values. */
 export function jsonLeaves(value: unknown): unknown[] {
@@ -30,4 +33,21 @@ export function sameLeaves<Leaf>(
 export function sameScalar(got: unknown, want: unknown): boolean {
   if (typeof want === 'number') return got === want || got === String(want);
   return got === want;
+}
+
+/**
+ * A nested reply read in JSON against the reply's plain JSON form (`expected`): the same value passes;
+ * another nesting of the same content in order is recorded; anything else fails `rule`. `name` is the
+ * command, for the record and the failure.
+ */
+export function checkNestedForm(ctx: CaseContext, rule: string, got: unknown, expected: unknown, name: string): void {
+  if (isDeepStrictEqual(got, expected)) return;
+  checkThat(
+    rule,
+    sameLeaves(got, jsonLeaves(expected), sameScalar),
+    `result ${show(got, 160)}`,
+    `result ${show(expected, 160)}, or any nesting of the same content in that order`,
+    name,
+  );
+  ctx.observe(`${name} in JSON: ${show(got, 160)} (the nested form is not shown by the spec)`);
 }

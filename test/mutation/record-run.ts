@@ -2,7 +2,8 @@
  * The clean run that mutants are generated from: the suite of one area runs in this process (the
  * conformance engine with a reporter that notes when each case ends) against a lane, whose proxies
  * record every exchange. Cases run one after another, so an exchange belongs to the case that had not
- * ended when it arrived; what the probe sends before the cases start belongs to none.
+ * ended when it arrived, unless its request names a case (a key under that case's prefix); what the
+ * probe sends before the cases start belongs to none.
  */
 import { runConformance } from '../../src/engines/conformance/run-conformance.ts';
 import type { CaseResult } from '../../src/results/conformance-run.ts';
