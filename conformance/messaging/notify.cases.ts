@@ -235,10 +235,11 @@ const unsignedCases = defineCases([
   {
     id: 'messaging.notify.by-run',
     concurrent: true,
-    rules: ['A.notify.by-run', 'A.notify.by-run-shapes'],
+    rules: ['A.notify.by-run', 'A.notify.by-run-shapes', 'A.notify.workflow-headers'],
     needs: ['messaging.adapter'],
     title: 'Notify by workflow run reaches that run, also when it waits later',
-    expect: 'An event notified to a run before the run waits reaches the run once it waits.',
+    expect:
+      'An event notified to a run before the run waits reaches the run once it waits, with the run id header of its waiter.',
     async run(ctx) {
       const client = createMessagingClient(ctx);
       const adapter = await messagingAdapter(ctx);
@@ -254,6 +255,16 @@ const unsignedCases = defineCases([
       const [got] = await inbox.arrive('A.notify.by-run', 'step');
       const body = got?.body.toString('utf8');
       checkThat('A.notify.by-run', body === 'for the run', `body ${show(body)}`, 'body "for the run"');
+      // This path's answer is not shown, but the waiter is: its headers, the run's id among them, are the
+      // ones sent with its notification (as messaging.notify.waiters checks on the plain path).
+      const runHeader = client.h('Workflow-Runid');
+      const sent = got?.headers[runHeader.toLowerCase()];
+      checkThat(
+        'A.notify.workflow-headers',
+        sent === run,
+        `${runHeader} ${show(sent)} on the notification`,
+        `${runHeader} ${show(run)}, the run its waiter was created in`,
+      );
     },
   },
   {
