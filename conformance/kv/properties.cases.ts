@@ -159,7 +159,7 @@ export const cases = defineCases([
             );
             const back = resultOf(
               rule,
-              await kv.root(['GET', key], { encoding: 'base64', timeoutMs: 30_000 }),
+              await kv.root(['GET', key], { encoding: 'base64', timeoutMs: 30_000, largestAnswer: size }),
               'GET, base64',
             );
             if (typeof back !== 'string' || !Buffer.from(back, 'base64').equals(value)) {

@@ -4,6 +4,8 @@
  */
 import {
   type Arg,
+  answerCapBytes,
+  answerRoom,
   type CaseContext,
   dispatcherFor,
   type HttpMethod,
@@ -34,6 +36,12 @@ export interface KvCallOptions {
   readonly format?: string;
   readonly headers?: Readonly<Record<string, string>>;
   readonly timeoutMs?: number;
+  /**
+   * The value bytes the answer carries when it is the one this call expects (a big value read back): its
+   * read cap rises to room for them in any encoding (`answerRoom`). Without it an answer is read up to the
+   * suites' cap (`judgedAnswerBytes`, 4 MiB), or the target file's `maxAnswerBytes` when it has one.
+   */
+  readonly largestAnswer?: number;
 }
 
 /** A request form (src/protocol) with the options of this call. */
@@ -86,9 +94,12 @@ export function createKvClient(ctx: CaseContext): KvClient {
     // body (HTML called application/json, RESP2 called JSON): it is an answer, and the case's checks
     // fail the format rule it breaks (kv-checks jsonOf, checkContentType). Only no answer at all, or
     // bytes that are not HTTP, end a case as an error.
+    const cap =
+      ctx.target.maxAnswerBytes ??
+      (request.largestAnswer === undefined ? undefined : Math.max(answerCapBytes(), answerRoom(request.largestAnswer)));
     return await httpRequest({
       dispatcher,
-      ...(ctx.target.maxAnswerBytes !== undefined && { maxAnswerBytes: ctx.target.maxAnswerBytes }),
+      ...(cap !== undefined && { maxAnswerBytes: cap }),
       url: url(request.path, [...(request.query ?? []), ...wire.query]),
       method: request.method,
       headers: all,

@@ -23,7 +23,8 @@ export interface HttpRequest {
   readonly timeoutMs?: number;
   /**
    * The most an answer's body may hold; a longer one is garbage (SVC_TARGET_GARBAGE), read no further.
-   * @default defaultMaxAnswerBytes (100 MiB, ten times the spec's largest request)
+   * @default answerCapBytes(): this thread's cap (`defaultMaxAnswerBytes`, 100 MiB, ten times the spec's
+   * largest request, unless the thread set its own: the conformance worker's is `judgedAnswerBytes`)
    */
   readonly maxAnswerBytes?: number;
   readonly dispatcher?: Dispatcher;
@@ -54,6 +55,18 @@ export function setRequestTimeout(ms: number): void {
   requestTimeout = ms;
 }
 export const defaultMaxAnswerBytes = 100 * 1024 * 1024;
+
+let answerCap = defaultMaxAnswerBytes;
+
+/** The cap of a request that names none: `defaultMaxAnswerBytes`, or the thread's (`setAnswerCap`). */
+export function answerCapBytes(): number {
+  return answerCap;
+}
+
+/** Sets this thread's cap for requests that name none (the conformance worker: `judgedAnswerBytes`). */
+export function setAnswerCap(bytes: number): void {
+  answerCap = bytes;
+}
 
 const sharedAgent = new Agent({ connections: 64, keepAliveTimeout: 4_000 });
 
@@ -119,7 +132,8 @@ export async function httpRequest(req: HttpRequest): Promise<HttpResponse> {
     });
     const body = await readCapped(
       res.body,
-      req.maxAnswerBytes ?? defaultMaxAnswerBytes,
+      req.maxAnswerBytes ?? answerCap,
+      declaredLength(res.headers),
       req.url,
       req.answerMemory ?? answerMemory,
     );
@@ -162,13 +176,33 @@ function exchangeOf(req: HttpRequest, res?: HttpResponse, error?: string): Excha
   };
 }
 
-/** The body's bytes, or SVC_TARGET_GARBAGE once it passes `max` (the rest is never read). */
+/** The body's length as its Content-Length declares it, when it is one number. */
+function declaredLength(headers: Dispatcher.ResponseData['headers']): number | undefined {
+  const value = headers['content-length'];
+  return typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : undefined;
+}
+
+/**
+ * The body's bytes, or SVC_TARGET_GARBAGE once it passes `max` (the rest is never read). A body whose
+ * Content-Length already passes `max` is not read at all: it is an answer that ends, only longer than
+ * the request reads, so it is not counted as endless (`noAnswerOf`), and says how to read it whole.
+ */
 async function readCapped(
   body: Dispatcher.ResponseData['body'],
   max: number,
+  declared: number | undefined,
   url: string,
   memory: AnswerMemory,
 ): Promise<Buffer> {
+  if (declared !== undefined && declared > max) {
+    // Destroyed unread, the body emits undici's AbortError: nobody reads it, so it must not go unheard.
+    body.on('error', () => undefined);
+    body.destroy();
+    throw longAnswer(
+      'SVC_TARGET_GARBAGE',
+      `${safeOrigin(url)} answered ${declared} bytes (its Content-Length), more than the ${max} this request reads; not read (a target file's maxAnswerBytes sets the cap)`,
+    );
+  }
   const chunks: Buffer[] = [];
   let total = 0;
   let resume = () => {};
@@ -178,7 +212,11 @@ async function readCapped(
       total += (chunk as Buffer).length;
       if (total > max) {
         body.destroy();
-        const error = harnessError('SVC_TARGET_GARBAGE', `${safeOrigin(url)} answered more than ${max} bytes`);
+        // What was read of it is garbage now: collect it as after any big answer (at 4 MiB a cut, six
+        // cases at a time against a 50 MB answerer held 60 MB of such chunks before V8 collected them).
+        chunks.length = 0;
+        afterBigAnswer(total);
+        const error = longAnswer('SVC_TARGET_GARBAGE', `${safeOrigin(url)} answered more than ${max} bytes`);
         cutAnswers.add(error);
         throw error;
       }
@@ -222,6 +260,20 @@ export type NoAnswer = 'refused' | 'reset' | 'timeout' | 'endless';
 
 /** Errors of answers cut at `maxAnswerBytes`: the answer did not end, as a stalled one does not. */
 const cutAnswers = new WeakSet<Error>();
+
+/** Errors of answers longer than `maxAnswerBytes`, whether their length was declared or they were cut. */
+const longAnswers = new WeakSet<Error>();
+
+function longAnswer(...args: Parameters<typeof harnessError>): ReturnType<typeof harnessError> {
+  const error = harnessError(...args);
+  longAnswers.add(error);
+  return error;
+}
+
+/** Whether an error of httpRequest is an HTTP answer longer than the request's cap (it came, and was not read). */
+export function isLongAnswer(error: unknown): boolean {
+  return error instanceof Error && longAnswers.has(error);
+}
 
 /**
  * Whether an error of httpRequest means the target gave no whole answer: it refused the connection,

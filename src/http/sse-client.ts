@@ -2,7 +2,7 @@
  * Server-sent event streams (area B's /monitor and /subscribe): undici for the request,
  * eventsource-parser for the framing, and a timeout on opening and on every wait for an event.
  */
-import { createParser, type EventSourceMessage } from 'eventsource-parser';
+import { createParser, type EventSourceMessage, type ParseError } from 'eventsource-parser';
 import { type Dispatcher, request } from 'undici';
 import { harnessError } from '../shared/errors.ts';
 import { defaultMaxAnswerBytes, transportError } from './http-client.ts';
@@ -72,8 +72,39 @@ export async function openSse(options: SseOpenOptions): Promise<SseStream> {
       }
     }
   };
-  const parser = createParser({ onEvent: (event: EventSourceMessage) => deliver(event.data) });
-  res.body.on('data', (chunk: Buffer) => parser.feed(chunk.toString('utf8')));
+  const contentType = res.headers['content-type'];
+  if (
+    res.statusCode < 200 ||
+    res.statusCode > 299 ||
+    typeof contentType !== 'string' ||
+    !/^text\/event-stream\b/i.test(contentType.trim())
+  ) {
+    // Not an event stream: the caller judges its status and content type, and no event can come of it.
+    // Its body is never parsed (a 50 MB JSON answer to /monitor would sit whole in the parser's
+    // unfinished line) nor read.
+    ended = harnessError(
+      'SVC_TARGET_UNREACHABLE',
+      `not an event stream (status ${res.statusCode}, content type ${contentType ?? 'none'})`,
+    );
+    res.body.on('error', () => undefined);
+    res.body.destroy();
+  }
+  const parser = createParser({
+    onEvent: (event: EventSourceMessage) => deliver(event.data),
+    // What waits in the parser for the end of its line or event is bounded like the events not yet read.
+    maxBufferSize: maxBufferedBytes,
+    onError: (error: ParseError) => {
+      if (error.type !== 'max-buffer-size-exceeded') return;
+      ended ??= harnessError(
+        'SVC_TARGET_GARBAGE',
+        `event stream sent more than ${maxBufferedBytes} bytes of one event`,
+      );
+      res.body.destroy();
+    },
+  });
+  res.body.on('data', (chunk: Buffer) => {
+    if (ended === undefined) parser.feed(chunk.toString('utf8'));
+  });
   const finish = (reason: string) => {
     ended ??= harnessError('SVC_TARGET_UNREACHABLE', `event stream ${reason}`);
     for (const waiter of waiters.splice(0)) waiter(ended);

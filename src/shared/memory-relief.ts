@@ -105,3 +105,12 @@ export function collectWhenSettled(settleMs = 1_000): void {
 export function collectStartUpGarbage(): void {
   collector()(reducing);
 }
+
+/**
+ * Call between two phases of one process (`run`: its conformance, then its load): one memory-reducing
+ * collection, so the second does not grow on the pages the first left (against a target answering 50 MB
+ * the load phase of `run` peaked at 336 to 354 MB on the conformance phase's 300 without it).
+ */
+export function collectBetweenPhases(): void {
+  collector()(reducing);
+}

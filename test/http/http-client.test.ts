@@ -2,12 +2,16 @@ import { createServer, type Server } from 'node:http';
 import { createServer as createTcpServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import {
+  answerCapBytes,
+  defaultMaxAnswerBytes,
   dispatcherFor,
   headerValue,
   httpRequest,
+  isLongAnswer,
   jsonBody,
   noAnswerOf,
   safeOrigin,
+  setAnswerCap,
 } from '../../src/http/http-client.ts';
 import {
   type BadServer,
@@ -30,6 +34,13 @@ beforeAll(async () => {
       body += chunk.toString();
     });
     req.on('end', () => {
+      if (req.url === '/chunked') {
+        // No Content-Length: the body is sent in chunks, its length unknown until it ends.
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.write('{"result":"');
+        res.end('x'.repeat(64), () => undefined);
+        return;
+      }
       res.setHeader('x-multi', ['a', 'b']);
       res.setHeader('content-type', 'application/json');
       res.end(JSON.stringify({ method: req.method, path: req.url, auth: req.headers.authorization ?? null, body }));
@@ -110,7 +121,27 @@ describe('httpRequest', () => {
     expect(await reason(httpRequest({ url: await refusedUrl() }))).toBe('refused');
     expect(await reason(httpRequest({ url: stalling.url, timeoutMs: 200 }))).toBe('timeout');
     expect(await reason(httpRequest({ url: garbage.url }))).toBeUndefined();
-    expect(await reason(httpRequest({ url: `${url}/big`, maxAnswerBytes: 10 }))).toBe('endless');
+    // Past the cap, a body sent in chunks may never end; one whose Content-Length passes the cap is an
+    // answer that ends, only longer than the request reads: not read at all, and no "no answer".
+    const chunked = await httpRequest({ url: `${url}/chunked`, maxAnswerBytes: 10 }).catch((error: unknown) => error);
+    expect(noAnswerOf(chunked)).toBe('endless');
+    expect(isLongAnswer(chunked)).toBe(true);
+    const declared = await httpRequest({ url: `${url}/big`, maxAnswerBytes: 10 }).catch((error: unknown) => error);
+    expect(noAnswerOf(declared)).toBeUndefined();
+    expect(isLongAnswer(declared)).toBe(true);
+    expect(declared).toMatchObject({
+      code: 'SVC_TARGET_GARBAGE',
+      message: expect.stringMatching(/answered \d+ bytes \(its Content-Length\), more than the 10 this request reads/),
+    });
+    // A request that names no cap reads within its thread's (the conformance worker sets the suites').
+    setAnswerCap(10);
+    try {
+      expect(isLongAnswer(await httpRequest({ url: `${url}/big` }).catch((error: unknown) => error))).toBe(true);
+      expect((await httpRequest({ url: `${url}/big`, maxAnswerBytes: 1000 })).status).toBe(200);
+    } finally {
+      setAnswerCap(defaultMaxAnswerBytes);
+    }
+    expect(answerCapBytes()).toBe(defaultMaxAnswerBytes);
     expect(noAnswerOf(new Error('ECONNREFUSED'))).toBeUndefined();
     const resetting = createTcpServer((socket) => {
       socket.on('error', () => {});

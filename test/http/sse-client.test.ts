@@ -7,12 +7,18 @@ import { listenOnLoopback } from '../support/loopback.ts';
 const streams = new Set<ServerResponse>();
 const server = createServer((req, res) => {
   if (req.url === '/stall') return;
+  if (req.url === '/json') {
+    // 8 MB of JSON where an event stream was asked for: one line, never an event.
+    res.writeHead(200, { 'content-type': 'application/json' }).end(`{"result":"${'x'.repeat(8 * 1024 * 1024)}"}`);
+    return;
+  }
   res.writeHead(200, { 'content-type': 'text/event-stream' });
   streams.add(res);
   res.on('close', () => streams.delete(res));
   res.write('data: OK\n\n');
   if (req.url === '/two') res.write('data: subscribe,ch,1\n\ndata: message,ch,hi\n\n');
   if (req.url === '/end') res.end('data: last\n\n');
+  if (req.url === '/one-long-line') res.write(`data: ${'y'.repeat(200_000)}`);
   if (req.url === '/flood') for (let index = 0; index < 200; index++) res.write(`data: ${'x'.repeat(1000)}\n\n`);
 });
 let url: string;
@@ -77,6 +83,22 @@ describe('openSse', () => {
     }
     expect(taken.length).toBeLessThan(200);
     expect(error).toMatchObject({ code: 'SVC_TARGET_GARBAGE', message: expect.stringContaining('not yet read') });
+    stream.close();
+  });
+
+  test('an answer that is not an event stream is judged by its status and type, its body never parsed', async () => {
+    const stream = await openSse({ url: `${url}/json` });
+    expect(stream.status).toBe(200);
+    expect(stream.headers['content-type']).toBe('application/json');
+    await expect(stream.next(1_000)).rejects.toThrow('not an event stream (status 200, content type application/json)');
+    expect(stream.pending()).toEqual([]);
+    stream.close();
+  });
+
+  test('one event longer than the buffer bound ends the stream as garbage', async () => {
+    const stream = await openSse({ url: `${url}/one-long-line`, maxBufferedBytes: 100_000 });
+    expect(await stream.next()).toBe('OK');
+    await expect(stream.next(2_000)).rejects.toThrow('event stream sent more than 100000 bytes of one event');
     stream.close();
   });
 });

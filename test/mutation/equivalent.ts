@@ -70,6 +70,22 @@ export const equivalentMutants: Readonly<Record<string, string>> = {
     'the URL groups are listed only to count them (A.limits.topics); how a group is listed is not in the spec',
   'status.4xx-to-200 @ messaging POST /v2/topics/*':
     'adding endpoints is an adapter operation; past a limit the spec asks only that nothing more be held (refused, or not kept: the cases read the group back)',
+  // The URL groups and queues are listed only to count them (messaging-adapter.ts, `listLength`): what
+  // each item holds, and in what order, is read by no case, and how a group or queue is listed is not in
+  // the spec. A mutant that keeps the count (an item changed, reordered) is equivalent there; one that
+  // drops or repeats an item is not.
+  'json.string-* @ messaging GET /v2/topics': 'the URL groups are listed only to count them (A.limits.topics)',
+  'json.number-* @ messaging GET /v2/topics': 'the URL groups are listed only to count them (A.limits.topics)',
+  'json.integer-as-double @ messaging GET /v2/topics': 'the URL groups are listed only to count them (A.limits.topics)',
+  'json.big-integer-rounded @ messaging GET /v2/topics':
+    'the URL groups are listed only to count them (A.limits.topics)',
+  'json.items-reversed* @ messaging GET /v2/topics': 'the URL groups are listed only to count them (A.limits.topics)',
+  'json.string-* @ messaging GET /v2/queues': 'the queues are listed only to count them (A.limits.queues)',
+  'json.number-* @ messaging GET /v2/queues': 'the queues are listed only to count them (A.limits.queues)',
+  'json.integer-as-double @ messaging GET /v2/queues': 'the queues are listed only to count them (A.limits.queues)',
+  'json.big-integer-rounded @ messaging GET /v2/queues': 'the queues are listed only to count them (A.limits.queues)',
+  'json.items-reversed* @ messaging GET /v2/queues': 'the queues are listed only to count them (A.limits.queues)',
+  'json.field-* @ messaging GET /v2/queues': 'the queues are listed only to count them (A.limits.queues)',
   'status.* @ messaging GET /v2/queues':
     'listing the queues is an adapter operation (counting them for A.limits.queues); a failure blocks the case',
   'headers.request-ignored:content-type @ messaging POST /v2/notify/*':

@@ -3,12 +3,15 @@
  * stalls or answers garbage gives one clear line fast instead of a suite full of timeouts.
  */
 
-import { dispatcherFor, httpRequest } from '../../http/http-client.ts';
+import { dispatcherFor, httpRequest, isLongAnswer } from '../../http/http-client.ts';
 import { type HarnessError, harnessError, isHarnessError } from '../../shared/errors.ts';
 import { probeRequest } from '../../target/areas.ts';
 import type { Target, TargetArea } from '../../target/target.ts';
 
 export const probeTimeoutMs = 3_000;
+
+/** What the probe reads of an answer (a target answering 50 MB to it cost the run 150 MB before any case). */
+const probeAnswerBytes = 64 * 1024;
 
 /** Undefined when every area answers HTTP; else the first problem, naming the target and area. */
 export async function probeTarget(
@@ -20,8 +23,16 @@ export async function probeTarget(
     const request = probeRequest(target, area);
     if (!request) continue;
     try {
-      await httpRequest({ ...request, method: 'GET', timeoutMs, dispatcher: dispatcherFor(target.tls) });
+      // Only "is this HTTP" is asked: an answer longer than the probe reads is one.
+      await httpRequest({
+        ...request,
+        method: 'GET',
+        timeoutMs,
+        dispatcher: dispatcherFor(target.tls),
+        maxAnswerBytes: probeAnswerBytes,
+      });
     } catch (error) {
+      if (isLongAnswer(error)) continue;
       const message = error instanceof Error ? error.message : String(error);
       const code = isHarnessError(error) ? error.code : 'SVC_TARGET_UNREACHABLE';
       return harnessError(code, `target "${target.name}" (${area}): ${message}`, error);

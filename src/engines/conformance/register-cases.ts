@@ -10,7 +10,12 @@
 import { dirname } from 'node:path';
 import { describe, inject, type TestContext, test } from 'vitest';
 import { type Exchange, logExchanges } from '../../http/exchange-log.ts';
-import { defaultTimeoutMs as defaultRequestTimeoutMs, noAnswerOf, setRequestTimeout } from '../../http/http-client.ts';
+import {
+  defaultTimeoutMs as defaultRequestTimeoutMs,
+  noAnswerOf,
+  setAnswerCap,
+  setRequestTimeout,
+} from '../../http/http-client.ts';
 import { harnessError } from '../../shared/errors.ts';
 import { createRedactor, type Redactor } from '../../shared/redact.ts';
 import { withTimeout } from '../../shared/with-timeout.ts';
@@ -92,10 +97,22 @@ function runSetup(): RunSetup {
   return current;
 }
 
+/**
+ * The most a case's answer is read unless the case says it expects more (a kv value it wrote, read
+ * back) or the target file's `maxAnswerBytes` says otherwise. A case judges what it asked for: every
+ * answer of the suites against the reference is far smaller (COMMAND's, the largest the suites read
+ * without asking for it, is about 300 KB), and a target answering 50 MB to every request held 570 to
+ * 680 MB in the conformance worker read whole (issue 25). A longer answer is its case's `error`, read
+ * no further, never a rule's failure.
+ */
+export const judgedAnswerBytes = 4 * 1024 * 1024;
+
 function caseSetupOf(run: RunSetup, area: TargetArea): { readonly setup: CaseSetup; readonly redact: Redactor } {
   let found = run.setups.get(area);
   if (!found) {
     const setup = resolveCaseSetup(area, process.env, run.provided);
+    // This worker's requests read the target's cap, or the suites' own (the module is this thread's).
+    setAnswerCap(setup.target?.maxAnswerBytes ?? judgedAnswerBytes);
     const redact = run.provided || !setup.target ? run.redact : createRedactor(targetSecrets(setup.target));
     found = { setup, redact };
     run.setups.set(area, found);

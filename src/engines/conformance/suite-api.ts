@@ -8,6 +8,7 @@
  */
 
 export {
+  answerCapBytes,
   dispatcherFor,
   type HttpResponse,
   headerValue,
@@ -42,6 +43,7 @@ export {
   searchIndexFields,
   secretFieldNames,
 } from '../../protocol/management/resource-fields.ts';
+export { answerRoom } from '../../protocol/scenario.ts';
 export type { CellCover, CellRegion, Dimension, Rule, RuleDimensions } from '../../results/rule.ts';
 export { harnessError } from '../../shared/errors.ts';
 export { excerpt } from '../../shared/excerpt.ts';

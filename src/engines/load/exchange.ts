@@ -55,10 +55,17 @@ export function exchange(
   dispatcher.dispatch(options, {
     // undici checks that a handler has every step, even one it does nothing in.
     onRequestStart() {},
-    onResponseStart(_controller, statusCode, headers) {
+    onResponseStart(controller, statusCode, headers) {
       status = statusCode;
       const type = headers['content-type'];
       contentType = Array.isArray(type) ? (type[0] ?? '') : (type ?? '');
+      // A body its Content-Length says is over the cap is not read at all (as the HTTP client does).
+      const length = headers['content-length'];
+      if (typeof length === 'string' && Number(length) > maxAnswerBytes) {
+        tooLong = true;
+        finish({ kind: 'too-long', status, limit: maxAnswerBytes, end: performance.now() });
+        controller.abort(new Error('an answer longer than maxAnswerBytes'));
+      }
     },
     onResponseData(controller, chunk) {
       if (tooLong) return;
@@ -68,6 +75,7 @@ export function exchange(
         chunks.length = 0;
         finish({ kind: 'too-long', status, limit: maxAnswerBytes, end: performance.now() });
         controller.abort(new Error('an answer longer than maxAnswerBytes'));
+        afterBigAnswer(size, underLoad);
         return;
       }
       chunks.push(chunk);

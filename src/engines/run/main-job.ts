@@ -3,12 +3,14 @@
  * supports (the messaging ones when it has a messaging area and a sink, as the embedded reference has), against one target (the embedded reference stays up between the two), rendered as one
  * run into one report. Everything is checked before the reference starts.
  */
+
 import { resolve } from 'node:path';
 import { type EmbeddedReference, startEmbeddedReference } from '../../reference/embedded.ts';
 import { type BaselineChoice, compareWithBaseline } from '../../results/comparable.ts';
 import { combinedExitCode, type HarnessRun } from '../../results/harness-run.ts';
 import { type Reporter, reporterEvents } from '../../results/reporter.ts';
 import { parseThresholds } from '../../results/threshold.ts';
+import { collectBetweenPhases } from '../../shared/memory-relief.ts';
 import { createRedactor } from '../../shared/redact.ts';
 import { defaultReportDir, makeReportDir } from '../../shared/report-files.ts';
 import { loadTargetFileSync } from '../../target/load-target.ts';
@@ -75,6 +77,7 @@ export async function runMainJob(options: MainJobOptions): Promise<HarnessRun> {
       ...(options.sink && { sink: options.sink }),
       ...(options.log && { log: (line: string) => options.log?.(line.replace(/^conformance: /, 'run: ')) }),
     });
+    if (!signal.aborted) collectBetweenPhases();
     const load = signal.aborted
       ? undefined
       : await runLoad({

@@ -106,12 +106,18 @@ class Connection<Context> {
     this.status = info.statusCode;
     this.keepAlive = info.shouldKeepAlive;
     const headers = info.headers;
+    let declared = 0;
     for (let i = 0; i < headers.length; i += 2) {
       const name = headers[i] as string;
-      if (name.length === 12 && name.toLowerCase() === 'content-type') {
-        this.contentType = headers[i + 1] ?? '';
-        break;
-      }
+      if (name.length === 12 && name.toLowerCase() === 'content-type') this.contentType = headers[i + 1] ?? '';
+      else if (name.length === 14 && name.toLowerCase() === 'content-length') declared = Number(headers[i + 1]);
+    }
+    // A body its Content-Length says is over the cap is not read at all (as the HTTP client does).
+    if (declared > this.pool.maxAnswerBytes && !this.skipBody && this.context !== undefined) {
+      const end = performance.now();
+      this.destroy();
+      this.finish({ kind: 'too-long', status: this.status, limit: this.pool.maxAnswerBytes, end });
+      return 1;
     }
     // The body, from here on, must keep coming within the timeout (undici's bodyTimeout).
     this.deadline = performance.now() + this.pool.timeoutMs;
@@ -126,6 +132,7 @@ class Connection<Context> {
       const end = performance.now();
       this.destroy();
       this.finish({ kind: 'too-long', status: this.status, limit: this.pool.maxAnswerBytes, end });
+      afterBigAnswer(this.size, underLoad);
       return;
     }
     this.chunks.push(offset === 0 && length === chunk.length ? chunk : chunk.subarray(offset, offset + length));
