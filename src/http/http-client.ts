@@ -133,7 +133,10 @@ export async function httpRequest(req: HttpRequest): Promise<HttpResponse> {
     const body = await readCapped(
       res.body,
       req.maxAnswerBytes ?? answerCap,
-      declaredLength(res.headers),
+      // A HEAD answer, a 204 and a 304 have no body, whatever length they declare (RFC 9110 §8.6).
+      req.method === 'HEAD' || res.statusCode === 204 || res.statusCode === 304
+        ? undefined
+        : declaredLength(res.headers),
       req.url,
       req.answerMemory ?? answerMemory,
     );

@@ -34,6 +34,11 @@ beforeAll(async () => {
       body += chunk.toString();
     });
     req.on('end', () => {
+      if (req.method === 'HEAD') {
+        // The length a GET's body would have (RFC 9110 §9.3.2), and no body.
+        res.writeHead(200, { 'content-type': 'application/json', 'content-length': '1000' }).end();
+        return;
+      }
       if (req.url === '/chunked') {
         // No Content-Length: the body is sent in chunks, its length unknown until it ends.
         res.writeHead(200, { 'content-type': 'application/json' });
@@ -133,6 +138,14 @@ describe('httpRequest', () => {
       code: 'SVC_TARGET_GARBAGE',
       message: expect.stringMatching(/answered \d+ bytes \(its Content-Length\), more than the 10 this request reads/),
     });
+    // A HEAD answer has no body, whatever length it declares.
+    const head = await httpRequest({ url: `${url}/big`, method: 'HEAD', maxAnswerBytes: 10 });
+    expect([head.status, head.body.length, Number(head.headers['content-length'])]).toEqual([
+      200,
+      0,
+      expect.any(Number),
+    ]);
+    expect(Number(head.headers['content-length'])).toBeGreaterThan(10);
     // A request that names no cap reads within its thread's (the conformance worker sets the suites').
     setAnswerCap(10);
     try {

@@ -61,7 +61,9 @@ export function exchange(
       contentType = Array.isArray(type) ? (type[0] ?? '') : (type ?? '');
       // A body its Content-Length says is over the cap is not read at all (as the HTTP client does).
       const length = headers['content-length'];
-      if (typeof length === 'string' && Number(length) > maxAnswerBytes) {
+      // A HEAD answer, a 204 and a 304 have no body, whatever length they declare (RFC 9110 §8.6).
+      const bodiless = options.method === 'HEAD' || statusCode === 204 || statusCode === 304;
+      if (!bodiless && typeof length === 'string' && Number(length) > maxAnswerBytes) {
         tooLong = true;
         finish({ kind: 'too-long', status, limit: maxAnswerBytes, end: performance.now() });
         controller.abort(new Error('an answer longer than maxAnswerBytes'));

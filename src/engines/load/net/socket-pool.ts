@@ -113,7 +113,8 @@ class Connection<Context> {
       else if (name.length === 14 && name.toLowerCase() === 'content-length') declared = Number(headers[i + 1]);
     }
     // A body its Content-Length says is over the cap is not read at all (as the HTTP client does).
-    if (declared > this.pool.maxAnswerBytes && !this.skipBody && this.context !== undefined) {
+    const bodiless = this.status === 204 || this.status === 304;
+    if (declared > this.pool.maxAnswerBytes && !this.skipBody && !bodiless && this.context !== undefined) {
       const end = performance.now();
       this.destroy();
       this.finish({ kind: 'too-long', status: this.status, limit: this.pool.maxAnswerBytes, end });
