@@ -9,7 +9,7 @@ import { rootCertificates } from 'node:tls';
 import { Agent, type Dispatcher, request } from 'undici';
 import type { HttpMethod } from '../protocol/http-method.ts';
 import { harnessError, isHarnessError } from '../shared/errors.ts';
-import { afterBigAnswer } from '../shared/memory-relief.ts';
+import { afterBigAnswer, refusedAnswer } from '../shared/memory-relief.ts';
 import { type AnswerMemory, answerMemory } from './answer-memory.ts';
 import { type Exchange, exchangeLogged, recordExchange, textExcerpt } from './exchange-log.ts';
 
@@ -201,6 +201,7 @@ async function readCapped(
     // Destroyed unread, the body emits undici's AbortError: nobody reads it, so it must not go unheard.
     body.on('error', () => undefined);
     body.destroy();
+    afterBigAnswer(declared, refusedAnswer);
     throw longAnswer(
       'SVC_TARGET_GARBAGE',
       `${safeOrigin(url)} answered ${declared} bytes (its Content-Length), more than the ${max} this request reads; not read (a target file's maxAnswerBytes sets the cap)`,

@@ -50,6 +50,16 @@ export interface CollectionPace {
 export const everyAnswer: CollectionPace = { minIntervalMs: 0, reducing: true, settles: false };
 
 /**
+ * An answer refused unread (its Content-Length passes the request's cap) leaves no body, but a run of
+ * them piles up what ends at once (cases' errors and reports, dropped sockets and their first reads)
+ * faster than V8 collects it and gives pages back. Against a target answering 50 MB to everything, with
+ * at most four reducing collections a second after such refusals: the conformance suite peaked at 221 to
+ * 243 MB (279 to 296 without), `load command --model closed` at 189 to 195 MB (300 to 350 without,
+ * refusing 3,300 to 4,900 answers a second on new connections). Ordinary targets never come here.
+ */
+export const refusedAnswer: CollectionPace = { minIntervalMs: 250, reducing: true, settles: false };
+
+/**
  * The load engine (both its transports) reads 1 MB values at hundreds per second: at most four regular
  * collections a second, so a collection's milliseconds never set the throughput.
  */

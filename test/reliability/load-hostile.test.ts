@@ -259,6 +259,29 @@ describe('load against hostile targets', () => {
     }
   });
 
+  // Issue 25: autocannon (node-undici's closed model) reads every answer whole and cannot stop reading
+  // one; against 50 MB answers it grew past 1.2 GB in five seconds. The connection whose answer passes
+  // the cap is ended, the run stops there, and a problem says why (exit 2); nothing is counted as an answer.
+  test('node-undici closed model (autocannon), answers of 16 MB: ends at the first answer past the cap, a problem says why', async () => {
+    const server = await startHostileKv('huge');
+    try {
+      const { run, scenario } = await loadAgainst('autocannon-huge', server.url, 'command', [
+        '--engine',
+        'node-undici',
+        '--model',
+        'closed',
+        '--connections',
+        '4',
+      ]);
+      expect(run.exitCode, run.stderr).toBe(2);
+      expect(scenario.problem).toContain('the closed run stopped: an answer passed');
+      expect(scenario.problem).toContain('autocannon reads every answer whole');
+      expect(scenario.requests.completed).toBe(0);
+    } finally {
+      await server.close();
+    }
+  });
+
   // k6 keeps every answer body and has no cap on an answer's size: the memory guard stops it and the
   // report says why (issue 25: it grew past 6 GB against 50 MB answers, and the report said SIGKILL).
   test('k6 engine, answers of 16 MB: the guard stops k6 at its memory ceiling, a problem says why, exit 2', async () => {

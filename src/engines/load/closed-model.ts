@@ -21,6 +21,48 @@ export interface ClosedOptions {
   readonly timeoutMs: number;
   readonly seed: number;
   readonly origin: number;
+  /** Says why the run stopped early (autocannon: an answer past the cap). */
+  readonly problem?: (line: string) => void;
+}
+
+/** autocannon's per-connection client: its documented events, and `destroy`, which ends it for good. */
+type AutocannonClient = autocannon.Client & { destroy(): void };
+
+/** An answer's Content-Length in http-parser-js's raw header list, or 0 when it names none. */
+function declaredLength(raw: readonly string[] | undefined): number {
+  for (let i = 0; raw !== undefined && i + 1 < raw.length; i += 2) {
+    if (raw[i]?.toLowerCase() === 'content-length') return Number(raw[i + 1]) || 0;
+  }
+  return 0;
+}
+
+/**
+ * autocannon reads every answer whole (its request queue appends each body to a string) and has no
+ * way to stop reading one: against a target answering 50 MB, four connections grew past 1.2 GB in
+ * five seconds. So each connection is watched through autocannon's documented client events, and one
+ * whose answer passes `max` bytes (declared, or as it comes) is ended for good, its rest never read
+ * (`destroy`: autocannon then drops that answer, and a parse of its remainder reaches a cleared queue).
+ */
+function capAnswers(client: AutocannonClient, max: number, onCut: () => void): void {
+  let size = 0;
+  let ended = false;
+  const cut = () => {
+    if (ended) return;
+    ended = true;
+    client.destroy();
+    onCut();
+  };
+  // What autocannon 9 passes is http-parser-js's header info (`headers`: the raw name/value list), not
+  // the object its type definitions name: read as what it is.
+  client.on('headers', (info: unknown) => {
+    size = 0;
+    const raw = typeof info === 'object' && info !== null && 'headers' in info ? info.headers : undefined;
+    if (Array.isArray(raw) && declaredLength(raw.map(String)) > max) cut();
+  });
+  client.on('body', (chunk: Buffer) => {
+    size += chunk.length;
+    if (size > max) cut();
+  });
 }
 
 /** One connection's request in flight (autocannon keeps a context object per connection). */
@@ -74,9 +116,18 @@ export async function runClosed<State, Meta>(
   const done = new Promise<void>((resolve, reject) => {
     settle = (error) => (error ? reject(error) : resolve());
   });
+  let cuts = 0;
+  const onCut = () => {
+    if (cuts++ > 0) return;
+    options.problem?.(
+      `the closed run stopped: an answer passed ${target.maxAnswerBytes} bytes (the scenario's largest answer with room, or maxAnswerBytes); autocannon reads every answer whole, so its run ends there (the node engine's closed model reads within the cap)`,
+    );
+    instance.stop();
+  };
   const instance = autocannon(
     {
       url: target.baseUrl,
+      setupClient: (client) => capAnswers(client as AutocannonClient, target.maxAnswerBytes, onCut),
       connections: options.connections,
       pipelining: 1,
       duration: options.durationS,

@@ -8,7 +8,7 @@
 import { performance } from 'node:perf_hooks';
 import type { Dispatcher } from 'undici';
 import type { AnswerMemory } from '../../http/answer-memory.ts';
-import { afterBigAnswer, underLoad } from '../../shared/memory-relief.ts';
+import { afterBigAnswer, refusedAnswer, underLoad } from '../../shared/memory-relief.ts';
 
 export type ExchangeResult =
   | {
@@ -67,6 +67,8 @@ export function exchange(
         tooLong = true;
         finish({ kind: 'too-long', status, limit: maxAnswerBytes, end: performance.now() });
         controller.abort(new Error('an answer longer than maxAnswerBytes'));
+        // Nothing of it was read, but refused at this pace the dropped sockets and their first reads pile up.
+        afterBigAnswer(Number(length), refusedAnswer);
       }
     },
     onResponseData(controller, chunk) {

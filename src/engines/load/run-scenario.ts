@@ -88,6 +88,7 @@ async function runWithSink(
         timeoutMs: run.settings.timeoutMs,
         seed: options.seed,
         origin: performance.now(),
+        problem: (line: string) => problems.push(line),
       };
       const onProgress = (progress: PartProgress) => {
         partProgress.set(0, progress);

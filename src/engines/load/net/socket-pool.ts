@@ -16,7 +16,7 @@ import { performance } from 'node:perf_hooks';
 import { connect as tlsConnect } from 'node:tls';
 import { HTTPParser } from 'http-parser-js';
 import { AnswerMemory, type AnswerReader } from '../../../http/answer-memory.ts';
-import { afterBigAnswer, underLoad } from '../../../shared/memory-relief.ts';
+import { afterBigAnswer, refusedAnswer, underLoad } from '../../../shared/memory-relief.ts';
 import type { ExchangeResult } from '../exchange.ts';
 
 export interface SocketPoolOptions {
@@ -118,6 +118,8 @@ class Connection<Context> {
       const end = performance.now();
       this.destroy();
       this.finish({ kind: 'too-long', status: this.status, limit: this.pool.maxAnswerBytes, end });
+      // Nothing of it was read, but refused at this pace the dropped sockets and their first reads pile up.
+      afterBigAnswer(declared, refusedAnswer);
       return 1;
     }
     // The body, from here on, must keep coming within the timeout (undici's bodyTimeout).
