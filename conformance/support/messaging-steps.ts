@@ -32,7 +32,7 @@ export async function publishTo(
   client: MessagingClient,
   destination: string,
   headers: Readonly<Record<string, string>> = {},
-  body = 'svc-harness payload',
+  body: string | Uint8Array = 'svc-harness payload',
 ): Promise<HttpResponse> {
   const res = await client.call(`/v2/publish/${destination}`, { headers: publishHeaders(headers), body });
   if (res.status < 200 || res.status > 299) {

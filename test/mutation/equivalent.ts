@@ -21,7 +21,8 @@ export const equivalentMutants: Readonly<Record<string, string>> = {
   'status.2xx-to-* @ messaging POST /v2/enqueue/*': 'enqueue’s success status is not shown; the adapter takes any 2xx',
   'status.200-to-201 @ messaging POST /v2/enqueue/*':
     'enqueue’s success status is not shown; the adapter takes any 2xx',
-  'status.400-to-401 @ messaging POST /v2/enqueue/*': 'enqueue’s refusal statuses are not shown (4xx either way)',
+  'status.400-to-* @ messaging POST /v2/enqueue/*':
+    'enqueue’s refusal statuses are not shown (400 answered 401 or 500 is a refusal either way)',
   'status.401-to-403 @ messaging POST /v2/enqueue/*':
     'the spec gives 401 for notify only; enqueue refused with 403 is not shown',
   'status.401-to-403 @ messaging POST /v2/queues/*/pause':
