@@ -97,5 +97,14 @@ export class AnswerMemory {
   }
 }
 
+/**
+ * Whether an answer is refused at its headers, unread: its Content-Length passes `max` and it has a body
+ * (a HEAD answer, a 204 and a 304 have none, whatever length they declare: RFC 9110 §8.6). The HTTP
+ * client and both load transports refuse such an answer so.
+ */
+export function refusedUnread(declared: number | undefined, max: number, status: number, head: boolean): boolean {
+  return declared !== undefined && declared > max && !head && status !== 204 && status !== 304;
+}
+
 /** The HTTP client's budget: 64 MB of answers being read at once, for the process. */
 export const answerMemory = new AnswerMemory(64 * 1024 * 1024);

@@ -10,7 +10,7 @@ import { Agent, type Dispatcher, request } from 'undici';
 import type { HttpMethod } from '../protocol/http-method.ts';
 import { harnessError, isHarnessError } from '../shared/errors.ts';
 import { afterBigAnswer, refusedAnswer } from '../shared/memory-relief.ts';
-import { type AnswerMemory, answerMemory } from './answer-memory.ts';
+import { type AnswerMemory, answerMemory, refusedUnread } from './answer-memory.ts';
 import { type Exchange, exchangeLogged, recordExchange, textExcerpt } from './exchange-log.ts';
 
 export interface HttpRequest {
@@ -130,13 +130,12 @@ export async function httpRequest(req: HttpRequest): Promise<HttpResponse> {
       headersTimeout: timeoutMs,
       bodyTimeout: timeoutMs,
     });
+    const max = req.maxAnswerBytes ?? answerCap;
+    const declared = declaredLength(res.headers);
     const body = await readCapped(
       res.body,
-      req.maxAnswerBytes ?? answerCap,
-      // A HEAD answer, a 204 and a 304 have no body, whatever length they declare (RFC 9110 §8.6).
-      req.method === 'HEAD' || res.statusCode === 204 || res.statusCode === 304
-        ? undefined
-        : declaredLength(res.headers),
+      max,
+      refusedUnread(declared, max, res.statusCode, req.method === 'HEAD') ? declared : undefined,
       req.url,
       req.answerMemory ?? answerMemory,
     );
@@ -186,25 +185,26 @@ function declaredLength(headers: Dispatcher.ResponseData['headers']): number | u
 }
 
 /**
- * The body's bytes, or SVC_TARGET_GARBAGE once it passes `max` (the rest is never read). A body whose
- * Content-Length already passes `max` is not read at all: it is an answer that ends, only longer than
- * the request reads, so it is not counted as endless (`noAnswerOf`), and says how to read it whole.
+ * The body's bytes, or SVC_TARGET_GARBAGE once it passes `max` (the rest is never read). A body refused
+ * at its headers (`refused`: its declared length, past `max`; see `refusedUnread`) is not read at all:
+ * it is an answer that ends, only longer than the request reads, so it is not counted as endless
+ * (`noAnswerOf`), and says how to read it whole.
  */
 async function readCapped(
   body: Dispatcher.ResponseData['body'],
   max: number,
-  declared: number | undefined,
+  refused: number | undefined,
   url: string,
   memory: AnswerMemory,
 ): Promise<Buffer> {
-  if (declared !== undefined && declared > max) {
+  if (refused !== undefined) {
     // Destroyed unread, the body emits undici's AbortError: nobody reads it, so it must not go unheard.
     body.on('error', () => undefined);
     body.destroy();
-    afterBigAnswer(declared, refusedAnswer);
+    afterBigAnswer(refused, refusedAnswer);
     throw longAnswer(
       'SVC_TARGET_GARBAGE',
-      `${safeOrigin(url)} answered ${declared} bytes (its Content-Length), more than the ${max} this request reads; not read (a target file's maxAnswerBytes sets the cap)`,
+      `${safeOrigin(url)} answered ${refused} bytes (its Content-Length), more than the ${max} this request reads; not read (a target file's maxAnswerBytes sets the cap)`,
     );
   }
   const chunks: Buffer[] = [];

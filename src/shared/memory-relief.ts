@@ -107,20 +107,13 @@ export function collectWhenSettled(settleMs = 1_000): void {
 }
 
 /**
- * Call once a burst of start-up work is over (vitest's start in the main thread: its config, vite's
- * server): one memory-reducing collection. V8 keeps the pages a heap grew to after the garbage on them
- * is gone: vitest's start left the main thread's heap at 200 MB committed with 53 MB live, and nothing
- * shrank it during the run (a conformance run peaked 30 to 45 MB lower with this).
+ * One memory-reducing collection, once a burst of work is over. V8 keeps the pages a heap grew to after
+ * the garbage on them is gone. Called after vitest's start in the main thread (its config, vite's
+ * server: it left the heap at 200 MB committed with 53 MB live, and nothing shrank it during the run; a
+ * conformance run peaked 30 to 45 MB lower with this), once `serve` has started, and between the two
+ * phases of `run` (its conformance, then its load: against a target answering 50 MB the load phase
+ * peaked at 336 to 354 MB on the conformance phase's 300 without it).
  */
-export function collectStartUpGarbage(): void {
-  collector()(reducing);
-}
-
-/**
- * Call between two phases of one process (`run`: its conformance, then its load): one memory-reducing
- * collection, so the second does not grow on the pages the first left (against a target answering 50 MB
- * the load phase of `run` peaked at 336 to 354 MB on the conformance phase's 300 without it).
- */
-export function collectBetweenPhases(): void {
+export function collectAfterBurst(): void {
   collector()(reducing);
 }

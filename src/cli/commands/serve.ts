@@ -11,7 +11,7 @@ import { defaultMaxRequestBytes, type MessagingOptions } from '../../reference/r
 import { type RunningReference, startReference } from '../../reference/reference-service.ts';
 import { parseDurationMs } from '../../shared/duration.ts';
 import { harnessError } from '../../shared/errors.ts';
-import { collectStartUpGarbage } from '../../shared/memory-relief.ts';
+import { collectAfterBurst } from '../../shared/memory-relief.ts';
 import { getDialect, isDialectName } from '../../target/dialects.ts';
 import { messagingRegions } from '../../target/regions.ts';
 import type { ParsedValues } from '../parsed-values.ts';
@@ -60,7 +60,7 @@ export async function run(values: ParsedValues): Promise<number> {
   }
   process.stdout.write(renderBlock(reference, { faults, maxRequestBytes, dailyRequestLimit, targetFile }));
   // Start-up leaves its garbage resident (a just-started `serve` sat at 300 MB): one collection frees it.
-  collectStartUpGarbage();
+  collectAfterBurst();
   return stopped;
 }
 

@@ -102,8 +102,8 @@ function runSetup(): RunSetup {
  * back) or the target file's `maxAnswerBytes` says otherwise. A case judges what it asked for: every
  * answer of the suites against the reference is far smaller (with a 256 KiB cap only the one case that
  * reads 10 MB values back went past it; COMMAND's is the largest of the rest), and a target answering
- * 50 MB to every request held 570 to 680 MB in the conformance worker read whole (issue 25). A longer answer is its case's `error`, read
- * no further, never a rule's failure.
+ * 50 MB to every request held 570 to 680 MB in the conformance worker read whole (issue 25). A longer
+ * answer is its case's `error`, read no further, never a rule's failure.
  */
 export const judgedAnswerBytes = 4 * 1024 * 1024;
 

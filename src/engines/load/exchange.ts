@@ -7,7 +7,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import type { Dispatcher } from 'undici';
-import type { AnswerMemory } from '../../http/answer-memory.ts';
+import { type AnswerMemory, refusedUnread } from '../../http/answer-memory.ts';
 import { afterBigAnswer, refusedAnswer, underLoad } from '../../shared/memory-relief.ts';
 
 export type ExchangeResult =
@@ -61,14 +61,13 @@ export function exchange(
       contentType = Array.isArray(type) ? (type[0] ?? '') : (type ?? '');
       // A body its Content-Length says is over the cap is not read at all (as the HTTP client does).
       const length = headers['content-length'];
-      // A HEAD answer, a 204 and a 304 have no body, whatever length they declare (RFC 9110 §8.6).
-      const bodiless = options.method === 'HEAD' || statusCode === 204 || statusCode === 304;
-      if (!bodiless && typeof length === 'string' && Number(length) > maxAnswerBytes) {
+      const declared = typeof length === 'string' ? Number(length) : undefined;
+      if (refusedUnread(declared, maxAnswerBytes, statusCode, options.method === 'HEAD')) {
         tooLong = true;
         finish({ kind: 'too-long', status, limit: maxAnswerBytes, end: performance.now() });
         controller.abort(new Error('an answer longer than maxAnswerBytes'));
         // Nothing of it was read, but refused at this pace the dropped sockets and their first reads pile up.
-        afterBigAnswer(Number(length), refusedAnswer);
+        afterBigAnswer(declared ?? 0, refusedAnswer);
       }
     },
     onResponseData(controller, chunk) {

@@ -10,7 +10,7 @@ import { type BaselineChoice, compareWithBaseline } from '../../results/comparab
 import { combinedExitCode, type HarnessRun } from '../../results/harness-run.ts';
 import { type Reporter, reporterEvents } from '../../results/reporter.ts';
 import { parseThresholds } from '../../results/threshold.ts';
-import { collectBetweenPhases } from '../../shared/memory-relief.ts';
+import { collectAfterBurst } from '../../shared/memory-relief.ts';
 import { createRedactor } from '../../shared/redact.ts';
 import { defaultReportDir, makeReportDir } from '../../shared/report-files.ts';
 import { loadTargetFileSync } from '../../target/load-target.ts';
@@ -77,7 +77,7 @@ export async function runMainJob(options: MainJobOptions): Promise<HarnessRun> {
       ...(options.sink && { sink: options.sink }),
       ...(options.log && { log: (line: string) => options.log?.(line.replace(/^conformance: /, 'run: ')) }),
     });
-    if (!signal.aborted) collectBetweenPhases();
+    if (!signal.aborted) collectAfterBurst();
     const load = signal.aborted
       ? undefined
       : await runLoad({

@@ -15,7 +15,7 @@ import { isIP, connect as netConnect, type Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { connect as tlsConnect } from 'node:tls';
 import { HTTPParser } from 'http-parser-js';
-import { AnswerMemory, type AnswerReader } from '../../../http/answer-memory.ts';
+import { AnswerMemory, type AnswerReader, refusedUnread } from '../../../http/answer-memory.ts';
 import { afterBigAnswer, refusedAnswer, underLoad } from '../../../shared/memory-relief.ts';
 import type { ExchangeResult } from '../exchange.ts';
 
@@ -113,8 +113,7 @@ class Connection<Context> {
       else if (name.length === 14 && name.toLowerCase() === 'content-length') declared = Number(headers[i + 1]);
     }
     // A body its Content-Length says is over the cap is not read at all (as the HTTP client does).
-    const bodiless = this.status === 204 || this.status === 304;
-    if (declared > this.pool.maxAnswerBytes && !this.skipBody && !bodiless && this.context !== undefined) {
+    if (this.context !== undefined && refusedUnread(declared, this.pool.maxAnswerBytes, this.status, this.skipBody)) {
       const end = performance.now();
       this.destroy();
       this.finish({ kind: 'too-long', status: this.status, limit: this.pool.maxAnswerBytes, end });
