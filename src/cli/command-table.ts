@@ -241,6 +241,16 @@ export const commandTable = {
       },
       fault: { type: 'string', multiple: true, description: 'Turn on a fault switch by name; see --list-faults' },
       'list-faults': { type: 'boolean', description: 'Print every fault switch with the rule it breaks, and exit' },
+      silence: {
+        type: 'string',
+        multiple: true,
+        description:
+          'Turn on a silence switch by name: another legal choice where the spec is silent, which no case may fail; see --list-silences',
+      },
+      'list-silences': {
+        type: 'boolean',
+        description: 'Print every silence switch with the silence it takes another reading of, and exit',
+      },
       'write-target': { type: 'string', description: 'Write a target file for the running service' },
       'max-request-bytes': {
         type: 'number',
@@ -297,6 +307,12 @@ export const commandTable = {
         type: 'string',
         multiple: true,
         description: 'Turn on a fault switch of the embedded reference (not with --target), to see the suite catch it',
+      },
+      silence: {
+        type: 'string',
+        multiple: true,
+        description:
+          'Turn on a silence switch of the embedded reference (not with --target): another legal choice where the spec is silent, to see the suite pass it',
       },
       ...sinkOptions,
       reporter: reporterOption,

@@ -5,7 +5,7 @@
  */
 import { messagingRegions } from '../target/regions.ts';
 import type { Target, TargetArea } from '../target/target.ts';
-import { allFaults } from './areas.ts';
+import { allFaults, allSilences } from './areas.ts';
 import { FaultSet } from './fault-registry.ts';
 
 export interface EmbeddedReference {
@@ -20,16 +20,23 @@ export function checkFaults(names: readonly string[]): void {
   new FaultSet(names, allFaults);
 }
 
+/** Throws the one usage line the reference itself gives for an unknown silence switch. */
+export function checkSilences(names: readonly string[]): void {
+  new FaultSet(names, allSilences, 'silence');
+}
+
 /** Starts the reference with `areas` only (a conformance run of one area needs no other). @default every area */
 export async function startEmbeddedReference(
   faults: readonly string[],
   areas?: readonly TargetArea[],
+  silences: readonly string[] = [],
 ): Promise<EmbeddedReference> {
   // Loaded on use: a run against a target file never loads the reference's servers and Redis client.
   const { startReference } = await import('./reference-service.ts');
   // Retries after 10 ms, doubling: the real service's e^(2.5·n) s would hold each retrying case for seconds.
   const reference = await startReference({
     faults,
+    silences,
     // Both regions, so the suite's regional case runs against the embedded reference too.
     messaging: { retryBackoff: { kind: 'base', ms: 10 }, regions: [...messagingRegions] },
     ...(areas !== undefined && areas.length > 0 && { areas }),

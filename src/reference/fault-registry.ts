@@ -1,6 +1,9 @@
 /**
  * Fault switches: each breaks exactly one rule of the spec, so the conformance suites can prove they
- * catch it. They exist only to validate the suites; only `--fault NAME` turns one on.
+ * catch it. Silence switches are their mirror: each makes the reference take another *legal* choice
+ * where the spec is silent (a status not shown, an optional header ignored, another error text), so the
+ * suites can prove that no case fails an implementation choosing otherwise. Both exist only to
+ * validate the suites; only `--fault NAME` and `--silence NAME` turn one on.
  */
 import { harnessError } from '../shared/errors.ts';
 import type { TargetArea } from '../target/target.ts';
@@ -15,20 +18,47 @@ export interface FaultSwitch {
   readonly description: string;
 }
 
+/**
+ * A legal choice where the spec is silent, other than the reference's own. With it on, every case must
+ * still pass, observe, or skip saying which capability the choice removed: never fail.
+ */
+export interface SilenceSwitch {
+  /** kebab-case name given to `--silence`. */
+  readonly name: string;
+  readonly area: TargetArea;
+  /**
+   * Where the spec leaves the choice open: an observed rule id (`A.publish.response-shape`) or a
+   * `notes:` item of shared/notes/where-the-spec-is-silent.md (`notes: A.publish.retries-default`).
+   */
+  readonly silence: string;
+  /** One sentence: the other legal choice the service makes with the switch on. */
+  readonly description: string;
+}
+
+/** Identity function for types, so each area declares its silence switches as a literal table. */
+export function defineSilences<const T extends readonly SilenceSwitch[]>(silences: T): T {
+  return silences;
+}
+
 /** Identity function for types, so each area declares its switches as a literal table. */
 export function defineFaults<const T extends readonly FaultSwitch[]>(faults: T): T {
   return faults;
 }
 
-/** The switches turned on for one running service. */
+/** The switches of one kind turned on for one running service. */
 export class FaultSet {
   readonly #on: ReadonlySet<string>;
 
-  constructor(names: Iterable<string>, known: readonly FaultSwitch[]) {
+  constructor(
+    names: Iterable<string>,
+    known: readonly { readonly name: string }[],
+    kind: 'fault' | 'silence' = 'fault',
+  ) {
     const knownNames = new Set(known.map((fault) => fault.name));
     for (const name of names) {
       if (!knownNames.has(name)) {
-        throw harnessError('SVC_USAGE', `unknown fault "${name}" (svc-harness serve --list-faults lists them)`);
+        const [what, list] = kind === 'fault' ? ['fault', '--list-faults'] : ['silence switch', '--list-silences'];
+        throw harnessError('SVC_USAGE', `unknown ${what} "${name}" (svc-harness serve ${list} lists them)`);
       }
     }
     this.#on = new Set(names);

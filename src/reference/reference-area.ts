@@ -6,7 +6,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Dialect } from '../target/dialects.ts';
 import type { Target, TargetArea } from '../target/target.ts';
-import type { FaultSet, FaultSwitch } from './fault-registry.ts';
+import type { FaultSet, FaultSwitch, SilenceSwitch } from './fault-registry.ts';
 import type { ReferenceOptions } from './reference-options.ts';
 
 /** What every area is started with. */
@@ -14,6 +14,8 @@ export interface AreaSettings {
   readonly redisUrl: string;
   /** The switches turned on, already checked against every area's names. */
   readonly faults: FaultSet;
+  /** The silence switches turned on: legal choices other than the reference's own where the spec is silent. */
+  readonly silences: FaultSet;
   readonly dialect: Dialect;
   /** The service's options; each area reads what it needs. */
   readonly options: ReferenceOptions;
@@ -46,5 +48,6 @@ export interface ReferenceArea {
   /** How `serve` names it: `key-value REST (area B)`. */
   readonly title: string;
   readonly faults: readonly FaultSwitch[];
+  readonly silences: readonly SilenceSwitch[];
   start(settings: AreaSettings): Promise<StartedArea>;
 }

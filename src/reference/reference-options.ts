@@ -16,6 +16,8 @@ export interface ReferenceOptions {
   areas?: readonly TargetArea[];
   /** Fault switches to turn on (names from `allFaults`). */
   faults?: readonly string[];
+  /** Silence switches to turn on (names from `allSilences`): other legal choices where the spec is silent. */
+  silences?: readonly string[];
   /** Area A's settings. */
   messaging?: MessagingOptions;
   /** @default 10 * 1024 * 1024 */

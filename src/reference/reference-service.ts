@@ -10,7 +10,7 @@ import { afterBigAnswer, serving } from '../shared/memory-relief.ts';
 import { getDialect } from '../target/dialects.ts';
 import type { Target, TargetArea } from '../target/target.ts';
 import { adminPlugin } from './admin/admin-plugin.ts';
-import { allFaults, referenceAreas } from './areas.ts';
+import { allFaults, allSilences, referenceAreas } from './areas.ts';
 import { FaultSet } from './fault-registry.ts';
 import { acquireRedis } from './redis/acquire-redis.ts';
 import type { AreaRoutes, StartedArea } from './reference-area.ts';
@@ -37,6 +37,7 @@ const adminBodyLimit = 16 * 1024 * 1024;
 
 export async function startReference(options: ReferenceOptions = {}): Promise<RunningReference> {
   const faults = new FaultSet(options.faults ?? [], allFaults);
+  const silences = new FaultSet(options.silences ?? [], allSilences, 'silence');
   const host = options.host ?? '127.0.0.1';
   const dialect = options.dialect ?? 'svc';
   const redis = await acquireRedis(options.redisUrl === undefined ? {} : { redisUrl: options.redisUrl });
@@ -45,7 +46,7 @@ export async function startReference(options: ReferenceOptions = {}): Promise<Ru
     for (const step of cleanup.splice(0).reverse()) await step().catch(() => {});
   };
   try {
-    const settings = { redisUrl: redis.url, faults, dialect: getDialect(dialect), options };
+    const settings = { redisUrl: redis.url, faults, silences, dialect: getDialect(dialect), options };
     const running: { area: RunningArea; started: StartedArea; extraUrls: Record<string, string> }[] = [];
     const served = referenceAreas.filter((area) => options.areas === undefined || options.areas.includes(area.name));
     for (const area of served) {

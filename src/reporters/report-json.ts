@@ -79,6 +79,7 @@ function conformanceFields(run: ConformanceRun, catalog: RuleCatalog) {
       rules: run.settings.rules ?? null,
       expectations: run.settings.expectations ?? null,
       faults: [...run.settings.faults],
+      silences: [...run.settings.silences],
     },
     totals: totals(totalsOf(run.results)),
     targets: run.targets.map((target) => ({

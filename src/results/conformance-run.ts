@@ -48,6 +48,8 @@ export interface RunSettings {
   readonly rules?: string;
   readonly expectations?: string;
   readonly faults: readonly string[];
+  /** Silence switches of the embedded reference that were on. */
+  readonly silences: readonly string[];
 }
 
 export interface ConformanceRun {

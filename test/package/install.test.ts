@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { parse as parseYaml } from 'yaml';
+import { expectLoadCompleted } from '../support/cli-expect.ts';
 import { alive, waitFor } from '../support/processes.ts';
 import { repoRoot, startProcess } from '../support/run-cli.ts';
 
@@ -69,12 +70,16 @@ describe('svc-harness installed from its tarball into an empty project', () => {
   });
 
   test('npx svc-harness run: conformance and load against the embedded reference, every report written', async () => {
-    const done = await run('npx', ['svc-harness', 'run', '--report-dir', 'reports/run'], 300_000);
-    expect(done.stdout).toMatch(/gate: passed \(exit code 0\)/);
-    expect((await readdir(join(project, 'reports', 'run'))).sort()).toEqual(
+    const done = await startProcess('npx', ['svc-harness', 'run', '--report-dir', 'reports/run'], {
+      cwd: project,
+      timeoutMs: 600_000,
+    }).finished;
+    const context = `${done.stdout.slice(-3000)}\n${done.stderr.slice(-2000)}`;
+    expect((await readdir(join(project, 'reports', 'run'))).sort(), context).toEqual(
       ['index.html', 'junit.xml', 'report.json', 'summary.md'].sort(),
     );
-  }, 320_000);
+    expectMainJobCompleted(done.exitCode, done.stdout, await readReport(join(project, 'reports', 'run')), context);
+  }, 620_000);
 
   test("a user's own TypeScript scenario, importing svc-harness/scenario, runs by its path and from a config file's glob", async () => {
     await mkdir(join(project, 'perf'));
@@ -112,6 +117,31 @@ describe('svc-harness installed from its tarball into an empty project', () => {
   });
 });
 
+interface MainJobReport {
+  readonly totals: { readonly total: number; readonly fail: number; readonly error: number };
+  readonly load: {
+    readonly scenarios: readonly {
+      readonly thresholds: readonly { readonly expression: string; readonly ok: boolean }[];
+    }[];
+  };
+}
+
+const readReport = async (dir: string) => JSON.parse(await readFile(join(dir, 'report.json'), 'utf8')) as MainJobReport;
+
+/**
+ * The main job as a package test judges it: conformance passed whole, and of the load's thresholds only a
+ * latency bound may fail. These tests run beside the exhaustive fault runs, which fill both cores; a
+ * latency gate is judged by .ci/run's own main job and by the benchmarks, never by a test on a loaded
+ * machine (a slower CI machine failed all three package tests on `http_req_duration{batch:1}`).
+ */
+function expectMainJobCompleted(exitCode: number | null, stdout: string, report: MainJobReport, context: string) {
+  expect(report.totals.total, context).toBeGreaterThan(100);
+  expect(report.totals.fail, context).toBe(0);
+  expect(report.totals.error, context).toBe(0);
+  expectLoadCompleted(exitCode, report.load.scenarios, context);
+  expect(stdout).toContain(exitCode === 0 ? 'gate: passed (exit code 0)' : 'gate: failed (exit code 99)');
+}
+
 /** A step of a GitHub Actions job, as far as this test runs it. */
 interface WorkflowStep {
   readonly name?: string;
@@ -143,6 +173,7 @@ describe('the example GitHub Actions workflow (examples/github-actions/svc-harne
     // GitHub's semantics for the conditions the file uses: none (only while everything succeeded),
     // !cancelled() and always() (also after a failure). Any other condition is this test's to learn.
     let failed: string | undefined;
+    let gateExit: number | null | undefined;
     const ran: string[] = [];
     for (const step of job.steps) {
       const condition = step.if?.replace(/^\$\{\{\s*|\s*\}\}$/g, '');
@@ -169,22 +200,29 @@ describe('the example GitHub Actions workflow (examples/github-actions/svc-harne
       const done = await startProcess('bash', ['--noprofile', '--norc', '-eo', 'pipefail', '-c', step.run ?? ''], {
         cwd: repo,
         env,
-        timeoutMs: 400_000,
+        timeoutMs: 600_000,
       }).finished;
       ran.push(`${step.name}: exit ${done.exitCode}`);
-      if (done.exitCode !== 0)
+      // The gate step's verdict is judged below from its report: only its latency bounds may fail here.
+      const isGate = (step.run ?? '').includes('svc-harness run');
+      if (isGate) gateExit = done.exitCode;
+      if (done.exitCode !== 0 && !(isGate && done.exitCode === 99))
         failed ??= `${step.name}: exit ${done.exitCode}\n${done.stdout.slice(-2000)}\n${done.stderr.slice(-2000)}`;
     }
     expect(failed, ran.join('\n')).toBeUndefined();
     expect(ran.length).toBeGreaterThanOrEqual(5);
     const written = await readFile(summary, 'utf8');
     expect(written).toMatch(/^# Run summary/m);
-    expect(written).toMatch(/Gate: \*\*passed\*\*/);
+    expect(written).toMatch(gateExit === 0 ? /Gate: \*\*passed\*\*/ : /Gate: \*\*failed\*\*/);
     expect((await readdir(join(repo, 'reports', 'svc-harness'))).sort()).toEqual(
       ['index.html', 'junit.xml', 'report.json', 'summary.md'].sort(),
     );
+    const report = await readReport(join(repo, 'reports', 'svc-harness'));
+    expect(report.totals.fail).toBe(0);
+    expect(report.totals.error).toBe(0);
+    expectLoadCompleted(gateExit ?? null, report.load.scenarios, ran.join('\n'));
     // The stop step stopped the implementation it started.
     const pid = Number((await readFile(join(repo, 'implementation.pid'), 'utf8')).trim());
     expect(await waitFor(() => !alive(pid), 15_000), `the implementation (pid ${pid}) still runs`).toBe(true);
-  }, 700_000);
+  }, 900_000);
 });

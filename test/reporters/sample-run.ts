@@ -51,7 +51,7 @@ export const sampleRun: ConformanceRun = {
   startedAt: '2026-11-21T00:00:00.000Z',
   finishedAt: '2026-11-21T00:00:01.500Z',
   durationMs: 1500,
-  settings: { areas: ['kv'], rules: 'B.*', faults: ['some-fault'] },
+  settings: { areas: ['kv'], rules: 'B.*', faults: ['some-fault'], silences: [] },
   targets: [
     {
       name: 'ref',

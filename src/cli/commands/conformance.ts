@@ -36,6 +36,7 @@ export async function run(values: ParsedValues): Promise<number> {
         ...(typeof values['report-dir'] === 'string' && { reportDir: values['report-dir'] }),
         ...(typeof values.expectations === 'string' && { expectations: values.expectations }),
         faults: (values.fault as string[] | undefined) ?? [],
+        silences: (values.silence as string[] | undefined) ?? [],
         ...(sink && { sink }),
         signal,
         reporters,

@@ -4,7 +4,7 @@
  * cleanly, with the Redis it started, on SIGINT or SIGTERM.
  */
 import { writeFile } from 'node:fs/promises';
-import { allFaults } from '../../reference/areas.ts';
+import { allFaults, allSilences } from '../../reference/areas.ts';
 import type { RetryBackoff } from '../../reference/messaging/backoff.ts';
 import { redactRedisUrl } from '../../reference/redis/redis-url.ts';
 import { defaultMaxRequestBytes, type MessagingOptions } from '../../reference/reference-options.ts';
@@ -21,7 +21,12 @@ export async function run(values: ParsedValues): Promise<number> {
     process.stdout.write(renderFaultList());
     return 0;
   }
+  if (values['list-silences'] === true) {
+    process.stdout.write(renderSilenceList());
+    return 0;
+  }
   const faults = (values.fault as string[] | undefined) ?? [];
+  const silences = (values.silence as string[] | undefined) ?? [];
   // Whole numbers and their least values are checked by parse-argv (the command table marks the flags).
   const maxRequestBytes = values['max-request-bytes'] as number | undefined;
   const dailyRequestLimit = values['daily-request-limit'] as number | undefined;
@@ -42,6 +47,7 @@ export async function run(values: ParsedValues): Promise<number> {
     adminPort: (values['admin-port'] as number | undefined) ?? 0,
     ...(values['redis-url'] !== undefined && { redisUrl: values['redis-url'] as string }),
     faults,
+    silences,
     ...(maxRequestBytes !== undefined && { maxRequestBytes }),
     dailyRequestLimit: dailyRequestLimit ?? null,
     ...(kvLatencyMs !== undefined && { kvLatencyMs }),
@@ -58,7 +64,7 @@ export async function run(values: ParsedValues): Promise<number> {
       throw harnessError('SVC_USAGE', `serve: cannot write --write-target ${targetFile}: ${(error as Error).message}`);
     }
   }
-  process.stdout.write(renderBlock(reference, { faults, maxRequestBytes, dailyRequestLimit, targetFile }));
+  process.stdout.write(renderBlock(reference, { faults, silences, maxRequestBytes, dailyRequestLimit, targetFile }));
   // Start-up leaves its garbage resident (a just-started `serve` sat at 300 MB): one collection frees it.
   collectAfterBurst();
   return stopped;
@@ -131,16 +137,32 @@ export function targetJson(reference: RunningReference): Record<string, unknown>
 }
 
 export function renderFaultList(): string {
-  const width = Math.max(...allFaults.map((fault) => fault.name.length));
-  const ruleWidth = Math.max(...allFaults.map((fault) => fault.rule.length));
-  const rows = allFaults.map(
-    (fault) => `  ${fault.name.padEnd(width)}  ${fault.rule.padEnd(ruleWidth)}  ${fault.description}`,
+  return switchTable(
+    'Fault switches (each breaks one rule; turn on with --fault NAME):',
+    allFaults.map((fault) => [fault.name, fault.rule, fault.description]),
   );
-  return [`Fault switches (each breaks one rule; turn on with --fault NAME):`, ...rows, ''].join('\n');
+}
+
+export function renderSilenceList(): string {
+  return switchTable(
+    'Silence switches (each takes another legal choice where the spec is silent, and no case may fail; turn on with --silence NAME):',
+    allSilences.map((silence) => [silence.name, silence.silence, silence.description]),
+  );
+}
+
+/** A heading, then one row a switch: its name, what it speaks of, what it does, in aligned columns. */
+function switchTable(heading: string, rows: readonly (readonly [string, string, string])[]): string {
+  const width = Math.max(0, ...rows.map(([name]) => name.length));
+  const ruleWidth = Math.max(0, ...rows.map(([, rule]) => rule.length));
+  const lines = rows.map(
+    ([name, rule, description]) => `  ${name.padEnd(width)}  ${rule.padEnd(ruleWidth)}  ${description}`,
+  );
+  return [heading, ...lines, ''].join('\n');
 }
 
 interface BlockDetails {
   readonly faults: readonly string[];
+  readonly silences: readonly string[];
   readonly maxRequestBytes: number | undefined;
   readonly dailyRequestLimit: number | undefined;
   readonly targetFile: string | undefined;
@@ -164,6 +186,7 @@ function renderBlock(reference: RunningReference, details: BlockDetails): string
     ['max request size', `${details.maxRequestBytes ?? defaultMaxRequestBytes} bytes`],
     ['daily request limit', details.dailyRequestLimit === undefined ? 'off' : String(details.dailyRequestLimit)],
     ['fault switches', details.faults.length === 0 ? 'none' : details.faults.join(', ')],
+    ...(details.silences.length === 0 ? [] : [['silence switches', details.silences.join(', ')] as [string, string]]),
     ['dialect', `${reference.target.dialect} (vendor headers ${getDialect(reference.target.dialect).headerPrefix}…)`],
     ...(details.targetFile === undefined ? [] : [['target file', details.targetFile] as [string, string]]),
   ];

@@ -5,7 +5,12 @@
  */
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
-import { checkFaults, type EmbeddedReference, startEmbeddedReference } from '../../reference/embedded.ts';
+import {
+  checkFaults,
+  checkSilences,
+  type EmbeddedReference,
+  startEmbeddedReference,
+} from '../../reference/embedded.ts';
 import {
   type CaseResult,
   type ConformanceRun,
@@ -45,6 +50,8 @@ export interface ConformanceOptions {
   readonly expectations?: string;
   /** Fault switches of the embedded reference; only without targets. */
   readonly faults?: readonly string[];
+  /** Silence switches of the embedded reference: other legal choices where the spec is silent. @default none */
+  readonly silences?: readonly string[];
   readonly signal?: AbortSignal;
   /** What renders and writes the run (src/reporters, chosen by name in the CLI). @default none */
   readonly reporters?: readonly Reporter[];
@@ -79,10 +86,12 @@ interface PlannedTarget {
 }
 
 function checkOptions(options: ConformanceOptions, catalog: RuleCatalog): void {
-  if ((options.faults?.length ?? 0) > 0 && ((options.targets?.length ?? 0) > 0 || options.environmentTarget)) {
+  const switches =
+    (options.faults?.length ?? 0) > 0 ? '--fault' : (options.silences?.length ?? 0) > 0 ? '--silence' : undefined;
+  if (switches !== undefined && ((options.targets?.length ?? 0) > 0 || options.environmentTarget)) {
     throw harnessError(
       'SVC_USAGE',
-      'conformance: --fault works only with the embedded reference (without --target or SVC_* target variables)',
+      `conformance: ${switches} works only with the embedded reference (without --target or SVC_* target variables)`,
     );
   }
   if (options.timeoutMs !== undefined && !(Number.isFinite(options.timeoutMs) && options.timeoutMs > 0)) {
@@ -97,6 +106,7 @@ function checkOptions(options: ConformanceOptions, catalog: RuleCatalog): void {
   }
   // The same checks the reference and the CLI make, made here too: the options may come from code.
   checkFaults(options.faults ?? []);
+  checkSilences(options.silences ?? []);
   checkAreas('conformance', options.areas ?? [], targetAreas);
   if (
     options.rules !== undefined &&
@@ -158,7 +168,7 @@ export async function runConformance(options: ConformanceOptions = {}): Promise<
   // The reference starts (waiting on Redis) while the suites load (compiling): the two overlap.
   const referenceStart =
     fileTargets.length === 0 && options.reference === undefined
-      ? startEmbeddedReference(options.faults ?? [], options.areas)
+      ? startEmbeddedReference(options.faults ?? [], options.areas, options.silences ?? [])
       : undefined;
   referenceStart?.catch(() => {});
   let caseFiles: CaseFile[];
@@ -249,6 +259,7 @@ export async function runConformance(options: ConformanceOptions = {}): Promise<
         ...(options.rules !== undefined && { rules: options.rules }),
         ...(options.expectations !== undefined && { expectations: options.expectations }),
         faults: options.faults ?? [],
+        silences: options.silences ?? [],
       },
       targets: withExpectations,
       results,

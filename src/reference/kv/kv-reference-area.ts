@@ -4,11 +4,13 @@
  */
 import type { ReferenceArea } from '../reference-area.ts';
 import { kvFaults } from './kv-faults.ts';
+import { kvSilences } from './kv-silences.ts';
 
 export const kvReferenceArea: ReferenceArea = {
   name: 'kv',
   title: 'key-value REST (area B)',
   faults: kvFaults,
+  silences: kvSilences,
   async start(settings) {
     const { startKvService } = await import('./kv-service.ts');
     return startKvService(settings);

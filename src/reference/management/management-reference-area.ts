@@ -4,11 +4,13 @@
  */
 import type { ReferenceArea } from '../reference-area.ts';
 import { managementFaults } from './management-faults.ts';
+import { managementSilences } from './management-silences.ts';
 
 export const managementReferenceArea: ReferenceArea = {
   name: 'management',
   title: 'management (area C)',
   faults: managementFaults,
+  silences: managementSilences,
   async start(settings) {
     const { startManagementService } = await import('./management-service.ts');
     return startManagementService(settings);

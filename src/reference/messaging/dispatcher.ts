@@ -15,6 +15,7 @@ import { callbackBody, callbackText, failureCallbackBody } from './callback-body
 import type { Deliverer } from './deliverer.ts';
 import type { AttemptWrite, DeadLetter, MessageStore } from './message-store.ts';
 import type { MessagingFaultCheck } from './messaging-faults.ts';
+import type { MessagingSilenceCheck } from './messaging-silences.ts';
 import { defaultRetries, newMessageId } from './publish-request.ts';
 import type { SigningKeyStore } from './signing-keys.ts';
 import { type AttemptOutcome, type CallbackConfig, isSuccess, type StoredMessage } from './stored-message.ts';
@@ -28,6 +29,8 @@ export interface DispatcherParts {
   readonly deliverer: Deliverer;
   readonly dialect: Dialect;
   readonly fault: MessagingFaultCheck;
+  /** The silence switches on: another legal choice where the spec is silent. */
+  readonly silence: MessagingSilenceCheck;
   readonly backoff: RetryBackoff;
   /** Where a failed write to Redis is reported (the reference has no logger; tests read stderr). */
   readonly warn: (line: string) => void;

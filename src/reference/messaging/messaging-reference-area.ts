@@ -4,11 +4,13 @@
  */
 import type { ReferenceArea } from '../reference-area.ts';
 import { messagingFaults } from './messaging-faults.ts';
+import { messagingSilences } from './messaging-silences.ts';
 
 export const messagingReferenceArea: ReferenceArea = {
   name: 'messaging',
   title: 'messaging and workflow (area A)',
   faults: messagingFaults,
+  silences: messagingSilences,
   async start(settings) {
     const { startMessagingService } = await import('./messaging-service.ts');
     return startMessagingService(settings);

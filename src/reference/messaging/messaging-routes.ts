@@ -44,7 +44,7 @@ function destinationOf(rawUrl: string, prefixLength: number, tokenQuery: string)
 }
 
 export async function messagingRoutes(app: FastifyInstance, options: MessagingRouteOptions): Promise<void> {
-  const { store, keys, account, dispatcher, dialect, fault, rateLimit } = options;
+  const { store, keys, account, dispatcher, dialect, fault, silence, rateLimit } = options;
   const p = dialect.headerPrefix;
   const v = fault('v1-prefix') ? '/v1' : '/v2';
 
@@ -190,7 +190,9 @@ export async function messagingRoutes(app: FastifyInstance, options: MessagingRo
     }
     if (direct) dispatcher.takeReserved(accepted.deduplicated ? undefined : message);
     else dispatcher.poke(queue !== undefined);
-    return reply.code(200).send({ messageId: accepted.id, ...(accepted.deduplicated && { deduplicated: true }) });
+    return reply
+      .code(silence('publish-answers-202') ? 202 : 200)
+      .send({ messageId: accepted.id, ...(accepted.deduplicated && { deduplicated: true }) });
   }
 
   /**

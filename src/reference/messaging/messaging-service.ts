@@ -15,6 +15,7 @@ import { MessageStore } from './message-store.ts';
 import { messagingAdminRoutes } from './messaging-admin-routes.ts';
 import type { MessagingFaultName } from './messaging-faults.ts';
 import { messagingRoutes } from './messaging-routes.ts';
+import type { MessagingSilenceName } from './messaging-silences.ts';
 import { NotifyFailures } from './notify-failures.ts';
 import { defaultRetries } from './publish-request.ts';
 import { RateLimit } from './rate-limit.ts';
@@ -28,6 +29,7 @@ const serverBodyLimit = 64 * 1024 * 1024;
 export async function startMessagingService(settings: AreaSettings): Promise<StartedArea> {
   const { options, dialect } = settings;
   const fault = (name: MessagingFaultName) => settings.faults.has(name);
+  const silence = (name: MessagingSilenceName) => settings.silences.has(name);
   const regions = options.messaging?.regions ?? [defaultRegion];
   const main = regions.includes(defaultRegion) ? defaultRegion : (regions[0] as string);
   const latency = options.messaging?.regionLatencyMs ?? {};
@@ -51,6 +53,7 @@ export async function startMessagingService(settings: AreaSettings): Promise<Sta
       deliverer,
       dialect,
       fault,
+      silence,
       backoff: options.messaging?.retryBackoff ?? { kind: 'real' },
       warn,
     });
@@ -67,6 +70,7 @@ export async function startMessagingService(settings: AreaSettings): Promise<Sta
         dispatcher,
         dialect,
         fault,
+        silence,
         rateLimit,
         latencyMs: latency[region] ?? 0,
         mainRegion: region === main,

@@ -4,6 +4,7 @@ import type { AccountStore } from '../account/messaging-account.ts';
 import type { Dispatcher } from './dispatcher.ts';
 import type { MessageStore } from './message-store.ts';
 import type { MessagingFaultCheck } from './messaging-faults.ts';
+import type { MessagingSilenceCheck } from './messaging-silences.ts';
 import type { NotifyFailures } from './notify-failures.ts';
 import type { RateLimit } from './rate-limit.ts';
 import type { SigningKeyStore } from './signing-keys.ts';
@@ -20,6 +21,8 @@ export interface MessagingRouteOptions {
   readonly dispatcher: Dispatcher;
   readonly dialect: Dialect;
   readonly fault: MessagingFaultCheck;
+  /** The silence switches on: another legal choice where the spec is silent. */
+  readonly silence: MessagingSilenceCheck;
   /** Shared by every region's server: the plan's rate is the account's. */
   readonly rateLimit: RateLimit;
   /** Delay of every answer of this region's server (`--region-latency`). */
