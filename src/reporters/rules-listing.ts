@@ -1,5 +1,5 @@
 /** Renders `svc-harness rules`: text for people, JSON for tools (pure). */
-import type { CellCoverage, RuleCoverage } from '../results/rule.ts';
+import type { CellCoverage, RuleCoverage, SilenceCoverage } from '../results/rule.ts';
 
 export function renderRulesText(coverage: readonly RuleCoverage[]): string {
   const lines = coverage.flatMap(({ rule, cases }) => [
@@ -24,8 +24,15 @@ export function renderRulesJson(coverage: readonly RuleCoverage[]): string {
   return `${JSON.stringify({ rules }, null, 2)}\n`;
 }
 
-/** The coverage matrix: one line per cell under its rule, then the totals and any problem of the dimensions. */
-export function renderCoverageText(cells: readonly CellCoverage[], problems: readonly string[] = []): string {
+/**
+ * The coverage matrix: one line per cell under its rule, then the silence column (one line per place
+ * where the spec is silent), the totals and any problem of the dimensions or the switches.
+ */
+export function renderCoverageText(
+  cells: readonly CellCoverage[],
+  problems: readonly string[] = [],
+  silences: readonly SilenceCoverage[] = [],
+): string {
   const lines: string[] = [];
   let rule = '';
   for (const cell of cells) {
@@ -47,12 +54,35 @@ export function renderCoverageText(cells: readonly CellCoverage[], problems: rea
   const covered = cells.filter((cell) => cell.cases.length > 0).length;
   const notApplicable = cells.filter((cell) => cell.cases.length === 0 && cell.notApplicable !== undefined).length;
   const open = cells.length - covered - notApplicable;
-  lines.push('', `${cells.length} cells: ${covered} covered, ${notApplicable} not applicable, ${open} uncovered`);
+  if (silences.length > 0)
+    lines.push('', 'Silences (each exercised by a silence switch: another legal choice no case may fail)');
+  for (const place of silences) {
+    const state =
+      place.switches.length > 0
+        ? `exercised by ${place.switches.join(', ')}`
+        : place.notApplicable !== undefined
+          ? `n/a: ${place.notApplicable}`
+          : 'UNEXERCISED';
+    lines.push(`  ${place.place}: ${state}`);
+  }
+  const exercised = silences.filter((place) => place.switches.length > 0).length;
+  const silentNa = silences.filter((place) => place.switches.length === 0 && place.notApplicable !== undefined).length;
+  lines.push('');
+  if (silences.length > 0) {
+    lines.push(
+      `${silences.length} silences: ${exercised} exercised, ${silentNa} not applicable, ${silences.length - exercised - silentNa} unexercised`,
+    );
+  }
+  lines.push(`${cells.length} cells: ${covered} covered, ${notApplicable} not applicable, ${open} uncovered`);
   for (const problem of problems) lines.push(`problem: ${problem}`);
   return `${lines.join('\n')}\n`;
 }
 
-export function renderCoverageJson(cells: readonly CellCoverage[], problems: readonly string[] = []): string {
+export function renderCoverageJson(
+  cells: readonly CellCoverage[],
+  problems: readonly string[] = [],
+  silences: readonly SilenceCoverage[] = [],
+): string {
   const rows = cells.map((cell) => ({
     rule: cell.rule.id,
     area: cell.rule.area,
@@ -62,5 +92,8 @@ export function renderCoverageJson(cells: readonly CellCoverage[], problems: rea
     ...(cell.notApplicable !== undefined && { notApplicable: cell.notApplicable }),
   }));
   const uncovered = cells.filter((cell) => cell.cases.length === 0 && cell.notApplicable === undefined).length;
-  return `${JSON.stringify({ cells: rows, uncovered, problems }, null, 2)}\n`;
+  const unexercised = silences.filter(
+    (place) => place.switches.length === 0 && place.notApplicable === undefined,
+  ).length;
+  return `${JSON.stringify({ cells: rows, uncovered, silences, unexercised, problems }, null, 2)}\n`;
 }

@@ -109,3 +109,35 @@ export interface CellCoverage {
   readonly cases: readonly string[];
   readonly notApplicable?: string;
 }
+
+/**
+ * A place where the spec is silent and a silence switch of the reference can take another legal
+ * choice: an item of the silent notes (conformance/rules/silences.ts). The catalog's observed rules are
+ * the other places; together they are the silence column of `rules --coverage`.
+ */
+export interface SilentPlace {
+  /** `notes: B.error-texts`: the `notes:` prefix keeps these apart from rule ids. */
+  readonly id: string;
+  readonly area: TargetArea;
+  /** One sentence: what the real-world service does there, which the spec does not fix. */
+  readonly text: string;
+  /** Why no switch exercises it (a duty of the harness, not a choice of the service). */
+  readonly notApplicable?: string;
+}
+
+/** A switch as the silence column needs it: its name and the place it speaks of. */
+export interface SilenceSwitchRef {
+  readonly name: string;
+  readonly silence: string;
+}
+
+/** One place of the silence column and how it is exercised: by switches, or not applicable with a reason. */
+export interface SilenceCoverage {
+  /** A rule id (an observed rule) or a `notes:` id. */
+  readonly place: string;
+  readonly area: TargetArea;
+  readonly text: string;
+  /** Names of the silence switches that take another legal choice there, sorted. */
+  readonly switches: readonly string[];
+  readonly notApplicable?: string;
+}

@@ -25,11 +25,16 @@ export interface RunResult {
 }
 
 /** Runs `svc-harness conformance --area AREA …` against the embedded reference; reads report.json. */
-export async function runConformance(dir: string, area: string, args: readonly string[]): Promise<RunResult> {
+export async function runConformance(
+  dir: string,
+  area: string,
+  args: readonly string[],
+  timeoutMs = runTimeoutMs,
+): Promise<RunResult> {
   const reportDir = await mkdtemp(join(dir, 'run-'));
   const run = await runCli(['conformance', '--area', area, '--report-dir', reportDir, ...args], {
     reportDir,
-    timeoutMs: runTimeoutMs,
+    timeoutMs,
   });
   // No report: the output says why, and the assertions show it.
   const report = run.report as { targets: { cases: ReportCase[] }[] } | undefined;

@@ -1,10 +1,13 @@
 /**
  * `svc-harness rules`: the rule catalog with each rule's level, spec section and covering cases;
- * with `--coverage`, the matrix of every rule's cells (issue 20), exiting 1 when one is uncovered.
+ * with `--coverage`, the matrix of every rule's cells (issue 20) and the silence column (every place the
+ * spec is silent, exercised by a silence switch or not applicable), exiting 1 when one is open.
  */
 import { loadCaseFiles } from '../../engines/conformance/case-registry.ts';
-import { loadDimensionCatalog, loadRuleCatalog } from '../../engines/conformance/rule-catalog.ts';
+import { loadDimensionCatalog, loadRuleCatalog, loadSilentPlaces } from '../../engines/conformance/rule-catalog.ts';
 import { cellCoverage, dimensionProblems, ruleCoverage } from '../../engines/conformance/rule-coverage.ts';
+import { silenceCoverage, silenceProblems } from '../../engines/conformance/silence-coverage.ts';
+import { allSilences } from '../../reference/areas.ts';
 import {
   renderCoverageJson,
   renderCoverageText,
@@ -24,10 +27,18 @@ export async function run(values: ParsedValues): Promise<number> {
     process.stdout.write(json ? renderRulesJson(coverage) : renderRulesText(coverage));
     return ExitCode.ok;
   }
-  const dimensions = await loadDimensionCatalog();
+  const [dimensions, places] = await Promise.all([loadDimensionCatalog(), loadSilentPlaces()]);
   const cells = cellCoverage(catalog.rules, dimensions, caseFiles, areas);
-  const problems = dimensionProblems(catalog.rules, dimensions, caseFiles);
-  process.stdout.write(json ? renderCoverageJson(cells, problems) : renderCoverageText(cells, problems));
-  const open = cells.some((cell) => cell.cases.length === 0 && cell.notApplicable === undefined);
+  const silences = silenceCoverage(catalog.rules, places, allSilences, areas);
+  const problems = [
+    ...dimensionProblems(catalog.rules, dimensions, caseFiles),
+    ...silenceProblems(catalog.rules, places, allSilences),
+  ];
+  process.stdout.write(
+    json ? renderCoverageJson(cells, problems, silences) : renderCoverageText(cells, problems, silences),
+  );
+  const open =
+    cells.some((cell) => cell.cases.length === 0 && cell.notApplicable === undefined) ||
+    silences.some((place) => place.switches.length === 0 && place.notApplicable === undefined);
   return open || problems.length > 0 ? ExitCode.failed : ExitCode.ok;
 }

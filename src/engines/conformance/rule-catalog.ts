@@ -12,6 +12,7 @@ import {
   type Rule,
   type RuleCatalog,
   type RuleDimensions,
+  type SilentPlace,
 } from '../../results/rule.ts';
 import { sourceFile } from '../../shared/source-files.ts';
 import { rulesDir } from './repo-paths.ts';
@@ -81,4 +82,18 @@ async function readDimensions(): Promise<DimensionCatalog> {
     }
   }
   return { dimensions, rules, files: names.map((name) => `conformance/rules/${name}`) };
+}
+
+function isSilentPlace(value: unknown): value is SilentPlace {
+  if (typeof value !== 'object' || value === null) return false;
+  const item = value as Record<string, unknown>;
+  return ['id', 'area', 'text'].every((field) => typeof item[field] === 'string');
+}
+
+/** The places where the spec is silent beyond the observed rules: conformance/rules/silences.ts's exported arrays. */
+export async function loadSilentPlaces(): Promise<SilentPlace[]> {
+  const module = (await import(pathToFileURL(join(rulesDir, sourceFile('silences'))).href)) as Record<string, unknown>;
+  return Object.values(module).flatMap((exported) =>
+    Array.isArray(exported) && exported.every(isSilentPlace) ? exported : [],
+  );
 }

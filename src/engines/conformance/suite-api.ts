@@ -44,7 +44,7 @@ export {
   secretFieldNames,
 } from '../../protocol/management/resource-fields.ts';
 export { answerRoom } from '../../protocol/scenario.ts';
-export type { CellCover, CellRegion, Dimension, Rule, RuleDimensions } from '../../results/rule.ts';
+export type { CellCover, CellRegion, Dimension, Rule, RuleDimensions, SilentPlace } from '../../results/rule.ts';
 export { harnessError } from '../../shared/errors.ts';
 export { excerpt } from '../../shared/excerpt.ts';
 export {

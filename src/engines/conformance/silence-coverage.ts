@@ -1,0 +1,52 @@
+/**
+ * The silence column of the coverage matrix (pure): every place where the spec is silent (each observed
+ * rule of the catalog, each item of the silent notes) joined with the reference's silence switches. A
+ * place is exercised when a switch names it, or not applicable with a one-line reason; the rest are
+ * open, and `rules --coverage` fails on them as on an uncovered cell.
+ */
+import type { Rule, SilenceCoverage, SilenceSwitchRef, SilentPlace } from '../../results/rule.ts';
+import type { TargetArea } from '../../target/target.ts';
+
+export function silenceCoverage(
+  rules: readonly Rule[],
+  places: readonly SilentPlace[],
+  switches: readonly SilenceSwitchRef[],
+  areas?: readonly TargetArea[],
+): SilenceCoverage[] {
+  const byPlace = new Map<string, string[]>();
+  for (const item of switches) byPlace.set(item.silence, [...(byPlace.get(item.silence) ?? []), item.name]);
+  const observed: SilentPlace[] = rules
+    .filter((rule) => rule.level === 'OBSERVE')
+    .map((rule) => ({ id: rule.id, area: rule.area, text: rule.text }));
+  return [...observed, ...places]
+    .filter((place) => areas === undefined || areas.includes(place.area))
+    .map((place) => ({
+      place: place.id,
+      area: place.area,
+      text: place.text,
+      switches: [...(byPlace.get(place.id) ?? [])].sort(),
+      ...(place.notApplicable !== undefined && { notApplicable: place.notApplicable }),
+    }));
+}
+
+/** What is inconsistent: a switch naming no known place (a rule id or a `notes:` id), a place given twice. */
+export function silenceProblems(
+  rules: readonly Rule[],
+  places: readonly SilentPlace[],
+  switches: readonly SilenceSwitchRef[],
+): string[] {
+  const known = new Set([...rules.map((rule) => rule.id), ...places.map((place) => place.id)]);
+  const problems = switches
+    .filter((item) => !known.has(item.silence))
+    .map(
+      (item) =>
+        `silence switch ${item.name} names "${item.silence}", neither a rule nor a place of conformance/rules/silences.ts`,
+    );
+  const seen = new Set<string>();
+  for (const place of places) {
+    if (!place.id.startsWith('notes: ')) problems.push(`silent place "${place.id}" does not start with "notes: "`);
+    if (seen.has(place.id)) problems.push(`silent place "${place.id}" is given twice`);
+    seen.add(place.id);
+  }
+  return problems;
+}

@@ -1,0 +1,67 @@
+/**
+ * Self-validation through the silence switches (issue 35), the mirror of the fault switches: each
+ * makes the reference take another legal choice where the spec is silent, and no case of its area may
+ * fail, error or go stale: pass, observation, or a skip that says which capability the choice removed.
+ * One CLI run per switch over its area, as a user runs it, then one run of every area with every switch on.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { mapLimit } from '../../conformance/support/bounded.ts';
+import { allSilences } from '../../src/reference/areas.ts';
+import type { SilenceSwitch } from '../../src/reference/fault-registry.ts';
+import { type RunResult, runConformance } from '../support/self-validation.ts';
+
+const mustFailKinds = new Set(['fail', 'error', 'stale']);
+let dir = '';
+const runs = new Map<string, RunResult>();
+let together: RunResult | undefined;
+
+/** Every case that broke with the switches on, with its reason: what a silence must never cause. */
+function broken(run: RunResult): string[] {
+  return run.cases
+    .filter((item) => mustFailKinds.has(item.verdict.kind))
+    .map((item) => `${item.id}: ${item.verdict.kind} ${item.verdict.rule ?? ''} ${item.verdict.reason ?? ''}`);
+}
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'svc-self-validation-'));
+  // Three at a time: the messaging suite mostly waits on the sink, the kv suite keeps a core busy.
+  const alone = await mapLimit(allSilences, 3, (silence: SilenceSwitch) =>
+    runConformance(dir, silence.area, ['--silence', silence.name]),
+  );
+  for (const [index, silence] of allSilences.entries()) runs.set(silence.name, alone[index] as RunResult);
+  together = await runConformance(
+    dir,
+    'kv,messaging,management',
+    allSilences.flatMap((silence) => ['--silence', silence.name]),
+    240_000,
+  );
+}, 1_800_000);
+
+afterAll(async () => {
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+describe('every silence switch leaves every case of its area passing (pass, observation or a skip that says why)', () => {
+  test('there are silence switches in every area', () => {
+    expect(new Set(allSilences.map((silence) => silence.area))).toEqual(new Set(['kv', 'messaging', 'management']));
+  });
+
+  test.each(allSilences.map((silence) => [silence.name, silence] as const))('%s', (name) => {
+    const run = runs.get(name) as RunResult;
+    expect(broken(run), run.output.slice(-1500)).toEqual([]);
+    expect(run.cases.length, run.output.slice(-1500)).toBeGreaterThan(5);
+    expect(run.exitCode, run.output.slice(-1500)).toBe(0);
+  });
+});
+
+describe('every silence switch at once', () => {
+  test('all three suites pass: exit code 0, no case failing', () => {
+    const run = together as RunResult;
+    expect(broken(run), run.output.slice(-1500)).toEqual([]);
+    expect(new Set(run.cases.map((item) => item.id.split('.')[0]))).toEqual(new Set(['kv', 'messaging', 'management']));
+    expect(run.exitCode, run.output.slice(-1500)).toBe(0);
+  });
+});
