@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import type { HarnessRun } from '../results/harness-run.ts';
 import type { Reporter } from '../results/reporter.ts';
 import type { RuleCatalog } from '../results/rule.ts';
+import { redactingReplacer } from '../shared/redact.ts';
 import { writeReportFile } from '../shared/report-files.ts';
 import type { ChartSpec } from './html/chart-data.ts';
 import { compareSection } from './html/compare-section.ts';
@@ -38,7 +39,7 @@ function inlineScript(code: string): string {
  * a string can end the element; the run's strings are redacted on the way.
  */
 export function scriptJson(value: unknown, redact: (text: string) => string): string {
-  const text = JSON.stringify(value, (_key, item: unknown) => (typeof item === 'string' ? redact(item) : item));
+  const text = JSON.stringify(value, redactingReplacer(redact));
   return text
     .replace(/</g, '\\u003c')
     .replace(/\u2028/g, '\\u2028')

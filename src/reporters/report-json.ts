@@ -16,6 +16,7 @@ import type { Reporter } from '../results/reporter.ts';
 import { rootCauseLine, rootCauseOf } from '../results/root-cause.ts';
 import type { RuleCatalog } from '../results/rule.ts';
 import { type Verdict, verdictRule } from '../results/verdict.ts';
+import { type Redactor, redactingReplacer } from '../shared/redact.ts';
 import { writeReportFile } from '../shared/report-files.ts';
 import { toolVersion as currentToolVersion } from '../shared/tool-version.ts';
 import { compareDocument } from './compare-document.ts';
@@ -126,8 +127,14 @@ export function reportDocument(run: HarnessRun, catalog: RuleCatalog, toolVersio
 
 export type ReportDocument = ReturnType<typeof reportDocument>;
 
-export function renderReportJson(run: HarnessRun, catalog: RuleCatalog, toolVersion: string): string {
-  return `${JSON.stringify(reportDocument(run, catalog, toolVersion), null, 2)}\n`;
+/** The document as JSON; `redact` reaches every string but the harness's own encodings (redactingReplacer). */
+export function renderReportJson(
+  run: HarnessRun,
+  catalog: RuleCatalog,
+  toolVersion: string,
+  redact: Redactor = (text) => text,
+): string {
+  return `${JSON.stringify(reportDocument(run, catalog, toolVersion), redactingReplacer(redact), 2)}\n`;
 }
 
 /** The `json` reporter: report.json in the run's report folder. */
@@ -137,6 +144,6 @@ export function createJsonReporter(): Reporter {
     name: 'json',
     file,
     onRunEnd: (run, { catalog, redact }) =>
-      writeReportFile(join(run.reportDir, file), redact(renderReportJson(run, catalog, currentToolVersion()))),
+      writeReportFile(join(run.reportDir, file), renderReportJson(run, catalog, currentToolVersion(), redact)),
   };
 }

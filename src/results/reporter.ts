@@ -3,6 +3,8 @@
  * runs, and the one run object at the end. Runners call these hooks and nothing else; reporters
  * (src/reporters/) render and write. Every hook is optional.
  */
+
+import { harnessError, oneLine } from '../shared/errors.ts';
 import type { CaseResult } from './conformance-run.ts';
 import type { HarnessRun } from './harness-run.ts';
 import type { ScenarioResult } from './load-run.ts';
@@ -83,8 +85,23 @@ export function reporterEvents(reporters: readonly Reporter[]): RunEvents {
     onScenarioEnd: (result) => {
       for (const reporter of reporters) reporter.onScenarioEnd?.(result);
     },
+    // Every reporter renders and writes, whatever another one did: one that fails leaves the others'
+    // files written, and the run's one error names each that failed.
     onRunEnd: async (run, context) => {
-      for (const reporter of reporters) await reporter.onRunEnd?.(run, context);
+      const failed: string[] = [];
+      for (const reporter of reporters) {
+        try {
+          await reporter.onRunEnd?.(run, context);
+        } catch (error) {
+          failed.push(`${reporter.name}${reporter.file ? ` (${reporter.file})` : ''}: ${oneLine(error)}`);
+        }
+      }
+      if (failed.length > 0) {
+        throw harnessError(
+          'SVC_REPORTER',
+          `${failed.length === 1 ? 'a reporter' : `${failed.length} reporters`} failed, the others wrote their files: ${failed.join('; ')}`,
+        );
+      }
     },
   };
 }

@@ -51,6 +51,10 @@ export const errorCatalog = {
     exitCode: ExitCode.regressed,
     summary: 'compared with its baseline, a metric regressed beyond the noise or a rule newly fails',
   },
+  SVC_REPORTER: {
+    exitCode: ExitCode.usage,
+    summary: 'a reporter could not render or write its file; the other reporters wrote theirs',
+  },
   SVC_INTERNAL: { exitCode: ExitCode.usage, summary: 'a defect of svc-harness itself (please report it)' },
 } as const satisfies Record<string, ErrorDefinition>;
 

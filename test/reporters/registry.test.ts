@@ -33,4 +33,27 @@ describe('the file reporters', () => {
       expect(text).toContain('[redacted]');
     }
   });
+
+  test('a reporter that fails leaves the others writing their files, and the error names it', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'svc-reports-'));
+    dirs.push(dir);
+    const broken = {
+      name: 'broken',
+      file: 'broken.txt',
+      onRunEnd: () => {
+        throw new Error('Invalid string. Length must be a multiple of 4');
+      },
+    };
+    const [json, ...rest] = createReporters(['json', 'junit', 'markdown']);
+    const events = reporterEvents([json as (typeof rest)[number], broken, ...rest]);
+    const ended = events.onRunEnd(conformanceOnly({ ...sampleRun, reportDir: dir }), {
+      catalog: sampleCatalog,
+      redact: createRedactor([]),
+    });
+    await expect(ended).rejects.toThrow(
+      /a reporter failed, the others wrote their files: broken \(broken.txt\): Invalid string/,
+    );
+    await expect(ended).rejects.toMatchObject({ code: 'SVC_REPORTER' });
+    expect((await readdir(dir)).sort()).toEqual([...reportFiles].sort());
+  });
 });

@@ -12,7 +12,7 @@ import type { LoadRun, ScenarioResult } from '../../results/load-run.ts';
 import { type Reporter, reporterEvents } from '../../results/reporter.ts';
 import { parseThresholds, type Threshold } from '../../results/threshold.ts';
 import { harnessError, oneLine } from '../../shared/errors.ts';
-import { createRedactor, type Redactor } from '../../shared/redact.ts';
+import { createRedactor, type Redactor, redactStrings, shortSecretNotice } from '../../shared/redact.ts';
 import { defaultReportDir, makeReportDir } from '../../shared/report-files.ts';
 import type { Sink } from '../../sink/sink-server.ts';
 import { environmentTargetLine, loadTargetFileSync } from '../../target/load-target.ts';
@@ -60,9 +60,12 @@ export interface LoadOptions {
   readonly baseline?: BaselineChoice;
 }
 
-/** Redacts every string of a result (error examples and problems may quote a URL or an answer). */
+/**
+ * Redacts every string of a result (error examples and problems may quote a URL or an answer), never
+ * its encoded histograms.
+ */
 function redactResult(result: ScenarioResult, redact: Redactor): ScenarioResult {
-  return JSON.parse(redact(JSON.stringify(result))) as ScenarioResult;
+  return redactStrings(result, redact);
 }
 
 export async function runLoad(options: LoadOptions): Promise<LoadRun> {
@@ -132,7 +135,11 @@ export async function runLoad(options: LoadOptions): Promise<LoadRun> {
   const owned = fileTarget || options.reference ? undefined : await startEmbeddedReference([]);
   const reference = options.reference ?? owned;
   const target: Target = fileTarget ?? (reference as EmbeddedReference).target;
-  const redact = createRedactor([...targetSecrets(target), ...(reference?.secrets ?? []), ...(options.secrets ?? [])]);
+  const secrets = [...targetSecrets(target), ...(reference?.secrets ?? []), ...(options.secrets ?? [])];
+  const redact = createRedactor(secrets);
+  // Inside the main job, conformance has said it for the same target.
+  const notice = options.secrets === undefined ? shortSecretNotice(secrets) : undefined;
+  if (notice !== undefined) log(notice);
   const events = reporterEvents(options.reporters ?? []);
   const signal = options.signal ?? new AbortController().signal;
   const runId = randomBytes(4).toString('hex');

@@ -11,7 +11,7 @@ import { combinedExitCode, type HarnessRun } from '../../results/harness-run.ts'
 import { type Reporter, reporterEvents } from '../../results/reporter.ts';
 import { parseThresholds } from '../../results/threshold.ts';
 import { collectAfterBurst } from '../../shared/memory-relief.ts';
-import { createRedactor } from '../../shared/redact.ts';
+import { createRedactor, shortSecretNotice } from '../../shared/redact.ts';
 import { defaultReportDir, makeReportDir } from '../../shared/report-files.ts';
 import { loadTargetFileSync } from '../../target/load-target.ts';
 import { type SinkSettings, type Target, targetSecrets } from '../../target/target.ts';
@@ -59,6 +59,8 @@ export async function runMainJob(options: MainJobOptions): Promise<HarnessRun> {
     ...(reference ? [...targetSecrets(reference.target), ...reference.secrets] : []),
   ];
   const redact = createRedactor(secrets);
+  const notice = shortSecretNotice(secrets);
+  if (notice !== undefined) options.log?.(notice);
   const events = reporterEvents(options.reporters ?? []);
   const signal = options.signal ?? new AbortController().signal;
   try {
