@@ -13,13 +13,15 @@ import { messagingAdapter } from '../support/messaging-adapter.ts';
 import {
   checkErrorObject,
   checkFields,
+  checkPresentTypes,
   checkStatus,
   checkThat,
   describe,
   isRecord,
   jsonOf,
   types,
-  waiterFields,
+  waiterFieldsFor,
+  waiterTimeoutFields,
 } from '../support/messaging-checks.ts';
 import { createMessagingClient } from '../support/messaging-client.ts';
 import { checkIntegerLiterals } from '../support/messaging-raw-json.ts';
@@ -76,15 +78,23 @@ const unsignedCases = defineCases([
     needs: ['messaging.adapter'],
     title: 'Notify reaches every waiter: one typed item each, and the event data at each waiter',
     expect:
-      'Two waiters of one event, each created within a workflow run: notify answers 201 with two items, each with its typed fields, workflowRunId (its run) and workflowCreatedAt (ms), and the run id and URL headers as arrays of one string; both waiting URLs get the event data, with the run id and URL headers their items list.',
+      'Two waiters of one event, each created within a workflow run, the first with a timeout URL, body and headers: notify answers 201 with two items, each with its typed fields (the timeout fields required of the first only, typed wherever present), workflowRunId (its run) and workflowCreatedAt (ms), and the run id and URL headers as arrays of one string; both waiting URLs get the event data, with the run id and URL headers their items list.',
     async run(ctx) {
       const client = createMessagingClient(ctx);
       const adapter = await messagingAdapter(ctx);
       const inbox = await openInbox(ctx, 'notify.waiters');
       const event = uniqueId(ctx, 'event');
       const runs = [uniqueId(ctx, 'run-a'), uniqueId(ctx, 'run-b')];
+      // The first waiter is created with the Waiter's timeout fields, the second without: the table has
+      // no Required column, so the timeout fields are judged only where they were given.
+      const timeouts = {
+        timeoutUrl: inbox.url('timeout0'),
+        timeoutBody: Buffer.from('timed out').toString('base64'),
+        timeoutHeaders: { 'X-Svc-Harness': ['timeout'] },
+      };
       for (const [index, runId] of runs.entries()) {
-        await adapter.wait({ eventId: event, runId, url: inbox.url(`waiter${index}`), timeout: '1h' });
+        const url = inbox.url(`waiter${index}`);
+        await adapter.wait({ eventId: event, runId, url, timeout: '1h', ...(index === 0 && timeouts) });
       }
       const data = `event data ${uniqueId(ctx, 'data')}`;
       const res = await client.call(`/v2/notify/${event}`, { headers: { 'content-type': 'text/plain' }, body: data });
@@ -125,7 +135,25 @@ const unsignedCases = defineCases([
             (name) => [name, String((headerOf(headers, name) as unknown[])[0])] as const,
           ),
         });
-        checkFields('A.notify.waiter-fields', 'A.notify.waiter-fields', waiter, waiterFields, `${where}.waiter`);
+        // Whose waiter this is: by its URL, or else by its run (a target may write the URL its own way).
+        const runOf = String((headerOf(headers, client.h('Workflow-Runid')) as unknown[] | undefined)?.[0]);
+        const given = waiter.url === inbox.url('waiter0') || (waiter.url !== inbox.url('waiter1') && runOf === runs[0]);
+        checkFields(
+          'A.notify.waiter-fields',
+          'A.notify.waiter-fields',
+          waiter,
+          waiterFieldsFor(given),
+          `${where}.waiter`,
+        );
+        checkPresentTypes('A.notify.waiter-fields', waiter, waiterTimeoutFields, `${where}.waiter`);
+        if (given && waiter.timeoutUrl !== timeouts.timeoutUrl) {
+          throw new CheckFailure(
+            'A.notify.waiter-fields',
+            `timeoutUrl ${show(waiter.timeoutUrl)}`,
+            `timeoutUrl ${show(timeouts.timeoutUrl)}, as the waiter was created`,
+            `${where}.waiter`,
+          );
+        }
         checkFields(
           'A.notify.item-fields',
           'A.notify.item-fields',

@@ -61,7 +61,7 @@ const messagingRules: readonly MessagingRule[] = [
   {
     id: 'A.notify.waiter-fields',
     section: waiter,
-    text: 'A Waiter has url (string), headers (name to array of strings), deadline (integer, Unix seconds), timeoutBody (base64 string), timeoutUrl (string) and timeoutHeaders (name to array of strings).',
+    text: 'A Waiter has url (string), headers (name to array of strings) and deadline (integer, Unix seconds); timeoutBody (base64 string), timeoutUrl (string) and timeoutHeaders (name to array of strings) when the waiter was created with them, typed wherever present. The Waiter table has no Required column (the Error table has one), so a field that describes nothing the waiter was given may be left out.',
   },
   {
     id: 'A.notify.workflow-headers',
@@ -201,7 +201,7 @@ const messagingRules: readonly MessagingRule[] = [
   {
     id: 'A.callback.fields',
     section: callbackBody,
-    text: 'The callback body has every field of the Callback body that applies (status, header, body, retried, maxRetries, sourceMessageId, url, method, sourceHeader, sourceBody, notBefore, createdAt, callerIP; topicName for a message sent to a URL group, and endpointName when its endpoint has a name).',
+    text: 'The callback body has every field of the Callback body that applies (status, header, body, retried, maxRetries, sourceMessageId, url, method, sourceHeader, sourceBody, notBefore, createdAt, callerIP; topicName for a message sent to a URL group, and endpointName when its endpoint has a name), each true to what happened. What the spec leaves to the implementation is judged by what it did: maxRetries against the attempts the receiver saw (the retries header is not in the spec), notBefore against createdAt and the first attempt, sourceHeader ("Headers of the triggering message") as every header of the publish or as the headers the message carried to its destination.',
   },
   {
     id: 'A.callback.field-types',
@@ -265,14 +265,15 @@ const messagingRules: readonly MessagingRule[] = [
   {
     id: 'A.url-group.fan-out',
     section: callbackBody,
-    text: 'A message sent to a URL group (the callback body’s topicName) is delivered to every endpoint of the group, one message per endpoint.',
+    level: 'OBSERVE',
+    text: 'Which endpoints of a URL group a message sent to it reaches is not shown: the spec names groups only through the callback body’s topicName and endpointName and the plan’s limits.',
   },
 
   // Limits, regions and versioning
   {
     id: 'A.limits.plan',
     section: 'Limits',
-    text: 'Area A limits are the messaging account’s fields: a message above the maximum message size is refused.',
+    text: 'Area A limits are the messaging account’s fields ("message size (bytes)"): a message above the maximum message size is never delivered whole. How the limit is enforced is not shown (publish statuses are not shown): a refusal of any status, or an acceptance that delivers at most the maximum, is observed.',
   },
   {
     id: 'A.limits.retries',

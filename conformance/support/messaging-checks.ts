@@ -131,33 +131,77 @@ export const groupCallbackFields: FieldTable = { topicName: 'string', endpointNa
 /** Fields the spec lists only "when" they apply: typed when present. */
 export const optionalCallbackFields: FieldTable = { ...groupCallbackFields, scheduleId: 'string' };
 
-export const waiterFields: FieldTable = {
-  url: 'string',
-  headers: 'headerLists',
-  deadline: 'integer',
+/**
+ * A Waiter's fields (spec "Waiter (area A)"). The table has no Required column (the Error table has
+ * one): `url`, `headers` and `deadline` describe every waiter; the timeout fields describe what the
+ * waiter was created with, so they are required only of a waiter created with them (`timeoutFieldsOf`)
+ * and typed whenever present.
+ */
+export const waiterFields: FieldTable = { url: 'string', headers: 'headerLists', deadline: 'integer' };
+
+/** The Waiter's timeout fields: required of a waiter created with them, typed when present. */
+export const waiterTimeoutFields: FieldTable = {
   timeoutBody: 'base64',
   timeoutUrl: 'string',
   timeoutHeaders: 'headerLists',
 };
 
+/** The fields a Waiter created with (`given`) or without its timeout fields must have. */
+export function waiterFieldsFor(given: boolean): FieldTable {
+  return given ? { ...waiterFields, ...waiterTimeoutFields } : waiterFields;
+}
+
+/** Fields of `table` that are present must have their type (`rule`); absent ones are not judged. */
+export function checkPresentTypes(
+  rule: string,
+  object: Record<string, unknown>,
+  table: FieldTable,
+  context: string,
+): void {
+  for (const [field, type] of Object.entries(table)) {
+    if (field in object && !types[type](object[field])) {
+      throw new CheckFailure(rule, `${field} ${show(object[field], 80)}`, `${field} ${typeNames[type]}`, context);
+    }
+  }
+}
+
+/**
+ * The headers a publish sent, as a callback's sourceHeader ("Headers of the triggering message") may
+ * show them. The spec does not say which headers those are, and two readings hold: every header the
+ * publish request carried (`all`, credentials aside), or only those the message carries to its
+ * destination (`delivered`: the content type and each forwarded header under the name it is forwarded
+ * as), without the publish's instructions to the service (`instructions`, the vendor-prefixed ones).
+ */
+export interface SourceHeaders {
+  readonly all: Readonly<Record<string, string>>;
+  readonly delivered: Readonly<Record<string, string>>;
+  readonly instructions: readonly string[];
+}
+
 /** What a callback must report, from what the harness sent and what the sink answered. */
 export interface CallbackTruth {
-  /** The attempts of the message, in order (attempt n carries `retried` n). */
+  /** The attempts of the message the sink saw so far, in order (attempt n carries `retried` n). */
   readonly attempts: readonly SinkRequest[];
-  /** Retries asked on publish. */
-  readonly maxRetries: number;
+  /**
+   * The message is known to be over (a failure callback: "sent after all delivery retries are
+   * exhausted"): every attempt has come, so `retried` is `maxRetries` and the sink saw 1 + maxRetries.
+   */
+  readonly exhausted?: boolean;
   readonly url: string;
   readonly method: string;
   /** The publish answer's message id, when it gave one. */
   readonly messageId?: string;
   readonly sourceBody: string;
-  /** Every header the publish sent but its credentials (`sentHeaders`): name (as sent) → value. */
-  readonly sourceHeaders: Readonly<Record<string, string>>;
+  readonly sourceHeaders: SourceHeaders;
   /** Unix ms just before the publish was sent and just after its answer came. */
   readonly publishedFrom: number;
   readonly publishedTo: number;
-  /** Svc-Delay asked, in ms. @default 0 */
-  readonly delayMs?: number;
+  /**
+   * A delay the target was seen to honour, in ms: the first attempt came that much after the publish
+   * while a message published beside it without one came at once. Svc-Delay is not in the spec, so
+   * only a delay the target demonstrably applied says when the message "was to be delivered".
+   */
+  readonly honouredDelayMs?: number;
   /** The header that carries the message id on a delivery (not shown by the spec: compared when present). */
   readonly messageIdHeader: string;
 }
@@ -173,9 +217,13 @@ function headerValue(headers: Readonly<Record<string, unknown>>, name: string): 
 /**
  * Every field of a callback (or failure-callback) body compared with what happened: `status`, `header`
  * and `body` with the sink's answer to the attempt `retried` names; `retried` one of the attempts made;
- * `maxRetries`, `url`, `method`, `sourceMessageId`, `sourceHeader`, `sourceBody` with the publish;
- * `createdAt` and `notBefore` within the publish's time window (ms), `notBefore` the delay later.
- * Fields are typed first (`checkFields`); a difference fails `rule`.
+ * `maxRetries` consistent with the attempts the sink saw (never fewer than `retried`, never fewer than
+ * the attempts made less one; on exhaustion, equal to `retried` and to the attempts made less one): the
+ * spec shows no header that sets it, so it is judged against what the target did, not what was asked;
+ * `url`, `method`, `sourceMessageId`, `sourceHeader`, `sourceBody` with the publish; `createdAt` within
+ * the publish's time window (ms) and `notBefore` a time the first attempt did not come before (and,
+ * when the target honoured a delay, that delay after `createdAt`). Fields are typed first
+ * (`checkFields`); a difference fails `rule`.
  */
 export function checkCallbackTruth(
   rule: string,
@@ -198,7 +246,7 @@ export function checkCallbackTruth(
     const got = headerValue(header, name);
     if (!Array.isArray(got) || !got.includes(value)) fail('header', `${name}: [${show(value)}] among them (answered)`);
   }
-  if (body.maxRetries !== truth.maxRetries) fail('maxRetries', `${truth.maxRetries} (the retries asked)`);
+  checkMaxRetries(fail, body, truth);
   if (body.url !== truth.url) fail('url', `${show(truth.url)} (the destination)`);
   if (body.method !== truth.method) fail('method', show(truth.method));
   if (truth.messageId !== undefined && body.sourceMessageId !== truth.messageId) {
@@ -211,52 +259,122 @@ export function checkCallbackTruth(
   const sourceBody = Buffer.from(truth.sourceBody).toString('base64');
   if (body.sourceBody !== sourceBody) fail('sourceBody', `${show(sourceBody, 80)} (base64 of the body published)`);
   checkSourceHeader(rule, body, truth.sourceHeaders, context);
+  checkTimestamps(fail, body, truth);
+  if (typeof body.callerIP !== 'string' || body.callerIP === '') fail('callerIP', 'a non-empty string');
+}
+
+type FieldFail = (field: string, expected: string) => never;
+
+/**
+ * Spec "Callback body": maxRetries, "Retries allowed before the message counts as failed", and
+ * retried, "Number of delivery retries made". A message never gets more attempts than 1 + maxRetries;
+ * once it counts as failed (the failure callback), it made them all.
+ */
+function checkMaxRetries(fail: FieldFail, body: Record<string, unknown>, truth: CallbackTruth): void {
+  const maxRetries = body.maxRetries as number;
+  const made = truth.attempts.length;
+  if (maxRetries < (body.retried as number)) fail('maxRetries', `at least retried, ${show(body.retried)}`);
+  if (maxRetries < made - 1) fail('maxRetries', `at least ${made - 1} (the sink saw ${made} attempts)`);
+  if (truth.exhausted !== true) return;
+  if (body.retried !== maxRetries) fail('retried', `${maxRetries}, maxRetries (the retries were exhausted)`);
+  if (made !== maxRetries + 1) {
+    fail('maxRetries', `${made - 1} (the sink saw ${made} attempts before the message counted as failed)`);
+  }
+}
+
+/**
+ * createdAt within the publish (ms, with clock skew); notBefore "at which the triggering message is or
+ * was to be delivered": not after the first attempt came, not before createdAt, and the honoured delay
+ * after createdAt when the target applied one.
+ */
+function checkTimestamps(fail: FieldFail, body: Record<string, unknown>, truth: CallbackTruth): void {
   const createdAt = Number(body.createdAt);
   const notBefore = Number(body.notBefore);
-  const delay = truth.delayMs ?? 0;
   const window = `${truth.publishedFrom}…${truth.publishedTo} ms (the publish, ±${clockSkewMs / 1000} s)`;
   if (createdAt < truth.publishedFrom - clockSkewMs || createdAt > truth.publishedTo + clockSkewMs) {
     fail('createdAt', window);
   }
-  if (notBefore < createdAt + delay - 1000 || notBefore > truth.publishedTo + delay + clockSkewMs) {
-    fail('notBefore', `createdAt + ${delay} ms (the delay asked), within ${window}`);
+  if (notBefore < createdAt - 1000) fail('notBefore', `not before createdAt ${createdAt} (ms)`);
+  const first = truth.attempts[0]?.at;
+  if (first !== undefined && notBefore > first + clockSkewMs) {
+    fail('notBefore', `not after the first attempt came at ${first} ms (±${clockSkewMs / 1000} s)`);
   }
-  if (typeof body.callerIP !== 'string' || body.callerIP === '') fail('callerIP', 'a non-empty string');
+  const delay = truth.honouredDelayMs;
+  if (delay !== undefined && notBefore < createdAt + delay - 1000) {
+    fail('notBefore', `about createdAt + ${delay} ms: the target delayed the first attempt that long`);
+  }
+}
+
+/** Which reading of "headers of the triggering message" a sourceHeader misses, or undefined when one holds. */
+function sourceHeaderMiss(
+  sourceHeader: Record<string, unknown>,
+  sent: SourceHeaders,
+): { readonly all: string; readonly delivered: string } | undefined {
+  const missing = (expected: Readonly<Record<string, string>>) => {
+    for (const [name, value] of Object.entries(expected)) {
+      const kept = headerValue(sourceHeader, name);
+      if (kept !== value) return kept === undefined ? `without ${name}` : `${name}: ${show(kept, 80)}`;
+    }
+    return undefined;
+  };
+  const all = missing(sent.all);
+  if (all === undefined) return undefined;
+  const instruction = sent.instructions.find((name) => headerValue(sourceHeader, name) !== undefined);
+  const delivered = missing(sent.delivered) ?? (instruction === undefined ? undefined : `with ${instruction}`);
+  if (delivered === undefined) return undefined;
+  return { all, delivered };
 }
 
 /**
- * The callback's sourceHeader ("Headers of the triggering message") holds every header the publish
- * sent (`sent`, credentials left out), each under its own name (compared case-insensitively) with the
- * value sent: one missing, or kept under another name (a forward header under the name it is
- * forwarded as), fails `rule`. Headers the publish did not send (content-length, host, a proxy's) may
- * appear: the spec does not say they may not.
+ * The callback's sourceHeader ("Headers of the triggering message") holds, under their own names
+ * (compared case-insensitively) with the values sent, either every header the publish sent (credentials
+ * left out) or only those the message carries to its destination, with none of the publish's
+ * instructions: the spec allows both readings. A mix of the two (callback headers dropped but other
+ * instructions kept, forward headers renamed beside the instructions) holds neither and fails `rule`.
+ * Headers the publish did not send (content-length, host, a proxy's) may appear: the spec does not say
+ * they may not.
  */
 export function checkSourceHeader(
   rule: string,
   body: Record<string, unknown>,
-  sent: Readonly<Record<string, string>>,
+  sent: SourceHeaders,
   context: string,
 ): void {
   const sourceHeader = isRecord(body.sourceHeader) ? body.sourceHeader : {};
-  for (const [name, value] of Object.entries(sent)) {
-    const kept = headerValue(sourceHeader, name);
-    if (kept !== value) {
-      throw new CheckFailure(
-        rule,
-        `sourceHeader ${kept === undefined ? `without ${name}` : `${name}: ${show(kept, 80)}`} (names ${show(Object.keys(sourceHeader), 200)})`,
-        `sourceHeader ${name}: ${show(value, 80)} (sent on publish)`,
-        context,
-      );
-    }
-  }
+  const miss = sourceHeaderMiss(sourceHeader, sent);
+  if (miss === undefined) return;
+  throw new CheckFailure(
+    rule,
+    `sourceHeader ${miss.all} (names ${show(Object.keys(sourceHeader), 200)}); as the delivered headers: ${miss.delivered}`,
+    `every header sent on publish (${show(Object.keys(sent.all), 200)}), or the headers delivered (${show(sent.delivered, 200)}) without the instructions`,
+    context,
+  );
 }
 
 /** `checkSourceHeader` on each of these callback (or failure-callback) requests' JSON bodies. */
 export function checkSourceHeaders(
   rule: string,
   requests: readonly (SinkRequest | undefined)[],
-  sent: Readonly<Record<string, string>>,
+  sent: SourceHeaders,
   context: string,
 ): void {
   for (const request of requests) checkSourceHeader(rule, jsonRequest(rule, request, context), sent, context);
+}
+
+/**
+ * Whether a callback body reports the last attempt of its message: one its destination answered 2xx,
+ * or one whose retried is its maxRetries (how a receiver tells the last one: the retries were spent).
+ * A body that is not a JSON object ends nothing (its own check fails it).
+ */
+export function endsMessage(request: SinkRequest | undefined): boolean {
+  let body: unknown;
+  try {
+    body = JSON.parse(request?.body.toString('utf8') ?? '');
+  } catch {
+    return false;
+  }
+  if (!isRecord(body)) return false;
+  const status = body.status;
+  if (typeof status === 'number' && status >= 200 && status <= 299) return true;
+  return typeof body.retried === 'number' && body.retried === body.maxRetries;
 }

@@ -137,6 +137,22 @@ export interface CaseInbox {
    * throws ends the case's waits at once (a wrong status, a wrong field: the outcome is certain).
    */
   judge(role: string, check: (request: SinkRequest) => void): void;
+  /**
+   * Waits for requests of `role` one more at a time until `done` holds for those so far (the last
+   * callback of a message, whose count the target decides); a shortfall fails `rule`.
+   */
+  arriveUntil(
+    rule: string,
+    role: string,
+    done: (requests: readonly SinkRequest[]) => boolean,
+    what?: string,
+  ): Promise<SinkRequest[]>;
+  /**
+   * Waits while `missing` names a request still to come (its count by default one more than its role
+   * has), under one deadline: for an end the target decides (the last callback of a message, a
+   * failure callback or a success); when the wait runs out, the one still missing fails its rule.
+   */
+  until(missing: () => Arrival | undefined): Promise<void>;
   /** Lets requests that must not come have their chance. */
   settle(): Promise<void>;
 }
@@ -176,7 +192,12 @@ export async function openInbox(ctx: CaseContext, label: string): Promise<CaseIn
   };
 
   const arriveAll = async (arrivals: readonly Arrival[]): Promise<SinkRequest[][]> => {
-    const short = () => arrivals.find((item) => inbox.requests(item.role).length < (item.count ?? 1));
+    await waitWhile(() => arrivals.find((item) => inbox.requests(item.role).length < (item.count ?? 1)), arrivals);
+    return arrivals.map((item) => inbox.requests(item.role));
+  };
+
+  /** Waits while `short` names an arrival still missing; when the wait runs out, that one fails its rule. */
+  const waitWhile = async (short: () => Arrival | undefined, arrivals: readonly Arrival[]): Promise<void> => {
     const begun = Date.now();
     const arrivedBefore = Math.max(lastArrivalAt, sink.lastArrivalAt());
     let cutShort: Error | undefined;
@@ -233,7 +254,6 @@ export async function openInbox(ctx: CaseContext, label: string): Promise<CaseIn
     } finally {
       clearInterval(droughtTimer);
     }
-    return arrivals.map((item) => inbox.requests(item.role));
   };
 
   const caseInbox: CaseInbox = {
@@ -245,6 +265,22 @@ export async function openInbox(ctx: CaseContext, label: string): Promise<CaseIn
       return requests ?? [];
     },
     arriveAll,
+    async arriveUntil(rule, role, done, what = role) {
+      let requests = inbox.requests(role);
+      while (!done(requests)) {
+        [requests = []] = await arriveAll([{ rule, role, count: requests.length + 1, what }]);
+      }
+      return requests;
+    },
+    async until(missing) {
+      const short = () => {
+        const wanted = missing();
+        if (wanted === undefined) return undefined;
+        return { ...wanted, count: wanted.count ?? inbox.requests(wanted.role).length + 1 };
+      };
+      const first = short();
+      if (first !== undefined) await waitWhile(short, [first]);
+    },
     judge(role, check) {
       judges.push({ role, check });
       for (const request of inbox.requests(role)) if (judged.has(request)) check(request);

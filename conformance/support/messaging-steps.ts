@@ -12,7 +12,7 @@ import {
 } from '../../src/engines/conformance/suite-api.ts';
 import { adminClient } from './admin-client.ts';
 import { createManagementClient } from './management-client.ts';
-import { describe } from './messaging-checks.ts';
+import { describe, type SourceHeaders } from './messaging-checks.ts';
 import type { MessagingClient } from './messaging-client.ts';
 
 /** A short id unique to this case and run, safe in a path segment and an event id. */
@@ -48,18 +48,28 @@ function publishHeaders(headers: Readonly<Record<string, string>>): Record<strin
 
 /**
  * Every header a `publishTo` with these headers sends, as a callback's sourceHeader ("Headers of the
- * triggering message") must show it, but for the credentials (authorization, cookie), which the spec
- * does not say are kept and the reference leaves out (where-the-spec-is-silent).
+ * triggering message") may show it, in both readings (`SourceHeaders`): all of them but the credentials
+ * (authorization, cookie), which the spec does not say are kept and the reference leaves out
+ * (where-the-spec-is-silent); or those the message carries to its destination (the content type, each
+ * `<prefix>Forward-<Name>` as `<Name>`), without the vendor-prefixed instructions.
  */
-export function sentHeaders(
-  client: MessagingClient,
-  headers: Readonly<Record<string, string>> = {},
-): Readonly<Record<string, string>> {
-  return Object.fromEntries(
+export function sentHeaders(client: MessagingClient, headers: Readonly<Record<string, string>> = {}): SourceHeaders {
+  const all = Object.fromEntries(
     Object.entries(client.headersOf({ headers: publishHeaders(headers) })).filter(
       ([name]) => !['authorization', 'cookie'].includes(name.toLowerCase()),
     ),
   );
+  const prefix = client.h('').toLowerCase();
+  const forward = `${prefix}forward-`;
+  const delivered: Record<string, string> = {};
+  const instructions: string[] = [];
+  for (const [name, value] of Object.entries(all)) {
+    const lower = name.toLowerCase();
+    if (lower === 'content-type') delivered[name] = value;
+    else if (lower.startsWith(forward) && lower.length > forward.length) delivered[name.slice(forward.length)] = value;
+    if (lower.startsWith(prefix)) instructions.push(name);
+  }
+  return { all, delivered, instructions };
 }
 
 /** The message id of a publish answer, when it gives one (the shape is not shown by the spec). */

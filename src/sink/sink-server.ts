@@ -59,6 +59,12 @@ export interface SinkRequest {
   /** Unix milliseconds of arrival. */
   readonly at: number;
   readonly signature: RequestSignature;
+  /**
+   * Where the same token (its `jti`) was presented first, when this request presents one again: a
+   * re-send with the token it was signed with. Recorded, never refused: the spec shows no signature
+   * scheme, and RFC 7519 makes `jti` optional, so a replay is an observation, not a failure.
+   */
+  readonly replayOf?: string;
   /** The status the sink answered. */
   readonly answered: number;
   /** The headers and body the sink answered with, to compare with what a callback reports. */
@@ -197,7 +203,7 @@ export class Inbox {
             : item.signature.ok === false
               ? item.signature.problem
               : `not checked (${item.signature.reason})`
-        }`,
+        }${item.replayOf === undefined ? '' : ` (its token was presented before, on ${item.replayOf})`}`,
     );
   }
 
@@ -296,7 +302,7 @@ export async function startSink(options: SinkOptions): Promise<Sink> {
   let base: SinkBase | undefined;
   const readKeys = shared(async () => options.keys().catch(() => undefined));
   const verifier = new SignatureVerifier(scheme, readKeys);
-  /** Token ids already presented to conformance inboxes, each with the first request's path: a second use is a replay. */
+  /** Token ids already presented to conformance inboxes, each with the first request's path: a second use is recorded. */
   const seenIds = new Map<string, string>();
 
   const arrived = (at: number) => {
@@ -318,17 +324,23 @@ export async function startSink(options: SinkOptions): Promise<Sink> {
     for (const listener of entry.listeners) listener(batch);
   };
 
-  const verifyOnce = async (match: SinkPath, signature: string | undefined, body: Uint8Array) => {
+  /**
+   * The signature's verdict, and where its token was presented first when it was before. A token
+   * presented again (a retry re-sent with the first attempt's token) is not refused: the spec shows no
+   * scheme and `jti` is optional in RFC 7519, so whether a token may serve an identical re-send is the
+   * implementation's; the sink records it for the case's details.
+   */
+  const verifyOnce = async (
+    match: SinkPath,
+    signature: string | undefined,
+    body: Uint8Array,
+  ): Promise<{ readonly signature: RequestSignature; readonly replayOf?: string }> => {
     const verdict = await verifier.verify(signature, match.publicUrl, body);
-    if (verdict.jti === undefined) return verdict.signature;
-    // A token is made for one request (RFC 7519's jti): one presented again (a retry that reuses the
-    // first attempt's token) is a replay a receiver must refuse.
+    if (verdict.jti === undefined) return { signature: verdict.signature };
     const first = seenIds.get(verdict.jti);
-    if (first !== undefined) {
-      return { ok: false, problem: `the token (jti ${verdict.jti}) was already used on ${first}: a replay` } as const;
-    }
+    if (first !== undefined) return { signature: verdict.signature, replayOf: first };
     seenIds.set(verdict.jti, `${match.role}${match.rest.split('?')[0]}`);
-    return verdict.signature;
+    return { signature: verdict.signature };
   };
 
   /** A request for a conformance inbox, or for none: answered on this thread. */
@@ -347,7 +359,7 @@ export async function startSink(options: SinkOptions): Promise<Sink> {
     }
     arrived(at);
     const header = headers[options.signatureHeader.toLowerCase()];
-    const signature: RequestSignature = await verifyOnce(match, Array.isArray(header) ? header[0] : header, body);
+    const { signature, replayOf } = await verifyOnce(match, Array.isArray(header) ? header[0] : header, body);
     const { status, answer } = inbox.receive({
       role: match.role,
       method,
@@ -356,6 +368,7 @@ export async function startSink(options: SinkOptions): Promise<Sink> {
       body,
       at: Math.floor(at),
       signature,
+      ...(replayOf !== undefined && { replayOf }),
     });
     return {
       status,

@@ -1,7 +1,8 @@
 /**
  * The callback body compared with what happened: the true body passes, and each field off in the way
- * an implementation gets it wrong fails A.callback.fields naming that field; integer fields judged
- * as written (the raw JSON literal).
+ * an implementation gets it wrong fails A.callback.fields naming that field; what the spec leaves to
+ * the implementation (its own retries, a delay not applied, the other reading of sourceHeader) passes;
+ * integer fields judged as written (the raw JSON literal).
  */
 import { describe, expect, test } from 'vitest';
 import { type CallbackTruth, checkCallbackTruth } from '../../../conformance/support/messaging-checks.ts';
@@ -16,7 +17,7 @@ const attempt = (status: number): SinkRequest => ({
   rest: '',
   headers: { 'svc-message-id': 'msg_1' },
   body: Buffer.from('payload ✓!'),
-  at: 0,
+  at: 1_700_000_002_020,
   signature: { ok: true, key: 'current' },
   answered: status,
   answeredWith: { headers: { 'x-svc-harness-answer': 'tag' }, body: Buffer.from(answerBody) },
@@ -24,15 +25,18 @@ const attempt = (status: number): SinkRequest => ({
 
 const truth: CallbackTruth = {
   attempts: [attempt(500), attempt(200)],
-  maxRetries: 1,
   url: 'http://sink/t/dest',
   method: 'POST',
   messageId: 'msg_1',
   sourceBody: 'payload ✓!',
-  sourceHeaders: { 'content-type': 'text/plain; charset=utf-8', 'Svc-Forward-X-Svc-Source': 'tag' },
+  sourceHeaders: {
+    all: { 'content-type': 'text/plain; charset=utf-8', 'Svc-Forward-X-Svc-Source': 'tag', 'Svc-Retries': '1' },
+    delivered: { 'content-type': 'text/plain; charset=utf-8', 'X-Svc-Source': 'tag' },
+    instructions: ['Svc-Forward-X-Svc-Source', 'Svc-Retries'],
+  },
   publishedFrom: 1_700_000_000_000,
   publishedTo: 1_700_000_000_050,
-  delayMs: 2000,
+  honouredDelayMs: 2000,
   messageIdHeader: 'Svc-Message-Id',
 };
 
@@ -45,7 +49,12 @@ const body = (retried: number): Record<string, unknown> => ({
   sourceMessageId: 'msg_1',
   url: 'http://sink/t/dest',
   method: 'POST',
-  sourceHeader: { 'Content-Type': 'text/plain; charset=utf-8', 'svc-forward-x-svc-source': 'tag', host: 'x' },
+  sourceHeader: {
+    'Content-Type': 'text/plain; charset=utf-8',
+    'svc-forward-x-svc-source': 'tag',
+    'svc-retries': '1',
+    host: 'x',
+  },
   sourceBody: Buffer.from('payload ✓!').toString('base64'),
   createdAt: '1700000000010',
   notBefore: '1700000002010',
@@ -69,10 +78,30 @@ describe('checkCallbackTruth', () => {
     expect(() => checkCallbackTruth('A.callback.fields', body(1), truth, 'c')).not.toThrow();
   });
 
-  test('a forward header kept under the name it is forwarded as is renamed: it fails on sourceHeader', () => {
-    expect(failedField({ sourceHeader: { 'content-type': 'text/plain; charset=utf-8', 'X-Svc-Source': 'tag' } })).toBe(
-      'sourceHeader',
+  test('a forward header renamed beside the instructions holds neither reading: it fails on sourceHeader', () => {
+    const renamed = { 'content-type': 'text/plain; charset=utf-8', 'X-Svc-Source': 'tag', 'Svc-Retries': '1' };
+    expect(failedField({ sourceHeader: renamed })).toBe('sourceHeader');
+  });
+
+  test('sourceHeader as the headers the message carried to its destination, no instructions, passes', () => {
+    const delivered = { 'content-type': 'text/plain; charset=utf-8', 'x-svc-source': 'tag' };
+    expect(failedField({ sourceHeader: delivered })).toBeUndefined();
+  });
+
+  test('maxRetries is the target’s: its own retries pass while the attempts fit them, not once they are spent', () => {
+    expect(failedField({ maxRetries: 3 })).toBeUndefined();
+    const exhausted = { ...truth, attempts: [attempt(500), attempt(500)], exhausted: true };
+    const spent = { ...body(1), status: 500 };
+    expect(() => checkCallbackTruth('A.callback.fields', spent, exhausted, 'c')).not.toThrow();
+    expect(() => checkCallbackTruth('A.callback.fields', { ...spent, maxRetries: 3 }, exhausted, 'c')).toThrow(
+      /retried/,
     );
+  });
+
+  test('a delay the target did not apply leaves notBefore at createdAt', () => {
+    const undelayed = { ...truth, honouredDelayMs: undefined };
+    const now = { ...body(1), notBefore: '1700000000010' };
+    expect(() => checkCallbackTruth('A.callback.fields', now, undelayed, 'c')).not.toThrow();
   });
 
   test('sourceHeader names compare case-insensitively, and headers the publish did not send may appear', () => {
@@ -81,6 +110,7 @@ describe('checkCallbackTruth', () => {
       sourceHeader: {
         'CONTENT-TYPE': 'text/plain; charset=utf-8',
         'Svc-Forward-X-Svc-Source': 'tag',
+        'SVC-RETRIES': '1',
         host: 'x',
         'content-length': '10',
       },
@@ -93,14 +123,15 @@ describe('checkCallbackTruth', () => {
     ['the status of another attempt', { status: 500 }, 'status'],
     ['the body unencoded', { body: answerBody }, 'body'],
     ['the answer’s own header dropped', { header: { 'content-type': ['text/plain'] } }, 'header'],
-    ['the default retries', { maxRetries: 3 }, 'maxRetries'],
+    ['fewer retries than the attempts seen', { maxRetries: 0, retried: 1 }, 'maxRetries'],
     ['another message id', { sourceMessageId: 'msg_2' }, 'sourceMessageId'],
     ['the callback URL as url', { url: 'http://sink/t/callback' }, 'url'],
     ['another method', { method: 'PUT' }, 'method'],
     ['a sent header missing', { sourceHeader: { 'content-type': 'text/plain; charset=utf-8' } }, 'sourceHeader'],
+    ['after the first attempt', { notBefore: '1700000090000' }, 'notBefore'],
     ['the published body unencoded', { sourceBody: 'payload ✓!' }, 'sourceBody'],
     ['seconds, not milliseconds', { createdAt: '1700000000', notBefore: '1700000002' }, 'createdAt'],
-    ['the delay ignored', { notBefore: '1700000000010' }, 'notBefore'],
+    ['the delay applied but not reported', { notBefore: '1700000000010' }, 'notBefore'],
     ['no caller IP', { callerIP: '' }, 'callerIP'],
   ])('%s fails on that field', (_name, changed, field) => {
     expect(failedField(changed)).toBe(field);
