@@ -37,7 +37,7 @@ export interface CommandSpec {
 const configOption: OptionSpec = {
   type: 'string',
   description: 'Config file with defaults for these flags (flags win)',
-  default: 'svc-harness.config.{ts,mts,mjs,js,json} in the working folder, if there is one',
+  default: 'svc-harness.config.{ts,mts,cts,mjs,js,cjs,json} in the working folder, if there is one',
 };
 
 const loadOptions = {

@@ -1,6 +1,6 @@
 /**
  * The config file, found as vitest finds its own: `--config FILE`, else the first of
- * `svc-harness.config.{ts,mts,mjs,js,json}` in the working folder. It holds defaults for the flags of
+ * `svc-harness.config.{ts,mts,cts,mjs,js,cjs,json}` in the working folder. It holds defaults for the flags of
  * conformance, load, run and k6 manifest (schemas/config.schema.json); a flag given on the command line
  * wins. Keys are the flags' names in camelCase, plus `areas`, `reporters`, `thresholds`, `params` and
  * `scenarios` (names, paths or globs). Paths in it are relative to the file. A key a command has no flag
@@ -8,12 +8,12 @@
  */
 import { existsSync, globSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { Ajv } from 'ajv';
 import schema from '../../schemas/config.schema.json' with { type: 'json' };
 import { isScenarioPath } from '../engines/load/scenario-registry.ts';
 import { readJsonFile, schemaProblem } from '../shared/config-file.ts';
-import { harnessError, oneLine } from '../shared/errors.ts';
+import { harnessError } from '../shared/errors.ts';
+import { importUserModule } from '../shared/user-module.ts';
 import type { CommandSpec } from './command-table.ts';
 import { didYouMean } from './parse-argv.ts';
 import type { ParsedValue, ParsedValues } from './parsed-values.ts';
@@ -62,8 +62,10 @@ export function defineConfig(config: SvcHarnessConfig): SvcHarnessConfig {
 export const configFileNames = [
   'svc-harness.config.ts',
   'svc-harness.config.mts',
+  'svc-harness.config.cts',
   'svc-harness.config.mjs',
   'svc-harness.config.js',
+  'svc-harness.config.cjs',
   'svc-harness.config.json',
 ] as const;
 
@@ -83,11 +85,7 @@ export async function readConfigFile(path: string): Promise<SvcHarnessConfig> {
   let value: unknown;
   if (path.endsWith('.json')) value = readJsonFile(path, 'config file');
   else {
-    try {
-      value = ((await import(pathToFileURL(path).href)) as { default?: unknown }).default;
-    } catch (error) {
-      throw harnessError('SVC_CONFIG', `config file ${path}: it does not load (${oneLine(error)})`);
-    }
+    value = (await importUserModule(path, 'config file')).default;
   }
   if (!validate(value)) {
     const problem = schemaProblem(validate.errors, (error) => {

@@ -242,8 +242,11 @@ export interface Scenario<State = unknown, Meta = unknown> {
    * one it got. Without it, the target's `maxAnswerBytes` is the only cap (100 MiB by default).
    */
   largestAnswer?(options: ScenarioOptions): number;
-  /** Prepares the target; the state must be plain data (k6 passes it to its VUs as JSON). */
-  setup(context: ScenarioContext): Promise<State>;
+  /**
+   * Prepares the target; the state must be plain data (k6 passes it to its VUs as JSON). Optional: without
+   * it the state is undefined.
+   */
+  setup?(context: ScenarioContext): Promise<State>;
   /** The request of one iteration. */
   request(state: State, iteration: Iteration): ScenarioRequest<Meta>;
   /** Checks an answer (null: none came) and counts what the scenario accounts for. */
@@ -253,8 +256,8 @@ export interface Scenario<State = unknown, Meta = unknown> {
     answer: ScenarioAnswer | null,
     tally: Tally,
   ): readonly CheckOutcome[];
-  /** Verifies the target's state against the tallies, and deletes what the scenario wrote. */
-  finish(state: State, context: ScenarioContext, tallies: Readonly<Record<string, number>>): Promise<ScenarioFinish>;
+  /** Verifies the target's state against the tallies, and deletes what the scenario wrote. Optional. */
+  finish?(state: State, context: ScenarioContext, tallies: Readonly<Record<string, number>>): Promise<ScenarioFinish>;
   readonly fanout?: FanoutPart<State>;
   /** A messaging scenario's sink: the engine runs it and accounts for every arrival (tally mark `accepted`). */
   readonly sink?: SinkPart<State>;

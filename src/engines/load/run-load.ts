@@ -24,7 +24,13 @@ import { sinkLacking, startLoadSink } from './load-sink.ts';
 import { areaLoadTarget } from './load-target.ts';
 import { checkParams } from './scenario-params.ts';
 import { scenarioOptions, withAnswerCap } from './scenario-plan.ts';
-import { checkScenarioNames, loadScenario, scenarioFile, scenarioNames, scenariosDir } from './scenario-registry.ts';
+import {
+  checkScenarioNames,
+  loadScenarioModule,
+  scenarioFile,
+  scenarioNames,
+  scenariosDir,
+} from './scenario-registry.ts';
 
 export interface LoadOptions {
   /** @default every scenario */
@@ -78,8 +84,8 @@ export async function runLoad(options: LoadOptions): Promise<LoadRun> {
   // Every module and every threshold is checked before anything starts.
   const planned = await Promise.all(
     names.map(async (name) => {
-      const file = scenarioFile(name, dir);
-      const scenario = await loadScenario(file);
+      // A user's module compiled once here; engines, workers and k6 import `file` as it is.
+      const { scenario, file } = await loadScenarioModule(scenarioFile(name, dir));
       let own: Threshold[];
       try {
         own = parseThresholds(scenario.thresholds, 'scenario');

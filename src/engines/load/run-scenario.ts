@@ -53,7 +53,7 @@ async function runWithSink(
   const context = contextFor(run, options, problems, sink?.urls);
   let state: unknown;
   try {
-    state = await scenario.setup(context);
+    state = await scenario.setup?.(context);
     sink?.setState(state);
   } catch (error) {
     return emptyResult(base, `setup failed: ${oneLine(error)}`, run.thresholds);
@@ -170,7 +170,7 @@ async function runWithSink(
   }
   let finish: ScenarioFinish = {};
   try {
-    finish = await scenario.finish(state, context, merged.tallies);
+    finish = (await scenario.finish?.(state, context, merged.tallies)) ?? {};
   } catch (error) {
     problems.push(`finish failed (what it wrote may be left under its prefix): ${oneLine(error)}`);
   }

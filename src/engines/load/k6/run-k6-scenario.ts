@@ -120,7 +120,7 @@ async function runOnK6(run: ScenarioRun, k6: K6Binary, segments: number, prepare
   const context = contextFor(run, options, problems, sink?.urls);
   let state: unknown;
   try {
-    state = await scenario.setup(context);
+    state = await scenario.setup?.(context);
     sink?.setState(state);
   } catch (error) {
     return emptyResult(base, `setup failed: ${oneLine(error)}`, run.thresholds);
@@ -267,7 +267,7 @@ async function runOnK6(run: ScenarioRun, k6: K6Binary, segments: number, prepare
     }
   }
   try {
-    finish = await scenario.finish(state, context, merged.tallies);
+    finish = (await scenario.finish?.(state, context, merged.tallies)) ?? {};
   } catch (error) {
     problems.push(`finish failed (what it wrote may be left under its prefix): ${oneLine(error)}`);
   }

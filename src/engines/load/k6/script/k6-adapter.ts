@@ -138,7 +138,7 @@ export function k6Script(config: K6Config, scenarios: Readonly<Record<string, Sc
         const scenario = scenarios[entry.name];
         if (!scenario) throw new Error(`k6 script: scenario ${entry.name} is not bundled`);
         // The runner's own sink token too: its arrivals stay apart from every other runner's.
-        states[entry.name] = await scenario.setup(
+        states[entry.name] = await scenario.setup?.(
           context(entry.name, entry.prefix ?? `svc-load:${run}:${entry.name}`, `${run}-${entry.name}`),
         );
       }
@@ -154,7 +154,7 @@ export function k6Script(config: K6Config, scenarios: Readonly<Record<string, Sc
         // Here only to delete what setup wrote: the tallies of the other runners are not known to this one.
         // A scenario's finish works from its state (which holds the prefix setup was given), not from the
         // context's prefix, which only setup reads.
-        await scenario.finish(states[entry.name], context(entry.name, ''), {});
+        await scenario.finish?.(states[entry.name], context(entry.name, ''), {});
       }
     },
 
