@@ -21,6 +21,7 @@ import { allOf, cover } from '../rules/dimensions.ts';
 import { argBytes, type ByteClass, byteClassSamples, joinArgs, mixedBytes } from '../support/byte-classes.ts';
 import { type BatchCell, runCells } from '../support/cell-batch.ts';
 import { type KeySpace, keySpace } from '../support/key-space.ts';
+import { type Requirements, withRequirements } from '../support/kv-capabilities.ts';
 import { checkResult, checkThat, resultOf } from '../support/kv-checks.ts';
 import { createKvClient, type KvClient } from '../support/kv-client.ts';
 import { pathFormRuns } from '../support/kv-steps.ts';
@@ -202,4 +203,15 @@ function placeCase(place: Place): ConformanceCase {
   };
 }
 
-export const cases = defineCases((['path-segment', 'post-body', 'query-pair', 'root-json'] as const).map(placeCase));
+const requirements: Requirements = {
+  // The body's and the query pair's keys are path segments too; the path segment's own case judges
+  // percent-decoding (B.path.percent-decoding), so it rests only on what its positives check.
+  'kv.byte-classes.post-body': ['percent-decoding'],
+  'kv.byte-classes.query-pair': ['percent-decoding'],
+  '*': ['plain-replies'],
+};
+
+export const cases = withRequirements(
+  requirements,
+  defineCases((['path-segment', 'post-body', 'query-pair', 'root-json'] as const).map(placeCase)),
+);

@@ -11,6 +11,7 @@ import {
   show,
 } from '../../src/engines/conformance/suite-api.ts';
 import { keySpace } from '../support/key-space.ts';
+import { type Requirements, withRequirements } from '../support/kv-capabilities.ts';
 import { checkDiscarded, checkRefusal, checkResult, checkThat, isSuccess, resultOf } from '../support/kv-checks.ts';
 import { createKvClient, type JsonArg, type KvClient } from '../support/kv-client.ts';
 import { pathFormAvailable, step, steps, transactionRuns } from '../support/kv-steps.ts';
@@ -326,76 +327,87 @@ function refusedCase(row: RefusedRow): ConformanceCase {
   };
 }
 
-export const cases = defineCases([
-  ...groupRows.map(groupCase),
-  {
-    id: 'kv.commands.json-group',
-    rules: ['B.commands.json-group'],
-    title: 'The JSON command group is supported',
-    expect: 'JSON.SET, JSON.NUMINCRBY, JSON.GET and JSON.TYPE run on a document.',
-    async run(ctx) {
-      const kv = createKvClient(ctx);
-      const key = keySpace(ctx, kv).key('doc');
-      const rule = 'B.commands.json-group';
-      checkResult(rule, await kv.root(['JSON.SET', key, '$', '{"name":"svc","n":1,"tags":["a"]}']), 'OK', 'JSON.SET');
-      resultOf(rule, await kv.root(['JSON.NUMINCRBY', key, '$.n', '2']), 'JSON.NUMINCRBY');
-      const doc = resultOf(rule, await kv.root(['JSON.GET', key, '$']), 'JSON.GET');
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(String(doc));
-      } catch {
-        parsed = undefined;
-      }
-      // `$` answers a one-item array in current JSON modules and the document itself in older ones;
-      // key order inside a JSON document is not part of its value.
-      const expected = { name: 'svc', n: 3, tags: ['a'] };
-      const documentOf = Array.isArray(parsed) && parsed.length === 1 ? parsed[0] : parsed;
-      checkThat(
-        rule,
-        isDeepStrictEqual(documentOf, expected),
-        `JSON.GET ${String(doc)}`,
-        `${JSON.stringify([expected])} (or the document alone)`,
-      );
-      const type = resultOf(rule, await kv.root(['JSON.TYPE', key, '$.tags']), 'JSON.TYPE');
-      checkThat(
-        rule,
-        JSON.stringify(type) === '["array"]' || type === 'array',
-        `JSON.TYPE ${JSON.stringify(type)}`,
-        '["array"]',
-      );
-    },
-  },
-  {
-    id: 'kv.commands.ping-echo',
-    rules: ['B.commands.connection-only-ping-echo'],
-    title: 'PING and ECHO, of the connection group, are supported',
-    expect: 'PING answers PONG, PING msg answers msg, ECHO msg answers msg.',
-    async run(ctx) {
-      const kv = createKvClient(ctx);
-      const rule = 'B.commands.connection-only-ping-echo';
-      checkResult(rule, await kv.root(['PING']), 'PONG', 'PING');
-      checkResult(rule, await kv.root(['PING', 'hello']), 'hello', 'PING hello');
-      checkResult(rule, await kv.root(['ECHO', 'echo me']), 'echo me', 'ECHO');
-    },
-  },
-  ...refusedRows.map(refusedCase),
-  ...(['WATCH', 'UNWATCH', 'DISCARD'] as const).map(
-    (name): ConformanceCase => ({
-      id: `kv.commands.transaction-refused.${name.toLowerCase()}`,
-      rules: ['B.commands.transaction-refused'],
-      title: `${name} is not supported in a transaction`,
-      expect: `A /multi-exec holding ${name} is refused as a whole: one {error} object, nothing runs.`,
+const requirements: Requirements = {
+  // The scripting group's own case judges EVAL (B.commands.supported-groups), so no case here rests on it.
+  '*': ['root-form'],
+  'kv.commands.transaction-refused.watch': ['root-form', 'multi-exec'],
+  'kv.commands.transaction-refused.unwatch': ['root-form', 'multi-exec'],
+  'kv.commands.transaction-refused.discard': ['root-form', 'multi-exec'],
+};
+
+export const cases = withRequirements(
+  requirements,
+  defineCases([
+    ...groupRows.map(groupCase),
+    {
+      id: 'kv.commands.json-group',
+      rules: ['B.commands.json-group'],
+      title: 'The JSON command group is supported',
+      expect: 'JSON.SET, JSON.NUMINCRBY, JSON.GET and JSON.TYPE run on a document.',
       async run(ctx) {
         const kv = createKvClient(ctx);
-        const key = keySpace(ctx, kv).key('first');
-        const command = name === 'WATCH' ? [name, key] : [name];
-        const rule = 'B.commands.transaction-refused';
-        await transactionRuns(kv, key);
-        await kv.root(['DEL', key]);
-        const res = await kv.multiExec([['SET', key, 'v'], command, ['GET', key]]);
-        checkDiscarded(rule, res, undefined, ctx.observe);
-        checkResult(rule, await kv.root(['EXISTS', key]), 0, 'the SET must not have run');
+        const key = keySpace(ctx, kv).key('doc');
+        const rule = 'B.commands.json-group';
+        checkResult(rule, await kv.root(['JSON.SET', key, '$', '{"name":"svc","n":1,"tags":["a"]}']), 'OK', 'JSON.SET');
+        resultOf(rule, await kv.root(['JSON.NUMINCRBY', key, '$.n', '2']), 'JSON.NUMINCRBY');
+        const doc = resultOf(rule, await kv.root(['JSON.GET', key, '$']), 'JSON.GET');
+        let parsed: unknown;
+        try {
+          parsed = JSON.parse(String(doc));
+        } catch {
+          parsed = undefined;
+        }
+        // `$` answers a one-item array in current JSON modules and the document itself in older ones;
+        // key order inside a JSON document is not part of its value.
+        const expected = { name: 'svc', n: 3, tags: ['a'] };
+        const documentOf = Array.isArray(parsed) && parsed.length === 1 ? parsed[0] : parsed;
+        checkThat(
+          rule,
+          isDeepStrictEqual(documentOf, expected),
+          `JSON.GET ${String(doc)}`,
+          `${JSON.stringify([expected])} (or the document alone)`,
+        );
+        const type = resultOf(rule, await kv.root(['JSON.TYPE', key, '$.tags']), 'JSON.TYPE');
+        checkThat(
+          rule,
+          JSON.stringify(type) === '["array"]' || type === 'array',
+          `JSON.TYPE ${JSON.stringify(type)}`,
+          '["array"]',
+        );
       },
-    }),
-  ),
-]);
+    },
+    {
+      id: 'kv.commands.ping-echo',
+      rules: ['B.commands.connection-only-ping-echo'],
+      title: 'PING and ECHO, of the connection group, are supported',
+      expect: 'PING answers PONG, PING msg answers msg, ECHO msg answers msg.',
+      async run(ctx) {
+        const kv = createKvClient(ctx);
+        const rule = 'B.commands.connection-only-ping-echo';
+        checkResult(rule, await kv.root(['PING']), 'PONG', 'PING');
+        checkResult(rule, await kv.root(['PING', 'hello']), 'hello', 'PING hello');
+        checkResult(rule, await kv.root(['ECHO', 'echo me']), 'echo me', 'ECHO');
+      },
+    },
+    ...refusedRows.map(refusedCase),
+    ...(['WATCH', 'UNWATCH', 'DISCARD'] as const).map(
+      (name): ConformanceCase => ({
+        id: `kv.commands.transaction-refused.${name.toLowerCase()}`,
+        rules: ['B.commands.transaction-refused'],
+        title: `${name} is not supported in a transaction`,
+        expect: `A /multi-exec holding ${name} is refused as a whole: one {error} object, nothing runs.`,
+        async run(ctx) {
+          const kv = createKvClient(ctx);
+          const key = keySpace(ctx, kv).key('first');
+          const command = name === 'WATCH' ? [name, key] : [name];
+          const rule = 'B.commands.transaction-refused';
+          await transactionRuns(kv, key);
+          await kv.root(['DEL', key]);
+          const res = await kv.multiExec([['SET', key, 'v'], command, ['GET', key]]);
+          checkDiscarded(rule, res, undefined, ctx.observe);
+          checkResult(rule, await kv.root(['EXISTS', key]), 0, 'the SET must not have run');
+        },
+      }),
+    ),
+  ]),
+);

@@ -19,6 +19,7 @@ import {
 import { allOf, cover, type DimensionValue } from '../rules/dimensions.ts';
 import { type BatchCell, runCells } from '../support/cell-batch.ts';
 import { keySpace } from '../support/key-space.ts';
+import { type Requirements, withRequirements } from '../support/kv-capabilities.ts';
 import {
   checkContentType,
   checkStatus,
@@ -390,4 +391,10 @@ function containerCase(container: Container): ConformanceCase {
   };
 }
 
-export const cases = defineCases(allOf('container').map(containerCase));
+const requirements: Requirements = {
+  'kv.reply-matrix.pipeline-item': ['root-form', 'pipeline'],
+  'kv.reply-matrix.multi-exec-item': ['root-form', 'multi-exec'],
+  '*': ['root-form'],
+};
+
+export const cases = withRequirements(requirements, defineCases(allOf('container').map(containerCase)));

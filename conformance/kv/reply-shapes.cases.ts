@@ -14,6 +14,7 @@ import {
   toBase64,
 } from '../../src/engines/conformance/suite-api.ts';
 import { keySpace } from '../support/key-space.ts';
+import { type Requirements, withRequirements } from '../support/kv-capabilities.ts';
 import { checkItems, checkResp2, checkStatus, checkThat, itemsOf, resultOf } from '../support/kv-checks.ts';
 import { createKvClient, type JsonArg } from '../support/kv-client.ts';
 import { steps } from '../support/kv-steps.ts';
@@ -181,63 +182,84 @@ function checkReplaced(value: unknown, reply: Reply, where: string): void {
   checkThat('B.utf8.replacement', match !== 'no', `${where} ${show(value)}`, 'the text with U+FFFD for invalid UTF-8');
 }
 
-export const cases = defineCases([
-  ...rows.map(shapeCase),
-  {
-    id: 'kv.reply-shapes.utf8-nested',
-    rules: ['B.utf8.replacement', 'B.encoding.base64', 'B.format.resp2'],
-    title: 'Invalid UTF-8 inside nested arrays and pipeline items',
-    expect:
-      'Strings with invalid UTF-8 inside a nested reply come back with U+FFFD in JSON, in POST / and in a /pipeline item; base64 and resp2 give their exact bytes.',
-    async run(ctx) {
-      const kv = createKvClient(ctx);
-      const read = ['EVAL', nestedBytesScript, '0'];
-      checkReplaced(resultOf('B.utf8.replacement', await kv.root(read), 'JSON'), nestedBytes, 'result');
-      const [item] = itemsOf('B.utf8.replacement', await kv.pipeline([read]), 1, '/pipeline');
-      checkThat('B.utf8.replacement', item !== undefined && 'result' in item, `item ${show(item)}`, 'a {result} item');
-      checkReplaced(item && 'result' in item ? item.result : undefined, nestedBytes, '/pipeline item');
-      const encoded = resultOf('B.encoding.base64', await kv.root(read, { encoding: 'base64' }), 'base64');
-      const want = asBase64(nestedBytes);
-      // Valid base64 of other bytes means the bytes were replaced before encoding: rule 1's "unless
-      // base64 is asked for"; anything that is not base64 at all breaks the encoding rule.
-      checkThat(
-        allBase64(encoded) ? 'B.utf8.replacement' : 'B.encoding.base64',
-        JSON.stringify(encoded) === JSON.stringify(want),
-        `result ${show(encoded)}`,
-        `result ${show(want)}`,
-      );
-      checkResp2('B.format.resp2', await kv.root(read, { format: 'resp2' }), resp2(nestedBytes as Resp2Value), 'resp2');
+const requirements: Requirements = {
+  // EVAL is a means here (its group's own case is kv.commands.group.scripting).
+  'kv.reply-shapes.script': ['root-form', 'scripting'],
+  'kv.reply-shapes.utf8-nested': ['root-form', 'scripting', 'pipeline'],
+  'kv.reply-shapes.long-pipeline-order': ['root-form'],
+  '*': ['root-form'],
+};
+
+export const cases = withRequirements(
+  requirements,
+  defineCases([
+    ...rows.map(shapeCase),
+    {
+      id: 'kv.reply-shapes.utf8-nested',
+      rules: ['B.utf8.replacement', 'B.encoding.base64', 'B.format.resp2'],
+      title: 'Invalid UTF-8 inside nested arrays and pipeline items',
+      expect:
+        'Strings with invalid UTF-8 inside a nested reply come back with U+FFFD in JSON, in POST / and in a /pipeline item; base64 and resp2 give their exact bytes.',
+      async run(ctx) {
+        const kv = createKvClient(ctx);
+        const read = ['EVAL', nestedBytesScript, '0'];
+        checkReplaced(resultOf('B.utf8.replacement', await kv.root(read), 'JSON'), nestedBytes, 'result');
+        const [item] = itemsOf('B.utf8.replacement', await kv.pipeline([read]), 1, '/pipeline');
+        checkThat(
+          'B.utf8.replacement',
+          item !== undefined && 'result' in item,
+          `item ${show(item)}`,
+          'a {result} item',
+        );
+        checkReplaced(item && 'result' in item ? item.result : undefined, nestedBytes, '/pipeline item');
+        const encoded = resultOf('B.encoding.base64', await kv.root(read, { encoding: 'base64' }), 'base64');
+        const want = asBase64(nestedBytes);
+        // Valid base64 of other bytes means the bytes were replaced before encoding: rule 1's "unless
+        // base64 is asked for"; anything that is not base64 at all breaks the encoding rule.
+        checkThat(
+          allBase64(encoded) ? 'B.utf8.replacement' : 'B.encoding.base64',
+          JSON.stringify(encoded) === JSON.stringify(want),
+          `result ${show(encoded)}`,
+          `result ${show(want)}`,
+        );
+        checkResp2(
+          'B.format.resp2',
+          await kv.root(read, { format: 'resp2' }),
+          resp2(nestedBytes as Resp2Value),
+          'resp2',
+        );
+      },
     },
-  },
-  {
-    id: 'kv.reply-shapes.big-integers',
-    rules: ['B.response.result-shape'],
-    title: 'Integers beyond 2^53 keep every digit',
-    expect:
-      'INCRBY past 2^53 (to odd values a double cannot hold) answers the exact digits, in POST / and in a /pipeline item.',
-    async run(ctx) {
-      const kv = createKvClient(ctx);
-      const key = keySpace(ctx, kv).key('big');
-      await steps(kv, [['SET', key, '9007199254740993']]);
-      // Each answer adds 2, to odd values a double cannot hold: INCRBY in POST /, then in a /pipeline item.
-      checkDigits(await kv.root(['INCRBY', key, '2']), '9007199254740995', 'POST /');
-      checkDigits(await kv.pipeline([['INCRBY', key, '2']]), '9007199254740997', '/pipeline');
+    {
+      id: 'kv.reply-shapes.big-integers',
+      rules: ['B.response.result-shape'],
+      title: 'Integers beyond 2^53 keep every digit',
+      expect:
+        'INCRBY past 2^53 (to odd values a double cannot hold) answers the exact digits, in POST / and in a /pipeline item.',
+      async run(ctx) {
+        const kv = createKvClient(ctx);
+        const key = keySpace(ctx, kv).key('big');
+        await steps(kv, [['SET', key, '9007199254740993']]);
+        // Each answer adds 2, to odd values a double cannot hold: INCRBY in POST /, then in a /pipeline item.
+        checkDigits(await kv.root(['INCRBY', key, '2']), '9007199254740995', 'POST /');
+        checkDigits(await kv.pipeline([['INCRBY', key, '2']]), '9007199254740997', '/pipeline');
+      },
     },
-  },
-  {
-    id: 'kv.reply-shapes.long-pipeline-order',
-    rules: ['B.pipeline.order'],
-    title: 'A pipeline of 500 commands answers every item in order',
-    expect: 'POST /pipeline with ECHO 0 … ECHO 499 answers 500 items, item i holding i.',
-    async run(ctx) {
-      const kv = createKvClient(ctx);
-      const count = 500;
-      const commands = Array.from({ length: count }, (_, index) => ['ECHO', String(index)]);
-      checkItems(
-        'B.pipeline.order',
-        await kv.pipeline(commands),
-        commands.map((_, index) => ({ result: String(index) })),
-      );
+    {
+      id: 'kv.reply-shapes.long-pipeline-order',
+      rules: ['B.pipeline.order'],
+      title: 'A pipeline of 500 commands answers every item in order',
+      expect: 'POST /pipeline with ECHO 0 … ECHO 499 answers 500 items, item i holding i.',
+      async run(ctx) {
+        const kv = createKvClient(ctx);
+        const count = 500;
+        const commands = Array.from({ length: count }, (_, index) => ['ECHO', String(index)]);
+        checkItems(
+          'B.pipeline.order',
+          await kv.pipeline(commands),
+          commands.map((_, index) => ({ result: String(index) })),
+        );
+      },
     },
-  },
-]);
+  ]),
+);

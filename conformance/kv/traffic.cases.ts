@@ -20,6 +20,7 @@ import {
 import { allOf, cover, type DimensionValue } from '../rules/dimensions.ts';
 import { type ByteClass, byteClassSamples } from '../support/byte-classes.ts';
 import { keySpace } from '../support/key-space.ts';
+import { type Requirements, withRequirements } from '../support/kv-capabilities.ts';
 import { checkThat, mediaType } from '../support/kv-checks.ts';
 import { createKvClient, type KvClient } from '../support/kv-client.ts';
 import { step } from '../support/kv-steps.ts';
@@ -110,151 +111,159 @@ function payloadsOf(events: readonly string[], channel: string): string[] {
   return events.filter((event) => event.startsWith(prefix)).map((event) => event.slice(prefix.length));
 }
 
-export const cases = defineCases([
-  {
-    id: 'kv.traffic.monitor-sees-every-form',
-    rules: ['B.monitor.command-events'],
-    covers: [
-      cover('B.monitor.command-events', { 'traffic-source': sources }),
-      cover('B.monitor.command-events', { 'byte-class': monitorClasses }),
-    ],
-    title: '/monitor shows the commands of every request form, and their arguments exactly',
-    expect:
-      'ECHO by path, POST body, POST /, a /pipeline item, a /multi-exec item and a /publish each appear once with their argument; SET with a value of each printable byte class shows the value exactly.',
-    async run(ctx) {
-      const kv = createKvClient(ctx);
-      const keys = keySpace(ctx, kv);
-      const stream = await openStream(ctx, kv, '/monitor', 'B.monitor.first-ok');
-      const channel = `${ctx.keyPrefix}mon-chan`;
-      const markers = sources.map((source) => `${ctx.keyPrefix}mon-${source}`);
-      for (const [index, source] of sources.entries())
-        await sent(sendMarked(kv, source, markers[index] as string, channel), source);
-      // The long sample without its non-ASCII letter, whose quoting is not shown.
-      const sample = (name: ByteClass) =>
-        name === 'long' ? 'long/ %+"\\'.repeat(150) : (byteClassSamples[name] as string);
-      const values = monitorClasses.map((name) => [keys.key(`mon:${name}`), sample(name)] as const);
-      for (const [key, value] of values) await step(kv, ['SET', key, value]);
-      const lastKey = values.at(-1)?.[0] ?? '';
-      const parsed = () => stream.seen.map((event) => monitorArgs(event)).filter((args) => args !== undefined);
-      const done = () => parsed().some((args) => args[0] === 'SET' && args[1] === lastKey);
-      await collectUntil(stream, done, streamWaitMs());
-      const seen = parsed();
-      const ours = stream.seen.filter((event) => event.includes(ctx.keyPrefix));
-      for (const [index, source] of sources.entries()) {
-        const marker = markers[index] as string;
-        const commands = seen.filter((args) => args.includes(marker));
-        const want = source === 'publish' ? 'PUBLISH' : 'ECHO';
-        checkThat(
-          'B.monitor.command-events',
-          commands.length === 1 && commands[0]?.[0] === want,
-          `${source}: ${commands.length} items with the marker (${show(
-            ours.filter((event) => event.includes(marker)),
-            160,
-          )})`,
-          `one ${want} item carrying ${JSON.stringify(marker)}`,
-        );
-      }
-      for (const [key, value] of values) {
-        const item = seen.find((args) => args[0] === 'SET' && args[1] === key);
-        checkThat(
-          'B.monitor.command-events',
-          item?.[2] === value,
-          `SET ${key.slice(ctx.keyPrefix.length)}: ${item === undefined ? 'no item' : show(item[2], 80)}`,
-          `the value ${show(value, 80)}`,
-        );
-      }
+const requirements: Requirements = {
+  'kv.traffic.monitor-sees-every-form': ['root-form', 'monitor-stream'],
+  '*': ['root-form'],
+};
+
+export const cases = withRequirements(
+  requirements,
+  defineCases([
+    {
+      id: 'kv.traffic.monitor-sees-every-form',
+      rules: ['B.monitor.command-events'],
+      covers: [
+        cover('B.monitor.command-events', { 'traffic-source': sources }),
+        cover('B.monitor.command-events', { 'byte-class': monitorClasses }),
+      ],
+      title: '/monitor shows the commands of every request form, and their arguments exactly',
+      expect:
+        'ECHO by path, POST body, POST /, a /pipeline item, a /multi-exec item and a /publish each appear once with their argument; SET with a value of each printable byte class shows the value exactly.',
+      async run(ctx) {
+        const kv = createKvClient(ctx);
+        const keys = keySpace(ctx, kv);
+        const stream = await openStream(ctx, kv, '/monitor', 'B.monitor.first-ok');
+        const channel = `${ctx.keyPrefix}mon-chan`;
+        const markers = sources.map((source) => `${ctx.keyPrefix}mon-${source}`);
+        for (const [index, source] of sources.entries())
+          await sent(sendMarked(kv, source, markers[index] as string, channel), source);
+        // The long sample without its non-ASCII letter, whose quoting is not shown.
+        const sample = (name: ByteClass) =>
+          name === 'long' ? 'long/ %+"\\'.repeat(150) : (byteClassSamples[name] as string);
+        const values = monitorClasses.map((name) => [keys.key(`mon:${name}`), sample(name)] as const);
+        for (const [key, value] of values) await step(kv, ['SET', key, value]);
+        const lastKey = values.at(-1)?.[0] ?? '';
+        const parsed = () => stream.seen.map((event) => monitorArgs(event)).filter((args) => args !== undefined);
+        const done = () => parsed().some((args) => args[0] === 'SET' && args[1] === lastKey);
+        await collectUntil(stream, done, streamWaitMs());
+        const seen = parsed();
+        const ours = stream.seen.filter((event) => event.includes(ctx.keyPrefix));
+        for (const [index, source] of sources.entries()) {
+          const marker = markers[index] as string;
+          const commands = seen.filter((args) => args.includes(marker));
+          const want = source === 'publish' ? 'PUBLISH' : 'ECHO';
+          checkThat(
+            'B.monitor.command-events',
+            commands.length === 1 && commands[0]?.[0] === want,
+            `${source}: ${commands.length} items with the marker (${show(
+              ours.filter((event) => event.includes(marker)),
+              160,
+            )})`,
+            `one ${want} item carrying ${JSON.stringify(marker)}`,
+          );
+        }
+        for (const [key, value] of values) {
+          const item = seen.find((args) => args[0] === 'SET' && args[1] === key);
+          checkThat(
+            'B.monitor.command-events',
+            item?.[2] === value,
+            `SET ${key.slice(ctx.keyPrefix.length)}: ${item === undefined ? 'no item' : show(item[2], 80)}`,
+            `the value ${show(value, 80)}`,
+          );
+        }
+      },
     },
-  },
-  {
-    id: 'kv.traffic.subscribe-sees-every-form',
-    rules: ['B.subscribe.message-events'],
-    covers: [cover('B.subscribe.message-events', { 'traffic-source': sources })],
-    title: 'A subscriber gets what every request form publishes, in order',
-    expect:
-      'PUBLISH through /publish, a GET path, a POST body, POST /, a /pipeline item and a /multi-exec item arrive as message,<channel>,<message>, in the order sent.',
-    async run(ctx) {
-      const kv = createKvClient(ctx);
-      const channel = `${ctx.keyPrefix}forms`;
-      const stream = await openStream(ctx, kv, subscribePath(channel), 'B.subscribe.subscribe-event');
-      const want = sources.map((source) => `from ${source}`);
-      for (const [index, source] of sources.entries())
-        await sent(publishThrough(kv, source, channel, want[index] as string), source);
-      await collectUntil(stream, (seen) => payloadsOf(seen, channel).length >= want.length, streamWaitMs());
-      const got = payloadsOf(stream.seen, channel);
-      checkThat(
-        'B.subscribe.message-events',
-        show(got) === show(want),
-        `messages ${show(got)}`,
-        `messages ${show(want)}`,
-      );
-    },
-  },
-  {
-    id: 'kv.traffic.subscribe-neighbours',
-    rules: ['B.subscribe.message-events'],
-    covers: [cover('B.subscribe.message-events', { 'name-overlap': allOf('name-overlap') })],
-    title: 'A subscriber gets nothing published to a neighbouring channel',
-    expect:
-      'Subscribers of `a` and of the literal `a*` get nothing published to `ab`, `a:b`, `A` (and `a` gets nothing of `a*`), then each gets its own message.',
-    async run(ctx) {
-      const kv = createKvClient(ctx);
-      const name = (suffix: string) => `${ctx.keyPrefix}${suffix}`;
-      const plain = await openStream(ctx, kv, subscribePath(name('a')), 'B.subscribe.subscribe-event');
-      const glob = await openStream(ctx, kv, subscribePath(name('a*')), 'B.subscribe.subscribe-event');
-      // longer, separator, case; then the glob subscriber's own channel (a neighbour of `a`), then `a`'s.
-      for (const suffix of ['ab', 'a:b', 'A', 'a*', 'a']) {
-        await sent(publishThrough(kv, 'publish', name(suffix), `to ${suffix}`), `publish to ${suffix}`);
-      }
-      for (const [stream, own] of [
-        [plain, 'a'],
-        [glob, 'a*'],
-      ] as const) {
-        await collectUntil(stream, (seen) => seen.some((event) => event.endsWith(`,to ${own}`)), streamWaitMs());
-        const got = stream.seen.filter((event) => event.startsWith('message,'));
-        const want = [`message,${name(own)},to ${own}`];
+    {
+      id: 'kv.traffic.subscribe-sees-every-form',
+      rules: ['B.subscribe.message-events'],
+      covers: [cover('B.subscribe.message-events', { 'traffic-source': sources })],
+      title: 'A subscriber gets what every request form publishes, in order',
+      expect:
+        'PUBLISH through /publish, a GET path, a POST body, POST /, a /pipeline item and a /multi-exec item arrive as message,<channel>,<message>, in the order sent.',
+      async run(ctx) {
+        const kv = createKvClient(ctx);
+        const channel = `${ctx.keyPrefix}forms`;
+        const stream = await openStream(ctx, kv, subscribePath(channel), 'B.subscribe.subscribe-event');
+        const want = sources.map((source) => `from ${source}`);
+        for (const [index, source] of sources.entries())
+          await sent(publishThrough(kv, source, channel, want[index] as string), source);
+        await collectUntil(stream, (seen) => payloadsOf(seen, channel).length >= want.length, streamWaitMs());
+        const got = payloadsOf(stream.seen, channel);
         checkThat(
           'B.subscribe.message-events',
           show(got) === show(want),
-          `subscriber of ${JSON.stringify(own)}: ${show(got.map((event) => event.replace(ctx.keyPrefix, '')))}`,
-          `only ${show(want.map((event) => event.replace(ctx.keyPrefix, '')))}`,
+          `messages ${show(got)}`,
+          `messages ${show(want)}`,
         );
-      }
+      },
     },
-  },
-  {
-    id: 'kv.traffic.subscribe-payload-bytes',
-    rules: ['B.subscribe.message-events', 'B.path.percent-decoding'],
-    covers: [cover('B.subscribe.message-events', { 'byte-class': subscribeClasses })],
-    title: 'Every byte class arrives in a message exactly, published through /publish and POST /',
-    expect:
-      'A payload of each byte class (commas, spaces, %, /, quotes, non-ASCII, NUL, empty, long) arrives as sent, in order.',
-    async run(ctx) {
-      const kv = createKvClient(ctx);
-      const channel = `${ctx.keyPrefix}bytes`;
-      const stream = await openStream(ctx, kv, subscribePath(channel), 'B.subscribe.subscribe-event');
-      // Each payload goes by /publish (a path segment) and then by POST / (a JSON string).
-      const sentPayloads: { readonly payload: string; readonly route: 'publish' | 'post-root' }[] = [];
-      for (const name of subscribeClasses) {
-        const payload = byteClassSamples[name] as string;
-        // An empty last path segment is not shown to be an argument: the empty payload goes by POST / only.
-        for (const route of name === 'empty' ? (['post-root'] as const) : (['publish', 'post-root'] as const)) {
-          await sent(publishThrough(kv, route, channel, payload), `${route} ${name}`);
-          sentPayloads.push({ payload, route });
+    {
+      id: 'kv.traffic.subscribe-neighbours',
+      rules: ['B.subscribe.message-events'],
+      covers: [cover('B.subscribe.message-events', { 'name-overlap': allOf('name-overlap') })],
+      title: 'A subscriber gets nothing published to a neighbouring channel',
+      expect:
+        'Subscribers of `a` and of the literal `a*` get nothing published to `ab`, `a:b`, `A` (and `a` gets nothing of `a*`), then each gets its own message.',
+      async run(ctx) {
+        const kv = createKvClient(ctx);
+        const name = (suffix: string) => `${ctx.keyPrefix}${suffix}`;
+        const plain = await openStream(ctx, kv, subscribePath(name('a')), 'B.subscribe.subscribe-event');
+        const glob = await openStream(ctx, kv, subscribePath(name('a*')), 'B.subscribe.subscribe-event');
+        // longer, separator, case; then the glob subscriber's own channel (a neighbour of `a`), then `a`'s.
+        for (const suffix of ['ab', 'a:b', 'A', 'a*', 'a']) {
+          await sent(publishThrough(kv, 'publish', name(suffix), `to ${suffix}`), `publish to ${suffix}`);
         }
-      }
-      await collectUntil(stream, (seen) => payloadsOf(seen, channel).length >= sentPayloads.length, streamWaitMs());
-      const got = payloadsOf(stream.seen, channel);
-      const first = sentPayloads.findIndex(({ payload }, index) => got[index] !== payload);
-      const wrong = sentPayloads[first];
-      // A /publish payload changed while the same one by POST / arrived intact: the path segment was
-      // decoded wrongly (B.path.percent-decoding), the stream itself carried what it got.
-      const twin = wrong?.route === 'publish' ? got[first + 1] === wrong.payload : false;
-      checkThat(
-        twin ? 'B.path.percent-decoding' : 'B.subscribe.message-events',
-        first === -1 && got.length === sentPayloads.length,
-        first === -1 ? `${got.length} messages` : `message ${first + 1} (${wrong?.route}): ${show(got[first], 80)}`,
-        first === -1 ? `${sentPayloads.length} messages` : show(wrong?.payload, 80),
-      );
+        for (const [stream, own] of [
+          [plain, 'a'],
+          [glob, 'a*'],
+        ] as const) {
+          await collectUntil(stream, (seen) => seen.some((event) => event.endsWith(`,to ${own}`)), streamWaitMs());
+          const got = stream.seen.filter((event) => event.startsWith('message,'));
+          const want = [`message,${name(own)},to ${own}`];
+          checkThat(
+            'B.subscribe.message-events',
+            show(got) === show(want),
+            `subscriber of ${JSON.stringify(own)}: ${show(got.map((event) => event.replace(ctx.keyPrefix, '')))}`,
+            `only ${show(want.map((event) => event.replace(ctx.keyPrefix, '')))}`,
+          );
+        }
+      },
     },
-  },
-]);
+    {
+      id: 'kv.traffic.subscribe-payload-bytes',
+      rules: ['B.subscribe.message-events', 'B.path.percent-decoding'],
+      covers: [cover('B.subscribe.message-events', { 'byte-class': subscribeClasses })],
+      title: 'Every byte class arrives in a message exactly, published through /publish and POST /',
+      expect:
+        'A payload of each byte class (commas, spaces, %, /, quotes, non-ASCII, NUL, empty, long) arrives as sent, in order.',
+      async run(ctx) {
+        const kv = createKvClient(ctx);
+        const channel = `${ctx.keyPrefix}bytes`;
+        const stream = await openStream(ctx, kv, subscribePath(channel), 'B.subscribe.subscribe-event');
+        // Each payload goes by /publish (a path segment) and then by POST / (a JSON string).
+        const sentPayloads: { readonly payload: string; readonly route: 'publish' | 'post-root' }[] = [];
+        for (const name of subscribeClasses) {
+          const payload = byteClassSamples[name] as string;
+          // An empty last path segment is not shown to be an argument: the empty payload goes by POST / only.
+          for (const route of name === 'empty' ? (['post-root'] as const) : (['publish', 'post-root'] as const)) {
+            await sent(publishThrough(kv, route, channel, payload), `${route} ${name}`);
+            sentPayloads.push({ payload, route });
+          }
+        }
+        await collectUntil(stream, (seen) => payloadsOf(seen, channel).length >= sentPayloads.length, streamWaitMs());
+        const got = payloadsOf(stream.seen, channel);
+        const first = sentPayloads.findIndex(({ payload }, index) => got[index] !== payload);
+        const wrong = sentPayloads[first];
+        // A /publish payload changed while the same one by POST / arrived intact: the path segment was
+        // decoded wrongly (B.path.percent-decoding), the stream itself carried what it got.
+        const twin = wrong?.route === 'publish' ? got[first + 1] === wrong.payload : false;
+        checkThat(
+          twin ? 'B.path.percent-decoding' : 'B.subscribe.message-events',
+          first === -1 && got.length === sentPayloads.length,
+          first === -1 ? `${got.length} messages` : `message ${first + 1} (${wrong?.route}): ${show(got[first], 80)}`,
+          first === -1 ? `${sentPayloads.length} messages` : show(wrong?.payload, 80),
+        );
+      },
+    },
+  ]),
+);

@@ -70,6 +70,9 @@ const kvRules: readonly KvRule[] = [
   {
     id: 'B.errors.class-token',
     section: errors,
+    // Spec "Errors": "the text starts with a class token (for example WRONGPASS for a bad password, ERR for
+    // general failures such as wrong argument count or non-integer value)". Held for the failures of
+    // commands and requests; a 401's text is B.observe.unauthorized-text.
     text: 'Error texts start with a class token such as ERR or WRONGPASS; ERR for general failures such as wrong argument count or non-integer value.',
   },
 
@@ -142,6 +145,8 @@ const kvRules: readonly KvRule[] = [
   {
     id: 'B.monitor.command-events',
     section: events,
+    // Spec: "one data item per command seen, as text: timestamp, client tag, quoted command and arguments":
+    // the parts, not Redis's punctuation or an order of the items; a timestamp says when its command was seen.
     text: '/monitor sends one data item per command seen: timestamp, client tag, quoted command and arguments.',
   },
   {
@@ -152,14 +157,22 @@ const kvRules: readonly KvRule[] = [
   {
     id: 'B.subscribe.message-events',
     section: events,
-    text: 'Each message published to the channel arrives as message,<channel>,<message>, in order, none lost.',
+    // The spec shows the items' form, not their order: order is recorded by the cases, never judged.
+    text: 'Each message published to the channel arrives as message,<channel>,<message>, none lost.',
   },
   {
     id: 'B.publish.result',
     section: endpoints,
-    text: '/publish/{channel}/{message} answers a JSON result (the number of receivers).',
+    // Spec: "POST /publish/{channel}/{message} | No body | JSON result": what the result counts is not shown.
+    text: '/publish/{channel}/{message} publishes the message and answers a JSON result.',
   },
-  { id: 'B.info.result', section: endpoints, text: '/info answers a JSON result.' },
+  {
+    id: 'B.info.result',
+    section: endpoints,
+    // Spec: "POST /info | No body | JSON result", and a result "is null, an integer, a string, or an array
+    // whose items are strings or null": any of them, not only Redis's INFO text.
+    text: '/info answers a JSON result: null, an integer, a string, or an array of strings and nulls.',
+  },
 
   // Headers
   {
@@ -261,7 +274,24 @@ const kvRules: readonly KvRule[] = [
     id: 'B.observe.unauthorized-text',
     level: 'OBSERVE',
     section: errors,
-    text: 'The text of the 401 error (not shown).',
+    // The one position on the 401, held by every case: its body is the Error object ("Error bodies are
+    // {error: <string>}", B.response.error-shape), its text is recorded, never judged. The 401 row says
+    // only "Missing or invalid token"; the class-token sentence's examples are command failures ("WRONGPASS
+    // for a bad password, ERR for general failures such as wrong argument count or non-integer value"),
+    // and deployments of the real service answer `Unauthorized` (silent notes).
+    text: 'The text of the 401 error: the body is an {error} object, its text is not shown (real deployments: WRONGPASS … or Unauthorized).',
+  },
+  {
+    id: 'B.observe.publish-result',
+    level: 'OBSERVE',
+    section: endpoints,
+    text: 'What the result of /publish holds (the number of receivers on the real service; not shown).',
+  },
+  {
+    id: 'B.observe.info-result',
+    level: 'OBSERVE',
+    section: endpoints,
+    text: 'What the result of /info holds (Redis INFO text on the real service; not shown).',
   },
   {
     id: 'B.observe.read-only-refusal',

@@ -33,8 +33,22 @@ export function checkContentType(rule: string, res: HttpResponse, expected: stri
  * of whatever the case meant to read from it.
  */
 export function jsonOf(res: HttpResponse, context?: string): unknown {
+  // No body at all is no JSON of any kind, whatever the label: the caller's shape check fails its own
+  // rule (a 405 with an empty body lacks the Error object, B.response.error-shape), not the format's.
+  if (res.body.length === 0) return undefined;
   const text = res.body.toString('utf8');
   const parsed = parseWithNumbers(text);
+  // The bytes that came are judged, not their decoding: toString('utf8') above replaces invalid bytes
+  // with U+FFFD, so a JSON answer carrying a raw 0xFF would read as one that replaced it. Rule 1 has
+  // invalid UTF-8 in a response string replaced by U+FFFD (and JSON text is UTF-8, RFC 8259 §8.1).
+  if ((parsed !== undefined || mediaType(res) === 'application/json') && isInvalidUtf8(res.body)) {
+    throw new CheckFailure(
+      'B.utf8.replacement',
+      `a JSON answer holding invalid UTF-8: ${show(res.body, 80)}`,
+      'valid UTF-8, with U+FFFD where a reply string held invalid bytes',
+      context,
+    );
+  }
   if (parsed === undefined && mediaType(res) === 'application/json') {
     throw new CheckFailure(
       'B.format.json',
@@ -309,4 +323,22 @@ export function checkUtf8Body(rule: string, res: HttpResponse, context?: string)
       context,
     );
   }
+}
+
+/**
+ * A 401 as every case judges it (the one position, B.observe.unauthorized-text): the status under the
+ * credentials' `rule`, the body an Error object under B.response.error-shape ("Error bodies are {error:
+ * <string>}"), and the text only recorded: the spec does not show a 401's text, and real deployments
+ * answer both `WRONGPASS …` and `Unauthorized`. Returns the text.
+ */
+export function checkUnauthorized(
+  rule: string,
+  res: HttpResponse,
+  context: string,
+  observe: (note: string) => void,
+): string {
+  checkStatus(rule, res, 401, context);
+  const text = checkErrorBody('B.response.error-shape', res, context);
+  observe(`${context}: 401 text ${show(text, 80)}`);
+  return text;
 }

@@ -6,6 +6,7 @@
 import type { KvFaultCheck } from './kv-fault-check.ts';
 import type { ResponseOptions } from './kv-headers.ts';
 import type { Outcome } from './kv-outcome.ts';
+import { type KvSilenceCheck, noSilence, readOnlyRefusal403 } from './kv-silences.ts';
 import { errorResp2, type JsonReplyOptions, toJsonReply, toResp2 } from './reply-format.ts';
 
 export interface Answer {
@@ -16,13 +17,23 @@ export interface Answer {
 
 export class KvAnswers {
   readonly #fault: KvFaultCheck;
+  readonly #silence: KvSilenceCheck;
 
-  constructor(fault: KvFaultCheck) {
+  constructor(fault: KvFaultCheck, silence: KvSilenceCheck = noSilence) {
     this.#fault = fault;
+    this.#silence = silence;
   }
 
   /** An `{error}` answer; the text starts with its class token (spec "Errors"). */
   error(status: number, text: string): Answer {
+    // Silence unauthorized-text-plain: the 401 text of older deployments (notes), still an Error object.
+    const said = status === 401 && this.#silence('unauthorized-text-plain') ? 'Unauthorized' : text;
+    // Silence read-only-refusal-403: the Read Only token's refusal with another status (not shown).
+    const code = text === readOnlyRefusal403 ? 403 : status;
+    return this.#error(code, said);
+  }
+
+  #error(status: number, text: string): Answer {
     const body = { error: this.#errorText(text), ...(this.#fault('error-shape-extra-field') && { status }) };
     // Fault error-labelled-text-plain: a right {error} object under a wrong label.
     const answer = this.#json(status, body);
@@ -52,14 +63,22 @@ export class KvAnswers {
     if (options.format === 'resp2') {
       // Not shown by the spec: the raw replies concatenated, as the real-world look-alikes do (notes).
       const flatten = this.#fault('resp2-flattens-nested');
-      const body = Buffer.concat(
-        outcomes.map((outcome) =>
-          outcome.kind === 'reply' ? toResp2(outcome.reply, flatten) : errorResp2(this.#errorText(outcome.error)),
-        ),
+      const replies = outcomes.map((outcome) =>
+        outcome.kind === 'reply' ? toResp2(outcome.reply, flatten) : errorResp2(this.#errorText(outcome.error)),
       );
+      // Silence pipeline-resp2-array: the replies as one RESP2 array, another reading of "the raw reply".
+      const head = this.#silence('pipeline-resp2-array') ? [Buffer.from(`*${replies.length}\r\n`)] : [];
+      const body = Buffer.concat([...head, ...replies]);
       return { status: 200, contentType: this.#resp2ContentType(), body };
     }
     const itemOptions = this.#fault('base64-items-plain') ? { ...options, base64: false } : options;
+    if (this.#fault('raw-invalid-utf8-in-items')) {
+      // Each string read as Latin-1 (one character per byte) and written back as Latin-1: the reply's
+      // bytes go into the JSON text as they are, a raw 0xFF included, where rule 1 asks for U+FFFD.
+      const items = outcomes.map(this.#itemRenderer(itemOptions, false, true));
+      const answer = this.#json(200, items);
+      return { ...answer, body: Buffer.from(String(answer.body), 'latin1') };
+    }
     return this.#json(200, outcomes.map(this.#itemRenderer(itemOptions)));
   }
 
@@ -69,6 +88,7 @@ export class KvAnswers {
    */
   #status(outcome: Outcome): number {
     if (outcome.kind === 'reply') return this.#fault('success-status-201') ? 201 : 200;
+    if (outcome.error === readOnlyRefusal403) return 403;
     switch (outcome.errorKind) {
       case 'unavailable':
         return 500;
@@ -85,11 +105,15 @@ export class KvAnswers {
    * Renders one `{result}` or `{error}` item. The fault switches are looked up once per answer, not
    * once per item: a pipeline of thousands of commands renders them all with the same options.
    */
-  #itemRenderer(options: ResponseOptions, digitsAsIntegers = false): (outcome: Outcome) => Record<string, unknown> {
+  #itemRenderer(
+    options: ResponseOptions,
+    digitsAsIntegers = false,
+    rawBytes = false,
+  ): (outcome: Outcome) => Record<string, unknown> {
     const replyOptions: JsonReplyOptions = {
       base64: options.base64,
       base64Ok: this.#fault('base64-encodes-ok'),
-      latin1: this.#fault('no-utf8-replacement'),
+      latin1: rawBytes || this.#fault('no-utf8-replacement'),
       base64TopOnly: this.#fault('base64-top-level-only'),
       latin1Nested: this.#fault('utf8-replacement-top-level-only'),
       roundBigIntegers: this.#fault('big-integers-rounded'),
@@ -114,7 +138,9 @@ export class KvAnswers {
   }
 
   #json(status: number, value: unknown): Answer {
-    const contentType = this.#fault('json-as-text-plain') ? 'text/plain; charset=utf-8' : 'application/json';
+    // Silence content-type-parameters: a charset parameter on the JSON label (the notes show none).
+    const json = this.#silence('content-type-parameters') ? 'application/json; charset=utf-8' : 'application/json';
+    const contentType = this.#fault('json-as-text-plain') ? 'text/plain; charset=utf-8' : json;
     return { status, contentType, body: JSON.stringify(value) };
   }
 }

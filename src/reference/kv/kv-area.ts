@@ -14,6 +14,7 @@ import { KvEngine } from './kv-engine.ts';
 import type { KvFaultCheck } from './kv-fault-check.ts';
 import { KvLimits } from './kv-limits.ts';
 import type { KvPluginOptions } from './kv-plugin.ts';
+import { type KvSilenceCheck, noSilence } from './kv-silences.ts';
 import { KvStreams } from './kv-streams.ts';
 import { KvTokens } from './kv-tokens.ts';
 import { RedisConnections } from './redis-connections.ts';
@@ -22,6 +23,8 @@ export interface KvAreaOptions {
   readonly redisUrl: string;
   /** @default no fault switched on */
   readonly fault?: KvFaultCheck;
+  /** Another legal choice where the spec is silent. @default none: the notes' choices */
+  readonly silence?: KvSilenceCheck;
   readonly maxRequestBytes: number;
   /** Commands per UTC day. @default null (off) */
   readonly dailyRequestLimit?: number | null;
@@ -52,6 +55,7 @@ const noFault: KvFaultCheck = () => false;
 
 export async function startKvArea(options: KvAreaOptions): Promise<KvArea> {
   const fault: KvFaultCheck = options.fault ?? noFault;
+  const silence: KvSilenceCheck = options.silence ?? noSilence;
   const connections = await RedisConnections.open(options.redisUrl);
   try {
     const { client } = await connections.user(undefined);
@@ -62,15 +66,25 @@ export async function startKvArea(options: KvAreaOptions): Promise<KvArea> {
     const tokens = new KvTokens(fault('reset-keeps-tokens'));
     const limits = new KvLimits(options.maxRequestBytes, options.dailyRequestLimit ?? null);
     const { writeDeadlineMs, replyDeadlineMs } = options;
-    const engine = new KvEngine({ connections, policy, json, tokens, limits, fault, writeDeadlineMs, replyDeadlineMs });
-    const streams = new KvStreams(connections, fault, options.streamBufferBytes, databaseOf(options.redisUrl));
-    const answers = new KvAnswers(fault);
+    const engine = new KvEngine({
+      connections,
+      policy,
+      json,
+      tokens,
+      limits,
+      fault,
+      silence,
+      writeDeadlineMs,
+      replyDeadlineMs,
+    });
+    const streams = new KvStreams(connections, fault, options.streamBufferBytes, databaseOf(options.redisUrl), silence);
+    const answers = new KvAnswers(fault, silence);
     return {
       connections,
       tokens,
       limits,
       engine,
-      plugin: { engine, answers, tokens, streams, fault, dialect: options.dialect },
+      plugin: { engine, answers, tokens, streams, fault, silence, dialect: options.dialect },
       async close() {
         try {
           streams.closeAll();

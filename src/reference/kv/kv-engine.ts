@@ -18,6 +18,7 @@ import {
   type TransactionOutcome,
   unavailable,
 } from './kv-outcome.ts';
+import { type KvSilenceCheck, readOnlyRefusal403 } from './kv-silences.ts';
 import type { KvTokens, Principal, RedisUser } from './kv-tokens.ts';
 import { multiExec, type SendOptions, sendOptions } from './multi-exec.ts';
 import type { RedisClient, RedisConnections } from './redis-connections.ts';
@@ -36,6 +37,8 @@ export interface KvEngineParts {
   readonly tokens: KvTokens;
   readonly limits: KvLimits;
   readonly fault: KvFaultCheck;
+  /** Another legal choice where the spec is silent. @default none */
+  readonly silence?: KvSilenceCheck;
   /** How long the commands of one request may wait to be written to Redis. @default 5000 */
   readonly writeDeadlineMs?: number;
   /**
@@ -77,7 +80,7 @@ export class KvEngine {
   streamAccess(command: string, principal: Principal): StreamAccess {
     const args = [Buffer.from(command)];
     if (principal.kind === 'readonly' && !this.#parts.policy.allowsReadOnly(args, command)) {
-      return { refusal: noPermission(args).error };
+      return { refusal: this.#silent('read-only-refusal-403') ? readOnlyRefusal403 : noPermission(args).error };
     }
     return { user: this.#redisUser(principal) };
   }
@@ -94,10 +97,15 @@ export class KvEngine {
     if (isAclResttoken(args, name)) return principal.kind === 'readonly' ? noPermission(args) : undefined;
     // Spec "Endpoints > Area B" rule 5: unsupported and refused commands.
     const refusal = policy.refusal(args, name);
+    // Silence unknown-command-redis-text: Redis's own wording (the text after ERR is not shown).
+    if (refusal !== undefined && this.#silent('unknown-command-redis-text'))
+      return failure('unsupported', `ERR unknown command '${name.toLowerCase()}', with args beginning with:`);
     if (refusal !== undefined) return failure('unsupported', refusal);
     // Spec "Authentication" 1: the Read Only token runs read commands only (SCAN and KEYS refused).
     if (principal.kind === 'readonly' && !policy.allowsReadOnly(args, name)) {
       if (batch && fault('readonly-writes-in-batches')) return undefined;
+      // Silence read-only-refusal-403: another text (the refusal's status and text are not shown).
+      if (this.#silent('read-only-refusal-403')) return failure('refused', readOnlyRefusal403);
       return noPermission(args);
     }
     return undefined;
@@ -293,11 +301,27 @@ export class KvEngine {
       // Redis's refusal of the command is its own error (400); a lost or unwritten command is a 500.
       return rejectedOutcome(error, this.#deadlineMs);
     }
-    if (name === 'PUBLISH' && this.#parts.fault('publish-answers-ok')) return { kind: 'reply', reply: 'OK' };
+    // Silence publish-result-zero: a JSON result that counts nothing (spec: /publish answers "JSON result").
+    if (name === 'PUBLISH' && this.#silent('publish-result-zero')) return { kind: 'reply', reply: 0 };
     if (name === 'INFO' && Buffer.isBuffer(reply) && wantsSvcSection(args)) {
       reply = Buffer.concat([reply, Buffer.from(`# Svc\r\nsvc_json_commands:${this.#parts.json.mode}\r\n`)]);
     }
+    // Silence info-result-lines: /info's text as an array of its lines, another legal result shape.
+    if (name === 'INFO' && Buffer.isBuffer(reply) && this.#silent('info-result-lines')) {
+      return {
+        kind: 'reply',
+        reply: reply
+          .toString('latin1')
+          .split('\r\n')
+          .filter(Boolean)
+          .map((line) => Buffer.from(line, 'latin1')),
+      };
+    }
     return { kind: 'reply', reply };
+  }
+
+  #silent(name: Parameters<KvSilenceCheck>[0]): boolean {
+    return this.#parts.silence?.(name) ?? false;
   }
 
   /** Spec "Endpoints > Area B" rule 6 and "Authentication" 3: ACL RESTTOKEN <user> <password>. */

@@ -182,10 +182,10 @@ export const kvFaults = defineFaults([
     description: 'Cuts each message at its first comma.',
   },
   {
-    name: 'publish-answers-ok',
+    name: 'publish-result-object',
     area: 'kv',
     rule: 'B.publish.result',
-    description: '/publish answers the string OK instead of the number of receivers.',
+    description: '/publish answers {"result":{"receivers":<n>}}: an object, which no JSON result of area B is.',
   },
   {
     name: 'info-plain-text',
@@ -373,6 +373,13 @@ export const kvFaults = defineFaults([
     description: 'Writes nested arrays in resp2 as one flat array of their leaves.',
   },
   {
+    name: 'raw-invalid-utf8-in-items',
+    area: 'kv',
+    rule: 'B.utf8.replacement',
+    description:
+      'Writes the strings of /pipeline and /multi-exec items as their raw bytes: invalid UTF-8 goes into the JSON answer as it is.',
+  },
+  {
     name: 'utf8-replacement-top-level-only',
     area: 'kv',
     rule: 'B.utf8.replacement',
@@ -528,7 +535,8 @@ export const kvFaults = defineFaults([
     name: 'monitor-events-swapped',
     area: 'kv',
     rule: 'B.monitor.command-events',
-    description: 'Sends the command items of /monitor in pairs, each pair in reverse order.',
+    description:
+      'Sends the command items of /monitor in pairs, each pair in reverse order with the timestamps exchanged: the later command claims to have been seen first.',
   },
 ] as const);
 

@@ -13,6 +13,7 @@ import type { KvFaultCheck } from './kv-fault-check.ts';
 import { responseOptions } from './kv-headers.ts';
 import { maxRequestSizeError } from './kv-limits.ts';
 import { unavailable } from './kv-outcome.ts';
+import { type KvSilenceCheck, noSilence } from './kv-silences.ts';
 import type { KvStreams, StreamKind } from './kv-streams.ts';
 import type { KvTokens, Principal } from './kv-tokens.ts';
 import { UserRejectedError } from './redis-connections.ts';
@@ -33,6 +34,8 @@ export interface KvPluginOptions {
   readonly tokens: KvTokens;
   readonly streams: KvStreams;
   readonly fault: KvFaultCheck;
+  /** Another legal choice where the spec is silent. @default none */
+  readonly silence?: KvSilenceCheck;
   /** The vendor header names the service answers to. @default the spec's (`Svc-`) */
   readonly dialect?: Dialect;
 }
@@ -42,6 +45,16 @@ export async function kvPlugin(app: FastifyInstance, options: KvPluginOptions): 
   const dialect = options.dialect ?? getDialect('svc');
   const encodingHeader = vendorHeader(dialect, 'Encoding').toLowerCase();
   const formatHeader = vendorHeader(dialect, 'Response-Format').toLowerCase();
+  const silence = options.silence ?? noSilence;
+  if (silence('sync-token-header')) {
+    // Silence sync-token-header: the real service's read-your-writes token on every answer (notes:
+    // optional), a header the spec does not show; counted per answer so it changes as writes do.
+    let sync = 0;
+    const syncHeader = vendorHeader(dialect, 'Sync-Token').toLowerCase();
+    app.addHook('onSend', async (_request, reply) => {
+      reply.header(syncHeader, String(++sync));
+    });
+  }
   const send = (reply: FastifyReply, answer: Answer) =>
     reply.code(answer.status).header('content-type', labelOf(reply, answer)).send(answer.body);
   // Faults head-labelled-octet-stream and put-path-labelled-text-plain: a right answer, a wrong label.
@@ -133,7 +146,8 @@ export async function kvPlugin(app: FastifyInstance, options: KvPluginOptions): 
       const outcome = await engine.runTransaction(commands, principal);
       // Spec "Endpoints > Area B": a discarded transaction is one {error}; 400 (status not shown, notes).
       if (outcome.kind === 'discarded') {
-        const status = outcome.errorKind === 'unavailable' ? 500 : 400;
+        // Silence discard-status-422: another 4xx for a discarded transaction (its status is not shown).
+        const status = outcome.errorKind === 'unavailable' ? 500 : silence('discard-status-422') ? 422 : 400;
         return void send(reply, answers.error(status, outcome.error));
       }
       // Spec rule 4: /multi-exec answers in JSON only.
@@ -156,6 +170,11 @@ export async function kvPlugin(app: FastifyInstance, options: KvPluginOptions): 
       args.splice(1, url.segments.length - 1, ...args.slice(1, url.segments.length).reverse());
     const outcome = await engine.runOne(args, principal);
     if (fault('hgetall-empty-body') && isHgetall(args)) return void reply.code(200).send('');
+    // Fault publish-result-object: /publish answers the receivers in an object, no result the spec allows.
+    if (fault('publish-result-object') && first === 'publish' && outcome.kind === 'reply') {
+      const body = JSON.stringify({ result: { receivers: outcome.reply } });
+      return void reply.code(200).header('content-type', 'application/json').send(body);
+    }
     if (fault('info-plain-text') && first === 'info' && outcome.kind === 'reply' && Buffer.isBuffer(outcome.reply)) {
       return void reply.code(200).header('content-type', 'text/plain; charset=utf-8').send(outcome.reply);
     }

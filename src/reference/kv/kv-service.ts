@@ -7,7 +7,7 @@ import type { AreaSettings, StartedArea } from '../reference-area.ts';
 import { defaultMaxRequestBytes } from '../reference-options.ts';
 import { kvAdminRoutes } from './kv-admin-routes.ts';
 import { startKvArea } from './kv-area.ts';
-import { kvFaultCheck } from './kv-fault-check.ts';
+import { kvFaultCheck, kvSilenceCheck } from './kv-fault-check.ts';
 import { kvPlugin } from './kv-plugin.ts';
 
 export async function startKvService(settings: AreaSettings): Promise<StartedArea> {
@@ -16,6 +16,7 @@ export async function startKvService(settings: AreaSettings): Promise<StartedAre
   const kv = await startKvArea({
     redisUrl: settings.redisUrl,
     fault: kvFaultCheck(settings.faults),
+    silence: kvSilenceCheck(settings.silences),
     maxRequestBytes,
     dailyRequestLimit: options.dailyRequestLimit ?? null,
     writeDeadlineMs: options.writeDeadlineMs,

@@ -5,8 +5,81 @@
  */
 import { defineSilences } from '../fault-registry.ts';
 
-export const kvSilences = defineSilences([]);
+export const kvSilences = defineSilences([
+  {
+    name: 'unauthorized-text-plain',
+    area: 'kv',
+    silence: 'B.observe.unauthorized-text',
+    description: 'a 401 answers {"error":"Unauthorized"}, as older deployments did (the 401 text is not shown)',
+  },
+  {
+    name: 'unknown-command-redis-text',
+    area: 'kv',
+    silence: 'notes: B.error-texts',
+    description:
+      "an unknown or unsupported command answers Redis's own text, ERR unknown command '<name>' (texts after the class token are not shown)",
+  },
+  {
+    name: 'discard-status-422',
+    area: 'kv',
+    silence: 'B.observe.discard-status',
+    description: 'a discarded transaction answers 422 rather than 400 (its status is not shown)',
+  },
+  {
+    name: 'pipeline-resp2-array',
+    area: 'kv',
+    silence: 'B.observe.pipeline-resp2',
+    description:
+      'resp2 on /pipeline answers one RESP2 array of the replies (*N then each), not the replies concatenated',
+  },
+  {
+    name: 'sync-token-header',
+    area: 'kv',
+    silence: 'notes: B.sync-token',
+    description: 'every answer carries a read-your-writes sync token header (an extra header; optional per the notes)',
+  },
+  {
+    name: 'content-type-parameters',
+    area: 'kv',
+    silence: 'notes: B.content-type',
+    description:
+      'JSON answers are labelled application/json; charset=utf-8 and event streams text/event-stream; charset=utf-8',
+  },
+  {
+    name: 'monitor-own-line',
+    area: 'kv',
+    silence: 'notes: B.monitor-line',
+    description:
+      'a /monitor item has its own line: the client tag client=10.0.0.7:51234 and JSON-quoted arguments (the spec shows the parts, not their punctuation)',
+  },
+  {
+    name: 'publish-result-zero',
+    area: 'kv',
+    silence: 'B.observe.publish-result',
+    description:
+      '/publish answers {"result":0} whoever listens (its result is a JSON result; what it counts is not shown)',
+  },
+  {
+    name: 'info-result-lines',
+    area: 'kv',
+    silence: 'B.observe.info-result',
+    description: '/info answers its text as an array of lines (a legal result: an array of strings)',
+  },
+  {
+    name: 'read-only-refusal-403',
+    area: 'kv',
+    silence: 'B.observe.read-only-refusal',
+    description:
+      'a Read Only token refusal answers 403 with NOPERM read-only token (its status and text are not shown)',
+  },
+]);
 
 export type KvSilenceName = (typeof kvSilences)[number]['name'];
 
 export type KvSilenceCheck = (name: KvSilenceName) => boolean;
+
+/** Silence read-only-refusal-403's text, which kv-answer.ts answers with 403. */
+export const readOnlyRefusal403 = 'NOPERM read-only token: this command writes';
+
+/** No switch on: the reference's own choices (the notes'). */
+export const noSilence: KvSilenceCheck = () => false;

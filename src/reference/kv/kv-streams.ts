@@ -7,6 +7,7 @@ import type { ServerResponse } from 'node:http';
 import { ErrorReply } from '@redis/client';
 import { collectWhenSettled } from '../../shared/memory-relief.ts';
 import type { KvFaultCheck } from './kv-fault-check.ts';
+import { type KvSilenceCheck, noSilence } from './kv-silences.ts';
 import type { RedisUser } from './kv-tokens.ts';
 import type { RedisClient, RedisConnections } from './redis-connections.ts';
 import { eventFrame, heartbeatFrame, SharedFrames } from './sse-frames.ts';
@@ -28,6 +29,7 @@ export type StreamKind = 'monitor' | 'subscribe' | 'psubscribe';
 export class KvStreams {
   readonly #connections: RedisConnections;
   readonly #fault: KvFaultCheck;
+  readonly #silence: KvSilenceCheck;
   readonly #open = new Set<() => void>();
   readonly #bufferBytes: number;
   readonly #frames = new SharedFrames();
@@ -39,9 +41,11 @@ export class KvStreams {
     fault: KvFaultCheck,
     bufferBytes = defaultStreamBufferBytes,
     database = 0,
+    silence: KvSilenceCheck = noSilence,
   ) {
     this.#connections = connections;
     this.#fault = fault;
+    this.#silence = silence;
     this.#bufferBytes = bufferBytes;
     this.#database = `[${database} `;
   }
@@ -97,7 +101,10 @@ export class KvStreams {
     this.#open.add(end);
     res.on('close', end);
     res.writeHead(200, {
-      'content-type': 'text/event-stream',
+      // Silence content-type-parameters: a charset parameter on the label (the notes show none).
+      'content-type': this.#silence('content-type-parameters')
+        ? 'text/event-stream; charset=utf-8'
+        : 'text/event-stream',
       'cache-control': 'no-cache',
       connection: 'keep-alive',
     });
@@ -118,14 +125,18 @@ export class KvStreams {
       // Spec "Endpoints > Area B" (/monitor): the first data item is OK (notes: `"OK"`).
       if (!this.#fault('monitor-drops-ok')) emit('"OK"');
       const inTransaction = new Set<string>();
-      // Fault monitor-events-swapped: every other command item is held back and sent after the next.
+      // Fault monitor-events-swapped: every other command item is held back and sent after the next,
+      // and the two exchange timestamps, so they still rise along the stream: the later command then
+      // claims to have been seen first (the order of the items alone the spec does not fix).
       let held: string | undefined;
       const emitCommand = (data: string) => {
         if (!this.#fault('monitor-events-swapped')) return emit(data);
         if (held === undefined) held = data;
         else {
-          emit(data);
-          emit(held);
+          const stamp = (line: string) => line.slice(0, line.indexOf(' '));
+          const body = (line: string) => line.slice(line.indexOf(' '));
+          emit(stamp(held) + body(data));
+          emit(stamp(data) + body(held));
           held = undefined;
         }
       };
@@ -184,6 +195,9 @@ export class KvStreams {
   #monitorLine(line: string): string {
     // Notes, area B: Redis's MONITOR line with the client shown as 0.0.0.0:0.
     const shown = line.replace(/^(\d+\.\d+ \[\d+ )(?!lua\])[^\]]*\]/, '$10.0.0.0:0]');
+    // Silence monitor-own-line: the spec names the parts (timestamp, client tag, quoted command and
+    // arguments), not Redis's punctuation: another tag, and each argument quoted as a JSON string.
+    if (this.#silence('monitor-own-line')) return ownMonitorLine(line) ?? shown;
     if (this.#fault('monitor-unescaped-quotes')) return shown.replaceAll('\\"', '"');
     return this.#fault('monitor-unquoted') ? shown.replaceAll('"', '') : shown;
   }
@@ -237,4 +251,43 @@ function drop(res: ServerResponse): void {
   res.destroy();
   // What was queued for it is garbage now, megabytes of it: collected once the drops settle.
   collectWhenSettled();
+}
+
+/**
+ * Silence monitor-own-line: a MONITOR line re-told as `<timestamp> client=10.0.0.7:51234 "CMD" "arg" …`,
+ * each argument's bytes decoded as UTF-8 and quoted as a JSON string; undefined when the line is not one.
+ */
+function ownMonitorLine(line: string): string | undefined {
+  const match = /^(\d+\.\d+) \[[^\]]*\] (.*)$/s.exec(line);
+  if (!match) return undefined;
+  const args = redisQuotedArgs(match[2] ?? '');
+  if (!args) return undefined;
+  return `${match[1]} client=10.0.0.7:51234 ${args.map((arg) => JSON.stringify(utf8.decode(arg))).join(' ')}`;
+}
+
+/** Redis's quoted tokens (sdscatrepr: `\"`, `\\`, `\n`, `\r`, `\t`, `\a`, `\b`, `\xHH`) as their bytes. */
+function redisQuotedArgs(rest: string): Buffer[] | undefined {
+  const named: Record<string, number> = { n: 10, r: 13, t: 9, a: 7, b: 8, '"': 34, '\\': 92 };
+  const args: Buffer[] = [];
+  for (const token of rest.match(/"(?:[^"\\]|\\.)*"/g) ?? []) {
+    const bytes: number[] = [];
+    const body = token.slice(1, -1);
+    for (let at = 0; at < body.length; at++) {
+      const char = body[at] ?? '';
+      if (char !== '\\') {
+        bytes.push(...Buffer.from(char, 'latin1'));
+        continue;
+      }
+      const next = body[at + 1] ?? '';
+      if (next === 'x') {
+        bytes.push(Number.parseInt(body.slice(at + 2, at + 4), 16));
+        at += 3;
+      } else {
+        bytes.push(named[next] ?? next.charCodeAt(0));
+        at += 1;
+      }
+    }
+    args.push(Buffer.from(bytes));
+  }
+  return args.length === 0 ? undefined : args;
 }

@@ -235,7 +235,7 @@ const probes: Record<KvFaultName, { probe: Probe; options?: ReferenceOptions }> 
       }
     },
   },
-  'publish-answers-ok': { probe: async (ref) => (await call(ref, `/publish/${uniqueKey()}/m`)).json },
+  'publish-result-object': { probe: async (ref) => (await call(ref, `/publish/${uniqueKey()}/m`)).json },
   'info-plain-text': { probe: async (ref) => (await call(ref, '/info')).headers['content-type'] },
   'no-base64': { probe: async (ref) => (await call(ref, '/echo/v', { headers: b64 })).json },
   'base64-encodes-ok': { probe: async (ref) => (await call(ref, `/set/${uniqueKey()}/v`, { headers: b64 })).json },
@@ -325,6 +325,10 @@ const probes: Record<KvFaultName, { probe: Probe; options?: ReferenceOptions }> 
   'resp2-flattens-nested': {
     probe: async (ref) =>
       (await call(ref, '/', { body: ['EVAL', "return {'a',{'b'}}", '0'], headers: resp2 })).body.toString(),
+  },
+  'raw-invalid-utf8-in-items': {
+    probe: async (ref) =>
+      (await call(ref, '/pipeline', { body: [['EVAL', 'return string.char(255)', '0']] })).body.toString('hex'),
   },
   'utf8-replacement-top-level-only': {
     probe: async (ref) => (await call(ref, '/', { body: ['EVAL', "return {'x',{string.char(255)}}", '0'] })).json,
