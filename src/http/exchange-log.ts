@@ -4,6 +4,13 @@
  * whatever helper) lands in the case's log, so a failure can show the request that led to it and an
  * excerpt of the answer. Outside a log nothing is kept (load never pays for it). Only excerpts and
  * the last few exchanges are kept: a hostile target's 10 MB answers must not stay in memory.
+ *
+ * The log also knows which exchange a check judged: an answer the client hands back inside a log
+ * marks its exchange as judged whenever one of its fields is read, and a check reads the answer it
+ * judges right before it throws (in the same synchronous stretch, so cases and cells running beside
+ * it cannot interleave). A failure built then takes `judgedExchange()`; the report's curl line is that
+ * exchange, not merely the last one sent (a case that sends four requests and then checks the first
+ * two would otherwise show the fourth).
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { excerpt } from '../shared/excerpt.ts';
@@ -26,13 +33,61 @@ export interface Exchange {
 
 /** How much of a body an exchange keeps. */
 export const bodyChars = 2000;
-/** How many exchanges a log keeps: the last ones, the failure's among them. */
+/** How many exchanges a log keeps: the last ones (the judged one is kept apart, however old). */
 const keptExchanges = 20;
 
-const storage = new AsyncLocalStorage<Exchange[]>();
+/** The exchanges of one piece of work (a case), the one judged last, and when answers came and stopped coming. */
+export class ExchangeLog {
+  readonly #kept: Exchange[] = [];
+  #judged: Exchange | undefined;
+  #lastAnswerAt: number | undefined;
+  #silentSince: number | undefined;
+
+  /** The last exchanges, oldest first. */
+  get exchanges(): readonly Exchange[] {
+    return this.#kept;
+  }
+
+  /** The exchange whose answer was read last, or the last that got no answer, whichever came later. */
+  get judged(): Exchange | undefined {
+    return this.#judged;
+  }
+
+  /** When the last answer came (ms since the epoch); undefined when none came. */
+  get lastAnswerAt(): number | undefined {
+    return this.#lastAnswerAt;
+  }
+
+  /**
+   * Since when no request got an answer: the first that got none after the last answer (ms since the
+   * epoch); undefined while the latest request got one.
+   */
+  get silentSince(): number | undefined {
+    return this.#silentSince;
+  }
+
+  record(exchange: Exchange, at: number = Date.now()): void {
+    this.#kept.push(exchange);
+    if (this.#kept.length > keptExchanges) this.#kept.shift();
+    if (exchange.status !== undefined) {
+      this.#lastAnswerAt = at;
+      this.#silentSince = undefined;
+    } else {
+      this.#silentSince ??= at;
+      // No answer: the error its request throws is what the work meets next, so it is the one judged.
+      this.#judged = exchange;
+    }
+  }
+
+  judge(exchange: Exchange): void {
+    this.#judged = exchange;
+  }
+}
+
+const storage = new AsyncLocalStorage<ExchangeLog>();
 
 /** Runs `work` with `log` collecting the exchanges it causes. */
-export function logExchanges<T>(log: Exchange[], work: () => Promise<T>): Promise<T> {
+export function logExchanges<T>(log: ExchangeLog, work: () => Promise<T>): Promise<T> {
   return storage.run(log, work);
 }
 
@@ -41,11 +96,35 @@ export function exchangeLogged(): boolean {
   return storage.getStore() !== undefined;
 }
 
+/** Records an exchange that got no answer (or whose answer is not handed to anyone). */
 export function recordExchange(exchange: Exchange): void {
+  storage.getStore()?.record(exchange);
+}
+
+/**
+ * Records an answered exchange and returns `answer` as a copy whose every field, when read, marks the
+ * exchange as the one judged in the log it was recorded in. Outside a log, `answer` itself.
+ */
+export function recordAnswer<T extends object>(exchange: Exchange, answer: T): T {
   const log = storage.getStore();
-  if (log === undefined) return;
-  log.push(exchange);
-  if (log.length > keptExchanges) log.shift();
+  if (log === undefined) return answer;
+  log.record(exchange);
+  const marked = {} as T;
+  for (const [key, value] of Object.entries(answer)) {
+    Object.defineProperty(marked, key, {
+      enumerable: true,
+      get: () => {
+        log.judge(exchange);
+        return value;
+      },
+    });
+  }
+  return marked;
+}
+
+/** The exchange the work running here judged last: what a failure built now is about. */
+export function judgedExchange(): Exchange | undefined {
+  return storage.getStore()?.judged;
 }
 
 /** Text of at most `bodyChars` characters, or undefined for bytes that are not UTF-8 text. */

@@ -11,7 +11,7 @@ import type { HttpMethod } from '../protocol/http-method.ts';
 import { harnessError, isHarnessError } from '../shared/errors.ts';
 import { afterBigAnswer, refusedAnswer } from '../shared/memory-relief.ts';
 import { type AnswerMemory, answerMemory, refusedUnread } from './answer-memory.ts';
-import { type Exchange, exchangeLogged, recordExchange, textExcerpt } from './exchange-log.ts';
+import { type Exchange, exchangeLogged, recordAnswer, recordExchange, textExcerpt } from './exchange-log.ts';
 
 export interface HttpRequest {
   readonly url: string;
@@ -140,9 +140,9 @@ export async function httpRequest(req: HttpRequest): Promise<HttpResponse> {
       req.answerMemory ?? answerMemory,
     );
     const answer = { status: res.statusCode, headers: res.headers, body, elapsedMs: performance.now() - started };
-    if (exchangeLogged()) recordExchange(exchangeOf(req, answer));
     afterBigAnswer(Math.max(sentBytes(req.body), body.length));
-    return answer;
+    // Inside a case's log: an answer that marks its exchange as the one judged when a check reads it.
+    return exchangeLogged() ? recordAnswer(exchangeOf(req, answer), answer) : answer;
   } catch (error) {
     const thrown = isHarnessError(error) ? error : transportError(req.url, error, timeoutMs);
     if (exchangeLogged()) recordExchange(exchangeOf(req, undefined, thrown.message));

@@ -19,8 +19,24 @@ export interface CaseResult {
   readonly verdict: Verdict;
   readonly notes: readonly string[];
   readonly durationMs: number;
-  /** For a case that did not pass: the last request it sent and the start of the answer (redacted). */
+  /** For a case that did not pass: the request its failing check judged and the start of the answer (redacted). */
   readonly exchange?: CaseExchange;
+  /** For a case not run because the target had stopped answering: when it stopped. */
+  readonly stop?: TargetStop;
+}
+
+/** A case and a moment (ISO 8601, UTC). */
+export interface CaseMoment {
+  readonly caseId: string;
+  readonly at: string;
+}
+
+/** When a target stopped answering during a run, as the cases saw it. */
+export interface TargetStop {
+  /** The case that got the target's last answer, and when; absent when no case got one. */
+  readonly lastAnswer?: CaseMoment;
+  /** The first case that got no answer after it, and when its first request went unanswered. */
+  readonly firstSilence: CaseMoment;
 }
 
 /** A request as a `curl` line (secrets as `$SVC_…` variables) and what came back, for the reports. */

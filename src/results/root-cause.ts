@@ -4,9 +4,11 @@
  * cause first. Honest by construction: a cause is named only when the reasons themselves show it
  * (a status received, a connection refused), in at least `minimumShare` of the cases that failed,
  * blocked or ended in error, and only when there are at least `minimumCases` of them. It says how
- * many of how many; the verdicts themselves are left as they are.
+ * many of how many; the verdicts themselves are left as they are. A target that stopped answering
+ * during the run (the cases not run for it carry when: `CaseResult.stop`) is said so, with its last
+ * answer and the first case that got none, rather than as a URL where nothing listens.
  */
-import type { CaseResult, ConformanceRun } from './conformance-run.ts';
+import type { CaseResult, ConformanceRun, TargetStop } from './conformance-run.ts';
 import type { VerdictKind } from './verdict.ts';
 
 export interface RootCause {
@@ -34,10 +36,17 @@ export const minimumCases = 5;
  */
 const receivedStatus = /(?<!expected )\b(?:status|answered) ([1-5]\d\d)\b/g;
 
+/** Causes that mean no answer came at all. */
+const silentCauses: ReadonlySet<string> = new Set(['connection refused', 'connection reset', 'timed out']);
+
 const connectionCauses: readonly { readonly pattern: RegExp; readonly cause: string }[] = [
   { pattern: /refused the connection|ECONNREFUSED/i, cause: 'connection refused' },
-  { pattern: /connection (?:was )?reset|ECONNRESET/i, cause: 'connection reset' },
-  { pattern: /\btimed out\b/i, cause: 'timed out' },
+  // As the HTTP client words them (transportError): a socket closed before the answer, no answer in time.
+  {
+    pattern: /connection (?:was )?reset|ECONNRESET|closed the connection without an answer/i,
+    cause: 'connection reset',
+  },
+  { pattern: /\btimed out\b|did not answer within/i, cause: 'timed out' },
 ];
 
 /** The causes one reason shows (each once). */
@@ -64,18 +73,60 @@ function hintFor(cause: string): string {
   return 'look at what the target answers';
 }
 
-/** The dominant cause of one target's results, or undefined when none is shared by enough of them. */
-export function rootCauseOf(results: readonly Pick<CaseResult, 'verdict'>[]): RootCause | undefined {
-  const notWorking = results.filter((result) => explained.has(result.verdict.kind));
-  if (notWorking.length < minimumCases) return undefined;
+/**
+ * How a stop reads, with times a reader finds in the target's logs: `its last answer came at
+ * 2026-11-28T17:40:12.345Z (to kv.a); the first case to get none: kv.b, at 2026-11-28T17:40:12.401Z`.
+ */
+export function stopLine(stop: TargetStop): string {
+  const last = stop.lastAnswer
+    ? `its last answer came at ${stop.lastAnswer.at} (to ${stop.lastAnswer.caseId})`
+    : 'no case got an answer (only the probe before the run did)';
+  return `${last}; the first case to get none: ${stop.firstSilence.caseId}, at ${stop.firstSilence.at}`;
+}
+
+type Judged = Pick<CaseResult, 'verdict' | 'stop'>;
+
+const reasonOf = (result: Judged) => ('reason' in result.verdict ? result.verdict.reason : '');
+
+/** The most shared cause and its count; ties go to the first seen (the order of the results, stable). */
+function mostShared(results: readonly Judged[], keep: (cause: string) => boolean = () => true) {
   const counts = new Map<string, number>();
-  for (const result of notWorking) {
-    const reason = 'reason' in result.verdict ? result.verdict.reason : '';
-    for (const cause of causesIn(reason)) counts.set(cause, (counts.get(cause) ?? 0) + 1);
+  for (const result of results) {
+    for (const cause of causesIn(reasonOf(result))) if (keep(cause)) counts.set(cause, (counts.get(cause) ?? 0) + 1);
   }
-  // The most shared cause; ties go to the first seen (the order of the results, stable).
   let best: [string, number] | undefined;
   for (const entry of counts) if (best === undefined || entry[1] > best[1]) best = entry;
+  return best;
+}
+
+/**
+ * The target stopped answering mid-run, when the cases not run for it and those that got no answer
+ * make up enough of the cases that did not work: said with when, so the reader looks at the target's
+ * logs of that moment.
+ */
+function stoppedCause(notWorking: readonly Judged[]): RootCause | undefined {
+  const stop = notWorking.find((result) => result.stop !== undefined)?.stop;
+  if (stop === undefined) return undefined;
+  const silent = notWorking.filter(
+    (result) => result.stop !== undefined || [...causesIn(reasonOf(result))].some((cause) => silentCauses.has(cause)),
+  );
+  if (silent.length < minimumShare * notWorking.length) return undefined;
+  const how = mostShared(silent, (cause) => silentCauses.has(cause));
+  return {
+    cause: 'the target stop answering during the run',
+    cases: silent.length,
+    of: notWorking.length,
+    hint: `${stopLine(stop)}${how === undefined ? '' : ` (${how[0]})`}; see whether it crashed or restarted then`,
+  };
+}
+
+/** The dominant cause of one target's results, or undefined when none is shared by enough of them. */
+export function rootCauseOf(results: readonly Judged[]): RootCause | undefined {
+  const notWorking = results.filter((result) => explained.has(result.verdict.kind));
+  if (notWorking.length < minimumCases) return undefined;
+  const stopped = stoppedCause(notWorking);
+  if (stopped !== undefined) return stopped;
+  const best = mostShared(notWorking);
   if (best === undefined || best[1] < minimumShare * notWorking.length) return undefined;
   return { cause: best[0], cases: best[1], of: notWorking.length, hint: hintFor(best[0]) };
 }

@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { bodyChars, type Exchange, logExchanges, textExcerpt } from '../../src/http/exchange-log.ts';
+import { bodyChars, ExchangeLog, judgedExchange, logExchanges, textExcerpt } from '../../src/http/exchange-log.ts';
 import { httpRequest } from '../../src/http/http-client.ts';
 import { refusedUrl } from '../engines/conformance/fixtures/bad-servers.ts';
 import { listenOnLoopback } from '../support/loopback.ts';
@@ -30,9 +30,10 @@ afterAll(() => {
 
 describe('the exchange log', () => {
   test('every request sent inside a log lands in it, with the start of its answer; outside, nothing is kept', async () => {
-    const log: Exchange[] = [];
+    const logged = new ExchangeLog();
+    const log = logged.exchanges;
     await httpRequest({ url: `${url}/outside` });
-    await logExchanges(log, async () => {
+    await logExchanges(logged, async () => {
       await httpRequest({
         url: `${url}/a`,
         method: 'POST',
@@ -64,12 +65,54 @@ describe('the exchange log', () => {
   });
 
   test('a log keeps the last 20 exchanges', async () => {
-    const log: Exchange[] = [];
-    await logExchanges(log, async () => {
+    const logged = new ExchangeLog();
+    const log = logged.exchanges;
+    await logExchanges(logged, async () => {
       for (let n = 0; n < 25; n += 1) await httpRequest({ url: `${url}/n${n}` });
     });
     expect(log).toHaveLength(20);
     expect(log[0]?.url).toBe(`${url}/n5`);
+  });
+
+  test('the exchange judged is the one whose answer was read last, not the last one sent', async () => {
+    const log = new ExchangeLog();
+    const judged = await logExchanges(log, async () => {
+      const [first, second] = await Promise.all([
+        httpRequest({ url: `${url}/first` }),
+        httpRequest({ url: `${url}/second` }),
+      ]);
+      const third = await httpRequest({ url: `${url}/third` });
+      expect(judgedExchange()).toBeUndefined();
+      const seen = [second?.status, first?.body.length];
+      expect(seen).toEqual([200, 15]);
+      const afterFirst = judgedExchange();
+      expect(third.status).toBe(200);
+      return [afterFirst, judgedExchange()];
+    });
+    expect(judged.map((item) => item && new URL(item.url).pathname)).toEqual(['/first', '/third']);
+    expect(log.judged?.url).toBe(`${url}/third`);
+  });
+
+  test('an answer keeps its fields (spread, compared, serialised), marked or not', async () => {
+    const outside = await httpRequest({ url: `${url}/plain` });
+    const inside = await logExchanges(new ExchangeLog(), () => httpRequest({ url: `${url}/plain` }));
+    expect(Object.keys(inside)).toEqual(Object.keys(outside));
+    expect({ ...inside, elapsedMs: 0, headers: {} }).toEqual({ ...outside, elapsedMs: 0, headers: {} });
+    expect(JSON.parse(JSON.stringify(inside)).status).toBe(200);
+  });
+
+  test('a request with no answer is judged at once, and the log says since when nothing answered', async () => {
+    const log = new ExchangeLog();
+    const before = Date.now();
+    await logExchanges(log, async () => {
+      const answered = await httpRequest({ url: `${url}/a` });
+      expect(answered.status).toBe(200);
+      expect(log.silentSince).toBeUndefined();
+      await httpRequest({ url: await refusedUrl() }).catch(() => undefined);
+    });
+    expect(log.judged?.error).toMatch(/refused/);
+    expect(log.lastAnswerAt).toBeGreaterThanOrEqual(before);
+    expect(log.silentSince).toBeGreaterThanOrEqual(log.lastAnswerAt ?? Number.POSITIVE_INFINITY);
   });
 
   test('excerpts: text up to the limit, a UTF-8 character cut by the limit is not garbage, bytes that are not UTF-8 are none', () => {

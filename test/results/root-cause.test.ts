@@ -25,6 +25,11 @@ describe('causesIn', () => {
   test('connections refused, reset or timed out', () => {
     expect(causesIn('the target refused the connection (ECONNREFUSED)')).toEqual(new Set(['connection refused']));
     expect(causesIn('GET / timed out after 10 s')).toEqual(new Set(['timed out']));
+    // The HTTP client's own words for no answer.
+    expect(causesIn('http://h:1 did not answer within 10000 ms')).toEqual(new Set(['timed out']));
+    expect(causesIn('http://h:1 closed the connection without an answer (UND_ERR_SOCKET)')).toEqual(
+      new Set(['connection reset']),
+    );
     expect(causesIn('Svc-Timeout was ignored')).toEqual(new Set());
   });
 });
@@ -77,5 +82,43 @@ describe('rootCauseLines', () => {
       expect.stringMatching(/^root cause: wrong: 10 of 10 cases .* saw status 401: check the token/),
     ]);
     expect(rootCauseLines({ targets: [{ ...target, problem: 'refused' }] })).toEqual([]);
+  });
+});
+
+describe('a target that stopped answering during the run', () => {
+  const stop = {
+    lastAnswer: { caseId: 'kv.a', at: '2026-11-28T17:40:12.345Z' },
+    firstSilence: { caseId: 'kv.b', at: '2026-11-28T17:40:12.401Z' },
+  };
+  const refused: Verdict = { kind: 'error', reason: 'http://h:1 refused the connection' };
+  const notRun: Verdict = { kind: 'error', reason: 'not run: the target stopped answering during the run: …' };
+  const results = [
+    { verdict: { kind: 'pass' } as Verdict },
+    { verdict: refused },
+    { verdict: refused },
+    ...Array.from({ length: 6 }, () => ({ verdict: notRun, stop })),
+    { verdict: fail('received status 400') },
+  ];
+
+  test('is said so, with its last answer, the first case that got none, the times and how it went silent', () => {
+    const cause = rootCauseOf(results);
+    expect(cause).toEqual({
+      cause: 'the target stop answering during the run',
+      cases: 8,
+      of: 9,
+      hint: 'its last answer came at 2026-11-28T17:40:12.345Z (to kv.a); the first case to get none: kv.b, at 2026-11-28T17:40:12.401Z (connection refused); see whether it crashed or restarted then',
+    });
+    expect(rootCauseLine('ref', cause!)).toMatch(
+      /^root cause: ref: 8 of 9 cases that failed, blocked or ended in error saw the target stop answering during the run: its last answer came at/,
+    );
+  });
+
+  test('a target that never answered a case says so; too few silent cases name no stop', () => {
+    const { lastAnswer: _, ...silentFromStart } = stop;
+    expect(
+      rootCauseOf([...results.slice(0, 3), { verdict: notRun, stop: silentFromStart }, ...results.slice(3)])?.hint,
+    ).toMatch(/^no case got an answer \(only the probe before the run did\); the first case to get none: kv.b/);
+    const mostlyFailing = [...results, ...Array.from({ length: 4 }, () => ({ verdict: fail('received "x"') }))];
+    expect(rootCauseOf(mostlyFailing)).toBeUndefined();
   });
 });

@@ -62,6 +62,7 @@ export function caseResultOf(
     notes: outcome?.notes ?? [],
     durationMs: Math.round(testCase.diagnostic()?.duration ?? 0),
     ...(outcome?.exchange !== undefined && { exchange: outcome.exchange }),
+    ...(outcome?.stop !== undefined && { stop: outcome.stop }),
   };
 }
 

@@ -3,7 +3,7 @@
  * a user runs the suites with) see the case's rules and the verdict the case reached.
  */
 
-import type { CaseExchange } from '../../results/conformance-run.ts';
+import type { CaseExchange, TargetStop } from '../../results/conformance-run.ts';
 import type { Verdict } from '../../results/verdict.ts';
 import type { Target, TargetArea } from '../../target/target.ts';
 
@@ -25,6 +25,8 @@ export interface CaseOutcome {
   readonly notes: readonly string[];
   /** The request behind a case that did not pass, and the start of its answer (redacted). */
   readonly exchange?: CaseExchange;
+  /** For a case not run because the target had stopped answering: when it stopped. */
+  readonly stop?: TargetStop;
 }
 
 /**

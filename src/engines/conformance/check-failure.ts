@@ -2,7 +2,36 @@
  * A check is a small named function that returns nothing or throws one CheckFailure carrying the
  * rule id and a "received … / expected …" message (after Schemathesis' checks and k6's named checks).
  */
+import { type Exchange, judgedExchange } from '../../http/exchange-log.ts';
 import { excerpt } from '../../shared/excerpt.ts';
+
+/**
+ * The exchange each failure judged, taken when it is built (the answer a check read last, see
+ * exchange-log.ts). Kept beside the error, not on it: vitest prints an error's own fields, and an
+ * exchange holds the request's credentials.
+ */
+const judged = new WeakMap<Error, Exchange>();
+
+function rememberJudged(failure: Error, from?: Error): void {
+  const exchange = (from && judged.get(from)) ?? judgedExchange();
+  if (exchange !== undefined) judged.set(failure, exchange);
+}
+
+/** The exchange a CheckFailure or Blocked judged when it was built; undefined for any other error. */
+export function exchangeJudgedBy(error: unknown): Exchange | undefined {
+  return error instanceof Error ? judged.get(error) : undefined;
+}
+
+/**
+ * `failure`, judging the exchange `source` judged: for a failure that sums up others built earlier
+ * (a batch of cells names its first failing cell), whose own moment of building says nothing.
+ */
+export function judgingAs<E extends Error>(source: unknown, failure: E): E {
+  const exchange = exchangeJudgedBy(source);
+  if (exchange !== undefined) judged.set(failure, exchange);
+  return failure;
+}
+
 /** How much of each part of a failure's text is kept. */
 export const partChars = 2000;
 
@@ -20,6 +49,7 @@ export class CheckFailure extends Error {
     this.rule = rule;
     this.received = shown;
     this.expected = wanted;
+    rememberJudged(this);
   }
 }
 
@@ -32,9 +62,11 @@ export class Blocked extends Error {
   override readonly name = 'Blocked';
   readonly rule: string;
 
-  constructor(rule: string, message: string) {
+  /** `step`: the step's own failure, whose judged exchange this one keeps. */
+  constructor(rule: string, message: string, step?: Error) {
     super(`${excerpt(message, 2 * partChars)} [${rule}]`);
     this.rule = rule;
+    rememberJudged(this, step);
   }
 }
 
@@ -47,7 +79,11 @@ export async function means<T>(step: () => Promise<T>): Promise<T> {
     return await step();
   } catch (error) {
     if (error instanceof CheckFailure) {
-      throw new Blocked(error.rule, `a step it needs did not work: ${error.message.replace(/ \[[^\]]+\]$/, '')}`);
+      throw new Blocked(
+        error.rule,
+        `a step it needs did not work: ${error.message.replace(/ \[[^\]]+\]$/, '')}`,
+        error,
+      );
     }
     throw error;
   }

@@ -9,7 +9,7 @@
  */
 import { dirname } from 'node:path';
 import { describe, inject, type TestContext, test } from 'vitest';
-import { type Exchange, logExchanges } from '../../http/exchange-log.ts';
+import { ExchangeLog, logExchanges } from '../../http/exchange-log.ts';
 import {
   defaultTimeoutMs as defaultRequestTimeoutMs,
   noAnswerOf,
@@ -22,12 +22,14 @@ import { withTimeout } from '../../shared/with-timeout.ts';
 import { missingCapability } from '../../target/areas.ts';
 import { loadTargetFileSync, targetFromEnv } from '../../target/load-target.ts';
 import { type Target, type TargetArea, targetSecrets } from '../../target/target.ts';
+import { AnswerWatch } from './answer-watch.ts';
 import './case-meta.ts';
 import { createCaseContext, runId as processRunId } from './case-context.ts';
 import { caseExchange } from './case-exchange.ts';
 import type { CaseMeta, CaseOutcome, SuiteRun } from './case-meta.ts';
 import { loadCaseFiles } from './case-registry.ts';
 import { reasonLine, verdictOf } from './case-verdict.ts';
+import { exchangeJudgedBy } from './check-failure.ts';
 import type { ConformanceCase } from './conformance-case.ts';
 import { loadRuleCatalog } from './rule-catalog.ts';
 import { ruleFilter } from './rule-glob.ts';
@@ -60,19 +62,11 @@ interface RunSetup {
   readonly redact: Redactor;
   /** Each area's setup and redactor, resolved on the first file of that area. */
   readonly setups: Map<TargetArea, { readonly setup: CaseSetup; readonly redact: Redactor }>;
-  /** Cases in a row that ended with no answer (refused, reset, timed out), and the last one's reason. */
-  readonly transport: { streak: number; last: string };
+  /** Whether the target still answers, told by the cases as they end. */
+  readonly answers: AnswerWatch;
 }
 
-/**
- * After this many cases in a row got no whole answer (refused, reset, timed out, or a body that did not
- * end before the answer cap), the target is taken to have stopped answering: the remaining cases of the
- * run end at once as errors instead of each waiting out its own timeout (a stalled target would
- * otherwise hold the run for minutes). An answer, however wrong (not JSON, a content type that
- * contradicts its body, not even HTTP), never counts: the target is still answering, and each case
- * judges what it got on its own rules.
- */
-export const stalledAfterCases = 3;
+export { stalledAfterCases } from './answer-watch.ts';
 
 let current: RunSetup | undefined;
 
@@ -91,7 +85,7 @@ function runSetup(): RunSetup {
       // Plain vitest runs know only the target's secrets; the engine hands over every secret of its run.
       redact: createRedactor(provided?.secrets ?? []),
       setups: new Map(),
-      transport: { streak: 0, last: '' },
+      answers: new AnswerWatch(),
     };
   }
   return current;
@@ -190,11 +184,10 @@ async function runCase(item: ConformanceCase, setup: CaseSetup, redact: Redactor
     finish({ verdict: { kind: 'skip', reason }, notes: [] });
     context.skip(reason);
   }
-  if (run.transport.streak >= stalledAfterCases) {
-    const reason = redact(
-      `not run: the target stopped answering (${run.transport.streak} cases in a row got no whole answer: refused, reset, timed out or endless; the last: ${run.transport.last})`,
-    );
-    finish({ verdict: { kind: 'error', reason }, notes: [] });
+  const stopped = run.answers.stopped();
+  if (stopped !== undefined) {
+    const reason = redact(stopped.reason);
+    finish({ verdict: { kind: 'error', reason }, notes: [], stop: stopped.stop });
     throw new Error(reason);
   }
   const catalog = await loadRuleCatalog();
@@ -209,10 +202,10 @@ async function runCase(item: ConformanceCase, setup: CaseSetup, redact: Redactor
   });
   let thrown: { error: unknown } | undefined;
   let outOfTime = false;
-  const exchanges: Exchange[] = [];
+  const log = new ExchangeLog();
   try {
     await withTimeout(
-      logExchanges(exchanges, () => item.run(recorder.context)),
+      logExchanges(log, () => item.run(recorder.context)),
       runBudgetMs,
       '',
       () => {
@@ -229,13 +222,13 @@ async function runCase(item: ConformanceCase, setup: CaseSetup, redact: Redactor
   const notes = [...recorder.notes, ...cleanupNotes].map(redact);
   const verdict = verdictOf({ rules: item.rules, levelOf: (id) => catalog.get(id)?.level, thrown, notes });
   const safeVerdict = 'reason' in verdict ? { ...verdict, reason: redact(verdict.reason) } : verdict;
-  // The last request before the case ended is the one a reader reproduces first.
-  const last = exchanges.at(-1);
-  const shown = reproducedKinds.has(safeVerdict.kind) && last !== undefined && setup.target !== undefined;
-  finish({ verdict: safeVerdict, notes, ...(shown && { exchange: caseExchange(last, setup.target, redact) }) });
+  // The exchange the failing check judged (see exchange-log.ts); else the one judged last, else the last sent.
+  const judged = exchangeJudgedBy(thrown?.error) ?? log.judged ?? log.exchanges.at(-1);
+  const shown = reproducedKinds.has(safeVerdict.kind) && judged !== undefined && setup.target !== undefined;
+  finish({ verdict: safeVerdict, notes, ...(shown && { exchange: caseExchange(judged, setup.target, redact) }) });
   const transport = outOfTime || (thrown !== undefined && noAnswerOf(thrown.error) !== undefined);
-  run.transport.streak = transport ? run.transport.streak + 1 : 0;
-  if (transport && 'reason' in safeVerdict) run.transport.last = safeVerdict.reason;
+  const noAnswer = transport ? ('reason' in safeVerdict ? safeVerdict.reason : 'no answer') : undefined;
+  run.answers.caseEnded(item.id, log, noAnswer);
   if (safeVerdict.kind === 'skip') context.skip(safeVerdict.reason);
   if ((safeVerdict.kind === 'fail' || safeVerdict.kind === 'error') && thrown) {
     // Plain vitest shows the failure; keep the original error (and its diff) unless it held a secret,
