@@ -5,6 +5,7 @@
  * shows none. The fastify logger is off, so no request, body or secret reaches a log.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
+import { STATUS_CODES } from 'node:http';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Dialect } from '../../target/dialects.ts';
 import type { AccountStore } from '../account/messaging-account.ts';
@@ -14,6 +15,7 @@ import { ManagementInputError, readCreateIndex } from './index-input.ts';
 import { accountIntegerFields, indexIntegerFields, withIntegersAsDoubles } from './integers-as-doubles.ts';
 import { basicCredentialsMatch } from './management-auth.ts';
 import type { ManagementFaultCheck } from './management-fault-check.ts';
+import type { ManagementSilenceCheck } from './management-silences.ts';
 import { newSearchIndex } from './search-index.ts';
 import type { SearchIndexStore } from './search-index-store.ts';
 
@@ -22,13 +24,34 @@ export interface ManagementPluginOptions {
   readonly indexes: SearchIndexStore;
   readonly dialect: Dialect;
   readonly fault: ManagementFaultCheck;
+  /** The silence switches on: another legal choice where the spec is silent. */
+  readonly silence: ManagementSilenceCheck;
 }
 
 const secret = () => randomBytes(32).toString('base64url');
 
-function fail(reply: FastifyReply, status: number, error: string): FastifyReply {
-  return reply.code(status).header('content-type', 'application/json; charset=utf-8').send({ error });
+/** The silence's statuses for area C's refusals (none is shown): 401, 400 and 404 as another service might. */
+const ownStatuses: Readonly<Record<number, number>> = { 401: 403, 400: 422, 404: 400 };
+
+/**
+ * A refusal: the real service's status and an `{error}` body, or (the silence) another status with
+ * its status text as plain text: area C's error statuses and bodies are not shown.
+ */
+function failWith(silence: ManagementSilenceCheck) {
+  return (reply: FastifyReply, status: number, error: string): FastifyReply => {
+    if (silence('management-errors-own')) {
+      const own = ownStatuses[status] ?? status;
+      return reply
+        .code(own)
+        .header('content-type', 'text/plain; charset=utf-8')
+        .send(STATUS_CODES[own] ?? 'error');
+    }
+    return reply.code(status).header('content-type', 'application/json; charset=utf-8').send({ error });
+  };
 }
+
+/** Fields of the silence beyond the spec's tables: a text, a number and an object. */
+const extraFields = { plan_name: 'svc-harness reference', updated_at: '2026-01-01T00:00:00Z', features: {} };
 
 /** An object answer as JSON; the fault switches given write these integer fields as doubles. */
 function sendObject(reply: FastifyReply, object: WireObject, doubles: readonly string[]): FastifyReply {
@@ -44,7 +67,9 @@ function badJson(message: string): Error & { statusCode: number } {
 }
 
 export async function managementPlugin(app: FastifyInstance, options: ManagementPluginOptions): Promise<void> {
-  const { accounts, indexes, dialect, fault } = options;
+  const { accounts, indexes, dialect, fault, silence } = options;
+  const fail = failWith(silence);
+  const extra = silence('management-extra-fields') ? extraFields : {};
   const version = fault('management-unversioned-paths') ? '' : '/v2';
   const accountPath = `${version}${dialect.accountPath.replace(/^\/v2(?=\/)/, '')}`;
 
@@ -96,7 +121,7 @@ export async function managementPlugin(app: FastifyInstance, options: Management
       readOnlyToken: secret(),
       nowMs: Date.now(),
     });
-    const answer: WireObject = { ...renderIndex(index, fault), ...asGiven };
+    const answer: WireObject = { ...renderIndex(index, fault), ...asGiven, ...extra };
     await indexes.save(index.id, answer);
     reply.code(fault('create-status-201') ? 201 : 200);
     return sendObject(reply, answer, fault('index-integers-as-doubles') ? indexIntegerFields : []);
@@ -113,6 +138,6 @@ export async function managementPlugin(app: FastifyInstance, options: Management
     const { account } = await accounts.record();
     reply.code(fault('account-status-201') ? 201 : 200);
     const doubles = fault('account-integers-as-doubles') ? accountIntegerFields : [];
-    return sendObject(reply, renderAccount(account, dialect, fault), doubles);
+    return sendObject(reply, { ...renderAccount(account, dialect, fault), ...extra }, doubles);
   });
 }

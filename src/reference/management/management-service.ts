@@ -10,6 +10,7 @@ import { AccountStore } from '../account/messaging-account.ts';
 import type { AreaSettings, StartedArea } from '../reference-area.ts';
 import { managementFaultCheck } from './management-fault-check.ts';
 import { managementPlugin } from './management-plugin.ts';
+import { managementSilenceCheck } from './management-silences.ts';
 import { SearchIndexStore } from './search-index-store.ts';
 
 export async function startManagementService(settings: AreaSettings): Promise<StartedArea> {
@@ -22,7 +23,13 @@ export async function startManagementService(settings: AreaSettings): Promise<St
     throw error;
   }
   const indexes = new SearchIndexStore(client);
-  const plugin = { accounts, indexes, dialect: settings.dialect, fault: managementFaultCheck(settings.faults) };
+  const plugin = {
+    accounts,
+    indexes,
+    dialect: settings.dialect,
+    fault: managementFaultCheck(settings.faults),
+    silence: managementSilenceCheck(settings.silences),
+  };
 
   return {
     routes: async (app) => {

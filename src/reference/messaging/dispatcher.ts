@@ -246,8 +246,12 @@ export class Dispatcher {
 
   async #attempt(message: StoredMessage, endpoint: string): Promise<void> {
     const { deliverer, dialect, fault } = this.#parts;
-    if (message.kind === 'publish' && fault('delivery-dropped')) {
-      // The fault loses the message: no request, no callback, and the message counts as delivered.
+    // The fault loses the message; the silence drops a waiter's timeout request (what a deadline does is
+    // not shown): no request, no callback, and the message counts as delivered.
+    const dropped =
+      (message.kind === 'publish' && fault('delivery-dropped')) ||
+      (message.kind === 'timeout' && this.#parts.silence('waiter-timeout-silent'));
+    if (dropped) {
       this.#release(endpoint);
       await this.#write({ message: { ...message, state: 'delivered' }, next: { kind: 'end' }, caused: [] });
       return;
@@ -285,16 +289,23 @@ export class Dispatcher {
     if (write.causedInflight !== undefined) this.#hold(write.causedInflight);
   }
 
-  /** The attempt's signature, by the current key; the signature faults reuse, age or misaddress it. */
+  /**
+   * The attempt's signature, by the current key; the signature faults age or misaddress it; the
+   * silences leave out its jti, keep the body claim's padding, or re-send a retry with the first
+   * attempt's token (an identical re-send: the spec shows no scheme, and jti is optional).
+   */
   #signature(message: StoredMessage, body: Buffer): string {
-    const { keys, fault } = this.#parts;
+    const { keys, fault, silence } = this.#parts;
     const first = this.#firstTokens.get(message.id);
     if (first !== undefined && message.retried > 0) return first;
     const caused = message.kind === 'callback' || message.kind === 'failure-callback';
     const sub = caused && fault('callback-signed-wrong-sub') ? sourceUrlOf(message) : message.url;
     const ageSeconds = message.retried > 0 && fault('retry-signature-expired') ? 600 : 0;
-    const token = keys.sign(sub, body, ageSeconds);
-    if (message.retried === 0 && fault('retry-signature-reused')) this.#firstTokens.set(message.id, token);
+    const token = keys.sign(sub, body, ageSeconds, {
+      jti: !silence('signature-without-jti'),
+      padded: !silence('signature-body-unpadded'),
+    });
+    if (message.retried === 0 && silence('retry-token-reused')) this.#firstTokens.set(message.id, token);
     return token;
   }
 
@@ -382,7 +393,10 @@ export class Dispatcher {
     const retried = message.retried + 1;
     return {
       message: { ...message, retried },
-      next: { kind: 'retry', at: now + backoffMs(backoff, retried) },
+      next: {
+        kind: 'retry',
+        at: now + backoffMs(this.#parts.silence('slower-retries-later-callbacks') ? slower : backoff, retried),
+      },
       ...causedNow,
     };
   }
@@ -396,7 +410,8 @@ export class Dispatcher {
     account: MessagingAccount,
     now: number,
   ): StoredMessage {
-    const { fault } = this.#parts;
+    const { fault, silence } = this.#parts;
+    const later = silence('slower-retries-later-callbacks') ? laterCallbackMs : 0;
     const methodIgnored =
       kind === 'callback' ? fault('callback-method-ignored') : fault('failure-callback-method-ignored');
     return {
@@ -407,7 +422,7 @@ export class Dispatcher {
       headers: { ...config.forward, 'content-type': 'application/json' },
       body: Buffer.from(callbackText(body, fault)).toString('base64'),
       createdAt: now,
-      notBefore: now + (config.delayMs ?? 0),
+      notBefore: now + (config.delayMs ?? 0) + later,
       maxRetries: config.retries ?? Math.min(defaultRetries, account.max_retries),
       retried: 0,
       timeoutMs: config.timeoutMs ?? account.timeout * 1000,
@@ -417,6 +432,11 @@ export class Dispatcher {
     };
   }
 }
+
+/** The silence's backoff: slower than the configured one, still well within a receiver's wait. */
+const slower: RetryBackoff = { kind: 'base', ms: 300 };
+/** How much later the silence sends callbacks and failure callbacks than their answer. */
+const laterCallbackMs = 500;
 
 /** The headers without the named ones (any case). */
 function withoutHeaders(headers: Readonly<Record<string, string>>, names: readonly string[]): Record<string, string> {

@@ -315,12 +315,6 @@ export const messagingFaults = defineFaults([
     description: 'Loses every published message: nothing is sent, and the message counts as delivered.',
   },
   {
-    name: 'retry-signature-reused',
-    area: 'messaging',
-    rule: 'A.signature.verifiable',
-    description: "Signs a retry with the first attempt's token (the same jti): a replay.",
-  },
-  {
     name: 'retry-signature-expired',
     area: 'messaging',
     rule: 'A.signature.verifiable',
@@ -441,12 +435,6 @@ export const messagingFaults = defineFaults([
     area: 'messaging',
     rule: 'A.failure-callback.fields',
     description: "Leaves endpointName out of the failure-callback bodies of a URL group's messages.",
-  },
-  {
-    name: 'url-group-skips-endpoint',
-    area: 'messaging',
-    rule: 'A.url-group.fan-out',
-    description: 'A publish to a URL group answers for every endpoint but never delivers to the last one.',
   },
   {
     name: 'topic-limit-unchecked',

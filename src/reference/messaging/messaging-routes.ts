@@ -6,6 +6,7 @@
  * are read raw: a message's payload is any bytes, and JSON bodies are parsed where a route takes one.
  */
 import { timingSafeEqual } from 'node:crypto';
+import { STATUS_CODES } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { QueueLimitReached } from './message-store.ts';
 import { MessagingError } from './messaging-error.ts';
@@ -43,6 +44,9 @@ function destinationOf(rawUrl: string, prefixLength: number, tokenQuery: string)
   return rest;
 }
 
+/** The silence's statuses for refusals whose status the spec does not show. */
+const ownStatuses: Readonly<Record<number, number>> = { 400: 422, 401: 403, 409: 422, 413: 422 };
+
 export async function messagingRoutes(app: FastifyInstance, options: MessagingRouteOptions): Promise<void> {
   const { store, keys, account, dispatcher, dialect, fault, silence, rateLimit } = options;
   const p = dialect.headerPrefix;
@@ -51,7 +55,12 @@ export async function messagingRoutes(app: FastifyInstance, options: MessagingRo
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
 
-  const sendError = (reply: FastifyReply, status: number, message: string) => {
+  const sendError = (reply: FastifyReply, given: number, text: string) => {
+    // Spec "Errors": only notify's statuses are shown; the silence answers every other refusal with
+    // another status and text of its own (still an Error object: its shape is the spec's).
+    const own = silence('error-answers-own') && !reply.request.url.startsWith(`${v}/notify/`);
+    const status = own ? (ownStatuses[given] ?? given) : given;
+    const message = own ? (STATUS_CODES[status] ?? 'error') : text;
     if (fault('error-body-plain-text')) return reply.code(status).type('text/plain').send(message);
     return reply.code(status).type('application/json').send({ error: message });
   };
@@ -153,13 +162,16 @@ export async function messagingRoutes(app: FastifyInstance, options: MessagingRo
       ...(queue !== undefined && { queue }),
       ...(topic !== undefined && { topic }),
     });
-    const publishContext = { dialect, account: (await account.record()).account, fault, now: Date.now() };
+    const publishContext = { dialect, account: (await account.record()).account, fault, silence, now: Date.now() };
     // Spec "Limits": an enqueue creates its queue on first use, within the plan's max_queues (the
     // store counts and creates in one script); the fault lifts it. A publish names no queue.
     const maxQueues =
       queue === undefined || fault('queue-limit-unchecked') ? undefined : publishContext.account.max_queues;
     const storing = storeWithin(maxQueues);
-    const dedupId = header(request.headers as RequestHeaders, `${p}Deduplication-Id`);
+    // The silence ignores the deduplication header, as an implementation without it would.
+    const dedupId = silence('deduplication-ignored')
+      ? undefined
+      : header(request.headers as RequestHeaders, `${p}Deduplication-Id`);
     if (group !== undefined) {
       const answers = await fanOut(
         group,
@@ -190,9 +202,12 @@ export async function messagingRoutes(app: FastifyInstance, options: MessagingRo
     }
     if (direct) dispatcher.takeReserved(accepted.deduplicated ? undefined : message);
     else dispatcher.poke(queue !== undefined);
-    return reply
-      .code(silence('publish-answers-202') ? 202 : 200)
-      .send({ messageId: accepted.id, ...(accepted.deduplicated && { deduplicated: true }) });
+    // Publish answers are not shown (Endpoints rule 4): the silences answer 202, or another shape.
+    reply.code(silence('publish-answers-202') ? 202 : 200);
+    if (silence('publish-answer-own-shape')) {
+      return reply.send({ id: accepted.id, url: message.url, createdAt: message.createdAt });
+    }
+    return reply.send({ messageId: accepted.id, ...(accepted.deduplicated && { deduplicated: true }) });
   }
 
   /**
@@ -228,8 +243,7 @@ export async function messagingRoutes(app: FastifyInstance, options: MessagingRo
 
   /**
    * One message per endpoint of the group, each deduplicated on its own (the id and the endpoint's
-   * URL); the answer is one `{messageId, url}` per endpoint, as the real service's. The fault answers
-   * for the group's last endpoint but never stores its message.
+   * URL); the answer is one `{messageId, url}` per endpoint, as the real service's.
    */
   async function fanOut(
     group: Topic,
@@ -238,10 +252,8 @@ export async function messagingRoutes(app: FastifyInstance, options: MessagingRo
     storing: Pick<typeof store, 'accept'>,
   ): Promise<{ messageId: string; url: string; deduplicated?: true }[]> {
     const messages = group.endpoints.map(messageFor);
-    const skipped = fault('url-group-skips-endpoint') && messages.length > 1 ? messages.length - 1 : -1;
     return Promise.all(
-      messages.map(async (message, at) => {
-        if (at === skipped) return { messageId: message.id, url: message.url };
+      messages.map(async (message) => {
         const accepted = await storing.accept(
           message,
           dedupId === undefined ? undefined : `${dedupId}\n${message.url}`,
@@ -258,8 +270,10 @@ export async function messagingRoutes(app: FastifyInstance, options: MessagingRo
   // Signing keys
 
   app.get(`${v}/keys`, async () => keys.keys);
-  app.post(`${v}/keys/rotate`, async () => {
+  app.post(`${v}/keys/rotate`, async (_request, reply) => {
     const rotated = await keys.rotate(!fault('rotate-keeps-current'));
+    // The rotate status is not shown (Endpoints rule 3): the silence answers 201.
+    if (silence('rotate-answers-201')) reply.code(201);
     return fault('rotate-omits-next') ? { current: rotated.current } : rotated;
   });
 

@@ -6,11 +6,125 @@
 import { defineSilences } from '../fault-registry.ts';
 
 export const messagingSilences = defineSilences([
+  // Statuses and answer shapes that are not shown.
   {
     name: 'publish-answers-202',
     area: 'messaging',
     silence: 'A.publish.response-shape',
     description: 'a publish is answered 202 rather than 200 (publish statuses: not shown)',
+  },
+  {
+    name: 'publish-answer-own-shape',
+    area: 'messaging',
+    silence: 'notes: A.publish-answer',
+    description: 'a publish answers {"id", "url", "createdAt"}: another field name for the id, and extra fields',
+  },
+  {
+    name: 'message-ids-uuid',
+    area: 'messaging',
+    silence: 'notes: A.publish-answer',
+    description: 'message ids are bare UUIDs, not msg_… (their format is not shown)',
+  },
+  {
+    name: 'rotate-answers-201',
+    area: 'messaging',
+    silence: 'A.keys.rotate-status',
+    description: 'the rotate operation answers 201 (its status is not shown)',
+  },
+  {
+    name: 'error-answers-own',
+    area: 'messaging',
+    silence: 'notes: A.error-texts',
+    description:
+      'refusals other than notify’s answer 422 (403 for credentials) with {"error": "<status text>"}: other statuses and texts where none is shown',
+  },
+  // Optional publish headers ignored: the implementation's own defaults.
+  {
+    name: 'retries-header-ignored',
+    area: 'messaging',
+    silence: 'notes: A.publish-options',
+    description: 'Svc-Retries is ignored: every message gets the service’s own default retries (3, within the plan)',
+  },
+  {
+    name: 'delay-header-ignored',
+    area: 'messaging',
+    silence: 'notes: A.publish-options',
+    description: 'Svc-Delay and Svc-Not-Before are ignored: every message is delivered at once',
+  },
+  {
+    name: 'timeout-header-ignored',
+    area: 'messaging',
+    silence: 'A.publish.headers',
+    description: 'Svc-Timeout is ignored: every delivery attempt has the plan’s request timeout',
+  },
+  {
+    name: 'deduplication-ignored',
+    area: 'messaging',
+    silence: 'A.publish.headers',
+    description: 'Svc-Deduplication-Id is ignored: every publish is a message of its own',
+  },
+  // Limits enforced by capping rather than refusal.
+  {
+    name: 'limits-capped',
+    area: 'messaging',
+    silence: 'A.limits.delay',
+    description:
+      'a Svc-Delay or Svc-Not-Before past max_delay, and a Svc-Retries past max_retries, are capped to the plan rather than refused',
+  },
+  {
+    name: 'oversize-truncated',
+    area: 'messaging',
+    silence: 'A.publish.headers',
+    description:
+      'a message above max_message_size is accepted and delivered cut to the maximum (the payload rules are not shown)',
+  },
+  // Signature details beyond what the target declares (a JWT, HS256, the body's SHA-256, sub).
+  {
+    name: 'signature-without-jti',
+    area: 'messaging',
+    silence: 'notes: A.signature-scheme',
+    description: 'signatures carry no jti claim (optional in RFC 7519)',
+  },
+  {
+    name: 'retry-token-reused',
+    area: 'messaging',
+    silence: 'notes: A.signature-scheme',
+    description: 'a retry, an identical re-send, carries the token of the first attempt (the same jti)',
+  },
+  {
+    name: 'signature-body-unpadded',
+    area: 'messaging',
+    silence: 'notes: A.signature-scheme',
+    description: 'the body claim’s base64url drops its = padding (the reference keeps it)',
+  },
+  // Timing within the waits.
+  {
+    name: 'slower-retries-later-callbacks',
+    area: 'messaging',
+    silence: 'notes: A.retry-backoff',
+    description:
+      'retries back off from 300 ms (doubling), and callbacks and failure callbacks go out 500 ms after the answer they report',
+  },
+  // Readings of what the spec leaves open.
+  {
+    name: 'source-header-delivered-only',
+    area: 'messaging',
+    silence: 'notes: A.source-header',
+    description:
+      'a callback’s sourceHeader holds only the headers the message carried to its destination (content type, forwarded headers), no Svc-* instructions',
+  },
+  {
+    name: 'waiter-omits-unset-timeouts',
+    area: 'messaging',
+    silence: 'notes: A.waiters',
+    description:
+      'a Waiter created without timeoutUrl, timeoutBody or timeoutHeaders leaves them out (no Required column)',
+  },
+  {
+    name: 'waiter-timeout-silent',
+    area: 'messaging',
+    silence: 'A.waiter.deadline',
+    description: 'a waiter whose deadline passes is dropped without a timeout request (that transition is not shown)',
   },
 ]);
 

@@ -3,12 +3,13 @@
  * common publish headers and the callback headers read in the target's dialect, each checked against
  * the account's limits. Every refusal is a MessagingError with the real service's status.
  */
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import type { Dialect } from '../../target/dialects.ts';
 import type { MessagingAccount } from '../account/messaging-account.ts';
 import { parseDuration } from './durations.ts';
 import { MessagingError } from './messaging-error.ts';
 import type { MessagingFaultCheck } from './messaging-faults.ts';
+import type { MessagingSilenceCheck } from './messaging-silences.ts';
 import type { CallbackConfig, StoredMessage } from './stored-message.ts';
 
 export type RequestHeaders = Readonly<Record<string, string | string[] | undefined>>;
@@ -78,18 +79,22 @@ function method(text: string | undefined, what: string): string | undefined {
   return upper;
 }
 
-function count(text: string | undefined, what: string, max: number): number | undefined {
+/** A count past `max` is refused, or capped to it (`cap`: the silence; the spec does not say which). */
+function count(text: string | undefined, what: string, max: number, cap = false): number | undefined {
   if (text === undefined) return undefined;
   if (!/^\s*\d+\s*$/.test(text)) throw new MessagingError(400, `invalid ${what}: ${JSON.stringify(text)}`);
   const value = Number(text);
+  if (value > max && cap) return max;
   if (value > max) throw new MessagingError(400, `${what} ${value} exceeds the plan's maximum of ${max}`);
   return value;
 }
 
-function duration(text: string | undefined, what: string, maxMs: number): number | undefined {
+/** A duration past `maxMs` is refused, or capped to it (`cap`: the silence). */
+function duration(text: string | undefined, what: string, maxMs: number, cap = false): number | undefined {
   if (text === undefined) return undefined;
   const ms = parseDuration(text);
   if (ms === undefined) throw new MessagingError(400, `invalid ${what}: ${JSON.stringify(text)} (use 10s, 5m, 1h, 1d)`);
+  if (ms > maxMs && cap) return maxMs;
   if (ms > maxMs) throw new MessagingError(400, `${what} ${text} exceeds the plan's maximum of ${maxMs / 1000}s`);
   return ms;
 }
@@ -109,7 +114,13 @@ function timeout(text: string | undefined, what: string, maxMs: number): number 
  * digits are not: they make Infinity) and no further away than the plan's maximum delay. A time already
  * past is now. Returns the epoch milliseconds of the first delivery.
  */
-function notBefore(text: string | undefined, what: string, now: number, maxDelayMs: number): number | undefined {
+function notBefore(
+  text: string | undefined,
+  what: string,
+  now: number,
+  maxDelayMs: number,
+  cap = false,
+): number | undefined {
   if (text === undefined) return undefined;
   if (!/^\s*\d+\s*$/.test(text)) throw new MessagingError(400, `invalid ${what}: ${JSON.stringify(text)}`);
   const seconds = Number(text);
@@ -117,6 +128,7 @@ function notBefore(text: string | undefined, what: string, now: number, maxDelay
     throw new MessagingError(400, `invalid ${what}: ${JSON.stringify(text.trim().slice(0, 40))} is not a unix time`);
   }
   const at = seconds * 1000;
+  if (at - now > maxDelayMs && cap) return now + maxDelayMs;
   if (at - now > maxDelayMs) {
     throw new MessagingError(
       400,
@@ -195,28 +207,49 @@ export interface PublishContext {
   readonly dialect: Dialect;
   readonly account: MessagingAccount;
   readonly fault: MessagingFaultCheck;
+  readonly silence: MessagingSilenceCheck;
   readonly now: number;
 }
 
+/**
+ * The publish headers the spec does not show (Endpoints rule 4) as an implementation without them
+ * would see them: the silences drop Svc-Retries, Svc-Delay and Svc-Not-Before, or Svc-Timeout, so
+ * the service's own defaults apply.
+ */
+function withoutIgnored(h: RequestHeaders, p: string, silence: MessagingSilenceCheck): RequestHeaders {
+  const ignored = [
+    ...(silence('retries-header-ignored') ? [`${p}Retries`] : []),
+    ...(silence('delay-header-ignored') ? [`${p}Delay`, `${p}Not-Before`] : []),
+    ...(silence('timeout-header-ignored') ? [`${p}Timeout`] : []),
+  ].map((name) => name.toLowerCase());
+  if (ignored.length === 0) return h;
+  return Object.fromEntries(Object.entries(h).filter(([name]) => !ignored.includes(name)));
+}
+
 export function messageFromPublish(input: PublishInput, context: PublishContext): StoredMessage {
-  const { dialect, account, fault, now } = context;
+  const { dialect, account, fault, silence, now } = context;
   const p = dialect.headerPrefix;
-  const h = input.headers;
+  const h = withoutIgnored(input.headers, p, silence);
   const url = httpUrl(input.destination, 'destination url');
-  if (input.body.length > account.max_message_size && !fault('message-size-unchecked')) {
+  // Spec "Limits": message size; the silence accepts a message past it and cuts it to the maximum
+  // (the payload rules are not shown), the fault lets it through whole.
+  const oversize = input.body.length > account.max_message_size && !fault('message-size-unchecked');
+  if (oversize && !silence('oversize-truncated')) {
     throw new MessagingError(
       413,
       `message size ${input.body.length} exceeds the plan's maximum of ${account.max_message_size} bytes`,
     );
   }
-  const delayMs = duration(header(h, `${p}Delay`), `${p}Delay`, account.max_delay * 1000) ?? 0;
+  const payload = oversize ? input.body.subarray(0, account.max_message_size) : input.body;
+  const cap = silence('limits-capped');
+  const delayMs = duration(header(h, `${p}Delay`), `${p}Delay`, account.max_delay * 1000, cap) ?? 0;
   // Not-Before wins over Delay, as on the real service.
   const firstAt =
-    notBefore(header(h, `${p}Not-Before`), `${p}Not-Before`, now, account.max_delay * 1000) ?? now + delayMs;
+    notBefore(header(h, `${p}Not-Before`), `${p}Not-Before`, now, account.max_delay * 1000, cap) ?? now + delayMs;
   // Spec "Limits": max_retries bounds every message; the fault lets Svc-Retries go past it.
   const maxRetries = fault('retries-above-plan') ? Number.MAX_SAFE_INTEGER : account.max_retries;
   const retries =
-    count(header(h, `${p}Retries`), `${p}Retries`, maxRetries) ?? Math.min(defaultRetries, account.max_retries);
+    count(header(h, `${p}Retries`), `${p}Retries`, maxRetries, cap) ?? Math.min(defaultRetries, account.max_retries);
   const timeoutMs = timeout(header(h, `${p}Timeout`), `${p}Timeout`, account.timeout * 1000) ?? account.timeout * 1000;
   const ignoreCallbacks = input.queue !== undefined && fault('enqueue-ignores-callback');
   const dropConfig = input.queue !== undefined && fault('enqueue-ignores-callback-config');
@@ -235,13 +268,17 @@ export function messageFromPublish(input: PublishInput, context: PublishContext)
         config: dropConfig,
       });
   const contentType = header(h, 'content-type');
+  const delivered = {
+    ...forwarded(h, `${p}Forward-`),
+    ...(contentType !== undefined && { 'content-type': contentType }),
+  };
   return {
-    id: newMessageId(),
+    id: silence('message-ids-uuid') ? randomUUID() : newMessageId(),
     kind: 'publish',
     url,
     method: method(header(h, `${p}Method`), `${p}Method`) ?? 'POST',
-    headers: { ...forwarded(h, `${p}Forward-`), ...(contentType !== undefined && { 'content-type': contentType }) },
-    body: input.body.toString('base64'),
+    headers: delivered,
+    body: payload.toString('base64'),
     createdAt: now,
     notBefore: firstAt,
     maxRetries: retries,
@@ -252,7 +289,9 @@ export function messageFromPublish(input: PublishInput, context: PublishContext)
     ...(input.topic?.endpointName !== undefined && { endpointName: input.topic.endpointName }),
     ...(callback !== undefined && { callback }),
     ...(failureCallback !== undefined && { failureCallback }),
-    sourceHeader: sourceHeaders(h, p, fault),
+    // "Headers of the triggering message": every header of the publish, or (the silence) those the
+    // message carries to its destination.
+    sourceHeader: silence('source-header-delivered-only') ? delivered : sourceHeaders(input.headers, p, fault),
     callerIP: input.callerIP,
   };
 }

@@ -53,6 +53,14 @@ redis.call('HSET', KEYS[1], 'next', ARGV[1])
 return redis.call('HMGET', KEYS[1], 'current', 'next')
 `);
 
+/** What a token carries beyond the claims every token has (silence switches change it). */
+export interface TokenShape {
+  /** A jti claim (optional in RFC 7519). @default true */
+  readonly jti?: boolean;
+  /** The body claim with its base64url `=` padding. @default true */
+  readonly padded?: boolean;
+}
+
 export class SigningKeyStore {
   readonly #redis: MessagingRedis;
   readonly #issuer: string;
@@ -93,10 +101,10 @@ export class SigningKeyStore {
    * The signature of a request to `url` with `body`, by the current key. `ageSeconds` back-dates the
    * token (only a fault switch asks for it: a stale token on a retry).
    */
-  sign(url: string, body: Buffer, ageSeconds = 0): string {
-    // The body claim is base64url WITH its padding (a SHA-256 is 32 bytes: one '='); the one-shot hash
-    // makes no Hash object per request.
-    const digest = `${hash('sha256', body, 'base64url')}=`;
+  sign(url: string, body: Buffer, ageSeconds = 0, shape: TokenShape = {}): string {
+    // The body claim is base64url WITH its padding (a SHA-256 is 32 bytes: one '='), unless the silence
+    // drops it; the one-shot hash makes no Hash object per request.
+    const digest = `${hash('sha256', body, 'base64url')}${shape.padded === false ? '' : '='}`;
     const now = Math.floor(Date.now() / 1000) - ageSeconds;
     const claims = {
       body: digest,
@@ -105,7 +113,7 @@ export class SigningKeyStore {
       iat: now,
       nbf: now,
       exp: now + 300,
-      jti: `jwt_${this.#random.take(jtiBytes).toString('base64url')}`,
+      ...(shape.jti !== false && { jti: `jwt_${this.#random.take(jtiBytes).toString('base64url')}` }),
     };
     const input = `${protectedHeader}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}`;
     // RFC 7515 §5.1: the signature is over the ASCII of `header.payload`; RFC 7518 §3.2: HS256 is HMAC SHA-256.

@@ -16,7 +16,7 @@ import type { StoredWaiter } from './waiters.ts';
 
 export function waiterRoutes(app: FastifyInstance, context: RouteContext): void {
   const { options, v, p } = context;
-  const { waiters, dispatcher, fault, notifyFailures } = options;
+  const { waiters, dispatcher, fault, silence, notifyFailures } = options;
   // Notify and waiters
 
   const notifyFaults = () => ({
@@ -25,14 +25,21 @@ export function waiterRoutes(app: FastifyInstance, context: RouteContext): void 
     emptyBody: fault('notify-event-not-delivered'),
   });
 
+  /**
+   * A Waiter as answered. The Waiter table has no Required column: the silence leaves out the timeout
+   * fields the waiter was created without (the reference writes them empty); the fault drops
+   * timeoutUrl even when it was given.
+   */
   function waiterView(waiter: StoredWaiter): Record<string, unknown> {
+    const unset = silence('waiter-omits-unset-timeouts');
     return {
       url: waiter.url,
       headers: waiter.headers,
       deadline: Math.floor(waiter.deadlineMs / 1000),
-      timeoutBody: waiter.timeoutBody,
-      ...(!fault('waiter-omits-timeout-url') && { timeoutUrl: waiter.timeoutUrl }),
-      timeoutHeaders: waiter.timeoutHeaders,
+      ...(!(unset && waiter.timeoutBody === '') && { timeoutBody: waiter.timeoutBody }),
+      ...(!fault('waiter-omits-timeout-url') &&
+        !(unset && waiter.timeoutUrl === '') && { timeoutUrl: waiter.timeoutUrl }),
+      ...(!(unset && Object.keys(waiter.timeoutHeaders).length === 0) && { timeoutHeaders: waiter.timeoutHeaders }),
     };
   }
 

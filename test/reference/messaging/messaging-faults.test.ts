@@ -100,7 +100,6 @@ const groups: readonly (readonly MessagingFaultName[])[] = [
     'failure-callback-forward-dropped',
     'failure-callback-retries-ignored',
   ],
-  // retry-signature-expired apart from retry-signature-reused, whose reused token would hide it.
   ['callback-not-sent', 'dlq-id-unknown', 'retry-signature-expired'],
   // URL groups and the account's limits: each probe makes groups (or queues) of its own; the limit probes
   // change the account for their length only (no other probe here makes a queue or reads a dead letter).
@@ -108,7 +107,6 @@ const groups: readonly (readonly MessagingFaultName[])[] = [
     'callback-omits-topic-name',
     'callback-endpoint-name-wrong',
     'failure-callback-omits-endpoint-name',
-    'url-group-skips-endpoint',
     'topic-limit-unchecked',
     'endpoint-limit-unchecked',
     'queue-limit-unchecked',
@@ -116,7 +114,6 @@ const groups: readonly (readonly MessagingFaultName[])[] = [
   ],
   // Each probe reads one field or one signature claim, which no other fault of the group changes.
   [
-    'retry-signature-reused',
     'callback-signed-wrong-sub',
     'callback-retried-off-by-one',
     'callback-status-first-attempt',
@@ -397,15 +394,6 @@ const probes: Record<MessagingFaultName, FaultProbe> = {
         body: 'x',
       });
       return decode(await first(p.fcb)).endpointName;
-    },
-  },
-  'url-group-skips-endpoint': {
-    correct: [1, 1],
-    probe: async (ref) => {
-      const p = fresh('group-fan-out');
-      await newGroup(ref, p.id, [{ url: p.url(`${p.dest}/a`) }, { url: p.url(`${p.dest}/b`) }]);
-      await call(ref, `/v2/publish/${p.id}`, { body: 'x' });
-      return [await arrivals(`${p.dest}/a`, 3000), await arrivals(`${p.dest}/b`)];
     },
   },
   'topic-limit-unchecked': {
@@ -886,16 +874,6 @@ const probes: Record<MessagingFaultName, FaultProbe> = {
       const p = fresh('dropped');
       await send(ref, p.dest);
       return arrivals(p.dest, 3000);
-    },
-  },
-  'retry-signature-reused': {
-    correct: { fresh: true },
-    probe: async (ref) => {
-      const p = fresh('sig-reused');
-      sink.answer(p.dest, { failFirst: 1 });
-      await send(ref, p.dest, { 'Svc-Retries': '1' });
-      const [a, b] = (await sink.waitFor(p.dest, 2, 10_000)).map((got) => claimsOf(got));
-      return { fresh: a?.jti !== b?.jti };
     },
   },
   'retry-signature-expired': {
