@@ -36,6 +36,10 @@ export const errorCatalog = {
     summary: 'the target refused the connection, timed out, or its address does not resolve',
   },
   SVC_TARGET_GARBAGE: { exitCode: ExitCode.usage, summary: 'the target answered something that is not the protocol' },
+  SVC_TARGET_AUTH: {
+    exitCode: ExitCode.usage,
+    summary: 'the target refused the credentials a load run was given (401 or 403 to an authenticated probe)',
+  },
   SVC_REDIS_UNAVAILABLE: {
     exitCode: ExitCode.usage,
     summary: 'no Redis for the reference: no --redis-url/REDIS_URL, no redis-server on PATH, no container engine',

@@ -11,7 +11,7 @@ import { type BaselineChoice, compareWithBaseline } from '../../results/comparab
 import type { LoadRun, ScenarioResult } from '../../results/load-run.ts';
 import { type Reporter, reporterEvents } from '../../results/reporter.ts';
 import { parseThresholds, type Threshold } from '../../results/threshold.ts';
-import { harnessError, oneLine } from '../../shared/errors.ts';
+import { harnessError, isHarnessError, oneLine } from '../../shared/errors.ts';
 import { createRedactor, type Redactor, redactStrings, shortSecretNotice } from '../../shared/redact.ts';
 import { defaultReportDir, makeReportDir } from '../../shared/report-files.ts';
 import type { Sink } from '../../sink/sink-server.ts';
@@ -31,6 +31,7 @@ import {
   scenarioNames,
   scenariosDir,
 } from './scenario-registry.ts';
+import { unusableTarget } from './target-check.ts';
 
 export interface LoadOptions {
   /** @default every scenario */
@@ -155,6 +156,10 @@ export async function runLoad(options: LoadOptions): Promise<LoadRun> {
   // Started on first use, once for the run: the messaging scenarios' sink.
   let sink: Promise<Sink> | undefined;
   try {
+    // A target that cannot carry the load stops the run before its first request, in one line.
+    const loaded = [...new Set(runs.map((item) => item.scenario.area))].filter((area) => target[area] !== undefined);
+    const unusable = await unusableTarget(target, loaded);
+    if (unusable !== undefined) throw unusable;
     for (const item of runs) {
       if (signal.aborted) break;
       const area = areaLoadTarget(target, item.scenario.area);
@@ -196,7 +201,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadRun> {
       for (const item of runs.slice(results.length)) problems.push(`${item.name}: not run: the run was interrupted`);
     }
   } catch (error) {
-    aborted = redact(oneLine(error));
+    aborted = redact(isHarnessError(error) ? `${error.message} [${error.code}]` : oneLine(error));
   } finally {
     await (await sink?.catch(() => undefined))?.close();
     await owned?.stop().catch(() => {});

@@ -80,24 +80,27 @@ export async function runMainJob(options: MainJobOptions): Promise<HarnessRun> {
       ...(options.log && { log: (line: string) => options.log?.(line.replace(/^conformance: /, 'run: ')) }),
     });
     if (!signal.aborted) collectAfterBurst();
-    const load = signal.aborted
-      ? undefined
-      : await runLoad({
-          ...(options.target !== undefined && { target: options.target }),
-          ...(options.environmentTarget && { environmentTarget: options.environmentTarget }),
-          ...(reference && { reference }),
-          settings: options.settings,
-          thresholds: options.thresholds ?? [],
-          ...(options.maxDurationS !== undefined && { maxDurationS: options.maxDurationS }),
-          onlySupported: true,
-          ...(options.sink && { sink: options.sink }),
-          reportDir,
-          signal,
-          reporters: options.reporters ?? [],
-          emitRunEnd: false,
-          secrets,
-          now,
-        });
+    // A target conformance found down (its one line said so) gets no load: every request would fail the same way.
+    const down = conformance.targets.length > 0 && conformance.targets.every((target) => target.problem !== undefined);
+    const load =
+      signal.aborted || down
+        ? undefined
+        : await runLoad({
+            ...(options.target !== undefined && { target: options.target }),
+            ...(options.environmentTarget && { environmentTarget: options.environmentTarget }),
+            ...(reference && { reference }),
+            settings: options.settings,
+            thresholds: options.thresholds ?? [],
+            ...(options.maxDurationS !== undefined && { maxDurationS: options.maxDurationS }),
+            onlySupported: true,
+            ...(options.sink && { sink: options.sink }),
+            reportDir,
+            signal,
+            reporters: options.reporters ?? [],
+            emitRunEnd: false,
+            secrets,
+            now,
+          });
     const finished = now();
     const aborted = load?.aborted ?? conformance.aborted;
     const measured: HarnessRun = {
