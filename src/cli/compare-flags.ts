@@ -16,10 +16,17 @@ export function parseTolerances(texts: readonly string[]): Partial<Tolerances> {
     if (match === null || metric === undefined || !compareMetrics.includes(metric)) {
       throw harnessError(
         'SVC_USAGE',
-        `--tolerance ${JSON.stringify(text)}: expected METRIC=VALUE with METRIC one of ${compareMetrics.join(', ')} and VALUE like 10% or 0.1`,
+        `--tolerance ${JSON.stringify(text)}: expected METRIC=VALUE with METRIC one of ${compareMetrics.join(', ')} and VALUE a percentage like 10%`,
       );
     }
-    const value = Number(match[2]) / (match[3] === '%' ? 100 : 1);
+    // A bare number is refused, not read: `p99=5` meant 500% once (issue 36), and 5% to the user who wrote it.
+    if (match[3] !== '%') {
+      throw harnessError(
+        'SVC_USAGE',
+        `--tolerance ${JSON.stringify(text)}: a tolerance is a percentage; write its unit: ${metric}=${match[2]}%`,
+      );
+    }
+    const value = Number(match[2]) / 100;
     if (value > 10)
       throw harnessError('SVC_USAGE', `--tolerance ${JSON.stringify(text)}: more than 1000% cannot be meant`);
     tolerances[metric] = value;

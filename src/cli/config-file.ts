@@ -49,7 +49,7 @@ export interface SvcHarnessConfig {
   /** A report folder or report.json to compare with (`--baseline`). */
   readonly baseline?: string;
   /** `--tolerance`s by metric: `{ p99: '10%', 'error-rate': '1%' }`. */
-  readonly tolerances?: Readonly<Partial<Record<'p50' | 'p90' | 'p99' | 'throughput' | 'error-rate', string | number>>>;
+  readonly tolerances?: Readonly<Partial<Record<'p50' | 'p90' | 'p99' | 'throughput' | 'error-rate', string>>>;
   /** An implementation's image to start as the target (`--image`). */
   readonly image?: string;
 }

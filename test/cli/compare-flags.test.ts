@@ -1,0 +1,20 @@
+import { describe, expect, test } from 'vitest';
+import { parseTolerances } from '../../src/cli/compare-flags.ts';
+
+describe('--tolerance', () => {
+  test('a percentage is read as a share of the baseline', () => {
+    expect(parseTolerances(['p99=5%', 'error-rate=1.5%'])).toEqual({ p99: 0.05, 'error-rate': 0.015 });
+  });
+
+  test('a bare number is refused with the spelling it needs, never read as 500% (issue 36)', () => {
+    expect(() => parseTolerances(['p99=5'])).toThrow(
+      '--tolerance "p99=5": a tolerance is a percentage; write its unit: p99=5%',
+    );
+    expect(() => parseTolerances(['p50=0.1'])).toThrow(/write its unit: p50=0\.1%/);
+  });
+
+  test('an unknown metric or a value that is no number is one usage line', () => {
+    expect(() => parseTolerances(['p95=5%'])).toThrow(/expected METRIC=VALUE with METRIC one of p50, p90, p99/);
+    expect(() => parseTolerances(['p99=lots'])).toThrow(/VALUE a percentage like 10%/);
+  });
+});
