@@ -6,6 +6,7 @@
 import type { CaseExchange, TargetStop } from '../../results/conformance-run.ts';
 import type { Verdict } from '../../results/verdict.ts';
 import type { Target, TargetArea } from '../../target/target.ts';
+import type { CaseOrder } from './case-order.ts';
 
 /** Static data of a case, set when the case is registered. */
 export interface CaseMeta {
@@ -47,6 +48,8 @@ export interface SuiteRun {
   readonly areas?: readonly TargetArea[];
   /** Only these case files (`conformance/kv/pipeline.cases.ts`). @default every case file of the areas */
   readonly caseFiles?: readonly string[];
+  /** A seeded order of the files and cases (case-order.ts). @default concurrent files first, then discovery order */
+  readonly order?: CaseOrder;
 }
 
 declare module 'vitest' {

@@ -27,6 +27,7 @@ import './case-meta.ts';
 import { createCaseContext, runId as processRunId } from './case-context.ts';
 import { caseExchange } from './case-exchange.ts';
 import type { CaseMeta, CaseOutcome, SuiteRun } from './case-meta.ts';
+import { allConcurrent, orderCaseFiles } from './case-order.ts';
 import { loadCaseFiles } from './case-registry.ts';
 import { reasonLine, verdictOf } from './case-verdict.ts';
 import { exchangeJudgedBy } from './check-failure.ts';
@@ -135,11 +136,9 @@ export async function registerSuites(conformanceDir: string): Promise<void> {
     test.skip('no case file of the areas asked for', () => {});
     return;
   }
-  // Files whose cases may all run concurrently go first, so they form one group: vitest runs adjacent
-  // concurrent describes together, and a file with a case that must run alone stays after them, in order.
-  const allConcurrent = (file: (typeof selected)[number]) => file.cases.every((item) => item.concurrent === true);
-  const ordered = [...selected.filter(allConcurrent), ...selected.filter((file) => !allConcurrent(file))];
-  for (const file of ordered) {
+  // Files whose cases may all run concurrently form one group (vitest runs adjacent concurrent describes
+  // together); with the run's seed, the groups, files and cases are shuffled (case-order.ts).
+  for (const file of orderCaseFiles(selected, provided?.order)) {
     describe(file.file, { concurrent: allConcurrent(file) }, () => registerCases(file.area, file.cases, file.file));
   }
 }

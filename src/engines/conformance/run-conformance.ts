@@ -28,6 +28,7 @@ import { areasOf, checkAreas, targetAreas } from '../../target/areas.ts';
 import { environmentTargetLine, loadTargetFileSync } from '../../target/load-target.ts';
 import { describeTarget, type SinkSettings, type Target, type TargetArea, targetSecrets } from '../../target/target.ts';
 import { stoppedWithoutError } from './case-collector.ts';
+import { type CaseOrder, validSeed } from './case-order.ts';
 import { type CaseFile, loadCaseFiles } from './case-registry.ts';
 import { applyExpectations, type Expectation, knownFailure, loadExpectationsFile, utcDay } from './expectations.ts';
 import { probeTarget } from './probe-target.ts';
@@ -76,6 +77,12 @@ export interface ConformanceOptions {
   readonly caseConcurrency?: number;
   /** Every request's and stream wait's budget in the cases, unless a case names its own. @default 10 s */
   readonly timeoutMs?: number;
+  /**
+   * A seeded order of the case files and cases (case-order.ts: the concurrent group kept whole), so a
+   * verdict that depends on the cases beside it shows as a difference between two seeds.
+   * @default concurrent files first, then every file and case in discovery order
+   */
+  readonly order?: CaseOrder;
   /** Lines the run tells once its checks passed (the environment's target); the CLI prints them to stderr. */
   readonly log?: (line: string) => void;
 }
@@ -103,6 +110,12 @@ function checkOptions(options: ConformanceOptions, catalog: RuleCatalog): void {
   const concurrency = options.caseConcurrency;
   if (concurrency !== undefined && !(Number.isInteger(concurrency) && concurrency >= 1)) {
     throw harnessError('SVC_USAGE', `conformance: caseConcurrency is a whole number of at least 1, not ${concurrency}`);
+  }
+  if (options.order !== undefined && !validSeed(options.order.seed)) {
+    throw harnessError(
+      'SVC_USAGE',
+      `conformance: order.seed is a whole number from 0 to 4294967295, not ${options.order.seed}`,
+    );
   }
   // The same checks the reference and the CLI make, made here too: the options may come from code.
   checkFaults(options.faults ?? []);
@@ -332,6 +345,7 @@ async function runTarget(target: Target, embedded: boolean, context: TargetConte
       rules: options.rules ?? null,
       runId: context.runId,
       ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }),
+      ...(options.order !== undefined && { order: { seed: options.order.seed } }),
     },
     // The suite file registers only the case files that hold a selected case.
     caseFiles: [...new Set(expected.map(({ file }) => file.file))],

@@ -91,6 +91,38 @@ describe('rule filter', () => {
   });
 });
 
+describe('a seeded order', () => {
+  /** The cases in the order they ended, and their verdicts. */
+  async function ordered(order?: { seed: number }) {
+    const ended: string[] = [];
+    const run = await runConformance({
+      reporters: [{ name: 'order', onResult: (result) => ended.push(result.caseId) }],
+      targets: [fixture.targetFile],
+      reportDir: join(fixture.dir, `order-${order?.seed ?? 'none'}`),
+      suiteRoot: fixtureSuiteRoot,
+      ...(order && { order }),
+    });
+    return { ended, verdicts: run.results.map((result) => [result.caseId, result.verdict.kind]) };
+  }
+
+  test('reaches the suite file: some seed runs the cases in another order, with the same verdicts', async () => {
+    const plain = await ordered();
+    const seeded = [];
+    for (const seed of [1, 2, 3]) seeded.push(await ordered({ seed }));
+    expect(seeded.some((run) => run.ended.join() !== plain.ended.join())).toBe(true);
+    for (const run of seeded) expect(run.verdicts).toEqual(plain.verdicts);
+  });
+
+  test('a seed that is not a whole number from 0 to 2^32 - 1 is a usage error', async () => {
+    const error = await runConformance({
+      targets: [fixture.targetFile],
+      order: { seed: 1.5 },
+      suiteRoot: fixtureSuiteRoot,
+    }).catch((caught: unknown) => caught);
+    expect(isHarnessError(error) && error.code).toBe('SVC_USAGE');
+  });
+});
+
 describe('expectations', () => {
   async function runWith(expectations: unknown, rules: string) {
     const file = join(fixture.dir, `expectations-${rules.length}-${Math.random()}.json`);
