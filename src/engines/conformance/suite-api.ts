@@ -59,6 +59,6 @@ export { vendorHeader } from '../../target/dialects.ts';
 export { messagingRegions } from '../../target/regions.ts';
 export { signatureSchemeOf, type Target } from '../../target/target.ts';
 export { startTargetSink } from '../sink/start-target-sink.ts';
-export { Blocked, CaseSkipped, CheckFailure, isCheckFailure, means, show } from './check-failure.ts';
+export { Blocked, CaseSkipped, CheckFailure, isCheckFailure, judgingAs, means, show } from './check-failure.ts';
 export { type CaseContext, type ConformanceCase, defineCases } from './conformance-case.ts';
 export { registerSuites } from './register-cases.ts';
