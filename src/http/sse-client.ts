@@ -5,6 +5,7 @@
 import { createParser, type EventSourceMessage, type ParseError } from 'eventsource-parser';
 import { type Dispatcher, request } from 'undici';
 import { harnessError } from '../shared/errors.ts';
+import { type Exchange, exchangeLogged, recordAnswer, recordExchange, textExcerpt } from './exchange-log.ts';
 import { defaultMaxAnswerBytes, transportError } from './http-client.ts';
 
 export interface SseOpenOptions {
@@ -47,7 +48,9 @@ export async function openSse(options: SseOpenOptions): Promise<SseStream> {
       ...(options.dispatcher && { dispatcher: options.dispatcher }),
     });
   } catch (error) {
-    throw transportError(options.url, error, openTimeoutMs);
+    const thrown = transportError(options.url, error, openTimeoutMs);
+    if (exchangeLogged()) recordExchange(streamExchange(options, undefined, thrown.message));
+    throw thrown;
   } finally {
     clearTimeout(timer);
   }
@@ -112,7 +115,7 @@ export async function openSse(options: SseOpenOptions): Promise<SseStream> {
   res.body.on('end', () => finish('ended'));
   res.body.on('error', () => finish('was closed'));
 
-  return {
+  const stream: SseStream = {
     status: res.statusCode,
     headers: res.headers,
     pending: () => [...queue],
@@ -141,5 +144,28 @@ export async function openSse(options: SseOpenOptions): Promise<SseStream> {
       controller.abort();
       res.body.destroy();
     },
+  };
+  // Inside a case's log: the stream's opening is an exchange, judged when a check reads the stream.
+  return exchangeLogged() ? recordAnswer(streamExchange(options, res), stream) : stream;
+}
+
+/** The opening of a stream (its answer's status and content type, never its events), for a case's log. */
+function streamExchange(options: SseOpenOptions, res?: Dispatcher.ResponseData, error?: string): Exchange {
+  const contentType = res?.headers['content-type'];
+  return {
+    method: options.method ?? 'POST',
+    url: options.url,
+    headers: Object.fromEntries(
+      Object.entries({ accept: 'text/event-stream', ...options.headers }).map(([name, value]) => [
+        name,
+        textExcerpt(value) ?? '',
+      ]),
+    ),
+    bodyBytes: 0,
+    ...(res !== undefined && { status: res.statusCode }),
+    ...(contentType !== undefined && {
+      contentType: Array.isArray(contentType) ? contentType.join(', ') : contentType,
+    }),
+    ...(error !== undefined && { error }),
   };
 }

@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { bodyChars, ExchangeLog, judgedExchange, logExchanges, textExcerpt } from '../../src/http/exchange-log.ts';
 import { httpRequest } from '../../src/http/http-client.ts';
+import { openSse } from '../../src/http/sse-client.ts';
 import { refusedUrl } from '../engines/conformance/fixtures/bad-servers.ts';
 import { listenOnLoopback } from '../support/loopback.ts';
 
@@ -12,7 +13,10 @@ beforeAll(async () => {
   server = createServer((req, res) => {
     req.resume();
     req.on('end', () => {
-      if (req.url === '/binary') {
+      if (req.url === '/events') {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.write('data: one\n\n');
+      } else if (req.url === '/binary') {
         res.setHeader('content-type', 'application/octet-stream');
         res.end(Buffer.from([0xff, 0xfe, 0x00, 0x01]));
       } else if (req.url === '/big') res.end('x'.repeat(10 * bodyChars));
@@ -113,6 +117,27 @@ describe('the exchange log', () => {
     expect(log.judged?.error).toMatch(/refused/);
     expect(log.lastAnswerAt).toBeGreaterThanOrEqual(before);
     expect(log.silentSince).toBeGreaterThanOrEqual(log.lastAnswerAt ?? Number.POSITIVE_INFINITY);
+  });
+
+  test('the opening of a stream is an exchange too (no size: its events are not kept), judged when the stream is read', async () => {
+    const log = new ExchangeLog();
+    await logExchanges(log, async () => {
+      const stream = await openSse({ url: `${url}/events`, headers: { authorization: 'Bearer t' } });
+      expect((await httpRequest({ url: `${url}/after` })).status).toBe(200);
+      expect(await stream.next()).toBe('one');
+      expect(judgedExchange()?.url).toBe(`${url}/events`);
+      stream.close();
+      await openSse({ url: await refusedUrl() }).catch(() => undefined);
+    });
+    expect(log.exchanges[0]).toEqual({
+      method: 'POST',
+      url: `${url}/events`,
+      headers: { accept: 'text/event-stream', authorization: 'Bearer t' },
+      bodyBytes: 0,
+      status: 200,
+      contentType: 'text/event-stream',
+    });
+    expect(log.exchanges[2]?.error).toMatch(/refused/);
   });
 
   test('excerpts: text up to the limit, a UTF-8 character cut by the limit is not garbage, bytes that are not UTF-8 are none', () => {

@@ -86,6 +86,7 @@ export function caseExchange(exchange: Exchange, target: Target, redact: Redacto
   const answer =
     exchange.error !== undefined
       ? `no answer: ${exchange.error}`
-      : `${exchange.status} ${exchange.contentType ?? '(no content type)'}, ${exchange.answerBytes ?? 0} bytes${exchange.answer === undefined ? '' : `: ${exchange.answer}`}`;
+      : // A stream's opening has no size: its events are read one by one, never kept.
+        `${exchange.status} ${exchange.contentType ?? '(no content type)'}${exchange.answerBytes === undefined ? '' : `, ${exchange.answerBytes} bytes`}${exchange.answer === undefined ? '' : `: ${exchange.answer}`}`;
   return { curl: redact(curl), answer: redact(met(answer)) };
 }
