@@ -66,6 +66,12 @@ const loadOptions = {
     description: 'How long each scenario runs: 500ms, 10s, 2m, 1m30s',
     default: 'the scenario’s',
   },
+  warmup: {
+    type: 'string',
+    description:
+      'Unmeasured load before each scenario’s measured run, at its rate: left out of histograms, thresholds and comparisons (node engine, open model, scenarios without a sink or fan-out); 0 turns it off',
+    default: '1s',
+  },
   ramp: {
     type: 'string',
     description:
@@ -366,6 +372,7 @@ export const commandTable = {
       },
       image: imageOption,
       duration: { type: 'string', description: 'How long each load scenario runs', default: '3s' },
+      warmup: loadOptions.warmup,
       timeout: {
         type: 'string',
         description: 'Budget of every request and stream wait, in the cases and in the load, as a DURATION (2s)',

@@ -32,6 +32,8 @@ export interface SvcHarnessConfig {
   readonly model?: 'open' | 'closed';
   readonly rate?: number | string;
   readonly duration?: number | string;
+  /** `--warmup`: unmeasured seconds before each scenario's measured run (`'2s'`, `0` for none). */
+  readonly warmup?: number | string;
   readonly ramp?: string;
   readonly connections?: number | string;
   readonly workers?: number | string;

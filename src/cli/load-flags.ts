@@ -14,6 +14,7 @@ const settingFlags = [
   'value-size',
   'seed',
   'timeout',
+  'warmup',
 ];
 
 /** The string flags parseLoadSettings reads. */

@@ -69,6 +69,14 @@ export function parseArgv(given: readonly string[]): ParsedArgv {
   } catch (error) {
     const unknown = unknownFlag(error);
     if (unknown !== undefined) throw harnessError('SVC_USAGE', unknownFlagLine(first, spec, unknown));
+    const dashed = dashedValue(error, rest);
+    if (dashed !== undefined) {
+      // node:util's own text tells how to force it; the harness's values (durations, counts, rates) are never negative.
+      throw harnessError(
+        'SVC_USAGE',
+        `${first}: --${dashed.flag} "${dashed.value}": a value cannot start with a dash (durations, counts and rates are never negative)`,
+      );
+    }
     // node:util's messages may span lines ("ambiguous … use '--x=-1'"); the hint is worth keeping, on one line.
     throw harnessError('SVC_USAGE', `${first}: ${(error as Error).message.replace(/\s*\n\s*/g, ' ')}`);
   }
@@ -85,6 +93,16 @@ export function parseArgv(given: readonly string[]): ParsedArgv {
   }
   if (spec.positionals) values._ = [...parsed.positionals];
   return { kind: 'run', command: first, values };
+}
+
+/** The flag node:util found ambiguous (`--duration -5s`) and the value after it; undefined for any other error. */
+function dashedValue(error: unknown, args: readonly string[]): { flag: string; value: string } | undefined {
+  if (!(error instanceof Error) || !/argument is ambiguous/.test(error.message)) return undefined;
+  const flag = /Option '--([^']+)'/.exec(error.message)?.[1];
+  if (flag === undefined) return undefined;
+  const at = args.indexOf(`--${flag}`);
+  const value = at === -1 ? undefined : args[at + 1];
+  return value === undefined ? undefined : { flag, value };
 }
 
 /** The flag node:util refused as unknown (`--duraton`, `-x`), from its error; undefined for any other error. */

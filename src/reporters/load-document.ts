@@ -93,6 +93,7 @@ function scenarioEntry(scenario: ScenarioResult) {
       rate: scenario.settings.rate ?? null,
       ramp: scenario.settings.ramp ?? null,
       durationS: scenario.settings.durationS,
+      warmupS: scenario.settings.warmupS ?? null,
       connections: scenario.settings.connections,
       workers: scenario.settings.workers,
       segments: scenario.settings.segments ?? null,

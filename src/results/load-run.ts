@@ -179,6 +179,8 @@ export interface ScenarioSettings {
   /** Ramp stages as given, `10s:100,30s:500`. */
   readonly ramp?: string;
   readonly durationS: number;
+  /** Seconds of unmeasured load before the measured run (none when absent): in no histogram or count. */
+  readonly warmupS?: number;
   readonly connections: number;
   readonly workers: number;
   /** k6: the processes the load was split over (execution segments), merged into this one result. */

@@ -26,6 +26,12 @@ export interface LoadSettings {
   readonly model: Model;
   readonly rate?: number;
   readonly durationS?: number;
+  /**
+   * Seconds of unmeasured load before each scenario's measured run, at its rate (node engine, open model,
+   * scenarios without a sink or fan-out): a fresh process's first second (compiling, connecting, the
+   * first collections) is no part of the latency a release is judged on. @default 1
+   */
+  readonly warmupS?: number;
   readonly ramp?: { readonly text: string; readonly stages: readonly RampStage[] };
   readonly connections?: number;
   readonly workers?: number;
@@ -50,6 +56,13 @@ export function parseDuration(text: string, flag = '--duration'): number {
   const ms = parseDurationMs(text);
   if (ms === undefined) throw bad(flag, text, `a duration (${durationExamples})`);
   if (!(ms > 0)) throw bad(flag, text, 'a duration above zero');
+  return ms / 1000;
+}
+
+/** `--warmup`: a duration, or 0 (`0`, `0s`) for none. */
+function parseWarmup(text: string): number {
+  const ms = parseDurationMs(text);
+  if (ms === undefined || !(ms >= 0)) throw bad('--warmup', text, `a duration (${durationExamples}) or 0`);
   return ms / 1000;
 }
 
@@ -159,6 +172,7 @@ export function parseLoadSettings(
     model,
     ...(values.rate !== undefined && { rate: parsePositive(values.rate, '--rate', false) }),
     ...(values.duration !== undefined && { durationS: parseDuration(values.duration) }),
+    ...(values.warmup !== undefined && { warmupS: parseWarmup(values.warmup) }),
     ...(ramp && { ramp }),
     ...(values.connections !== undefined && { connections: parsePositive(values.connections, '--connections') }),
     ...(values.workers !== undefined && { workers: parsePositive(values.workers, '--workers') }),
