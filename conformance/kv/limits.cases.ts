@@ -21,7 +21,7 @@ import { createKvClient } from '../support/kv-client.ts';
 /** Comfortably under the limit in any accounting (the command's bytes or the whole HTTP body). */
 const headroom = 4096;
 
-const requirements: Requirements = { '*': ['root-form'] };
+const requirements: Requirements = { '*': ['root-form', 'percent-decoding'] };
 
 export const cases = withRequirements(
   requirements,

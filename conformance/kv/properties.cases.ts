@@ -29,6 +29,7 @@ async function checkBodyIsLast(kv: KvClient, keys: KeySpace): Promise<void> {
 
 const requirements: Requirements = {
   'kv.properties.binary-values': ['root-form', 'percent-decoding'],
+  'kv.properties.near-max-size': ['root-form', 'percent-decoding'],
   '*': ['root-form'],
 };
 

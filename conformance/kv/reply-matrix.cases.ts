@@ -392,9 +392,10 @@ function containerCase(container: Container): ConformanceCase {
 }
 
 const requirements: Requirements = {
-  'kv.reply-matrix.pipeline-item': ['root-form', 'pipeline'],
-  'kv.reply-matrix.multi-exec-item': ['root-form', 'multi-exec'],
-  '*': ['root-form'],
+  // Its replies are made by EVAL too (a means: the scripting group's own case judges it).
+  'kv.reply-matrix.pipeline-item': ['root-form', 'scripting', 'pipeline'],
+  'kv.reply-matrix.multi-exec-item': ['root-form', 'scripting', 'multi-exec'],
+  '*': ['root-form', 'scripting'],
 };
 
 export const cases = withRequirements(requirements, defineCases(allOf('container').map(containerCase)));

@@ -187,6 +187,7 @@ const requirements: Requirements = {
   'kv.reply-shapes.script': ['root-form', 'scripting'],
   'kv.reply-shapes.utf8-nested': ['root-form', 'scripting', 'pipeline'],
   'kv.reply-shapes.long-pipeline-order': ['root-form'],
+  'kv.reply-shapes.big-integers': ['root-form', 'pipeline'],
   '*': ['root-form'],
 };
 

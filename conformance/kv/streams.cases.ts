@@ -91,7 +91,8 @@ function checkEventStream(rule: string, stream: OpenedStream, what: string): voi
 const requirements: Requirements = {
   'kv.streams.monitor-first-ok': [],
   'kv.streams.monitor-command-events': ['root-form', 'monitor-stream'],
-  '*': ['root-form'],
+  // Channels hold `:` (%3A in /subscribe/… and /publish/…).
+  '*': ['root-form', 'percent-decoding'],
 };
 
 export const cases = withRequirements(

@@ -520,10 +520,12 @@ export const kvFaults = defineFaults([
     description: 'Labels the JSON answers of PUT on the path form text/plain.',
   },
   {
-    name: 'stream-401-without-class-token',
+    // A 401's text is not judged (B.observe.unauthorized-text: {"error":"Unauthorized"} is legal), its
+    // Error object is.
+    name: 'stream-401-not-error-object',
     area: 'kv',
-    rule: 'B.errors.class-token',
-    description: 'Answers a refused /monitor or /subscribe with {"error": "Unauthorized"}, no class token.',
+    rule: 'B.response.error-shape',
+    description: 'Answers a refused /monitor or /subscribe with {"message": "Unauthorized"}, not the Error object.',
   },
   {
     name: 'method-405-plain-text',

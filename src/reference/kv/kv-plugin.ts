@@ -118,8 +118,11 @@ export async function kvPlugin(app: FastifyInstance, options: KvPluginOptions): 
     // Spec "Authentication": a missing or invalid token gives 401.
     if (!principal) {
       const stream = request.method === 'HEAD' ? undefined : streamOf(first401(url), url.segments.length);
-      const text = stream && fault('stream-401-without-class-token') ? 'Unauthorized' : unauthorizedError;
-      return void send(reply, answers.error(401, text));
+      if (stream && fault('stream-401-not-error-object')) {
+        const body = JSON.stringify({ message: 'Unauthorized' });
+        return void reply.code(401).header('content-type', 'application/json').send(body);
+      }
+      return void send(reply, answers.error(401, unauthorizedError));
     }
     const headers = responseOptions(request.headers[encodingHeader], request.headers[formatHeader], fault);
     if (!headers.ok) return void send(reply, answers.error(400, headers.error));

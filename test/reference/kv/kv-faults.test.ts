@@ -407,7 +407,7 @@ const probes: Record<KvFaultName, { probe: Probe; options?: ReferenceOptions }> 
   'put-path-labelled-text-plain': {
     probe: async (ref) => (await call(ref, '/ping', { method: 'PUT' })).headers['content-type'],
   },
-  'stream-401-without-class-token': {
+  'stream-401-not-error-object': {
     probe: async (ref) => (await call(ref, '/monitor', { method: 'POST', token: null })).json,
   },
   'method-405-plain-text': { probe: async (ref) => (await call(ref, '/ping', { method: 'DELETE' })).body.toString() },
