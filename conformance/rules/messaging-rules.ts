@@ -162,7 +162,7 @@ const messagingRules: readonly MessagingRule[] = [
   {
     id: 'A.keys.rotate-promotes-next',
     section: 'Authentication',
-    text: 'Rotating makes the previous next key the current key and issues a new next key.',
+    text: 'Rotating makes the previous next key the current key and issues a new next key. The spec: the service "rotates the keys used to sign its outgoing requests", the rotate operation "returns the current and next signing keys", and a receiver verifies with either: a key announced as next is the one a rotation brings into use.',
   },
   { id: 'A.keys.rotate-status', section: endpoints, level: 'OBSERVE', text: 'The rotate status code is not shown.' },
 
@@ -211,7 +211,7 @@ const messagingRules: readonly MessagingRule[] = [
   {
     id: 'A.callback.body-truncated',
     section: 'Limits',
-    text: 'The destination’s response body in a callback is at most the plan’s maximum message size.',
+    text: 'The callback’s body is the destination’s response body, whole or, when it exceeds the plan’s maximum message size, truncated (a prefix of it). The spec says it "may be truncated": cutting is allowed past the limit, not required, so how much is kept is observed.',
   },
   {
     id: 'A.callback.config-headers',

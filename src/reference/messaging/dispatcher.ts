@@ -276,9 +276,7 @@ export class Dispatcher {
         },
         body: sent,
         timeoutMs: message.timeoutMs,
-        keepBytes: fault('callback-body-not-truncated')
-          ? 2 * account.max_message_size + 1024
-          : account.max_message_size,
+        keepBytes: account.max_message_size,
       });
     } finally {
       this.#release(endpoint);

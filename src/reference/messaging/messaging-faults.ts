@@ -235,12 +235,6 @@ export const messagingFaults = defineFaults([
     description: 'Writes createdAt and notBefore in callback bodies as numbers, not decimal strings.',
   },
   {
-    name: 'callback-body-not-truncated',
-    area: 'messaging',
-    rule: 'A.callback.body-truncated',
-    description: "Puts the whole response body in a callback, above the plan's maximum message size.",
-  },
-  {
     name: 'callback-method-ignored',
     area: 'messaging',
     rule: 'A.callback.config-headers',

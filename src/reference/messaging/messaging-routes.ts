@@ -58,9 +58,10 @@ export async function messagingRoutes(app: FastifyInstance, options: MessagingRo
   const sendError = (reply: FastifyReply, given: number, text: string) => {
     // Spec "Errors": only notify's statuses are shown; the silence answers every other refusal with
     // another status and text of its own (still an Error object: its shape is the spec's).
-    const own = silence('error-answers-own') && !reply.request.url.startsWith(`${v}/notify/`);
-    const status = own ? (ownStatuses[given] ?? given) : given;
-    const message = own ? (STATUS_CODES[status] ?? 'error') : text;
+    const notify = reply.request.url.startsWith(`${v}/notify/`);
+    const status = silence('error-statuses-own') && !notify ? (ownStatuses[given] ?? given) : given;
+    // The texts of {error} bodies are not shown anywhere: the silence gives the status's own text.
+    const message = silence('error-texts-own') ? (STATUS_CODES[status] ?? 'error') : text;
     if (fault('error-body-plain-text')) return reply.code(status).type('text/plain').send(message);
     return reply.code(status).type('application/json').send({ error: message });
   };
@@ -251,7 +252,9 @@ export async function messagingRoutes(app: FastifyInstance, options: MessagingRo
     dedupId: string | undefined,
     storing: Pick<typeof store, 'accept'>,
   ): Promise<{ messageId: string; url: string; deduplicated?: true }[]> {
-    const messages = group.endpoints.map(messageFor);
+    // Which endpoints a group's message reaches is not shown: the silence reaches the first one only.
+    const endpoints = silence('url-group-first-endpoint-only') ? group.endpoints.slice(0, 1) : group.endpoints;
+    const messages = endpoints.map(messageFor);
     return Promise.all(
       messages.map(async (message) => {
         const accepted = await storing.accept(

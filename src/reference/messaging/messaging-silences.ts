@@ -32,11 +32,29 @@ export const messagingSilences = defineSilences([
     description: 'the rotate operation answers 201 (its status is not shown)',
   },
   {
-    name: 'error-answers-own',
+    name: 'error-statuses-own',
+    area: 'messaging',
+    silence: 'A.errors.other-statuses',
+    description:
+      'refusals other than notify’s answer 422 (an invalid request, a destination that is not http(s), a limit) or 403 (credentials): statuses the spec does not show',
+  },
+  {
+    name: 'error-texts-own',
     area: 'messaging',
     silence: 'notes: A.error-texts',
-    description:
-      'refusals other than notify’s answer 422 (403 for credentials) with {"error": "<status text>"}: other statuses and texts where none is shown',
+    description: 'every {error} body’s text is its status’s own text (Bad Request, Unauthorized): texts are not shown',
+  },
+  {
+    name: 'notify-by-run-answers-202',
+    area: 'messaging',
+    silence: 'A.notify.by-run-shapes',
+    description: 'a notify by workflow run answers 202 with no body (its response shape is not shown)',
+  },
+  {
+    name: 'url-group-first-endpoint-only',
+    area: 'messaging',
+    silence: 'A.url-group.fan-out',
+    description: 'a message to a URL group reaches its first endpoint only (which endpoints it reaches is not shown)',
   },
   // Optional publish headers ignored: the implementation's own defaults.
   {

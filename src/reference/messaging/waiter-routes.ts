@@ -91,6 +91,8 @@ export function waiterRoutes(app: FastifyInstance, context: RouteContext): void 
     const { runId, eventId } = request.params;
     const notified = await waiters.notifyRun(runId, eventId, body, keep, fault('notify-event-not-delivered'));
     if (notified.length > 0) dispatcher.poke();
+    // This path's response shape is not shown (Endpoints rule 2): the silence answers 202, no body.
+    if (silence('notify-by-run-answers-202')) return reply.code(202).send();
     reply.code(fault('notify-status-200') ? 200 : 201);
     if (!fault('notify-integers-as-doubles')) return reply.send(notifyItems(notified));
     const text = withIntegersAsDoubles(JSON.stringify(notifyItems(notified)), ['deadline']);

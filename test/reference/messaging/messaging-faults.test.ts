@@ -90,7 +90,6 @@ const groups: readonly (readonly MessagingFaultName[])[] = [
   [
     'callback-omits-source-message-id',
     'callback-timestamps-numbers',
-    'callback-body-not-truncated',
     'callback-method-ignored',
     'callback-forward-dropped',
     'enqueue-ignores-callback',
@@ -755,16 +754,6 @@ const probes: Record<MessagingFaultName, FaultProbe> = {
       const body = decode(await first(p.cb));
       const digits = (value: unknown) => typeof value === 'string' && /^\d+$/.test(value);
       return { createdAt: digits(body.createdAt), notBefore: digits(body.notBefore) };
-    },
-  },
-  'callback-body-not-truncated': {
-    correct: maxMessageSize,
-    probe: async (ref) => {
-      const p = fresh('cb-truncated');
-      sink.answer(p.dest, { body: 'r'.repeat(3 * maxMessageSize) });
-      await send(ref, p.dest, { 'Svc-Callback': p.url(p.cb) });
-      const body = decode(await first(p.cb));
-      return Buffer.from(String(body.body), 'base64').length;
     },
   },
   'callback-method-ignored': {
