@@ -113,17 +113,32 @@ export function messagingOptions(values: ParsedValues): MessagingOptions {
   };
 }
 
+/** How often `serve` looks whether the process that started it is still there. */
+const parentCheckMs = 1000;
+
+/**
+ * Stops on SIGINT or SIGTERM, and when the process that started it ends: `npx svc-harness serve &` then
+ * `kill $!` ends npm, which does not pass the signal on, and the server and its Redis went on with no
+ * one to stop them (issue 36). An orphan is adopted by another process: its parent id changes.
+ */
 function waitForSignal(reference: RunningReference): Promise<number> {
   return new Promise((resolve) => {
-    const onSignal = (signal: NodeJS.Signals) => {
+    const parent = process.ppid;
+    const stop = (why: string) => {
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
-      process.stdout.write(`\n${signal}: stopping the reference service\n`);
+      clearInterval(watch);
+      process.stdout.write(`\n${why}: stopping the reference service\n`);
       reference.stop().then(
         () => resolve(0),
         () => resolve(0),
       );
     };
+    const onSignal = (signal: NodeJS.Signals) => stop(signal);
+    const watch = setInterval(() => {
+      if (process.ppid !== parent) stop(`the process that started it (pid ${parent}) ended`);
+    }, parentCheckMs);
+    watch.unref();
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
   });

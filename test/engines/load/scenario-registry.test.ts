@@ -26,6 +26,8 @@ describe('the scenario registry', () => {
     expect(harnessErrorMessage('SVC_USAGE', () => checkScenarioNames(['nope']))).toMatch(
       /^load: no scenario "nope" \(known: command, /,
     );
+    expect(harnessErrorMessage('SVC_USAGE', () => checkScenarioNames(['nope']))).not.toMatch(/did you mean/);
+    expect(harnessErrorMessage('SVC_USAGE', () => checkScenarioNames(['pipline']))).toMatch(/; did you mean pipeline\?$/);
     expect(() => checkScenarioNames(['command', new URL(import.meta.url).pathname])).not.toThrow();
   });
 });
