@@ -66,6 +66,8 @@ export interface RunSettings {
   readonly faults: readonly string[];
   /** Silence switches of the embedded reference that were on. */
   readonly silences: readonly string[];
+  /** The seed of the order the cases ran in, when one was given (a difference between orders is reproduced with it). */
+  readonly orderSeed?: number;
 }
 
 export interface ConformanceRun {

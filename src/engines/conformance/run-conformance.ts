@@ -273,6 +273,7 @@ export async function runConformance(options: ConformanceOptions = {}): Promise<
         ...(options.expectations !== undefined && { expectations: options.expectations }),
         faults: options.faults ?? [],
         silences: options.silences ?? [],
+        ...(options.order !== undefined && { orderSeed: options.order.seed }),
       },
       targets: withExpectations,
       results,

@@ -102,6 +102,7 @@ describe('a seeded order', () => {
       suiteRoot: fixtureSuiteRoot,
       ...(order && { order }),
     });
+    expect(run.settings.orderSeed).toBe(order?.seed);
     return { ended, verdicts: run.results.map((result) => [result.caseId, result.verdict.kind]) };
   }
 
