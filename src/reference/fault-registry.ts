@@ -27,10 +27,11 @@ export interface SilenceSwitch {
   readonly name: string;
   readonly area: TargetArea;
   /**
-   * Where the spec leaves the choice open: an observed rule id (`A.publish.response-shape`) or a
-   * `notes:` item of shared/notes/where-the-spec-is-silent.md (`notes: A.publish.retries-default`).
+   * Where the spec leaves the choice open: an observed rule id (`A.publish.response-shape`) or a place
+   * of conformance/rules/silences.ts (`notes: A.publish-options`), or several where one choice speaks
+   * of several places.
    */
-  readonly silence: string;
+  readonly silence: string | readonly string[];
   /** One sentence: the other legal choice the service makes with the switch on. */
   readonly description: string;
 }

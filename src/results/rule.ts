@@ -128,8 +128,12 @@ export interface SilentPlace {
 /** A switch as the silence column needs it: its name and the place it speaks of. */
 export interface SilenceSwitchRef {
   readonly name: string;
-  readonly silence: string;
+  readonly silence: string | readonly string[];
 }
+
+/** The places a switch speaks of, one or several. */
+export const placesOf = (item: SilenceSwitchRef): readonly string[] =>
+  typeof item.silence === 'string' ? [item.silence] : item.silence;
 
 /** One place of the silence column and how it is exercised: by switches, or not applicable with a reason. */
 export interface SilenceCoverage {

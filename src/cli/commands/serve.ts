@@ -9,6 +9,7 @@ import type { RetryBackoff } from '../../reference/messaging/backoff.ts';
 import { redactRedisUrl } from '../../reference/redis/redis-url.ts';
 import { defaultMaxRequestBytes, type MessagingOptions } from '../../reference/reference-options.ts';
 import { type RunningReference, startReference } from '../../reference/reference-service.ts';
+import { placesOf } from '../../results/rule.ts';
 import { parseDurationMs } from '../../shared/duration.ts';
 import { harnessError } from '../../shared/errors.ts';
 import { collectAfterBurst } from '../../shared/memory-relief.ts';
@@ -161,7 +162,7 @@ export function renderFaultList(): string {
 export function renderSilenceList(): string {
   return switchTable(
     'Silence switches (each takes another legal choice where the spec is silent, and no case may fail; turn on with --silence NAME):',
-    allSilences.map((silence) => [silence.name, silence.silence, silence.description]),
+    allSilences.map((silence) => [silence.name, placesOf(silence).join(', '), silence.description]),
   );
 }
 

@@ -4,7 +4,13 @@
  * place is exercised when a switch names it, or not applicable with a one-line reason; the rest are
  * open, and `rules --coverage` fails on them as on an uncovered cell.
  */
-import type { Rule, SilenceCoverage, SilenceSwitchRef, SilentPlace } from '../../results/rule.ts';
+import {
+  placesOf,
+  type Rule,
+  type SilenceCoverage,
+  type SilenceSwitchRef,
+  type SilentPlace,
+} from '../../results/rule.ts';
 import type { TargetArea } from '../../target/target.ts';
 
 export function silenceCoverage(
@@ -14,7 +20,9 @@ export function silenceCoverage(
   areas?: readonly TargetArea[],
 ): SilenceCoverage[] {
   const byPlace = new Map<string, string[]>();
-  for (const item of switches) byPlace.set(item.silence, [...(byPlace.get(item.silence) ?? []), item.name]);
+  for (const item of switches) {
+    for (const place of placesOf(item)) byPlace.set(place, [...(byPlace.get(place) ?? []), item.name]);
+  }
   const observed: SilentPlace[] = rules
     .filter((rule) => rule.level === 'OBSERVE')
     .map((rule) => ({ id: rule.id, area: rule.area, text: rule.text }));
@@ -36,12 +44,14 @@ export function silenceProblems(
   switches: readonly SilenceSwitchRef[],
 ): string[] {
   const known = new Set([...rules.map((rule) => rule.id), ...places.map((place) => place.id)]);
-  const problems = switches
-    .filter((item) => !known.has(item.silence))
-    .map(
-      (item) =>
-        `silence switch ${item.name} names "${item.silence}", neither a rule nor a place of conformance/rules/silences.ts`,
-    );
+  const problems = switches.flatMap((item) =>
+    placesOf(item)
+      .filter((place) => !known.has(place))
+      .map(
+        (place) =>
+          `silence switch ${item.name} names "${place}", neither a rule nor a place of conformance/rules/silences.ts`,
+      ),
+  );
   const seen = new Set<string>();
   for (const place of places) {
     if (!place.id.startsWith('notes: ')) problems.push(`silent place "${place.id}" does not start with "notes: "`);
