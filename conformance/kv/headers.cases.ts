@@ -66,7 +66,8 @@ const requirements: Requirements = {
   'kv.headers.multi-exec-json-only': ['multi-exec'],
   'kv.headers.pipeline-resp2': ['pipeline'],
   'kv.headers.base64-ok-plain': ['root-form', 'pipeline'],
-  'kv.headers.base64-pipeline-items': ['root-form', 'pipeline', 'multi-exec'],
+  // Its /multi-exec items only where the target has the route (availableForms).
+  'kv.headers.base64-pipeline-items': ['root-form', 'pipeline'],
   // Its reads go through the path form too, with keys holding `:` (%3A).
   'kv.headers.format-resp2': ['root-form', 'percent-decoding'],
   '*': ['root-form'],

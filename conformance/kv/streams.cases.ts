@@ -92,7 +92,10 @@ const requirements: Requirements = {
   'kv.streams.monitor-first-ok': [],
   'kv.streams.monitor-command-events': ['root-form', 'monitor-stream'],
   // Channels hold `:` (%3A in /subscribe/… and /publish/…).
-  '*': ['root-form', 'percent-decoding'],
+  'kv.streams.subscribe-first-event': ['root-form', 'percent-decoding'],
+  // /publish answers first (its own rule); the subscription after it is a means (openSubscription).
+  'kv.streams.publish-result': ['root-form', 'percent-decoding'],
+  '*': ['subscribe-stream', 'root-form', 'percent-decoding'],
 };
 
 export const cases = withRequirements(

@@ -20,10 +20,10 @@ import {
 import { allOf, cover, type DimensionValue } from '../rules/dimensions.ts';
 import { type ByteClass, byteClassSamples } from '../support/byte-classes.ts';
 import { keySpace } from '../support/key-space.ts';
-import { type Requirements, withRequirements } from '../support/kv-capabilities.ts';
+import { blockOnLeftOut, type Requirements, withRequirements } from '../support/kv-capabilities.ts';
 import { checkThat, mediaType } from '../support/kv-checks.ts';
 import { createKvClient, type KvClient } from '../support/kv-client.ts';
-import { step } from '../support/kv-steps.ts';
+import { availableForms, step } from '../support/kv-steps.ts';
 import { collectUntil, monitorArgs, nextEvent, type OpenedStream, openKvStream } from '../support/kv-streams.ts';
 
 type Source = Exclude<DimensionValue<'traffic-source'>, 'other-database'>;
@@ -74,6 +74,26 @@ function sendMarked(kv: KvClient, source: Source, marker: string, channel: strin
   }
 }
 
+/**
+ * The sources the target runs (a form it lacks fails its own case: B.methods.allowed for the path
+ * forms, B.pipeline.order, B.multi-exec.results) and those left out, with the rule that judges them.
+ */
+async function sourcesRun(kv: KvClient): Promise<{ judged: Source[]; leftOut: { what: string; rule: string }[] }> {
+  const forms = await availableForms(kv);
+  const ruleOf: Partial<Record<Source, string>> = {
+    ...(!forms.path && { 'get-path': 'B.methods.allowed', 'post-body': 'B.methods.allowed' }),
+    ...(!forms.pipeline && { pipeline: 'B.pipeline.order' }),
+    ...(!forms.multiExec && { 'multi-exec': 'B.multi-exec.results' }),
+  };
+  return {
+    judged: sources.filter((source) => ruleOf[source] === undefined),
+    leftOut: sources.flatMap((source) => {
+      const rule = ruleOf[source];
+      return rule === undefined ? [] : [{ what: source, rule }];
+    }),
+  };
+}
+
 /** Publishes `message` to `channel` through `source`. */
 function publishThrough(kv: KvClient, source: Source, channel: string, message: string): Promise<HttpResponse> {
   switch (source) {
@@ -112,11 +132,11 @@ function payloadsOf(events: readonly string[], channel: string): string[] {
 }
 
 const requirements: Requirements = {
-  // Every source sends keys and channels holding `:` (%3A in a path), and the sources include /pipeline
-  // and /multi-exec items: each form is the means of a cell here, its own case judges it.
-  'kv.traffic.monitor-sees-every-form': ['root-form', 'percent-decoding', 'pipeline', 'multi-exec', 'monitor-stream'],
-  'kv.traffic.subscribe-sees-every-form': ['root-form', 'percent-decoding', 'pipeline', 'multi-exec'],
-  '*': ['root-form', 'percent-decoding'],
+  // The stream first (the case's ground); every source sends keys and channels holding `:` (%3A in a
+  // path). A source whose form the target lacks is left out and blocks the case after the others
+  // were judged (blockOnLeftOut).
+  'kv.traffic.monitor-sees-every-form': ['monitor-stream', 'root-form', 'percent-decoding'],
+  '*': ['subscribe-stream', 'root-form', 'percent-decoding'],
 };
 
 export const cases = withRequirements(
@@ -137,8 +157,9 @@ export const cases = withRequirements(
         const keys = keySpace(ctx, kv);
         const stream = await openStream(ctx, kv, '/monitor', 'B.monitor.first-ok');
         const channel = `${ctx.keyPrefix}mon-chan`;
-        const markers = sources.map((source) => `${ctx.keyPrefix}mon-${source}`);
-        for (const [index, source] of sources.entries())
+        const { judged, leftOut } = await sourcesRun(kv);
+        const markers = judged.map((source) => `${ctx.keyPrefix}mon-${source}`);
+        for (const [index, source] of judged.entries())
           await sent(sendMarked(kv, source, markers[index] as string, channel), source);
         // The long sample without its non-ASCII letter, whose quoting is not shown.
         const sample = (name: ByteClass) =>
@@ -151,7 +172,7 @@ export const cases = withRequirements(
         await collectUntil(stream, done, streamWaitMs());
         const seen = parsed();
         const ours = stream.seen.filter((event) => event.includes(ctx.keyPrefix));
-        for (const [index, source] of sources.entries()) {
+        for (const [index, source] of judged.entries()) {
           const marker = markers[index] as string;
           const commands = seen.filter((args) => args.includes(marker));
           const want = source === 'publish' ? 'PUBLISH' : 'ECHO';
@@ -174,6 +195,7 @@ export const cases = withRequirements(
             `the value ${show(value, 80)}`,
           );
         }
+        blockOnLeftOut(leftOut);
       },
     },
     {
@@ -187,8 +209,9 @@ export const cases = withRequirements(
         const kv = createKvClient(ctx);
         const channel = `${ctx.keyPrefix}forms`;
         const stream = await openStream(ctx, kv, subscribePath(channel), 'B.subscribe.subscribe-event');
-        const want = sources.map((source) => `from ${source}`);
-        for (const [index, source] of sources.entries())
+        const { judged, leftOut } = await sourcesRun(kv);
+        const want = judged.map((source) => `from ${source}`);
+        for (const [index, source] of judged.entries())
           await sent(publishThrough(kv, source, channel, want[index] as string), source);
         await collectUntil(stream, (seen) => payloadsOf(seen, channel).length >= want.length, streamWaitMs());
         const got = payloadsOf(stream.seen, channel);
@@ -200,6 +223,7 @@ export const cases = withRequirements(
           `each of ${show(want)} once`,
         );
         ctx.observe(show(got) === show(want) ? 'messages in the order sent' : `messages in the order ${show(got)}`);
+        blockOnLeftOut(leftOut);
       },
     },
     {

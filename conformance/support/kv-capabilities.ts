@@ -20,6 +20,7 @@ import {
   type HttpResponse,
   jsonBody,
   show,
+  subscribePath,
   toBase64,
 } from '../../src/engines/conformance/suite-api.ts';
 import { isRecord, mediaType } from './kv-checks.ts';
@@ -36,7 +37,8 @@ export type KvCapability =
   | 'scripting'
   | 'base64'
   | 'resp2'
-  | 'monitor-stream';
+  | 'monitor-stream'
+  | 'subscribe-stream';
 
 interface CapabilityProbe {
   /** The rule that judges the capability: a case resting on it is blocked on this rule. */
@@ -172,7 +174,32 @@ const probes: Record<KvCapability, CapabilityProbe> = {
       }
     },
   },
+  'subscribe-stream': {
+    rule: 'B.subscribe.subscribe-event',
+    async probe(ctx, kv) {
+      const stream = await openKvStream(ctx, kv, subscribePath(`${ctx.keyPrefix}probe`));
+      try {
+        const type = mediaType(stream) ?? 'no content type';
+        if (stream.status === 200 && type === 'text/event-stream') return undefined;
+        return `POST /subscribe/…: status ${stream.status}, ${type}`;
+      } finally {
+        stream.close();
+      }
+    },
+  },
 };
+
+/**
+ * After a case judged every source it could: the ones it left out, because the target lacks their form
+ * (its own case fails it), block the case on that form's rule. The rest were judged first, so a true
+ * failure among them is never lost to a missing neighbour.
+ */
+export function blockOnLeftOut(leftOut: readonly { readonly what: string; readonly rule: string }[]): void {
+  const [first] = leftOut;
+  if (first === undefined) return;
+  const names = leftOut.map(({ what }) => what).join(', ');
+  throw new Blocked(first.rule, `the other sources hold; not judged: ${names}, a form the target does not run`);
+}
 
 /** The capabilities in the order they are probed: each after those it rests on. */
 function ordered(capabilities: readonly KvCapability[]): KvCapability[] {
