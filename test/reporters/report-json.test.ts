@@ -49,7 +49,13 @@ describe('report.json', () => {
       skip: 1,
     });
     expect(document.gate).toBe('failed');
-    expect(document.settings).toEqual({ areas: ['kv'], rules: 'B.*', expectations: null, faults: ['some-fault'], silences: [] });
+    expect(document.settings).toEqual({
+      areas: ['kv'],
+      rules: 'B.*',
+      expectations: null,
+      faults: ['some-fault'],
+      silences: [],
+    });
   });
 
   test('rules × verdicts covers the run areas only', () => {

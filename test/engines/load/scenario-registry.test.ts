@@ -27,7 +27,9 @@ describe('the scenario registry', () => {
       /^load: no scenario "nope" \(known: command, /,
     );
     expect(harnessErrorMessage('SVC_USAGE', () => checkScenarioNames(['nope']))).not.toMatch(/did you mean/);
-    expect(harnessErrorMessage('SVC_USAGE', () => checkScenarioNames(['pipline']))).toMatch(/; did you mean pipeline\?$/);
+    expect(harnessErrorMessage('SVC_USAGE', () => checkScenarioNames(['pipline']))).toMatch(
+      /; did you mean pipeline\?$/,
+    );
     expect(() => checkScenarioNames(['command', new URL(import.meta.url).pathname])).not.toThrow();
   });
 });
