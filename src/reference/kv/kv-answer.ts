@@ -138,8 +138,9 @@ export class KvAnswers {
   }
 
   #json(status: number, value: unknown): Answer {
-    // Silence content-type-parameters: a charset parameter on the JSON label (the notes show none).
-    const json = this.#silence('content-type-parameters') ? 'application/json; charset=utf-8' : 'application/json';
+    // Silence content-type-parameters: the label spelled otherwise (a media type is case-insensitive, RFC
+    // 9110 §8.3.1) with its charset parameter upper case; fastify adds `; charset=utf-8` to the plain one.
+    const json = this.#silence('content-type-parameters') ? 'Application/JSON; charset=UTF-8' : 'application/json';
     const contentType = this.#fault('json-as-text-plain') ? 'text/plain; charset=utf-8' : json;
     return { status, contentType, body: JSON.stringify(value) };
   }

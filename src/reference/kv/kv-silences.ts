@@ -43,7 +43,7 @@ export const kvSilences = defineSilences([
     area: 'kv',
     silence: 'notes: B.content-type',
     description:
-      'JSON answers are labelled application/json; charset=utf-8 and event streams text/event-stream; charset=utf-8',
+      'JSON answers are labelled Application/JSON; charset=UTF-8 and event streams text/event-stream; charset=utf-8 (the notes show the bare types)',
   },
   {
     name: 'monitor-own-line',

@@ -1,0 +1,82 @@
+/**
+ * Every area B silence switch visibly changes what the service does (the same probe against a reference
+ * with the switch on and one without gives different observations), and each names a place where the
+ * spec is silent: an observed rule of the area B catalog or a `notes:` item. That no case fails with it
+ * on is self-validation's (test/conformance/self-validation.test.ts).
+ */
+import { describe, expect, it } from 'vitest';
+import { kvRuleCatalog } from '../../../conformance/rules/kv-rules.ts';
+import { type KvSilenceName, kvSilences } from '../../../src/reference/kv/kv-silences.ts';
+import type { RunningReference } from '../../../src/reference/reference-service.ts';
+import {
+  call,
+  nextMatching,
+  openStream,
+  startTestReference,
+  uniqueKey,
+  useTestReference,
+} from '../../support/reference-fixture.ts';
+
+type Probe = (ref: RunningReference) => Promise<unknown>;
+
+const probes: Record<KvSilenceName, Probe> = {
+  'unauthorized-text-plain': async (ref) => (await call(ref, '/ping', { token: null })).json,
+  'unknown-command-redis-text': async (ref) => (await call(ref, '/nosuchcommand')).json,
+  'discard-status-422': async (ref) => (await call(ref, '/multi-exec', { body: [['NOSUCHCOMMAND']] })).status,
+  'pipeline-resp2-array': async (ref) =>
+    (
+      await call(ref, '/pipeline', { body: [['PING'], ['ECHO', 'x']], headers: { 'Svc-Response-Format': 'resp2' } })
+    ).body.toString('latin1'),
+  'sync-token-header': async (ref) => (await call(ref, '/ping')).headers['svc-sync-token'] !== undefined,
+  'content-type-parameters': async (ref) => (await call(ref, '/ping')).headers['content-type'],
+  'monitor-own-line': async (ref) => {
+    const marker = uniqueKey('mon');
+    const stream = await openStream(ref, '/monitor');
+    try {
+      await call(ref, `/echo/${marker}`);
+      // Only the line's punctuation differs: the timestamp is cut off.
+      return (await nextMatching(stream, (data) => data.includes(marker))).replace(/^\S+ /, '');
+    } finally {
+      stream.close();
+    }
+  },
+  'publish-result-zero': async (ref) => {
+    const channel = uniqueKey('ch');
+    const stream = await openStream(ref, `/subscribe/${encodeURIComponent(channel)}`);
+    try {
+      await stream.next();
+      return (await call(ref, `/publish/${encodeURIComponent(channel)}/m`)).json;
+    } finally {
+      stream.close();
+    }
+  },
+  'info-result-lines': async (ref) =>
+    Array.isArray(((await call(ref, '/info', { method: 'POST' })).json as { result?: unknown } | undefined)?.result),
+  'read-only-refusal-403': async (ref) => {
+    const res = await call(ref, `/set/${uniqueKey()}/v`, { token: ref.target.kv!.readOnlyToken! });
+    return [res.status, res.json];
+  },
+};
+
+const env = useTestReference();
+
+describe('kv silence switches', () => {
+  it('have unique names, each naming a place where the spec is silent', () => {
+    const names = kvSilences.map((silence) => silence.name);
+    expect(new Set(names).size).toBe(names.length);
+    const observed = new Set(kvRuleCatalog.filter((rule) => rule.level === 'OBSERVE').map((rule) => rule.id));
+    for (const silence of kvSilences) {
+      expect(observed.has(silence.silence) || silence.silence.startsWith('notes: B.'), silence.name).toBe(true);
+    }
+  });
+
+  it.each(kvSilences.map((silence) => silence.name))('%s changes what the service does', async (name) => {
+    const probe = probes[name];
+    const other = await startTestReference(env.redis, { silences: [name] });
+    try {
+      expect(await probe(other)).not.toEqual(await probe(env.ref));
+    } finally {
+      await other.stop();
+    }
+  });
+});
