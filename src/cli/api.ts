@@ -5,6 +5,7 @@
  * sibling: the same engines, no argv, no exit.
  */
 export { type ConformanceOptions, runConformance } from '../engines/conformance/run-conformance.ts';
+export { defaultLoadSettings, type LoadSettings } from '../engines/load/load-settings.ts';
 export { type LoadOptions, runLoad } from '../engines/load/run-load.ts';
 export { type MainJobOptions, runMainJob } from '../engines/run/main-job.ts';
 export { defineScenario } from '../protocol/scenario.ts';
@@ -12,4 +13,6 @@ export { createReporters } from '../reporters/registry.ts';
 export type { CaseResult, ConformanceRun } from '../results/conformance-run.ts';
 export type { HarnessRun } from '../results/harness-run.ts';
 export type { LoadRun, ScenarioResult } from '../results/load-run.ts';
+export type { LoadProgress, Reporter, RunEndContext } from '../results/reporter.ts';
+export type { Target } from '../target/target.ts';
 export { defineConfig, type SvcHarnessConfig } from './config-file.ts';

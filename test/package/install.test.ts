@@ -106,7 +106,15 @@ describe('svc-harness installed from its tarball into an empty project', () => {
       30_000,
     );
     expect(JSON.parse(done.stdout)).toEqual([
-      ['createReporters', 'defineConfig', 'defineScenario', 'runConformance', 'runLoad', 'runMainJob'],
+      [
+        'createReporters',
+        'defaultLoadSettings',
+        'defineConfig',
+        'defineScenario',
+        'runConformance',
+        'runLoad',
+        'runMainJob',
+      ],
       'function',
     ]);
   });

@@ -48,6 +48,9 @@ export interface LoadSettings {
   readonly params?: Readonly<Record<string, number>>;
 }
 
+/** The settings of a run given none (the programmatic API): each scenario's own rate and duration on the node engine. */
+export const defaultLoadSettings: LoadSettings = { engines: ['node'], model: 'open', seed: 1, timeoutMs: 10_000 };
+
 const bad = (flag: string, value: string, want: string) =>
   harnessError('SVC_USAGE', `load: ${flag} "${value}" is not ${want}`);
 

@@ -19,7 +19,7 @@ import { environmentTargetLine, loadTargetFileSync } from '../../target/load-tar
 import { type SinkSettings, type Target, targetSecrets } from '../../target/target.ts';
 import { loadEngines, type PreparedEngine } from './load-engine.ts';
 import { loadExitCode, renderLoadRun } from './load-run-end.ts';
-import type { EngineName, LoadSettings } from './load-settings.ts';
+import { defaultLoadSettings, type EngineName, type LoadSettings } from './load-settings.ts';
 import { sinkLacking, startLoadSink } from './load-sink.ts';
 import { areaLoadTarget } from './load-target.ts';
 import { checkParams } from './scenario-params.ts';
@@ -42,7 +42,8 @@ export interface LoadOptions {
   readonly environmentTarget?: Target;
   /** A reference the caller started and stops (`svc-harness run`). */
   readonly reference?: EmbeddedReference;
-  readonly settings: LoadSettings;
+  /** @default defaultLoadSettings: each scenario's own rate and duration, open model, node engine */
+  readonly settings?: LoadSettings;
   /** k6-syntax thresholds from the command line, on top of each scenario's own. */
   readonly thresholds?: readonly string[];
   /** The main job's short runs: each scenario's default duration capped to this many seconds. */
@@ -75,7 +76,8 @@ function redactResult(result: ScenarioResult, redact: Redactor): ScenarioResult 
   return redactStrings(result, redact);
 }
 
-export async function runLoad(options: LoadOptions): Promise<LoadRun> {
+export async function runLoad(given: LoadOptions): Promise<LoadRun> {
+  const options = { ...given, settings: given.settings ?? defaultLoadSettings };
   const now = options.now ?? (() => new Date());
   const started = now();
   const dir = options.scenariosDir ?? scenariosDir;

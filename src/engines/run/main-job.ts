@@ -25,7 +25,8 @@ export interface MainJobOptions {
   readonly target?: string;
   /** A target read from the SVC_* environment (the CLI reads it only when no file is given). */
   readonly environmentTarget?: Target;
-  readonly settings: LoadSettings;
+  /** The load's settings. @default defaultLoadSettings */
+  readonly settings?: LoadSettings;
   readonly maxDurationS?: number;
   readonly thresholds?: readonly string[];
   readonly expectations?: string;
@@ -89,7 +90,7 @@ export async function runMainJob(options: MainJobOptions): Promise<HarnessRun> {
             ...(options.target !== undefined && { target: options.target }),
             ...(options.environmentTarget && { environmentTarget: options.environmentTarget }),
             ...(reference && { reference }),
-            settings: options.settings,
+            ...(options.settings && { settings: options.settings }),
             thresholds: options.thresholds ?? [],
             ...(options.maxDurationS !== undefined && { maxDurationS: options.maxDurationS }),
             onlySupported: true,
