@@ -305,7 +305,7 @@ export const commandTable = {
       },
       'report-dir': {
         type: 'string',
-        description: 'Where report.json, junit.xml and summary.md go',
+        description: 'Where report.json, junit.xml, summary.md and index.html go',
         default: 'reports/<timestamp>/',
       },
       expectations: expectationsOption,
@@ -413,7 +413,7 @@ export const commandTable = {
       },
       'report-dir': {
         type: 'string',
-        description: 'Where report.json, summary.md and index.html go',
+        description: 'Where report.json, junit.xml, summary.md and index.html go',
         default: 'reports/<timestamp>/',
       },
       'sink-host': sinkOptions['sink-host'],
