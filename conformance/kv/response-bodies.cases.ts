@@ -157,7 +157,7 @@ export const cases = withRequirements(
     },
     {
       id: 'kv.response.info',
-      rules: ['B.info.result'],
+      rules: ['B.info.result', 'B.observe.info-result'],
       title: 'POST /info answers a JSON result',
       expect:
         'POST /info answers 200, application/json, {"result": …} of a shape results may take (its content is recorded).',

@@ -26,6 +26,7 @@ import {
   openKvStream,
   quotedArgs,
   redisTag,
+  timestampSeconds,
 } from '../support/kv-streams.ts';
 
 /** The first data item of /monitor is OK; the JSON string "OK" is accepted and recorded. */
@@ -161,8 +162,15 @@ export const cases = withRequirements(
               '<timestamp> <client tag> "CMD" "arg" …',
             );
           }
+          const seconds = timestampSeconds(match[1] ?? '');
+          checkThat(
+            'B.monitor.command-events',
+            Number.isFinite(seconds),
+            `item ${JSON.stringify(event)}`,
+            'a timestamp first (Unix seconds or ISO 8601)',
+          );
           return {
-            seconds: Number(match[1]),
+            seconds,
             client: match[2] ?? '',
             args: [String(args[0]).toUpperCase(), ...args.slice(1)],
           };

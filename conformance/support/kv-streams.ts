@@ -76,10 +76,17 @@ export async function nextEvent(stream: OpenedStream, timeoutMs = 5_000): Promis
 
 /**
  * The spec shows the parts of a monitor item (timestamp, client tag, quoted command and arguments),
- * not their punctuation: a number, then a non-empty tag (Redis writes `[<db> <client>]`), then the
- * quoted tokens up to the end of the line.
+ * not their punctuation: a timestamp (one word: Redis writes seconds with microseconds, another may
+ * write ISO 8601), then a non-empty tag (Redis writes `[<db> <client>]`), then the quoted tokens up to
+ * the end of the line.
  */
-export const monitorLine = /^(\d+(?:\.\d+)?)\s+(\S.*?)\s+("(?:[^"\\]|\\.)*"(?:\s+"(?:[^"\\]|\\.)*")*)$/s;
+export const monitorLine = /^(\S+)\s+(\S.*?)\s+("(?:[^"\\]|\\.)*"(?:\s+"(?:[^"\\]|\\.)*")*)$/s;
+
+/** A monitor timestamp in seconds: Unix seconds (fractions allowed) or an ISO 8601 date; NaN otherwise. */
+export function timestampSeconds(word: string): number {
+  if (/^\d+(?:\.\d+)?$/.test(word)) return Number(word);
+  return /^\d{4}-\d{2}-\d{2}T/.test(word) ? Date.parse(word) / 1000 : Number.NaN;
+}
 const quotedToken = /"((?:[^"\\]|\\.)*)"/gy;
 export const redisTag = /^\[\d+ [^\]]+\]$/;
 

@@ -114,6 +114,8 @@ export class KvAnswers {
       base64: options.base64,
       base64Ok: this.#fault('base64-encodes-ok'),
       latin1: rawBytes || this.#fault('no-utf8-replacement'),
+      replacePerByte: this.#silence('utf8-replacement-per-byte'),
+      nestedIntegersAsStrings: this.#silence('nested-integers-as-strings'),
       base64TopOnly: this.#fault('base64-top-level-only'),
       latin1Nested: this.#fault('utf8-replacement-top-level-only'),
       roundBigIntegers: this.#fault('big-integers-rounded'),

@@ -134,18 +134,18 @@ export async function kvPlugin(app: FastifyInstance, options: KvPluginOptions): 
     if (first === '') {
       // Spec "Endpoints > Area B": POST / takes a JSON array, command name first.
       if (!isWrite) return void send(reply, answers.error(400, 'ERR empty command: use /{command}/{args} or POST /'));
-      const args = jsonCommand(parseJsonBody(body), 'the request body');
+      const args = jsonCommand(parseJsonBody(body), 'the request body', silence('post-root-strings-only'));
       if (fault('root-drops-last-arg') && args.length > 1) args.pop();
       const outcome = await engine.runOne(args, principal);
       if (fault('hgetall-empty-body') && isHgetall(args)) return void reply.code(200).send('');
       return void send(reply, answers.single(outcome, format));
     }
     if (isWrite && url.segments.length === 1 && first === 'pipeline') {
-      const commands = jsonCommandList(body);
+      const commands = jsonCommandList(body, silence('post-root-strings-only'));
       return void send(reply, answers.list(await engine.runPipeline(commands, principal), format));
     }
     if (isWrite && url.segments.length === 1 && first === 'multi-exec') {
-      const commands = jsonCommandList(body);
+      const commands = jsonCommandList(body, silence('post-root-strings-only'));
       const outcome = await engine.runTransaction(commands, principal);
       // Spec "Endpoints > Area B": a discarded transaction is one {error}; 400 (status not shown, notes).
       if (outcome.kind === 'discarded') {
@@ -159,6 +159,9 @@ export async function kvPlugin(app: FastifyInstance, options: KvPluginOptions): 
     }
     // A HEAD answer has no body, so it cannot carry an event stream: it is a plain command request.
     const stream = request.method === 'HEAD' ? undefined : streamOf(first, url.segments.length);
+    // Silence no-psubscribe: the SDK's /psubscribe is no route of the spec's; refused as a command.
+    if (stream === 'psubscribe' && silence('no-psubscribe'))
+      return void send(reply, answers.error(400, "ERR Command is not available: 'PSUBSCRIBE'"));
     if (stream) return openStream(stream, url.segments[1], principal, reply);
 
     const args = commandArgs(url, isWrite ? body : undefined, {

@@ -72,6 +72,34 @@ export const kvSilences = defineSilences([
     description:
       'a Read Only token refusal answers 403 with NOPERM read-only token (its status and text are not shown)',
   },
+  {
+    name: 'post-root-strings-only',
+    area: 'kv',
+    silence: 'notes: B.post-root-numbers',
+    description:
+      'POST /, /pipeline and /multi-exec refuse JSON numbers and booleans as arguments (400): the spec shows the command name and arguments, not numbers',
+  },
+  {
+    name: 'utf8-replacement-per-byte',
+    area: 'kv',
+    silence: 'notes: B.utf8-replacement-granularity',
+    description:
+      'invalid UTF-8 becomes one U+FFFD per invalid byte, not one per invalid sequence (the spec says only "replaced by U+FFFD")',
+  },
+  {
+    name: 'nested-integers-as-strings',
+    area: 'kv',
+    silence: 'B.observe.nested-json',
+    description:
+      'an integer inside an array reply (EVAL {1, …}, EXEC-like mixed replies) is written as its decimal string: results hold arrays of strings',
+  },
+  {
+    name: 'no-psubscribe',
+    area: 'kv',
+    silence: 'notes: B.subscribe-extras',
+    description:
+      "there is no /psubscribe/<pattern> (400, ERR Command is not available: 'PSUBSCRIBE'): the SDK's extra is not in the spec",
+  },
 ]);
 
 export type KvSilenceName = (typeof kvSilences)[number]['name'];

@@ -35,6 +35,10 @@ export interface JsonReplyOptions {
   readonly base64Ok: boolean;
   /** Fault no-utf8-replacement: decode as Latin-1. */
   readonly latin1: boolean;
+  /** Silence nested-integers-as-strings: an integer inside an array written as its decimal string. */
+  readonly nestedIntegersAsStrings?: boolean;
+  /** Silence utf8-replacement-per-byte: one U+FFFD per invalid byte. */
+  readonly replacePerByte?: boolean;
   /** Fault base64-top-level-only: strings inside nested arrays stay plain. */
   readonly base64TopOnly?: boolean;
   /** Fault utf8-replacement-top-level-only: strings inside nested arrays are read as Latin-1. */
@@ -51,11 +55,49 @@ const utf8 = new TextDecoder('utf-8', { fatal: false });
 
 function text(bytes: Buffer, options: JsonReplyOptions): string {
   // Spec "Endpoints > Area B" rule 1: invalid UTF-8 becomes U+FFFD unless base64 is asked for.
-  return options.latin1 ? bytes.toString('latin1') : utf8.decode(bytes);
+  if (options.latin1) return bytes.toString('latin1');
+  return options.replacePerByte ? replacedPerByte(bytes) : utf8.decode(bytes);
+}
+
+const strict = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * Silence utf8-replacement-per-byte: one U+FFFD for each byte that starts no valid sequence (a
+ * truncated three-byte sequence gives two), where a WHATWG decoder gives one per maximal subpart.
+ */
+function replacedPerByte(bytes: Buffer): string {
+  if (!/[\x80-\xff]/.test(bytes.toString('latin1'))) return bytes.toString('utf8');
+  let out = '';
+  let at = 0;
+  while (at < bytes.length) {
+    let length = 0;
+    for (let size = 1; size <= 4 && at + size <= bytes.length; size++) {
+      try {
+        const char = strict.decode(bytes.subarray(at, at + size));
+        if ([...char].length === 1) {
+          length = size;
+          break;
+        }
+      } catch {
+        // not a whole sequence of this size
+      }
+    }
+    if (length === 0) {
+      out += '\uFFFD';
+      at += 1;
+    } else {
+      out += bytes.subarray(at, at + length).toString('utf8');
+      at += length;
+    }
+  }
+  return out;
 }
 
 /** One reply as the JSON value of `result` (errors nested in arrays become {error}). */
 export function toJsonReply(reply: RedisReply, options: JsonReplyOptions, depth = 0): JsonReply {
+  // Silence nested-integers-as-strings: the spec's arrays hold strings and nulls; a mixed reply's
+  // integers as strings is another JSON form of it (B.observe.nested-json).
+  if (typeof reply === 'number' && depth > 0 && options.nestedIntegersAsStrings) return String(reply);
   if (reply === null || typeof reply === 'number') return reply;
   if (depth === 2 && (options.base64TopOnly || options.latin1Nested)) {
     // The faults that stop at the top level (a reply and the items of a flat array): inside a nested

@@ -117,12 +117,14 @@ export function commandArgs(url: RawUrl, body: Buffer | undefined, options: Args
 }
 
 /** One command of `POST /` or an item of /pipeline and /multi-exec: strings, numbers and booleans. */
-export function jsonCommand(value: unknown, where: string): Buffer[] {
+export function jsonCommand(value: unknown, where: string, stringsOnly = false): Buffer[] {
   if (!Array.isArray(value) || value.length === 0) {
     throw new RequestFormError(`ERR ${where} must be a non-empty JSON array of strings`);
   }
   return value.map((item) => {
     if (typeof item === 'string') return Buffer.from(item, 'utf8');
+    // Silence post-root-strings-only: the spec shows "command name first, then arguments", not numbers.
+    if (stringsOnly) throw new RequestFormError(`ERR ${where} may hold only strings`);
     // Numbers are allowed as arguments and sent in their decimal form (notes, area B).
     if (typeof item === 'number' && Number.isFinite(item)) return Buffer.from(String(item), 'utf8');
     if (item instanceof IntegerText) return Buffer.from(item.digits, 'latin1');
@@ -166,10 +168,10 @@ export function parseJsonBody(body: Buffer | undefined): unknown {
 }
 
 /** The commands of a /pipeline or /multi-exec body: a JSON array of arrays. */
-export function jsonCommandList(body: Buffer | undefined): Buffer[][] {
+export function jsonCommandList(body: Buffer | undefined, stringsOnly = false): Buffer[][] {
   const parsed = parseJsonBody(body);
   if (!Array.isArray(parsed) || parsed.length === 0) {
     throw new RequestFormError('ERR the request body must be a non-empty JSON array of commands');
   }
-  return parsed.map((command, index) => jsonCommand(command, `command ${index + 1}`));
+  return parsed.map((command, index) => jsonCommand(command, `command ${index + 1}`, stringsOnly));
 }

@@ -52,6 +52,17 @@ const probes: Record<KvSilenceName, Probe> = {
   },
   'info-result-lines': async (ref) =>
     Array.isArray(((await call(ref, '/info', { method: 'POST' })).json as { result?: unknown } | undefined)?.result),
+  'post-root-strings-only': async (ref) => (await call(ref, '/', { body: ['ECHO', 5] })).status,
+  // E2 82 is a three-byte sequence cut short: one U+FFFD by a WHATWG decoder, two byte by byte.
+  'utf8-replacement-per-byte': async (ref) =>
+    (await call(ref, '/', { body: ['EVAL', 'return string.char(226, 130)', '0'] })).json,
+  'nested-integers-as-strings': async (ref) =>
+    (await call(ref, '/', { body: ['EVAL', "return {1, 'two'}", '0'] })).json,
+  'no-psubscribe': async (ref) => {
+    const stream = await openStream(ref, `/psubscribe/${encodeURIComponent(uniqueKey('p'))}*`);
+    stream.close();
+    return stream.status;
+  },
   'read-only-refusal-403': async (ref) => {
     const res = await call(ref, `/set/${uniqueKey()}/v`, { token: ref.target.kv!.readOnlyToken! });
     return [res.status, res.json];
