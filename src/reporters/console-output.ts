@@ -11,6 +11,7 @@ import { rootCauseLines } from '../results/root-cause.ts';
 import { gateFailingKinds, verdictRule } from '../results/verdict.ts';
 import { oneLine } from '../shared/errors.ts';
 import { comparisonConsole } from './compare-text.ts';
+import { failedCases, failedThresholds } from './failures.ts';
 import { latencyTableLines, loadSummaryLines, progressText, scenarioLines, scenarioStartLine } from './load-console.ts';
 import { regionsConsole } from './regions-text.ts';
 
@@ -88,6 +89,8 @@ export function renderRunSummary(run: HarnessRun, files: readonly string[] = def
   if (run.compare) lines.push(...comparisonConsole(run.compare));
   if (run.regions) lines.push(...regionsConsole(run.regions));
   if (run.aborted) lines.push(`stopped early: ${run.aborted}`);
+  // Printed as they ended, far above in a long run: named again next to the gate they failed.
+  if (!listCases) lines.push(...failedNames(run));
   lines.push(`gate: ${gateOf(run.exitCode)} (exit code ${run.exitCode}) in ${(run.durationMs / 1000).toFixed(1)} s`);
   if (files.length > 0) lines.push(`reports: ${run.reportDir} (${files.join(', ')})`);
   return `${lines.join('\n')}\n`;
@@ -225,4 +228,29 @@ export function createConsoleReporter(options: {
       options.summary.write(redact(renderRunSummary(run, options.files, false)));
     },
   };
+}
+
+/** At most this many names on the closing lines; the reports list every one. */
+const namedAtMost = 10;
+
+/** The failed cases and thresholds by name, a line each kind, for the close of a long run. */
+function failedNames(run: HarnessRun): string[] {
+  const lines: string[] = [];
+  const cases = run.conformance ? failedCases(run.conformance) : [];
+  const named = (items: readonly string[]) =>
+    `${items.slice(0, namedAtMost).join(', ')}${items.length > namedAtMost ? `, and ${items.length - namedAtMost} more` : ''}`;
+  if (cases.length > 0) {
+    lines.push(
+      `failed cases (${cases.length}): ${named(cases.map(({ result, rule }) => `${result.caseId} [${rule}]`))}`,
+    );
+    const [first] = cases;
+    if (first) lines.push(`  re-run the first: ${first.rerun}`);
+  }
+  const thresholds = failedThresholds(run.load);
+  if (thresholds.length > 0) {
+    lines.push(
+      `failed thresholds (${thresholds.length}): ${named(thresholds.map((item) => `${item.scenario}: ${item.expression} (${item.value ?? 'no data'})`))}`,
+    );
+  }
+  return lines;
 }

@@ -14,8 +14,10 @@ import type { Reporter } from '../results/reporter.ts';
 import { rootCauseLines } from '../results/root-cause.ts';
 import type { RuleCatalog } from '../results/rule.ts';
 import { type RuleCell, ruleMatrix, statedCases } from '../results/rule-states.ts';
+import { excerpt } from '../shared/excerpt.ts';
 import { writeReportFile } from '../shared/report-files.ts';
 import { comparisonMarkdown } from './compare-text.ts';
+import { caseAnchor, failedCases } from './failures.ts';
 import { loadMarkdown } from './load-markdown.ts';
 import { cell, table } from './markdown-table.ts';
 import { regionsMarkdown } from './regions-text.ts';
@@ -38,6 +40,19 @@ export function renderSummaryMarkdown(run: HarnessRun, catalog: RuleCatalog): st
   // The shared cause of most failures first, before the tables that list them one by one.
   const causes = run.conformance ? rootCauseLines(run.conformance) : [];
   if (causes.length > 0) lines.push(...causes.map((line) => `**${cell(line)}**`), '');
+  // Every case that failed the gate, first, each linked to its details and with the command to run it again.
+  const failed = run.conformance ? failedCases(run.conformance) : [];
+  if (failed.length > 0) {
+    lines.push(
+      `Cases failed (${failed.length}):`,
+      '',
+      ...failed.map(
+        ({ result, rule, anchor, rerun }) =>
+          `- [\`${cell(result.caseId)}\`](#${anchor}) ${result.verdict.kind} on \`${cell(rule)}\`${'reason' in result.verdict ? `: ${cell(excerpt(result.verdict.reason, 240))}` : ''} · re-run: \`${cell(rerun)}\``,
+      ),
+      '',
+    );
+  }
   // What failed the load's gate, before any table: the reader looks for it first.
   const failedThresholds = (run.load?.scenarios ?? []).flatMap((scenario) =>
     scenario.thresholds
@@ -110,9 +125,11 @@ function fence(text: string): string {
 
 /** A collapsed block with the request behind a case that did not pass, as curl, and the answer's start. */
 function reproduction(result: CaseResult): string[] {
-  if (result.exchange === undefined) return [];
+  if (result.exchange === undefined) return [`<a id="${caseAnchor(result.target, result.caseId)}"></a>`, ''];
   const { curl, answer } = result.exchange;
   return [
+    `<a id="${caseAnchor(result.target, result.caseId)}"></a>`,
+    '',
     `<details><summary><code>${cell(result.caseId)}</code> ${result.verdict.kind}: the request to reproduce it</summary>`,
     '',
     `${fence(curl)}sh`,

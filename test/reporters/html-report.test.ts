@@ -296,4 +296,14 @@ describe('renderHtmlReport', () => {
     );
     expect(renderHtmlReport(conformanceOnly(sampleRun), sampleCatalog)).not.toContain('root-cause');
   });
+
+  test('the header lists the cases that failed the gate, each linked to its details, with the re-run command', () => {
+    const html = renderHtmlReport(conformanceOnly(sampleRun), sampleCatalog);
+    const header = html.split('</header>')[0] ?? '';
+    expect(header).toContain('<h2>Cases failed (3)</h2>');
+    expect(header).toContain('<a href="#case-ref--kv.fail"><code>kv.fail</code></a> fail on <code>B.b</code>');
+    expect(header).toContain('re-run: <code>npx svc-harness conformance --area kv --rules &#39;B.b&#39;</code>');
+    expect(html).toContain('id="case-ref--kv.fail"');
+    expect(header).not.toContain('kv.observe');
+  });
 });

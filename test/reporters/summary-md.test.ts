@@ -24,6 +24,19 @@ describe('summary.md', () => {
     expect(text).not.toContain('A.x');
   });
 
+  test('leads with the cases that failed the gate, each linked to its details with the command to run it again', () => {
+    const top = text.slice(0, text.indexOf('| target |'));
+    expect(top).toContain('Cases failed (3):');
+    expect(top).toContain(
+      '- [`kv.fail`](#case-ref--kv.fail) fail on `B.b`: received <400> & "x" / expected 200 \\| y · re-run: `npx svc-harness conformance --area kv --rules \'B.b\'`',
+    );
+    expect(top).toMatch(/\[`kv\.stale`\]\(#case-ref--kv\.stale\) stale/);
+    expect(top).toMatch(/\[`kv\.error`\]\(#case-ref--kv\.error\) error/);
+    expect(top).not.toMatch(/kv\.(pass|skip|observe|xfail)/);
+    // Each link lands on an anchor further down.
+    expect(text.indexOf('<a id="case-ref--kv.fail"></a>')).toBeGreaterThan(text.indexOf('| target |'));
+  });
+
   test('lists every case that did not pass, pipes escaped', () => {
     expect(text).toContain('| `kv.fail` | B.a, B.b | fail | received <400> & "x" / expected 200 \\| y |');
     expect(text).not.toContain('| `kv.pass` |');

@@ -6,8 +6,10 @@
  * it sent as a curl line with the start of the answer, and its notes (the requests the sink got, what
  * the target answered). Every string goes through `Text` (redacted).
  */
+
 import type { CaseResult, ConformanceRun } from '../../results/conformance-run.ts';
 import { verdictRule } from '../../results/verdict.ts';
+import { caseAnchor } from '../failures.ts';
 import type { Text } from './markup.ts';
 
 /** The verdicts shown, in the order a reader needs them: what fails the gate first. */
@@ -24,11 +26,6 @@ const summaryReasonChars = 160;
 function sectionOf(file: string): string {
   const name = file.split('/').at(-1) ?? file;
   return name.replace(/\.(cases|test)\.ts$/, '');
-}
-
-/** The element id of a case's details, so the rules × implementations matrix can link to it. */
-export function caseAnchor(target: string, caseId: string): string {
-  return `case-${`${target}--${caseId}`.replace(/[^A-Za-z0-9_.-]+/g, '-')}`;
 }
 
 function caseDetails(t: Text, result: CaseResult & { verdict: { kind: ShownKind; reason: string } }): string {

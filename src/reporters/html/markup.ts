@@ -3,9 +3,10 @@
  * that comes from the run goes through `Text` (redact, then escape): redacting before escaping also
  * catches a secret holding `&` or `<`, which escaping would otherwise hide from the redactor.
  */
+import { gateOf } from '../../results/conformance-run.ts';
 import type { HarnessRun } from '../../results/harness-run.ts';
 import { rootCauseLines } from '../../results/root-cause.ts';
-import { ExitCode } from '../../shared/errors.ts';
+import { failedCases, failedThresholds } from '../failures.ts';
 import type { ChartSpec } from './chart-data.ts';
 
 /** A part of the page: its HTML and the charts its containers expect. */
@@ -44,13 +45,12 @@ export function formatMs(value: number): string {
   return value.toFixed(3);
 }
 
-/** The exit code as the word the console uses, with the load run's own codes told apart. */
+/**
+ * The exit code as the one word every reporter uses (`gateOf`: passed, failed or error); a regression
+ * (98) was an "error" here and "failed" on the console (issue 36).
+ */
 export function gateWord(exitCode: number): string {
-  if (exitCode === ExitCode.ok) return 'passed';
-  if (exitCode === ExitCode.failed) return 'failed';
-  if (exitCode === ExitCode.thresholds) return 'thresholds failed';
-  if (exitCode === ExitCode.interrupted) return 'interrupted';
-  return 'error';
+  return gateOf(exitCode);
 }
 
 /** A table cell already in HTML (escaped or produced here). */
@@ -116,6 +116,7 @@ export function header(t: Text, run: HarnessRun, parts: readonly string[]): stri
   for (const line of run.conformance ? rootCauseLines(run.conformance) : []) {
     lines.push(`<p class="problem root-cause">${t(line)}</p>`);
   }
+  lines.push(...failuresBlock(t, run));
   if (run.aborted !== undefined)
     lines.push(`<p class="problem" id="aborted">The run stopped early: ${t(run.aborted)}</p>`);
   if (run.problems.length > 0) {
@@ -127,4 +128,35 @@ export function header(t: Text, run: HarnessRun, parts: readonly string[]): stri
   }
   lines.push('</header>');
   return lines.join('\n');
+}
+
+/** The failed cases (each linked to its details, with its re-run command) and thresholds, at the top of the page. */
+function failuresBlock(t: Text, run: HarnessRun): string[] {
+  const cases = run.conformance ? failedCases(run.conformance) : [];
+  const thresholds = failedThresholds(run.load);
+  if (cases.length === 0 && thresholds.length === 0) return [];
+  return [
+    '<div class="problems failures" id="failed">',
+    ...(cases.length > 0
+      ? [
+          `<h2>Cases failed (${cases.length})</h2><ul>`,
+          ...cases.map(
+            ({ result, rule, anchor, rerun }) =>
+              `<li><a href="#${t(anchor)}"><code>${t(result.caseId)}</code></a> ${escapeHtml(result.verdict.kind)} on <code>${t(rule)}</code>${'reason' in result.verdict ? `: ${t(result.verdict.reason)}` : ''}<br><small>re-run: <code>${t(rerun)}</code></small></li>`,
+          ),
+          '</ul>',
+        ]
+      : []),
+    ...(thresholds.length > 0
+      ? [
+          `<h2>Thresholds failed (${thresholds.length})</h2><ul>`,
+          ...thresholds.map(
+            (item) =>
+              `<li><code>${t(item.scenario)}</code>: <code>${t(item.expression)}</code> (value ${item.value === null ? 'no data' : escapeHtml(String(item.value))})</li>`,
+          ),
+          '</ul>',
+        ]
+      : []),
+    '</div>',
+  ];
 }

@@ -5,7 +5,7 @@
  */
 import type { ConformanceRun } from '../../results/conformance-run.ts';
 import { type RuleCell, ruleMatrix, statedCases } from '../../results/rule-states.ts';
-import { caseAnchor } from './case-details.ts';
+import { caseAnchor } from '../failures.ts';
 import type { Text } from './markup.ts';
 
 const word: Readonly<Record<RuleCell['state'], string>> = {
