@@ -109,7 +109,11 @@ export function toJsonReply(reply: RedisReply, options: JsonReplyOptions, depth 
     };
   }
   if (typeof reply === 'string') {
-    if (integerDigits.test(reply)) return options.roundBigIntegers ? Number(reply) : jsonInteger(reply);
+    if (integerDigits.test(reply)) {
+      // Silence nested-integers-as-strings (integers come from the client as their digits).
+      if (depth > 0 && options.nestedIntegersAsStrings) return reply;
+      return options.roundBigIntegers ? Number(reply) : jsonInteger(reply);
+    }
     // Spec "Endpoints > Area B" (Svc-Encoding): every string is base64 except the OK response.
     if (!options.base64 || (reply === 'OK' && !options.base64Ok)) return reply;
     return Buffer.from(reply, 'utf8').toString('base64');
