@@ -85,6 +85,8 @@ export class ExchangeLog {
 }
 
 const storage = new AsyncLocalStorage<ExchangeLog>();
+/** Set inside `unjudged`: answers read there are no check's. */
+const quiet = new AsyncLocalStorage<true>();
 
 /** Runs `work` with `log` collecting the exchanges it causes. */
 export function logExchanges<T>(log: ExchangeLog, work: () => Promise<T>): Promise<T> {
@@ -114,12 +116,21 @@ export function recordAnswer<T extends object>(exchange: Exchange, answer: T): T
     Object.defineProperty(marked, key, {
       enumerable: true,
       get: () => {
-        log.judge(exchange);
+        if (quiet.getStore() === undefined) log.judge(exchange);
         return value;
       },
     });
   }
   return marked;
+}
+
+/**
+ * Runs `work` (a means the harness needs, not a check: the signing keys a sink verifies with) with its
+ * requests still logged, but the answers it reads not marked as judged, so a failure the case meets
+ * after it is shown with the exchange its check read, not with the keys read meanwhile.
+ */
+export function unjudged<T>(work: () => Promise<T>): Promise<T> {
+  return quiet.run(true, work);
 }
 
 /** The exchange the work running here judged last: what a failure built now is about. */

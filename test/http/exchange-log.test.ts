@@ -1,6 +1,13 @@
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { bodyChars, ExchangeLog, judgedExchange, logExchanges, textExcerpt } from '../../src/http/exchange-log.ts';
+import {
+  bodyChars,
+  ExchangeLog,
+  judgedExchange,
+  logExchanges,
+  textExcerpt,
+  unjudged,
+} from '../../src/http/exchange-log.ts';
 import { httpRequest } from '../../src/http/http-client.ts';
 import { openSse } from '../../src/http/sse-client.ts';
 import { refusedUrl } from '../engines/conformance/fixtures/bad-servers.ts';
@@ -95,6 +102,17 @@ describe('the exchange log', () => {
     });
     expect(judged.map((item) => item && new URL(item.url).pathname)).toEqual(['/first', '/third']);
     expect(log.judged?.url).toBe(`${url}/third`);
+  });
+
+  test('answers read inside unjudged (a means, not a check) are logged but leave the judged exchange as it was', async () => {
+    const log = new ExchangeLog();
+    await logExchanges(log, async () => {
+      expect((await httpRequest({ url: `${url}/checked` })).status).toBe(200);
+      const keys = await unjudged(async () => (await httpRequest({ url: `${url}/keys` })).body.length);
+      expect(keys).toBe(15);
+    });
+    expect(log.exchanges.map((item) => new URL(item.url).pathname)).toEqual(['/checked', '/keys']);
+    expect(log.judged?.url).toBe(`${url}/checked`);
   });
 
   test('an answer keeps its fields (spread, compared, serialised), marked or not', async () => {

@@ -7,6 +7,7 @@
  * one suite file calls to discover and register every case file.)
  */
 
+export { unjudged } from '../../http/exchange-log.ts';
 export {
   answerCapBytes,
   dispatcherFor,
