@@ -7,6 +7,7 @@ import {
   checkNotSuccess,
   checkResult,
   checkResultShape,
+  checkUnauthorized,
   checkUtf8Body,
 } from '../../../conformance/support/kv-checks.ts';
 import { CheckFailure } from '../../../src/engines/conformance/check-failure.ts';
@@ -112,5 +113,41 @@ describe('numbers in a body are integer literals (B.response.result-shape)', () 
   test('integers, and digits inside strings, pass', () => {
     expect(() => checkResult('B.path.command-args', response(200, '{"result":-12}'), -12)).not.toThrow();
     expect(() => checkResult('B.path.command-args', response(200, '{"result":"1.0"}'), '1.0')).not.toThrow();
+  });
+});
+
+describe('the bytes that came are judged (B.utf8.replacement), not their decoding', () => {
+  test('a raw 0xFF inside a JSON string fails B.utf8.replacement, whatever rule the case reads it for', () => {
+    const raw = Buffer.concat([Buffer.from('{"result":"a'), Buffer.from([0xff]), Buffer.from('b"}')]);
+    const res = { status: 200, headers: { 'content-type': 'application/json' }, body: raw, elapsedMs: 1 };
+    expect(failureOf(() => checkResult('B.path.command-args', res, 'a\uFFFDb')).rule).toBe('B.utf8.replacement');
+    // The same text with U+FFFD written as UTF-8 passes.
+    expect(() => checkResult('B.path.command-args', response(200, { result: 'a\uFFFDb' }), 'a\uFFFDb')).not.toThrow();
+  });
+
+  test('an empty body is no JSON at all: the shape check fails its own rule, not B.format.json', () => {
+    const empty = { status: 405, headers: { 'content-type': 'application/json' }, body: Buffer.alloc(0), elapsedMs: 1 };
+    expect(failureOf(() => checkError('B.methods.other-405', empty, { status: 405 })).rule).toBe(
+      'B.response.error-shape',
+    );
+  });
+});
+
+describe('a 401 is held to one position (B.observe.unauthorized-text)', () => {
+  test('its text is recorded, whatever it is; its body must be the Error object', () => {
+    const notes: string[] = [];
+    const observe = (note: string) => notes.push(note);
+    expect(checkUnauthorized('B.auth.missing-401', response(401, { error: 'Unauthorized' }), 'POST /', observe)).toBe(
+      'Unauthorized',
+    );
+    expect(notes.join()).toContain('Unauthorized');
+    expect(
+      failureOf(() =>
+        checkUnauthorized('B.auth.missing-401', response(401, 'Unauthorized', 'text/plain'), 'x', observe),
+      ).rule,
+    ).toBe('B.response.error-shape');
+    expect(
+      failureOf(() => checkUnauthorized('B.auth.missing-401', response(200, { result: 'OK' }), 'x', observe)).rule,
+    ).toBe('B.auth.missing-401');
   });
 });
