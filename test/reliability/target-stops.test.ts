@@ -35,7 +35,7 @@ beforeAll(async () => {
   // Its own redis-server (no REDIS_URL), removed below; every answer 20 ms late, so the suite runs
   // about 30 s and is well under way at its first progress line (every 10 s).
   serve = startCli(['serve', '--kv-latency', '20ms', '--write-target', file], {
-    timeoutMs: 120_000,
+    timeoutMs: 200_000,
     env: { REDIS_URL: '' },
   });
   const started = serve;
@@ -54,18 +54,20 @@ beforeAll(async () => {
   const reportDir = join(dir, 'report');
   const conformance = startCli(['conformance', '--area', 'kv', '--target', file, '--report-dir', reportDir], {
     reportDir,
-    timeoutMs: 100_000,
+    timeoutMs: 150_000,
   });
   // The progress line (every 10 s, on stderr without a terminal) says cases have run.
   let progress = '';
   conformance.child.stderr?.on('data', (chunk: Buffer) => {
     progress += chunk.toString();
   });
-  const underWay = await waitFor(() => progress.includes('conformance: ['), 60_000);
+  // Killed once a progress line says at least 20 cases are done (slower beside other work: a later line).
+  const done = () => Math.max(0, ...[...progress.matchAll(/conformance: \[(\d+)\//g)].map((match) => Number(match[1])));
+  const underWay = await waitFor(() => done() >= 20, 90_000);
   started.child.kill('SIGKILL');
   if (!underWay) throw new Error(`no progress line before the end: ${conformance.stdout()}`);
   run = await conformance.finished;
-}, 180_000);
+}, 240_000);
 
 afterAll(async () => {
   serve?.child.kill('SIGKILL');
@@ -102,11 +104,11 @@ describe('a target killed mid-suite', () => {
   test('the cases left are not run, each saying when the target stopped, and some ran before it', () => {
     const cases = (run.report as Report).targets[0]?.cases ?? [];
     const notRun = cases.filter((item) => item.verdict.reason?.startsWith('not run: the target stopped answering'));
-    expect(notRun.length).toBeGreaterThan(10);
+    expect(notRun.length).toBeGreaterThan(0);
     for (const item of notRun) {
       expect(item.verdict.kind).toBe('error');
       expect(item.verdict.reason).toMatch(/during the run: its last answer came at .+; the first case to get none: /);
     }
-    expect(cases.filter((item) => item.verdict.kind === 'pass').length).toBeGreaterThan(10);
+    expect(cases.filter((item) => item.verdict.kind === 'pass').length).toBeGreaterThanOrEqual(15);
   });
 });
