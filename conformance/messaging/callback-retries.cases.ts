@@ -44,7 +44,10 @@ export const cases = defineCases(
         });
         await means(() => inbox.arrive('A.publish.delivers', 'dest'));
         // A first request is the means: a target that never sends one breaks `sent`, not the retries.
-        await means(() => inbox.arrive(sent, 'target', 1, `the first ${kind.toLowerCase()}`));
+        // The failure callback follows the destination's retries (Retries 0 asked; a target's own may be more).
+        await means(() =>
+          inbox.arrive(sent, 'target', 1, `the first ${kind.toLowerCase()}`, { role: 'dest', asked: 0 }),
+        );
         await inbox.arrive(rule, 'target', retries + 1, `${client.h(kind)}: the request and its retries`);
         // The default retries' next request comes one backoff later: give it a moment to show.
         await sleep(1000);

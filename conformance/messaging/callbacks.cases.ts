@@ -34,6 +34,9 @@ import { messageIdOf, publishTo, sentHeaders, uniqueId, withAccountLimits } from
 const answerHeader = 'x-svc-harness-answer';
 const answerBody = 'answered ✓ by the sink!';
 
+/** A message to 'down' with Svc-Retries 0: its failure callback follows the target's retries. */
+const retriesZero = { role: 'down', asked: 0 } as const;
+
 /** The delay callback.fields asks for (Svc-Delay, not in the spec: honoured or not). */
 const delaySeconds = 2;
 
@@ -126,6 +129,7 @@ export const cases = defineCases(
           'callback',
           (got) => got.some(endsMessage),
           'a callback after each answer, up to the last',
+          { role: 'dest', asked: 1 },
         );
         await inbox.settle();
         const attempts = inbox.requests('dest').length;
@@ -314,7 +318,7 @@ export const cases = defineCases(
       rules: ['A.callback.with-failure-callback', 'A.callback.fields', 'A.failure-callback.fields'],
       title: 'A callback and a failure callback together: both are sent',
       expect:
-        'A message that always fails, with retries 1 and both URLs: a callback after each answer the sink gave (one per attempt it saw), and one failure callback; all carry the one creation time of the one message (createdAt, the callbacks alike, then the failure callback as they do).',
+        'A message that always fails, with retries 1 and both URLs: a callback after each answer the sink gave (one per attempt it saw), the last one with retried equal to maxRetries, and one failure callback; all carry the one creation time of the one message (createdAt, the callbacks alike, then the failure callback as they do).',
       async run(ctx) {
         const client = createMessagingClient(ctx);
         const inbox = await openInbox(ctx, 'callback.both');
@@ -330,7 +334,13 @@ export const cases = defineCases(
         await means(() =>
           inbox.arriveAll([
             { rule: 'A.callback.on-answer', role: 'callback', count: 1, what: 'a first callback' },
-            { rule: 'A.failure-callback.after-exhaustion', role: 'failure', count: 1, what: 'the failure callback' },
+            {
+              rule: 'A.failure-callback.after-exhaustion',
+              role: 'failure',
+              count: 1,
+              what: 'the failure callback',
+              afterRetries: { role: 'dest', asked: 1 },
+            },
           ]),
         );
         await inbox.arrive('A.callback.with-failure-callback', 'failure', 1, 'the failure callback');
@@ -346,6 +356,21 @@ export const cases = defineCases(
         );
         const sent = sentHeaders(client, publishHeaders);
         checkSourceHeaders('A.callback.fields', callbacks, sent, 'the callback body');
+        // The failure callback says the retries were spent: the callback of the last attempt is the one a
+        // receiver tells by retried equal to maxRetries ("Retries allowed before the message counts as
+        // failed"), whatever number the target allowed.
+        const last = callbacks
+          .map((request) => jsonRequest('A.callback.fields', request, 'the callback body'))
+          .find((body) => body.retried === attempts - 1);
+        checkThat(
+          'A.callback.fields',
+          last !== undefined && last.maxRetries === last.retried,
+          last === undefined
+            ? `no callback with retried ${attempts - 1}`
+            : `maxRetries ${show(last.maxRetries)} in the callback of the last attempt (retried ${show(last.retried)})`,
+          `maxRetries ${attempts - 1}: the message counted as failed after its ${attempts} attempts (the failure callback came)`,
+          'the callback body',
+        );
         checkSourceHeaders('A.failure-callback.fields', inbox.requests('failure'), sent, 'the failure-callback body');
         // Spec "Callback body": createdAt is the creation time of the triggering message, and the
         // failure-callback body has the same fields: one message, one value. A shift of a millisecond
@@ -415,7 +440,12 @@ export const cases = defineCases(
           );
         });
         const [[failure] = []] = await inbox.arriveAll([
-          { rule: 'A.failure-callback.after-exhaustion', role: 'failure', what: 'the failure callback' },
+          {
+            rule: 'A.failure-callback.after-exhaustion',
+            role: 'failure',
+            what: 'the failure callback',
+            afterRetries: { role: 'down', asked: 1 },
+          },
           { rule: 'A.publish.delivers', role: 'down', what: 'the first attempt' },
         ]);
         await inbox.settle();
@@ -485,7 +515,9 @@ export const cases = defineCases(
           [client.h('Retries')]: '0',
           [client.h('Failure-Callback')]: inbox.url('failure'),
         });
-        const [failure] = await means(() => inbox.arrive('A.failure-callback.after-exhaustion', 'failure'));
+        const [failure] = await means(() =>
+          inbox.arrive('A.failure-callback.after-exhaustion', 'failure', 1, 'the failure callback', retriesZero),
+        );
         const body = jsonRequest('A.failure-callback.fields', failure, 'the failure-callback body');
         await means(async () =>
           checkThat(
@@ -523,7 +555,7 @@ export const cases = defineCases(
         await publishTo(client, inbox.url('down'), publishHeaders);
         const [attempt] = await means(() => inbox.arrive('A.publish.delivers', 'down'));
         await means(() =>
-          inbox.arrive('A.failure-callback.after-exhaustion', 'failure', 1, 'a first failure callback'),
+          inbox.arrive('A.failure-callback.after-exhaustion', 'failure', 1, 'a first failure callback', retriesZero),
         );
         const failures = await inbox.arrive(
           'A.failure-callback.config-headers',
@@ -577,7 +609,9 @@ export const cases = defineCases(
           [client.h('Failure-Callback-Forward-X-Svc-Harness')]: 'forwarded',
         };
         await publishTo(client, inbox.url('down'), publishHeaders);
-        const [failure] = await means(() => inbox.arrive('A.failure-callback.after-exhaustion', 'failure'));
+        const [failure] = await means(() =>
+          inbox.arrive('A.failure-callback.after-exhaustion', 'failure', 1, 'the failure callback', retriesZero),
+        );
         const value = failure?.headers['x-svc-harness'];
         checkThat(
           'A.failure-callback.forward-headers',

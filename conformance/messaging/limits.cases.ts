@@ -266,8 +266,12 @@ export const cases = defineCases(
               { [client.h('Retries')]: '0', [client.h('Failure-Callback')]: inbox.url('failure', `/${at}`) },
               `dead letter ${at + 1} of ${failures}`,
             );
+            // Its failure callback follows its retries (0 asked, one message after another: at + 1 attempts).
             await means(() =>
-              inbox.arrive('A.failure-callback.after-exhaustion', 'failure', at + 1, `failure callback ${at + 1}`),
+              inbox.arrive('A.failure-callback.after-exhaustion', 'failure', at + 1, `failure callback ${at + 1}`, {
+                role: 'down',
+                asked: at,
+              }),
             );
           }
           await inbox.settle();

@@ -104,17 +104,18 @@ function missingOf(inbox: CaseInbox, combination: Combination, index: number): A
     };
   }
   if (combination.callbacks === 'neither' || attempts.some(isSuccess)) return undefined;
+  // The end follows the target's retries (one asked; its own may be more, and slower).
+  const afterRetries = { role: `d${index}`, asked: retries };
   const wantsFailure = combination.callbacks === 'failure' || combination.callbacks === 'both';
   if (wantsFailure) {
     if (inbox.requests(`f${index}`).length > 0) return undefined;
-    return { rule: failureRuleOf(combination), role: `f${index}`, what: `${label}: a retry or the failure callback` };
+    const what = `${label}: a retry or the failure callback`;
+    return { rule: failureRuleOf(combination), role: `f${index}`, what, afterRetries };
   }
   if (callbacks.some(endsMessage)) return undefined;
-  return {
-    rule: 'A.publish.delivers',
-    role: `d${index}`,
-    what: `${label}: a retry, or a callback with the retries spent`,
-  };
+  // No retry came, and no callback says the retries were spent (retried equal to maxRetries).
+  const what = `${label}: a retry, or a callback whose retried is its maxRetries`;
+  return { rule: 'A.callback.fields', role: `c${index}`, what, afterRetries };
 }
 
 export const cases = defineCases(

@@ -164,6 +164,7 @@ export const cases = defineCases(
             rule: 'A.failure-callback.after-exhaustion',
             role: 'failure',
             what: 'the failing endpoint’s failure callback',
+            afterRetries: { role: 'down', asked: 0 },
           },
         ]);
         const urls = inbox
