@@ -12,13 +12,17 @@ import { kvPlugin } from './kv-plugin.ts';
 
 export async function startKvService(settings: AreaSettings): Promise<StartedArea> {
   const { options } = settings;
-  const maxRequestBytes = options.maxRequestBytes ?? defaultMaxRequestBytes;
+  const silence = kvSilenceCheck(settings.silences);
+  // Silence limits-own-values: other values of the limits the spec does not show (1 MiB, a million
+  // commands a day), where the run sets none itself.
+  const ownLimits = silence('limits-own-values');
+  const maxRequestBytes = options.maxRequestBytes ?? (ownLimits ? 1024 * 1024 : defaultMaxRequestBytes);
   const kv = await startKvArea({
     redisUrl: settings.redisUrl,
     fault: kvFaultCheck(settings.faults),
-    silence: kvSilenceCheck(settings.silences),
+    silence,
     maxRequestBytes,
-    dailyRequestLimit: options.dailyRequestLimit ?? null,
+    dailyRequestLimit: options.dailyRequestLimit ?? (ownLimits ? 1_000_000 : null),
     writeDeadlineMs: options.writeDeadlineMs,
     replyDeadlineMs: options.replyDeadlineMs,
     streamBufferBytes: options.streamBufferBytes,

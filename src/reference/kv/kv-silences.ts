@@ -94,6 +94,13 @@ export const kvSilences = defineSilences([
       'an integer inside an array reply (EVAL {1, …}, EXEC-like mixed replies) is written as its decimal string: results hold arrays of strings',
   },
   {
+    name: 'limits-own-values',
+    area: 'kv',
+    silence: 'B.observe.limit-values',
+    description:
+      'a maximum request size of 1 MiB and a daily limit of 1,000,000 commands (their values are not shown; the real service: 10 MB)',
+  },
+  {
     name: 'no-psubscribe',
     area: 'kv',
     silence: 'notes: B.subscribe-extras',

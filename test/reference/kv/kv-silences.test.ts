@@ -9,6 +9,7 @@ import { kvRuleCatalog } from '../../../conformance/rules/kv-rules.ts';
 import { type KvSilenceName, kvSilences } from '../../../src/reference/kv/kv-silences.ts';
 import type { RunningReference } from '../../../src/reference/reference-service.ts';
 import {
+  admin,
   call,
   nextMatching,
   openStream,
@@ -58,6 +59,7 @@ const probes: Record<KvSilenceName, Probe> = {
     (await call(ref, '/', { body: ['EVAL', 'return string.char(226, 130)', '0'] })).json,
   'nested-integers-as-strings': async (ref) =>
     (await call(ref, '/', { body: ['EVAL', "return {1, 'two'}", '0'] })).json,
+  'limits-own-values': async (ref) => (await admin(ref, 'GET', '/limits')).json,
   'no-psubscribe': async (ref) => {
     const stream = await openStream(ref, `/psubscribe/${encodeURIComponent(uniqueKey('p'))}*`);
     stream.close();
