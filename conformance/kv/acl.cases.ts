@@ -109,7 +109,7 @@ export const cases = withRequirements(
           if (isSuccess(res))
             throw new CheckFailure(rule, `status ${res.status} with a result (a token, not shown)`, 'an error', what);
           checkStatus(rule, res, [400, 401, 403, 404], what);
-          checkClassToken(rule, checkErrorBody(rule, res, what), undefined, what);
+          checkClassToken(rule, checkErrorBody(rule, res, what), undefined, what, ctx.observe);
           ctx.observe(`${what}: ${describe(res).replaceAll(user.username, '<user>')}`);
         }
       },

@@ -253,7 +253,10 @@ export const cases = withRequirements(
       async run(ctx) {
         const kv = createKvClient(ctx);
         for (const format of ['xml', 'resp3', 'text']) {
-          checkError('B.format.invalid-400', await kv.root(['PING'], { format }), { context: `format ${format}` });
+          checkError('B.format.invalid-400', await kv.root(['PING'], { format }), {
+            context: `format ${format}`,
+            observe: ctx.observe,
+          });
         }
         for (const format of ['JSON', 'RESP2', '']) {
           ctx.observe(`format ${JSON.stringify(format)}: ${describe(await kv.root(['PING'], { format }))}`);

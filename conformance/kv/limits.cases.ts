@@ -43,7 +43,7 @@ export const cases = withRequirements(
         checkNotSuccess(rule, res, `a ${maxRequestBytes + 1}-byte value`);
         // The spec shows no status for this refusal (400 and 413 are both natural): any error status.
         checkThat(rule, res.status >= 400, `status ${res.status}`, 'an error status (400 or above)');
-        checkClassToken(rule, checkErrorBody(rule, res), undefined, 'the refusal');
+        checkClassToken(rule, checkErrorBody(rule, res), undefined, 'the refusal', ctx.observe);
         ctx.observe(`over the maximum request size: ${describe(res)}`);
         checkResult(rule, await kv.root(['EXISTS', over]), 0, 'the oversize value was not written');
         const size = Math.max(1, maxRequestBytes - headroom);
@@ -73,7 +73,7 @@ export const cases = withRequirements(
         if (!isSuccess(allowed))
           ctx.observe(`the last command allowed today was refused too (another client?): ${describe(allowed)}`);
         checkNotSuccess(rule, refused, 'the command over the limit');
-        checkClassToken(rule, checkErrorBody(rule, refused), undefined, 'the refusal');
+        checkClassToken(rule, checkErrorBody(rule, refused), undefined, 'the refusal', ctx.observe);
         ctx.observe(`over the daily limit: ${describe(refused)}`);
         checkResult(rule, await kv.root(['EXISTS', second]), 0, 'the refused SET did not run');
       },

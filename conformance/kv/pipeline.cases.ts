@@ -123,6 +123,7 @@ export const cases = withRequirements(
           kv.raw({ method: 'POST', path: '/pipeline', body, contentType: 'application/json' });
         checkError('B.status.syntax-400', await send(`{"commands": [["SET", ${key}, "v"]]}`), {
           context: 'a JSON object',
+          observe: ctx.observe,
         });
         // One malformed item is a syntax error of the request (400) or of that command alone (200 with an
         // error item, "one failing command does not stop the rest"): the spec does not say which.
@@ -131,7 +132,7 @@ export const cases = withRequirements(
           checkItems('B.status.syntax-400', mixed, [{ result: 'OK' }, { error: true }], 'a bare string item');
           ctx.observe('a bare string item in a pipeline: 200 with an error item in its place');
         } else {
-          checkError('B.status.syntax-400', mixed, { context: 'a bare string item' });
+          checkError('B.status.syntax-400', mixed, { context: 'a bare string item', observe: ctx.observe });
           ctx.observe(`a bare string item in a pipeline: ${describe(mixed)}`);
         }
         ctx.observe(`an empty pipeline []: ${describe(await kv.pipeline([]))}`);

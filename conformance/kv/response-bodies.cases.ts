@@ -147,7 +147,7 @@ export const cases = withRequirements(
         ];
         for (const [what, body] of bodies) {
           const res = await kv.raw({ method: 'POST', path: '/', body, contentType: 'application/json' });
-          checkError('B.status.syntax-400', res, { context: what });
+          checkError('B.status.syntax-400', res, { context: what, observe: ctx.observe });
         }
         // The spec lists arguments without their JSON types: what an object argument does is not shown.
         const objectArg = `["SET", ${key}, {"a": 1}]`;

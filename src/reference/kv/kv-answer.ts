@@ -5,6 +5,7 @@
 
 import type { KvFaultCheck } from './kv-fault-check.ts';
 import type { ResponseOptions } from './kv-headers.ts';
+import { dailyLimitError, maxRequestSizeError } from './kv-limits.ts';
 import type { Outcome } from './kv-outcome.ts';
 import { type KvSilenceCheck, noSilence, readOnlyRefusal403 } from './kv-silences.ts';
 import { errorResp2, type JsonReplyOptions, toJsonReply, toResp2 } from './reply-format.ts';
@@ -131,7 +132,12 @@ export class KvAnswers {
   }
 
   #errorText(text: string): string {
-    return this.#fault('error-without-class-token') ? text.replace(/^[A-Z]+ /, '') : text;
+    if (this.#fault('error-without-class-token')) return text.replace(/^[A-Z]+ /, '');
+    // Silence limit-errors-own-class: a class token of the service's own for its limits, no Redis class
+    // (which words are class tokens beyond Redis's is not shown: B.observe.error-class).
+    if (this.#silence('limit-errors-own-class') && (text === maxRequestSizeError || text === dailyLimitError))
+      return text.replace(/^ERR /, 'LIMIT ');
+    return text;
   }
 
   /** Spec rule (Svc-Response-Format): raw RESP2 is application/octet-stream. */

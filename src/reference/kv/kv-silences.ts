@@ -101,6 +101,13 @@ export const kvSilences = defineSilences([
       'a maximum request size of 1 MiB and a daily limit of 1,000,000 commands (their values are not shown; the real service: 10 MB)',
   },
   {
+    name: 'limit-errors-own-class',
+    area: 'kv',
+    silence: 'B.observe.error-class',
+    description:
+      'the limits are refused with a class token of the service’s own: LIMIT max request size exceeded, LIMIT max daily request limit exceeded',
+  },
+  {
     name: 'no-psubscribe',
     area: 'kv',
     silence: 'notes: B.subscribe-extras',

@@ -59,6 +59,19 @@ const probes: Record<KvSilenceName, Probe> = {
     (await call(ref, '/', { body: ['EVAL', 'return string.char(226, 130)', '0'] })).json,
   'nested-integers-as-strings': async (ref) =>
     (await call(ref, '/', { body: ['EVAL', "return {1, 'two'}", '0'] })).json,
+  // The daily limit is set to 1 through the admin hook and reset, so the second command is refused.
+  'limit-errors-own-class': async (ref) => {
+    const before = (await admin(ref, 'GET', '/limits')).json as { dailyRequestLimit: number | null };
+    await admin(ref, 'POST', '/limits/reset-daily');
+    await admin(ref, 'PUT', '/limits', { dailyRequestLimit: 1 });
+    try {
+      await call(ref, '/ping');
+      return (await call(ref, '/ping')).json;
+    } finally {
+      await admin(ref, 'PUT', '/limits', { dailyRequestLimit: before.dailyRequestLimit });
+      await admin(ref, 'POST', '/limits/reset-daily');
+    }
+  },
   'limits-own-values': async (ref) => (await admin(ref, 'GET', '/limits')).json,
   'no-psubscribe': async (ref) => {
     const stream = await openStream(ref, `/psubscribe/${encodeURIComponent(uniqueKey('p'))}*`);
