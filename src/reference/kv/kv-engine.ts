@@ -139,6 +139,18 @@ export class KvEngine {
 
   async #pipeline(commands: readonly (readonly Buffer[])[], principal: Principal): Promise<Outcome[]> {
     const { client } = await this.#link(principal);
+    if (this.#silent('pipeline-one-at-a-time')) {
+      // Silence pipeline-one-at-a-time: each command is sent when the one before it was answered, so
+      // other clients' commands do interleave (spec: "not atomic, other clients' commands may
+      // interleave"); one failing command still does not stop the rest.
+      const outcomes: Outcome[] = [];
+      for (const args of commands) {
+        const name = commandName(args);
+        const refusal = this.#check(args, name, principal, true) ?? this.#countOne();
+        outcomes.push(refusal !== undefined ? serviceError(refusal) : await this.#executeAlone(client, args, name));
+      }
+      return outcomes;
+    }
     if (this.#parts.fault('pipeline-stops-at-error')) {
       const outcomes: Outcome[] = [];
       for (const args of commands) {

@@ -108,6 +108,13 @@ export const kvSilences = defineSilences([
       'the limits are refused with a class token of the service’s own: LIMIT max request size exceeded, LIMIT max daily request limit exceeded',
   },
   {
+    name: 'pipeline-one-at-a-time',
+    area: 'kv',
+    silence: 'B.pipeline.non-atomic',
+    description:
+      "a pipeline's commands are sent one after another, each once the one before was answered, so other clients' commands interleave",
+  },
+  {
     name: 'no-psubscribe',
     area: 'kv',
     silence: 'notes: B.subscribe-extras',

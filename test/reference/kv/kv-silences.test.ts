@@ -72,6 +72,16 @@ const probes: Record<KvSilenceName, Probe> = {
       await admin(ref, 'POST', '/limits/reset-daily');
     }
   },
+  // Reads beside a long pipeline of INCRs: whether any saw a partial count (kv.pipeline.non-atomic's probe).
+  'pipeline-one-at-a-time': async (ref) => {
+    const key = uniqueKey('counter');
+    const total = 500;
+    const pipeline = call(ref, '/pipeline', { body: Array.from({ length: total }, () => ['INCR', key]) });
+    const reads: unknown[] = [];
+    for (let i = 0; i < 30; i++) reads.push(((await call(ref, `/get/${key}`)).json as { result?: unknown })?.result);
+    await pipeline;
+    return reads.some((value) => value !== null && Number(value) > 0 && Number(value) < total);
+  },
   'limits-own-values': async (ref) => (await admin(ref, 'GET', '/limits')).json,
   'no-psubscribe': async (ref) => {
     const stream = await openStream(ref, `/psubscribe/${encodeURIComponent(uniqueKey('p'))}*`);
