@@ -339,7 +339,7 @@ export const cases = defineCases(
               role: 'failure',
               count: 1,
               what: 'the failure callback',
-              afterRetries: { role: 'dest', asked: 1 },
+              afterRetries: { role: 'dest', asked: 1, callbacks: ['callback'] },
             },
           ]),
         );
@@ -420,10 +420,13 @@ export const cases = defineCases(
         const payload = `failing ✓ ${tag}!`;
         const sourceHeaders = { 'content-type': 'text/plain; charset=utf-8', [client.h('Forward-X-Svc-Source')]: tag };
         const publishedFrom = Date.now();
+        // The callback after each attempt tells how many retries the target allows (maxRetries): when
+        // its retries are its own and slow, the failure callback's wait can tell it is not over yet.
         const publishHeaders = {
           ...sourceHeaders,
           [client.h('Retries')]: '1',
           [client.h('Failure-Callback')]: inbox.url('failure'),
+          [client.h('Callback')]: inbox.url('attempt'),
         };
         const published = await publishTo(client, inbox.url('down'), publishHeaders, payload);
         const publishedTo = Date.now();
@@ -444,7 +447,7 @@ export const cases = defineCases(
             rule: 'A.failure-callback.after-exhaustion',
             role: 'failure',
             what: 'the failure callback',
-            afterRetries: { role: 'down', asked: 1 },
+            afterRetries: { role: 'down', asked: 1, callbacks: ['attempt'] },
           },
           { rule: 'A.publish.delivers', role: 'down', what: 'the first attempt' },
         ]);

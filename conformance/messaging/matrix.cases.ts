@@ -105,7 +105,7 @@ function missingOf(inbox: CaseInbox, combination: Combination, index: number): A
   }
   if (combination.callbacks === 'neither' || attempts.some(isSuccess)) return undefined;
   // The end follows the target's retries (one asked; its own may be more, and slower).
-  const afterRetries = { role: `d${index}`, asked: retries };
+  const afterRetries = { role: `d${index}`, asked: retries, callbacks: combinations.map((_, at) => `c${at}`) };
   const wantsFailure = combination.callbacks === 'failure' || combination.callbacks === 'both';
   if (wantsFailure) {
     if (inbox.requests(`f${index}`).length > 0) return undefined;

@@ -133,6 +133,25 @@ export interface Arrival {
 export interface RetriesAsked {
   readonly role: string;
   readonly asked: number;
+  /**
+   * Roles of callbacks of such messages: their bodies' maxRetries ("Retries allowed before the message
+   * counts as failed") say how many retries the target allows, so one above `asked` shows its own.
+   */
+  readonly callbacks?: readonly string[];
+}
+
+/** The largest maxRetries the callbacks of these roles announce, or -1 when none does. */
+function announcedRetries(requests: readonly SinkRequest[]): number {
+  let most = -1;
+  for (const request of requests) {
+    try {
+      const body = JSON.parse(request.body.toString('utf8')) as { maxRetries?: unknown };
+      if (typeof body.maxRetries === 'number') most = Math.max(most, body.maxRetries);
+    } catch {
+      // Not JSON: the case's own checks judge it.
+    }
+  }
+  return most;
 }
 
 export interface CaseInbox {
@@ -270,9 +289,10 @@ export async function openInbox(ctx: CaseContext, label: string): Promise<CaseIn
       const count = wanted.count ?? 1;
       const retries = wanted.afterRetries;
       const attempts = retries === undefined ? 0 : inbox.requests(retries.role).length;
-      if (retries !== undefined && attempts > retries.asked + 1) {
+      const announced = announcedRetries((retries?.callbacks ?? []).flatMap((role) => inbox.requests(role)));
+      if (retries !== undefined && (attempts > retries.asked + 1 || announced > retries.asked)) {
         ctx.skip(
-          `${wanted.what ?? wanted.role} waits for the message's retries to end, and the target makes its own (${attempts} attempts so far, ${retries.asked + 1} asked; Svc-Retries is not in the spec): they did not end within the sink's wait (${error.message}).`,
+          `${wanted.what ?? wanted.role} waits for the message's retries to end, and the target makes its own (${attempts} attempts so far, ${retries.asked + 1} asked${announced > retries.asked ? `, maxRetries ${announced} in its callbacks` : ''}; Svc-Retries is not in the spec): they did not end within the sink's wait (${error.message}).`,
         );
       }
       throw new CheckFailure(
