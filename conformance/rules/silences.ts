@@ -1,9 +1,8 @@
 /**
  * The places where the spec is silent, as data: every item of shared/notes/where-the-spec-is-silent.md
  * (what the real-world service does where the spec says "not shown" or leaves a reading open) that no
- * observed rule of the catalog already names (the 401 text, the discard status, resp2 on /pipeline, the
- * read-only refusal, the timeout transition and the other messaging statuses are rules), each with a
- * stable id. With the catalog's observed rules (level OBSERVE), they are the silence column of
+ * observed rule of the catalog already names (the 401 text, the discard status, resp2 on /pipeline and the
+ * read-only refusal are rules), each with a stable id. With the catalog's observed rules (level OBSERVE), they are the silence column of
  * `svc-harness rules --coverage`: each is exercised by a silence switch of the reference (a switch's
  * `silence` names the place) that takes another legal choice there, or is not applicable with a reason.
  * The reference follows the notes; the suites must pass an implementation that chooses otherwise.
@@ -69,6 +68,11 @@ export const silentPlaces: readonly SilentPlace[] = [
     text: 'Publish answers 200 (or 201/202) with `{"messageId"}`; a URL group an array of them.',
   },
   {
+    id: 'notes: A.destination-refusal',
+    area: 'messaging',
+    text: 'A destination without `http://` or `https://` is refused with a 400 and an `{error}` body.',
+  },
+  {
     id: 'notes: A.enqueue',
     area: 'messaging',
     text: '`POST /v2/enqueue/<queue>/<destination>` creates the queue on first use; queue names of letters, digits, `-`, `.`, `_`.',
@@ -112,6 +116,11 @@ export const silentPlaces: readonly SilentPlace[] = [
     id: 'notes: A.waiters',
     area: 'messaging',
     text: '`POST /v2/wait/<eventId>` and `GET /v2/waiters/<eventId>`; a waiter’s optional timeout fields.',
+  },
+  {
+    id: 'notes: A.waiter-timeout',
+    area: 'messaging',
+    text: 'On timeout the service calls `timeoutUrl` with `timeoutHeaders` and `timeoutBody`.',
   },
   {
     id: 'notes: A.error-texts',

@@ -74,7 +74,7 @@ export function parseArgv(given: readonly string[]): ParsedArgv {
       // node:util's own text tells how to force it; the harness's values (durations, counts, rates) are never negative.
       throw harnessError(
         'SVC_USAGE',
-        `${first}: --${dashed.flag} "${dashed.value}": a value cannot start with a dash (durations, counts and rates are never negative)`,
+        `${first}: --${dashed.flag} "${dashed.value}": a value cannot start with a dash (no value of these flags is negative)`,
       );
     }
     // node:util's messages may span lines ("ambiguous … use '--x=-1'"); the hint is worth keeping, on one line.

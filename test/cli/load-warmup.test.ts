@@ -69,7 +69,7 @@ describe('--warmup', () => {
     expectOneLine(await runCli(['load', '--warmup', 'soon']), /--warmup "soon" is not a duration .* or 0/);
     expectOneLine(
       await runCli(['load', '--warmup', '-1s']),
-      /^svc-harness: load: --warmup "-1s": a value cannot start with a dash \(durations, counts and rates are never negative\) \[SVC_USAGE\]$/,
+      /^svc-harness: load: --warmup "-1s": a value cannot start with a dash \(no value of these flags is negative\) \[SVC_USAGE\]$/,
     );
   });
 });
