@@ -7,7 +7,7 @@
 import { type CaseContext, defineCases, excerpt, jsonBody, means } from '../../src/engines/conformance/suite-api.ts';
 import { mapLimit } from '../support/bounded.ts';
 import { keySpace } from '../support/key-space.ts';
-import { type Requirements, withRequirements } from '../support/kv-capabilities.ts';
+import { type Requirements, requireCapabilities, withRequirements } from '../support/kv-capabilities.ts';
 import {
   checkItems,
   checkNotSuccess,
@@ -46,7 +46,9 @@ async function readOnlyTokenReads(ctx: CaseContext, kv: KvClient): Promise<void>
 }
 
 const requirements: Requirements = {
-  // The auth cases write by every form the target has, with keys holding `:` (%3A in a path).
+  // The auth cases write by every form the target has, with keys holding `:` (%3A in a path). The
+  // Bearer case checks its token first, then the same capabilities (every probe sends that token).
+  'kv.auth.bearer': [],
   '*': ['root-form', 'percent-decoding'],
 };
 
@@ -62,7 +64,11 @@ export const cases = withRequirements(
         const kv = createKvClient(ctx);
         const key = keySpace(ctx, kv).key('k');
         const bearer = { credentials: { kind: 'bearer' } } as const;
-        checkResult('B.auth.bearer', await kv.root(['SET', key, 'v'], bearer), 'OK', 'POST /');
+        const set = await kv.root(['SET', key, 'v'], bearer);
+        // The token's own check first: refused (401) is this rule's; any other trouble is a capability's.
+        checkThat('B.auth.bearer', set.status !== 401, `POST /: status ${set.status}`, 'the token accepted');
+        await requireCapabilities(ctx, kv, ['root-form', 'percent-decoding']);
+        checkResult('B.auth.bearer', set, 'OK', 'POST /');
         checkResult('B.auth.bearer', await kv.root(['GET', key], bearer), 'v', 'POST /');
         // The other forms only where the target has them (their absence is their own cases' failure).
         if (await pathFormAvailable(kv)) {

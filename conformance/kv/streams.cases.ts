@@ -90,7 +90,7 @@ function checkEventStream(rule: string, stream: OpenedStream, what: string): voi
 }
 
 const requirements: Requirements = {
-  'kv.streams.monitor-first-ok': [],
+  'kv.streams.monitor-first-ok': ['standard-token'],
   'kv.streams.monitor-command-events': ['root-form', 'monitor-stream'],
   // Channels hold `:` (%3A in /subscribe/… and /publish/…).
   'kv.streams.subscribe-first-event': ['root-form', 'percent-decoding'],

@@ -28,6 +28,7 @@ import { createKvClient, type KvClient } from './kv-client.ts';
 import { openKvStream } from './kv-streams.ts';
 
 export type KvCapability =
+  | 'standard-token'
   | 'plain-replies'
   | 'root-form'
   | 'path-form'
@@ -51,8 +52,15 @@ interface CapabilityProbe {
 
 const text = 'svc probe';
 
+/**
+ * Every probe sends the Standard token by header (the client's default): a 401 to it is no missing
+ * form or capability but that token refused, so the block names B.auth.bearer (kv.auth.bearer's own).
+ */
+const tokenRefused = 'the Standard token by header was refused (401)';
+
 /** `{"result": value}` exactly, status 200; else a short description of the answer. */
 function resultIs(res: HttpResponse, value: unknown): string | undefined {
+  if (res.status === 401) return tokenRefused;
   const body = jsonBody(res);
   if (res.status === 200 && isRecord(body) && Object.keys(body).length === 1 && body.result === value) return undefined;
   return `status ${res.status}, ${mediaType(res) ?? 'no content type'}, ${show(res.body, 80)}`;
@@ -60,6 +68,7 @@ function resultIs(res: HttpResponse, value: unknown): string | undefined {
 
 /** One `{"result": value}` item, status 200. */
 function itemIs(res: HttpResponse, value: unknown): string | undefined {
+  if (res.status === 401) return tokenRefused;
   const body = jsonBody(res);
   const [item] = Array.isArray(body) ? body : [];
   if (res.status === 200 && Array.isArray(body) && body.length === 1 && isRecord(item) && item.result === value)
@@ -68,10 +77,19 @@ function itemIs(res: HttpResponse, value: unknown): string | undefined {
 }
 
 const probes: Record<KvCapability, CapabilityProbe> = {
+  // The Standard token by header, which every request of a case sends unless it says otherwise.
+  'standard-token': {
+    rule: 'B.auth.bearer',
+    async probe(_ctx, kv) {
+      const res = await kv.root(['ECHO', text]);
+      return res.status === 401 ? tokenRefused : undefined;
+    },
+  },
   // Spec "Svc-Encoding": strings are base64 only when it is asked for. A reply encoded unasked makes
   // every comparison of a result fail on the comparing case's rule; the encoding's rule is what broke.
   'plain-replies': {
     rule: 'B.encoding.base64',
+    after: ['standard-token'],
     async probe(_ctx, kv) {
       const res = await kv.root(['ECHO', text]);
       const body = jsonBody(res);
@@ -163,6 +181,7 @@ const probes: Record<KvCapability, CapabilityProbe> = {
   // An event stream is status 200 and text/event-stream: a 200 with JSON is no stream.
   'monitor-stream': {
     rule: 'B.monitor.first-ok',
+    after: ['standard-token'],
     async probe(ctx, kv) {
       const stream = await openKvStream(ctx, kv, '/monitor');
       try {
@@ -176,6 +195,7 @@ const probes: Record<KvCapability, CapabilityProbe> = {
   },
   'subscribe-stream': {
     rule: 'B.subscribe.subscribe-event',
+    after: ['standard-token'],
     async probe(ctx, kv) {
       const stream = await openKvStream(ctx, kv, subscribePath(`${ctx.keyPrefix}probe`));
       try {
@@ -220,9 +240,11 @@ export async function requireCapabilities(
   capabilities: readonly KvCapability[],
 ): Promise<void> {
   for (const capability of ordered(capabilities)) {
-    const { rule, probe } = probes[capability];
+    const { probe } = probes[capability];
     const missing = await probe(ctx, kv);
-    if (missing !== undefined) throw new Blocked(rule, `it rests on ${capability}, which did not work: ${missing}`);
+    if (missing === undefined) continue;
+    const rule = missing.includes(tokenRefused) ? 'B.auth.bearer' : probes[capability].rule;
+    throw new Blocked(rule, `it rests on ${capability}, which did not work: ${missing}`);
   }
 }
 
