@@ -158,18 +158,21 @@ export async function runLoad(given: LoadOptions): Promise<LoadRun> {
   // Started on first use, once for the run: the messaging scenarios' sink.
   let sink: Promise<Sink> | undefined;
   try {
-    // A target that cannot carry the load stops the run before its first request, in one line.
-    const loaded = [...new Set(runs.map((item) => item.scenario.area))].filter((area) => target[area] !== undefined);
+    // What each scenario lacks (the area it loads, a sink the target can call back) is said per scenario;
+    // then a target that cannot carry the load of the rest stops the run before its first request, in one line.
+    const lackingOf = (item: (typeof runs)[number]) =>
+      !areaLoadTarget(target, item.scenario.area)
+        ? `the target has no ${item.scenario.area} area, which the scenario loads`
+        : item.scenario.sink
+          ? sinkLacking(target, options.sink)
+          : undefined;
+    const loaded = [...new Set(runs.filter((item) => lackingOf(item) === undefined).map((item) => item.scenario.area))];
     const unusable = await unusableTarget(target, loaded);
     if (unusable !== undefined) throw unusable;
     for (const item of runs) {
       if (signal.aborted) break;
       const area = areaLoadTarget(target, item.scenario.area);
-      const lacking = !area
-        ? `the target has no ${item.scenario.area} area, which the scenario loads`
-        : item.scenario.sink
-          ? sinkLacking(target, options.sink)
-          : undefined;
+      const lacking = lackingOf(item);
       if (!area || lacking !== undefined) {
         if (options.onlySupported) continue;
         problems.push(redact(`${item.name}: ${lacking}`));

@@ -22,7 +22,13 @@ beforeAll(async () => {
 });
 afterAll(() => rm(dir, { recursive: true, force: true }));
 
-async function loadAgainst(name: string, url: string, scenario: string, schedule = { duration: '1s', rate: '50' }) {
+// No warm-up: the fakes count every request they got, and these tests compare those counts with the measured ones.
+async function loadAgainst(
+  name: string,
+  url: string,
+  scenario: string,
+  schedule: Record<string, string> = { duration: '1s', rate: '50', warmup: '0' },
+) {
   const target = join(dir, `${name}.json`);
   await writeFile(target, JSON.stringify({ name, kv: { url, token: 'accounting-token-4242' } }));
   const run = await runLoad({
