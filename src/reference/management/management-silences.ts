@@ -9,7 +9,12 @@ export const managementSilences = defineSilences([
   {
     name: 'management-errors-own',
     area: 'management',
-    silence: 'notes: C.error-answers',
+    silence: [
+      'notes: C.error-answers',
+      'C.observe.invalid-request-status',
+      'C.observe.unknown-id-status',
+      'C.observe.unauthorized-status',
+    ],
     description:
       'refusals answer 403 (credentials), 422 (an invalid request) and 400 (an unknown id), each with its status text as text/plain: area C’s error statuses and bodies are not shown',
   },

@@ -270,6 +270,9 @@ export class Dispatcher {
           ...(message.kind === 'notify' && fault('notification-drops-workflow-headers')
             ? withoutHeaders(message.headers, [`${p}Workflow-Runid`, `${p}Workflow-Url`])
             : message.headers),
+          // The content type of the event data is not shown: the silence labels it as bytes.
+          ...(message.kind === 'notify' &&
+            this.#parts.silence('notify-data-octet-stream') && { 'content-type': 'application/octet-stream' }),
           [`${p}Message-Id`]: message.id,
           [`${p}Retried`]: String(message.retried),
           [`${p}Signature`]: this.#signature(message, signed),

@@ -81,6 +81,19 @@ export const messagingSilences = defineSilences([
     silence: 'A.publish.headers',
     description: 'Svc-Deduplication-Id is ignored: every publish is a message of its own',
   },
+  {
+    name: 'notify-data-octet-stream',
+    area: 'messaging',
+    silence: 'A.notify.body-content-type',
+    description: 'a waiting step gets the event data labelled application/octet-stream, whatever it was sent as',
+  },
+  {
+    name: 'plan-timeout-for-calls-only',
+    area: 'messaging',
+    silence: 'A.limits.timeout',
+    description:
+      'the plan’s request timeout bounds API calls, not delivery attempts, which wait up to 30 s (the spec does not say which request it bounds)',
+  },
   // Limits enforced by capping rather than refusal.
   {
     name: 'limits-capped',

@@ -250,7 +250,10 @@ export function messageFromPublish(input: PublishInput, context: PublishContext)
   const maxRetries = fault('retries-above-plan') ? Number.MAX_SAFE_INTEGER : account.max_retries;
   const retries =
     count(header(h, `${p}Retries`), `${p}Retries`, maxRetries, cap) ?? Math.min(defaultRetries, account.max_retries);
-  const timeoutMs = timeout(header(h, `${p}Timeout`), `${p}Timeout`, account.timeout * 1000) ?? account.timeout * 1000;
+  // The plan's "request timeout" bounds each attempt, or (the silence) only API calls: attempts then
+  // wait up to 30 s unless Svc-Timeout says otherwise.
+  const attemptMs = silence('plan-timeout-for-calls-only') ? 30_000 : account.timeout * 1000;
+  const timeoutMs = timeout(header(h, `${p}Timeout`), `${p}Timeout`, account.timeout * 1000) ?? attemptMs;
   const ignoreCallbacks = input.queue !== undefined && fault('enqueue-ignores-callback');
   const dropConfig = input.queue !== undefined && fault('enqueue-ignores-callback-config');
   const callback = ignoreCallbacks

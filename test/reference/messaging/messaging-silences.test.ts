@@ -132,6 +132,24 @@ const probes: Record<MessagingSilenceName, Probe> = {
   },
   'notify-by-run-answers-202': async (ref) =>
     (await callMessaging(ref.target, `/v2/notify/run-${++n}/event-${n}`, { body: 'x' })).status,
+  'notify-data-octet-stream': async (ref) => {
+    const event = fresh('octet').slice(1);
+    await callMessaging(ref.target, `/v2/wait/${event}`, { body: { url: `${sink.url}/${event}`, timeout: '1h' } });
+    await callMessaging(ref.target, `/v2/notify/${event}`, { headers: { 'content-type': 'text/plain' }, body: 'x' });
+    return (await first(`/${event}`))?.headers['content-type'] ?? null;
+  },
+  'plan-timeout-for-calls-only': async (ref) => {
+    const path = fresh('plan-timeout');
+    await setAccountLimits(ref, { timeout: 1 });
+    try {
+      sink.answer(path, { delayMs: 1500 });
+      await send(ref, path, { 'Svc-Retries': '1' });
+      await sink.waitFor(path, 2, 3000).catch(() => []);
+      return sink.on(path).length;
+    } finally {
+      await setAccountLimits(ref, { timeout: 21_600 });
+    }
+  },
   'url-group-first-endpoint-only': async (ref) => {
     const group = fresh('group').slice(1);
     const endpoints = [{ url: `${sink.url}/${group}/a` }, { url: `${sink.url}/${group}/b` }];
