@@ -3,7 +3,7 @@
  * capabilities other rules judge (the plainest form, replies not encoded unasked, a route, percent-
  * decoding, scripting, an event stream). Each has a positive control, one request that a conforming
  * target answers in one way only; when it fails, the case is blocked on that capability's rule
- * (`Blocked`), so only the dependency's own case fails, and the root-cause line names the dependency.
+ * (`Blocked`, whose verdict names that rule), so only the dependency's own case fails.
  *
  * Nothing is cached: a probe is one request, and a case's verdict must not depend on which cases ran
  * before it (a probe remembered from a moment the target was reset would block cases that could run).
@@ -246,11 +246,6 @@ export async function requireCapabilities(
     const rule = missing.includes(tokenRefused) ? 'B.auth.bearer' : probes[capability].rule;
     throw new Blocked(rule, `it rests on ${capability}, which did not work: ${missing}`);
   }
-}
-
-/** The rule a capability is judged by (for a case's own check of it, and for tests). */
-export function capabilityRule(capability: KvCapability): string {
-  return probes[capability].rule;
 }
 
 /**
