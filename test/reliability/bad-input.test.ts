@@ -5,7 +5,7 @@
  * is taken, and no command at all.
  */
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -32,14 +32,17 @@ describe('bad input on the command line', () => {
     ]);
   });
 
-  test('a report.json that is a directory is one line, exit 2', async () => {
+  test('a report.json that is a directory is one line naming the reporter, exit 2; the other reporters write', async () => {
     const reportDir = join(dir, 'taken');
     await mkdir(join(reportDir, 'report.json'), { recursive: true });
     const run = await runCli(['conformance', '--rules', 'B.status.ok-200', '--report-dir', reportDir]);
     expect(run.exitCode).toBe(2);
     expect(oneLine(run.stderr)).toEqual([
-      expect.stringMatching(/^svc-harness: cannot write the report file .*report\.json: is a directory \[SVC_USAGE\]$/),
+      expect.stringMatching(
+        /^svc-harness: a reporter failed, the others wrote their files: json \(report\.json\): cannot write the report file .*report\.json: is a directory \[SVC_REPORTER\]$/,
+      ),
     ]);
+    expect((await readdir(reportDir)).sort()).toEqual(['index.html', 'junit.xml', 'report.json', 'summary.md']);
   });
 
   test('a run that checks nothing does not pass the gate', async () => {
