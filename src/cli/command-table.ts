@@ -320,6 +320,13 @@ export const commandTable = {
         description:
           'Turn on a silence switch of the embedded reference (not with --target): another legal choice where the spec is silent, to see the suite pass it',
       },
+      'order-seed': {
+        type: 'number',
+        integer: true,
+        description:
+          'Run the cases in an order shuffled by this seed (groups, files and cases); a verdict must not depend on it',
+        default: 'the files’ own order',
+      },
       ...sinkOptions,
       reporter: reporterOption,
     },

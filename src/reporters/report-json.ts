@@ -81,6 +81,7 @@ function conformanceFields(run: ConformanceRun, catalog: RuleCatalog) {
       expectations: run.settings.expectations ?? null,
       faults: [...run.settings.faults],
       silences: [...run.settings.silences],
+      orderSeed: run.settings.orderSeed ?? null,
     },
     totals: totals(totalsOf(run.results)),
     targets: run.targets.map((target) => ({

@@ -55,6 +55,7 @@ describe('report.json', () => {
       expectations: null,
       faults: ['some-fault'],
       silences: [],
+      orderSeed: null,
     });
   });
 

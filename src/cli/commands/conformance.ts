@@ -37,6 +37,7 @@ export async function run(values: ParsedValues): Promise<number> {
         ...(typeof values.expectations === 'string' && { expectations: values.expectations }),
         faults: (values.fault as string[] | undefined) ?? [],
         silences: (values.silence as string[] | undefined) ?? [],
+        ...(typeof values['order-seed'] === 'number' && { order: { seed: values['order-seed'] } }),
         ...(sink && { sink }),
         signal,
         reporters,
