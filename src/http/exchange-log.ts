@@ -138,6 +138,18 @@ export function judgedExchange(): Exchange | undefined {
   return storage.getStore()?.judged;
 }
 
+/** The whole text when it is UTF-8 of at most `bodyChars` characters, else undefined: never a cut copy. */
+export function wholeText(bytes: Uint8Array | string): string | undefined {
+  if (typeof bytes === 'string') return bytes.length <= bodyChars ? bytes : undefined;
+  if (bytes.length > bodyChars * 4) return undefined;
+  try {
+    const text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    return text.length <= bodyChars ? text : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Text of at most `bodyChars` characters, or undefined for bytes that are not UTF-8 text. */
 export function textExcerpt(bytes: Uint8Array | string): string | undefined {
   if (typeof bytes === 'string') return excerpt(bytes, bodyChars);

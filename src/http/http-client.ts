@@ -11,7 +11,7 @@ import type { HttpMethod } from '../protocol/http-method.ts';
 import { harnessError, isHarnessError } from '../shared/errors.ts';
 import { afterBigAnswer, refusedAnswer } from '../shared/memory-relief.ts';
 import { type AnswerMemory, answerMemory, refusedUnread } from './answer-memory.ts';
-import { type Exchange, exchangeLogged, recordAnswer, recordExchange, textExcerpt } from './exchange-log.ts';
+import { type Exchange, exchangeLogged, recordAnswer, recordExchange, textExcerpt, wholeText } from './exchange-log.ts';
 
 export interface HttpRequest {
   readonly url: string;
@@ -159,7 +159,9 @@ function sentBytes(body: string | Uint8Array | undefined): number {
 /** The request and the start of its answer (or why there was none), for a case's log. */
 function exchangeOf(req: HttpRequest, res?: HttpResponse, error?: string): Exchange {
   const sent = req.body ?? '';
-  const excerpt = sent === '' ? undefined : textExcerpt(sent);
+  // The body whole or not at all: a curl line cut inside its JSON cannot be pasted (issue 36); a longer
+  // one is shown as its size (`@body-of-N-bytes`).
+  const excerpt = sent === '' ? undefined : wholeText(sent);
   const contentType = res === undefined ? undefined : headerValue(res, 'content-type');
   const answer = res === undefined ? undefined : textExcerpt(res.body);
   return {

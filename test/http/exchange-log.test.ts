@@ -7,6 +7,7 @@ import {
   logExchanges,
   textExcerpt,
   unjudged,
+  wholeText,
 } from '../../src/http/exchange-log.ts';
 import { httpRequest } from '../../src/http/http-client.ts';
 import { openSse } from '../../src/http/sse-client.ts';
@@ -162,5 +163,15 @@ describe('the exchange log', () => {
     expect(textExcerpt('short')).toBe('short');
     expect(textExcerpt(Buffer.from('é'.repeat(3 * bodyChars)))).toBe(`${'é'.repeat(bodyChars)}…`);
     expect(textExcerpt(Buffer.from([0xc3, 0x28]))).toBeUndefined();
+  });
+});
+
+describe('a request body in the log', () => {
+  test('is kept whole or not at all, so a curl line is never cut inside its JSON (issue 36)', () => {
+    const short = JSON.stringify({ a: 'x'.repeat(100) });
+    expect(wholeText(short)).toBe(short);
+    expect(wholeText(Buffer.from(short))).toBe(short);
+    expect(wholeText('y'.repeat(bodyChars + 1))).toBeUndefined();
+    expect(wholeText(Buffer.from([0xff, 0xfe]))).toBeUndefined();
   });
 });
