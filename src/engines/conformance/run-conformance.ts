@@ -309,7 +309,7 @@ async function runTarget(target: Target, embedded: boolean, context: TargetConte
     .filter((file) => areas.includes(file.area))
     .flatMap((file) => file.cases.filter((item) => filter(item.rules)).map((item) => ({ file, item })));
   const base = { name: target.name, description: describeTarget(target), embedded, areas };
-  const notRun = (reason: string): CaseResult[] =>
+  const notRun = (reason: string, kind: 'error' | 'skip' = 'error'): CaseResult[] =>
     expected.map(({ file, item }) => ({
       target: target.name,
       area: file.area,
@@ -318,7 +318,7 @@ async function runTarget(target: Target, embedded: boolean, context: TargetConte
       rules: item.rules,
       title: item.title,
       expect: item.expect,
-      verdict: { kind: 'error', reason },
+      verdict: { kind, reason },
       notes: [],
       durationMs: 0,
     }));
@@ -357,24 +357,34 @@ async function runTarget(target: Target, embedded: boolean, context: TargetConte
   for (const line of collected.problems) context.problem(line);
   // Cases running when a signal came (several at once, with concurrent cases) say which one it was.
   const interrupted = options.signal?.aborted ? interruptReason(options.signal) : undefined;
-  const results = collected.results.map((result) =>
-    interrupted !== undefined && result.verdict.kind === 'error' && result.verdict.reason === stoppedWithoutError
-      ? {
-          ...result,
-          verdict: {
-            ...result.verdict,
-            reason: `the case did not end: the run was interrupted (${interrupted}) while it ran`,
-          },
-        }
-      : result,
-  );
+  // An interrupt leaves cases that never started: skipped, "not run", not errors of the target (issue 36:
+  // vitest's own words, "aborted by the user", made them errors); the run's gate says it was interrupted.
+  const notStarted = (result: CaseResult) =>
+    result.verdict.kind === 'error' && result.verdict.reason.startsWith('not run:');
+  const results = collected.results.map((result): CaseResult => {
+    if (interrupted === undefined || result.verdict.kind !== 'error') return result;
+    if (result.verdict.reason === stoppedWithoutError) {
+      return {
+        ...result,
+        verdict: {
+          ...result.verdict,
+          reason: `the case did not end: the run was interrupted (${interrupted}) while it ran`,
+        },
+      };
+    }
+    return notStarted(result)
+      ? { ...result, verdict: { kind: 'skip', reason: `not run: the run was interrupted (${interrupted})` } }
+      : result;
+  });
   const seen = new Set(results.map((result) => result.caseId));
   const reason = collected.problems[0]
     ? `not run: ${collected.problems[0]}`
     : options.signal?.aborted
       ? `not run: the run was interrupted (${interruptReason(options.signal)})`
       : 'not run: vitest did not run it (conformance/suites.test.ts registers every case file)';
-  const missing = notRun(reason).filter((result) => !seen.has(result.caseId));
+  const missing = notRun(reason, !collected.problems[0] && options.signal?.aborted ? 'skip' : 'error').filter(
+    (result) => !seen.has(result.caseId),
+  );
   const cases = [...results, ...missing].sort((a, b) => a.caseId.localeCompare(b.caseId));
   return { ...base, cases };
 }
