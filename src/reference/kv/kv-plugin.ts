@@ -164,6 +164,10 @@ export async function kvPlugin(app: FastifyInstance, options: KvPluginOptions): 
       return void send(reply, answers.error(400, "ERR Command is not available: 'PSUBSCRIBE'"));
     if (stream) return openStream(stream, url.segments[1], principal, reply);
 
+    // Silence path-command-lower-case: the path's command name in lower case only.
+    const named = percentDecode(url.segments[0] ?? '').toString('utf8');
+    if (silence('path-command-lower-case') && named !== named.toLowerCase())
+      return void send(reply, answers.error(400, `ERR unknown command '${named}'`));
     const args = commandArgs(url, isWrite ? body : undefined, {
       percentDecoding: !fault('no-percent-decoding'),
       bodyLast: !fault('body-not-last-arg'),

@@ -13,16 +13,16 @@ import { kvPlugin } from './kv-plugin.ts';
 export async function startKvService(settings: AreaSettings): Promise<StartedArea> {
   const { options } = settings;
   const silence = kvSilenceCheck(settings.silences);
-  // Silence limits-own-values: other values of the limits the spec does not show (1 MiB, a million
-  // commands a day), where the run sets none itself.
-  const ownLimits = silence('limits-own-values');
-  const maxRequestBytes = options.maxRequestBytes ?? (ownLimits ? 1024 * 1024 : defaultMaxRequestBytes);
+  // Silences max-request-size-1mib and daily-limit-million: other values of the limits the spec does not
+  // show, where the run sets none itself.
+  const smallMax = silence('max-request-size-1mib');
+  const maxRequestBytes = options.maxRequestBytes ?? (smallMax ? 1024 * 1024 : defaultMaxRequestBytes);
   const kv = await startKvArea({
     redisUrl: settings.redisUrl,
     fault: kvFaultCheck(settings.faults),
     silence,
     maxRequestBytes,
-    dailyRequestLimit: options.dailyRequestLimit ?? (ownLimits ? 1_000_000 : null),
+    dailyRequestLimit: options.dailyRequestLimit ?? (silence('daily-limit-million') ? 1_000_000 : null),
     writeDeadlineMs: options.writeDeadlineMs,
     replyDeadlineMs: options.replyDeadlineMs,
     streamBufferBytes: options.streamBufferBytes,

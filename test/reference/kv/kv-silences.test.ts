@@ -82,7 +82,9 @@ const probes: Record<KvSilenceName, Probe> = {
     await pipeline;
     return reads.some((value) => value !== null && Number(value) > 0 && Number(value) < total);
   },
-  'limits-own-values': async (ref) => (await admin(ref, 'GET', '/limits')).json,
+  'max-request-size-1mib': async (ref) => (await admin(ref, 'GET', '/limits')).json,
+  'daily-limit-million': async (ref) => (await admin(ref, 'GET', '/limits')).json,
+  'path-command-lower-case': async (ref) => (await call(ref, '/ECHO/x')).status,
   'no-psubscribe': async (ref) => {
     const stream = await openStream(ref, `/psubscribe/${encodeURIComponent(uniqueKey('p'))}*`);
     stream.close();
