@@ -2,7 +2,14 @@
  * A comparison with its baseline as text: the console's table (scenario rows, and tag rows that
  * changed) and summary.md's section (every row, rules in <details>). report.json carries it whole.
  */
-import type { ChangeVerdict, Comparison, MetricChange, RuleChange, ScenarioChange } from '../results/compare.ts';
+import {
+  type ChangeVerdict,
+  type Comparison,
+  type MetricChange,
+  type RuleChange,
+  requestsToJudge,
+  type ScenarioChange,
+} from '../results/compare.ts';
 import { table } from './markdown-table.ts';
 import { textColumns } from './text-columns.ts';
 
@@ -21,7 +28,10 @@ function changeText(metric: MetricChange): string {
 }
 
 function intervalText(metric: MetricChange): string {
-  if (metric.interval === null) return 'too few data';
+  if (metric.interval === null) {
+    const needed = requestsToJudge(metric.metric);
+    return needed > 1 ? `too few data (${needed.toLocaleString('en')} requests a side to judge)` : 'too few data';
+  }
   const show = metric.metric === 'error-rate' ? points : percent;
   return `[${show(metric.interval[0])}, ${show(metric.interval[1])}]`;
 }

@@ -178,16 +178,29 @@ function verdictOf(metric: CompareMetric, range: readonly [number, number] | nul
   return 'unchanged';
 }
 
+/**
+ * Requests a side needs before its percentile p is judged: ten beyond it (1,000 for p99, 100 for p90, 20
+ * for p50). Fewer, and the percentile is a handful of requests, the slowest of a short run: two 5 s runs
+ * at 40 req/s compared their p99s as their maxima, and one cold second regressed once in three (issue 36).
+ */
+export function requestsToJudge(metric: CompareMetric): number {
+  return metric in percentileOf ? Math.ceil(1000 / (100 - percentileOf[metric as keyof typeof percentileOf])) : 1;
+}
+
 function change(
   metric: CompareMetric,
   baseline: number,
   current: number,
   spread: readonly [number, number] | null,
   tolerance: number,
+  requests: { readonly baseline: number; readonly current: number },
 ): MetricChange {
   const absolute = metric === 'error-rate';
   const observed = absolute ? current - baseline : baseline > 0 ? current / baseline - 1 : null;
-  const range = observed === null || spread === null ? null : ([observed + spread[0], observed + spread[1]] as const);
+  // Too few requests on a side to judge the percentile: no interval, so no verdict beyond "unchanged".
+  const judged = Math.min(requests.baseline, requests.current) >= requestsToJudge(metric);
+  const range =
+    observed === null || spread === null || !judged ? null : ([observed + spread[0], observed + spread[1]] as const);
   return {
     metric,
     baseline,
@@ -398,7 +411,12 @@ function compareScenario(
       scenario: current.name,
       tags: {},
       replicates: bySeconds ? 'seconds' : 'requests',
-      metrics: compareMetrics.map((metric) => change(metric, b[metric], c[metric], spread[metric], tolerances[metric])),
+      metrics: compareMetrics.map((metric) =>
+        change(metric, b[metric], c[metric], spread[metric], tolerances[metric], {
+          baseline: baseline.requests.completed,
+          current: current.requests.completed,
+        }),
+      ),
       baselineSeries: baseline.series.map((point) => ({ second: point.second, p50: point.p50, p99: point.p99 })),
     },
   ];
@@ -421,7 +439,10 @@ function compareScenario(
       tags: { ...tag.tags },
       replicates: 'requests',
       metrics: compareMetrics.map((metric) =>
-        change(metric, tb[metric], tc[metric], tagSpread[metric], tolerances[metric]),
+        change(metric, tb[metric], tc[metric], tagSpread[metric], tolerances[metric], {
+          baseline: before.requests.completed,
+          current: tag.requests.completed,
+        }),
       ),
     });
   }

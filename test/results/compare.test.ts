@@ -10,6 +10,7 @@ import {
   type ComparableReport,
   type ComparableScenario,
   compareReports,
+  requestsToJudge,
   type SeriesPoint,
 } from '../../src/results/compare.ts';
 import { encodeHistogram, newHistogram, recordMs } from '../../src/results/histogram.ts';
@@ -99,6 +100,19 @@ describe('compareReports: load metrics', () => {
     expect(p99?.interval?.[0]).toBeLessThan(0.05);
     expect(p99?.interval?.[1]).toBeGreaterThan(-0.05);
     expect(comparison.scenarios[0]?.replicates).toBe('seconds');
+  });
+
+  test('a run too short to judge a percentile leaves it unjudged (issue 36): p99 of 200 requests is their slowest two', () => {
+    // 40 req/s for 5 s: 200 requests, too few for p99 (1,000 a side) and enough for p50 (20) and p90 (100).
+    const comparison = compareReports(
+      report([scenario('command', { base: 1, rate: 40, seconds: 5, seed: 1 })]),
+      report([scenario('command', { base: 1.5, noise: 0.45, rate: 40, seconds: 5, seed: 2 })]),
+    );
+    expect(metric(comparison, 'p99')).toMatchObject({ interval: null, verdict: 'unchanged' });
+    expect(metric(comparison, 'p50')?.verdict).toBe('regressed');
+    expect(requestsToJudge('p99')).toBe(1000);
+    expect(requestsToJudge('p90')).toBe(100);
+    expect(requestsToJudge('throughput')).toBe(1);
   });
 
   test('every request 50% slower: p50, p90 and p99 regressed, their intervals above the tolerance', () => {
