@@ -1,6 +1,7 @@
 /** Parses argv against the command table with node:util parseArgs; every mistake is one usage line. */
 import { parseArgs } from 'node:util';
 import { closest, distance } from 'fastest-levenshtein';
+import { didYouMean, near } from '../shared/did-you-mean.ts';
 import { harnessError } from '../shared/errors.ts';
 import { type CommandName, type CommandSpec, commandTable, type OptionSpec } from './command-table.ts';
 import type { ParsedValue, ParsedValues } from './parsed-values.ts';
@@ -113,17 +114,7 @@ function unknownFlag(error: unknown): string | undefined {
   return /Unknown option '([^']+)'/.exec(error.message)?.[1];
 }
 
-/** Close enough to be the name meant: within a third of its length in edits, at least 2 (as git suggests). */
-function near(given: string, name: string): boolean {
-  return distance(given, name) <= Math.max(2, Math.floor(given.length / 3));
-}
-
-/** `; did you mean load?` when a name is close enough, else nothing (the config file's keys too). */
-export function didYouMean(given: string, names: readonly string[]): string {
-  if (names.length === 0) return '';
-  const best = closest(given, [...names]);
-  return near(given, best) ? `; did you mean ${best}?` : '';
-}
+export { didYouMean } from '../shared/did-you-mean.ts';
 
 /**
  * One line for a flag the command does not take: the closest of its own flags, or the closest flag of

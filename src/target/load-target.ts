@@ -4,18 +4,38 @@ import { dirname, resolve } from 'node:path';
 import { Ajv } from 'ajv';
 import targetSchema from '../../schemas/target.schema.json' with { type: 'json' };
 import { readJsonFile, schemaProblem } from '../shared/config-file.ts';
+import { didYouMean } from '../shared/did-you-mean.ts';
 import { harnessError } from '../shared/errors.ts';
 import { describeTarget, type Target } from './target.ts';
 
-const validate = new Ajv({ allErrors: false }).compile(targetSchema);
+const validate = new Ajv({ allErrors: true }).compile(targetSchema);
+
+/** The keys the target schema allows where `schemaPath` (`#/definitions/kv/additionalProperties`) points. */
+function keysAt(schemaPath: string): string[] {
+  let node: unknown = targetSchema;
+  for (const step of schemaPath.replace(/^#\//, '').split('/').slice(0, -1)) {
+    node = typeof node === 'object' && node !== null ? (node as Record<string, unknown>)[step] : undefined;
+  }
+  const properties =
+    typeof node === 'object' && node !== null ? (node as { properties?: object }).properties : undefined;
+  return properties === undefined ? [] : Object.keys(properties);
+}
 
 /** Validates parsed JSON as a target; `origin` names the file or "environment" in the error line. */
 export function parseTarget(value: unknown, origin: string): Target {
   if (!validate(value)) {
     // The URL pattern's own text (a regular expression) would not help a reader.
-    const problem = schemaProblem(validate.errors, (error) => {
+    // A key that is none (`ulr`) explains the required one missing beside it (`url`): it is said first.
+    const errors = [...(validate.errors ?? [])].sort(
+      (a, b) => Number(b.keyword === 'additionalProperties') - Number(a.keyword === 'additionalProperties'),
+    );
+    const problem = schemaProblem(errors, (error) => {
       if (error.schemaPath.includes('/propertyNames')) return 'has a header name HTTP does not allow';
       if (error.schemaPath.includes('/signature/properties/header/')) return 'must be an HTTP header name';
+      if (error.keyword === 'additionalProperties') {
+        const key = String(error.params.additionalProperty);
+        return `has "${key}", which is no key there${didYouMean(key, keysAt(error.schemaPath))}`;
+      }
       const inHeaders = /headers/i.test(error.schemaPath);
       if (error.keyword === 'pattern')
         return inHeaders ? 'must be printable ASCII' : 'must be an http:// or https:// URL';

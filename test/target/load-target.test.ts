@@ -33,7 +33,13 @@ describe('parseTarget', () => {
       { dialect: 'other', kv: { url: 'http://a', token: 't' } },
       'target x: dialect must be equal to one of the allowed values',
     ],
-    [{ kv: { url: 'http://a', token: 't', extra: 1 } }, 'target x: kv must NOT have additional properties'],
+    [{ kv: { url: 'http://a', token: 't', extra: 1 } }, 'target x: kv has "extra", which is no key there'],
+    // A misspelt key gets the key meant, and is said before the required key it leaves missing (issue 36).
+    [
+      { mangement: { url: 'http://a' }, kv: { url: 'http://a', token: 't' } },
+      'target x: top level has "mangement", which is no key there; did you mean management?',
+    ],
+    [{ kv: { ulr: 'http://a', token: 't' } }, 'target x: kv has "ulr", which is no key there; did you mean url?'],
     [[], 'target x: top level must be object'],
   ])('rejects %j with one SVC_CONFIG line', (value, message) => {
     expect(() => parseTarget(value, 'x')).toThrow(message);

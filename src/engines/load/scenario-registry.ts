@@ -4,8 +4,8 @@
  */
 import { existsSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { closest, distance } from 'fastest-levenshtein';
 import type { Scenario } from '../../protocol/scenario.ts';
+import { didYouMean } from '../../shared/did-you-mean.ts';
 import { harnessError } from '../../shared/errors.ts';
 import { sourceExtension, sourceFile } from '../../shared/source-files.ts';
 import { importableFile, importUserModule } from '../../shared/user-module.ts';
@@ -57,9 +57,10 @@ export function checkScenarioNames(names: readonly string[], dir = scenariosDir)
       continue;
     }
     if (!known.includes(name)) {
-      const near = closest(name, known);
-      const hint = distance(name, near) <= Math.max(2, Math.floor(name.length / 3)) ? `; did you mean ${near}?` : '';
-      throw harnessError('SVC_USAGE', `load: no scenario "${name}" (known: ${known.join(', ')})${hint}`);
+      throw harnessError(
+        'SVC_USAGE',
+        `load: no scenario "${name}" (known: ${known.join(', ')})${didYouMean(name, known)}`,
+      );
     }
   }
 }
