@@ -1,7 +1,7 @@
 /**
  * The config file, found as vitest finds its own: `--config FILE`, else the first of
  * `svc-harness.config.{ts,mts,cts,mjs,js,cjs,json}` in the working folder. It holds defaults for the flags of
- * conformance, load, run and k6 manifest (schemas/config.schema.json); a flag given on the command line
+ * conformance, load, run, regions and k6 manifest (schemas/config.schema.json); a flag given on the command line
  * wins. Keys are the flags' names in camelCase, plus `areas`, `reporters`, `thresholds`, `params` and
  * `scenarios` (names, paths or globs). Paths in it are relative to the file. A key a command has no flag
  * for is left out of that command, so one file serves them all.
