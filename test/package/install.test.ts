@@ -54,6 +54,8 @@ describe('svc-harness installed from its tarball into an empty project', () => {
     expect(files.filter((file) => /^package\/(test|bench|src|scripts)\//.test(file))).toEqual([]);
     expect(files).toContain('package/dist/src/cli/main.js');
     expect(files).toContain('package/dist/src/protocol/scenario.d.ts');
+    // The example workflow ships, to be copied from node_modules/svc-harness/examples/ (issue 36).
+    expect(files).toContain('package/examples/github-actions/svc-harness.yml');
     expect(files.some((file) => file.endsWith('.ts') && !file.endsWith('.d.ts'))).toBe(false);
     const bin = await readdir(join(project, 'node_modules', '.bin'));
     expect(bin).not.toContain('node');
