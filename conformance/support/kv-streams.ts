@@ -80,17 +80,22 @@ export async function nextEvent(stream: OpenedStream, timeoutMs = 5_000): Promis
  * write ISO 8601), then a non-empty tag (Redis writes `[<db> <client>]`), then the quoted tokens up to
  * the end of the line.
  */
-export const monitorLine = /^(\S+)\s+(\S.*?)\s+("(?:[^"\\]|\\.)*"(?:\s+"(?:[^"\\]|\\.)*")*)$/s;
+export const monitorLine =
+  /^(\S+)\s+(\S.*?)\s+((?:"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')(?:\s+(?:"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'))*)$/s;
 
 /** A monitor timestamp in seconds: Unix seconds (fractions allowed) or an ISO 8601 date; NaN otherwise. */
 export function timestampSeconds(word: string): number {
   if (/^\d+(?:\.\d+)?$/.test(word)) return Number(word);
   return /^\d{4}-\d{2}-\d{2}T/.test(word) ? Date.parse(word) / 1000 : Number.NaN;
 }
-const quotedToken = /"((?:[^"\\]|\\.)*)"/gy;
+/** A quoted token: double quotes (Redis's) or single quotes, a backslash escaping the next character. */
+const quotedToken = /"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)'/gy;
 export const redisTag = /^\[\d+ [^\]]+\]$/;
 
-/** The quoted command and arguments of a monitor line, unescaped for \" and \\; undefined when not all quoted. */
+/**
+ * The quoted command and arguments of a monitor line, unescaped for \" \' and \\; undefined when not all
+ * quoted. "Quoted" is the spec's word; which quotes, and the escapes of other bytes, it does not show.
+ */
 export function quotedArgs(rest: string): string[] | undefined {
   const args: string[] = [];
   let at = 0;
@@ -98,7 +103,7 @@ export function quotedArgs(rest: string): string[] | undefined {
     quotedToken.lastIndex = at;
     const match = quotedToken.exec(rest);
     if (!match) return undefined;
-    args.push((match[1] ?? '').replace(/\\(["\\])/g, '$1'));
+    args.push((match[1] ?? match[2] ?? '').replace(/\\(["'\\])/g, '$1'));
     at = quotedToken.lastIndex;
     if (at < rest.length) {
       if (!/\s/.test(rest[at] ?? '')) return undefined;
