@@ -273,8 +273,11 @@ export class Dispatcher {
           // The content type of the event data is not shown: the silence labels it as bytes.
           ...(message.kind === 'notify' &&
             this.#parts.silence('notify-data-octet-stream') && { 'content-type': 'application/octet-stream' }),
-          [`${p}Message-Id`]: message.id,
-          [`${p}Retried`]: String(message.retried),
+          // The id and retry headers are the real service's, not the spec's: the silence leaves them out.
+          ...(!this.#parts.silence('delivery-without-id-headers') && {
+            [`${p}Message-Id`]: message.id,
+            [`${p}Retried`]: String(message.retried),
+          }),
           [`${p}Signature`]: this.#signature(message, signed),
         },
         body: sent,

@@ -203,8 +203,10 @@ export async function messagingRoutes(app: FastifyInstance, options: MessagingRo
     }
     if (direct) dispatcher.takeReserved(accepted.deduplicated ? undefined : message);
     else dispatcher.poke(queue !== undefined);
-    // Publish answers are not shown (Endpoints rule 4): the silences answer 202, or another shape.
-    reply.code(silence('publish-answers-202') ? 202 : 200);
+    // Publish answers are not shown (Endpoints rule 4): the silences answer 202, or another shape; an
+    // enqueue (the real service's, not the spec's) 201.
+    const enqueued = queue !== undefined && silence('queue-operations-own-statuses');
+    reply.code(silence('publish-answers-202') ? 202 : enqueued ? 201 : 200);
     if (silence('publish-answer-own-shape')) {
       return reply.send({ id: accepted.id, url: message.url, createdAt: message.createdAt });
     }

@@ -94,6 +94,19 @@ export const messagingSilences = defineSilences([
     description:
       'the plan’s request timeout bounds API calls, not delivery attempts, which wait up to 30 s (the spec does not say which request it bounds)',
   },
+  {
+    name: 'queue-operations-own-statuses',
+    area: 'messaging',
+    silence: ['notes: A.enqueue', 'notes: A.queues'],
+    description:
+      'an enqueue and a queue upsert answer 201, a resume 204 with no body (the real service’s queue operations: not in the spec)',
+  },
+  {
+    name: 'delivery-without-id-headers',
+    area: 'messaging',
+    silence: 'notes: A.delivery-request',
+    description: 'deliveries carry no Svc-Message-Id or Svc-Retried header (the real service’s, not the spec’s)',
+  },
   // Limits enforced by capping rather than refusal.
   {
     name: 'limits-capped',

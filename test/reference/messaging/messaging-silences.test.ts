@@ -43,8 +43,8 @@ const probes: Record<MessagingSilenceName, Probe> = {
   'publish-answer-own-shape': async (ref) => Object.keys((await send(ref, fresh('shape'))).json as object).sort(),
   'message-ids-uuid': async (ref) => {
     const path = fresh('uuid');
-    await send(ref, path);
-    return String((await first(path))?.headers['svc-message-id']).startsWith('msg_');
+    await send(ref, `${path}/dest`, { 'Svc-Callback': `${sink.url}${path}/cb` });
+    return String(decode(await first(`${path}/cb`)).sourceMessageId).startsWith('msg_');
   },
   'rotate-answers-201': async (ref) => (await callMessaging(ref.target, '/v2/keys/rotate')).status,
   'error-statuses-own': async (ref) =>
@@ -149,6 +149,18 @@ const probes: Record<MessagingSilenceName, Probe> = {
     } finally {
       await setAccountLimits(ref, { timeout: 21_600 });
     }
+  },
+  'queue-operations-own-statuses': async (ref) => {
+    const queue = fresh('queue').slice(1);
+    const made = await callMessaging(ref.target, '/v2/queues', { body: { queueName: queue, parallelism: 1 } });
+    const resumed = await callMessaging(ref.target, `/v2/queues/${queue}/resume`);
+    return [made.status, resumed.status];
+  },
+  'delivery-without-id-headers': async (ref) => {
+    const path = fresh('id-headers');
+    await send(ref, path);
+    const got = await first(path);
+    return [got?.headers['svc-message-id'] !== undefined, got?.headers['svc-retried'] !== undefined];
   },
   'url-group-first-endpoint-only': async (ref) => {
     const group = fresh('group').slice(1);
