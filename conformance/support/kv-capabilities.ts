@@ -29,6 +29,7 @@ import { openKvStream } from './kv-streams.ts';
 
 export type KvCapability =
   | 'standard-token'
+  | 'json-answers'
   | 'plain-replies'
   | 'root-form'
   | 'path-form'
@@ -85,6 +86,18 @@ const probes: Record<KvCapability, CapabilityProbe> = {
       return res.status === 401 ? tokenRefused : undefined;
     },
   },
+  // Spec "What the service does": area B "returns JSON by default". An answer that is no JSON (HTML a
+  // proxy sent, labelled JSON or not) fails every form's comparison on the comparing case's rule; the
+  // format's rule is what broke. The cases judging B.format.json themselves rest on nothing but the token.
+  'json-answers': {
+    rule: 'B.format.json',
+    after: ['standard-token'],
+    async probe(_ctx, kv) {
+      const res = await kv.root(['ECHO', text]);
+      if (res.status >= 500 || jsonBody(res) !== undefined) return undefined;
+      return `POST / ["ECHO", ${JSON.stringify(text)}]: status ${res.status}, ${mediaType(res) ?? 'no content type'}, no JSON: ${show(res.body, 80)}`;
+    },
+  },
   // Spec "Svc-Encoding": strings are base64 only when it is asked for. A reply encoded unasked makes
   // every comparison of a result fail on the comparing case's rule; the encoding's rule is what broke.
   'plain-replies': {
@@ -101,7 +114,7 @@ const probes: Record<KvCapability, CapabilityProbe> = {
   },
   'root-form': {
     rule: 'B.root.json-array',
-    after: ['plain-replies'],
+    after: ['plain-replies', 'json-answers'],
     async probe(_ctx, kv) {
       const wrong = resultIs(await kv.root(['ECHO', text]), text);
       return wrong && `POST / ["ECHO", ${JSON.stringify(text)}]: ${wrong}`;
@@ -109,7 +122,7 @@ const probes: Record<KvCapability, CapabilityProbe> = {
   },
   'path-form': {
     rule: 'B.methods.allowed',
-    after: ['plain-replies'],
+    after: ['plain-replies', 'json-answers'],
     async probe(_ctx, kv) {
       const wrong = resultIs(await kv.path('GET', ['echo', 'svc']), 'svc');
       return wrong && `GET /echo/svc: ${wrong}`;
@@ -121,7 +134,7 @@ const probes: Record<KvCapability, CapabilityProbe> = {
   // absence is B.methods.allowed's, probed by 'path-form' for the cases that need the form itself).
   'percent-decoding': {
     rule: 'B.path.percent-decoding',
-    after: ['plain-replies'],
+    after: ['plain-replies', 'json-answers'],
     async probe(ctx, kv) {
       if (resultIs(await kv.path('GET', ['echo', 'svc']), 'svc') !== undefined) return undefined;
       const decoded = `${ctx.keyPrefix}a b`;
@@ -131,7 +144,7 @@ const probes: Record<KvCapability, CapabilityProbe> = {
   },
   pipeline: {
     rule: 'B.pipeline.order',
-    after: ['plain-replies'],
+    after: ['plain-replies', 'json-answers'],
     async probe(_ctx, kv) {
       const wrong = itemIs(await kv.pipeline([['ECHO', text]]), text);
       return wrong && `POST /pipeline [["ECHO", …]]: ${wrong}`;
@@ -139,7 +152,7 @@ const probes: Record<KvCapability, CapabilityProbe> = {
   },
   'multi-exec': {
     rule: 'B.multi-exec.results',
-    after: ['plain-replies'],
+    after: ['plain-replies', 'json-answers'],
     async probe(_ctx, kv) {
       const wrong = itemIs(await kv.multiExec([['ECHO', text]]), text);
       return wrong && `POST /multi-exec [["ECHO", …]]: ${wrong}`;
