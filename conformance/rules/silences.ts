@@ -60,6 +60,8 @@ export const silentPlaces: readonly SilentPlace[] = [
     id: 'notes: B.json-module',
     area: 'kv',
     text: 'The JSON command group needs a backing store with JSON (Redis 8, redis-stack); Redis 7 has none.',
+    notApplicable:
+      'no legal choice: Endpoints rule 5 lists the JSON group as supported; the note is about the reference’s backing store',
   },
   // Area A, messaging and workflow.
   {

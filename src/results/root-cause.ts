@@ -127,8 +127,35 @@ export function rootCauseOf(results: readonly Judged[]): RootCause | undefined {
   const stopped = stoppedCause(notWorking);
   if (stopped !== undefined) return stopped;
   const best = mostShared(notWorking);
-  if (best === undefined || best[1] < minimumShare * notWorking.length) return undefined;
-  return { cause: best[0], cases: best[1], of: notWorking.length, hint: hintFor(best[0]) };
+  if (best !== undefined && best[1] >= minimumShare * notWorking.length) {
+    return { cause: best[0], cases: best[1], of: notWorking.length, hint: hintFor(best[0]) };
+  }
+  return dependencyCause(notWorking);
+}
+
+/**
+ * A capability most cases rest on, broken (issue 35): the cases blocked on one rule, with those failing
+ * it, make up enough of the cases that did not work. A target that encodes every reply unasked blocked
+ * 127 cases on B.encoding.base64 and failed one; the reader should fix that one first.
+ */
+function dependencyCause(notWorking: readonly Judged[]): RootCause | undefined {
+  const blockedOn = new Map<string, number>();
+  for (const result of notWorking) {
+    const rule = result.verdict.kind === 'blocked' ? result.verdict.rule : undefined;
+    if (rule !== undefined) blockedOn.set(rule, (blockedOn.get(rule) ?? 0) + 1);
+  }
+  let best: [string, number] | undefined;
+  for (const entry of blockedOn) if (best === undefined || entry[1] > best[1]) best = entry;
+  if (best === undefined) return undefined;
+  const [rule, blocked] = best;
+  const failing = notWorking.filter((result) => result.verdict.kind === 'fail' && result.verdict.rule === rule).length;
+  if (blocked + failing < minimumShare * notWorking.length) return undefined;
+  return {
+    cause: `${rule} broken (${blocked} blocked on it, ${failing} failing it)`,
+    cases: blocked + failing,
+    of: notWorking.length,
+    hint: `the blocked cases rest on what ${rule} judges: ${failing > 0 ? `fix the ${failing === 1 ? 'case' : `${failing} cases`} failing it first` : 'no case of this run judged it'}`,
+  };
 }
 
 /** `root cause: prod: 160 of 162 cases that failed, blocked or ended in error saw status 401: check …` */

@@ -72,6 +72,30 @@ describe('rootCauseOf', () => {
       undefined,
     );
   });
+
+  test('cases blocked on one broken capability: the rule it is, and the case failing it to fix first', () => {
+    const blocked: Verdict = {
+      kind: 'blocked',
+      reason: 'it rests on plain-replies, which did not work',
+      rule: 'B.enc',
+    };
+    const cause = rootCauseOf(
+      verdicts(
+        ...Array.from({ length: 8 }, () => blocked),
+        { kind: 'fail', reason: 'received x', rule: 'B.enc' },
+        fail('y'),
+      ),
+    );
+    expect(cause).toEqual({
+      cause: 'B.enc broken (8 blocked on it, 1 failing it)',
+      cases: 9,
+      of: 10,
+      hint: 'the blocked cases rest on what B.enc judges: fix the case failing it first',
+    });
+    // Blocked on several rules, none holding four in five: no cause.
+    const spread = ['B.x', 'B.y'].flatMap((rule) => Array.from({ length: 4 }, () => ({ ...blocked, rule })));
+    expect(rootCauseOf(verdicts(...spread))).toBeUndefined();
+  });
 });
 
 describe('rootCauseLines', () => {
