@@ -23,10 +23,15 @@ export function silenceCoverage(
   for (const item of switches) {
     for (const place of placesOf(item)) byPlace.set(place, [...(byPlace.get(place) ?? []), item.name]);
   }
+  // A place may name an observed rule to say why no switch exercises it (its reason, nothing else).
+  const reasons = new Map(places.filter((place) => !isNote(place)).map((place) => [place.id, place.notApplicable]));
   const observed: SilentPlace[] = rules
     .filter((rule) => rule.level === 'OBSERVE')
-    .map((rule) => ({ id: rule.id, area: rule.area, text: rule.text }));
-  return [...observed, ...places]
+    .map((rule) => {
+      const reason = reasons.get(rule.id);
+      return { id: rule.id, area: rule.area, text: rule.text, ...(reason !== undefined && { notApplicable: reason }) };
+    });
+  return [...observed, ...places.filter(isNote)]
     .filter((place) => areas === undefined || areas.includes(place.area))
     .map((place) => ({
       place: place.id,
@@ -52,11 +57,19 @@ export function silenceProblems(
           `silence switch ${item.name} names "${place}", neither a rule nor a place of conformance/rules/silences.ts`,
       ),
   );
+  const observed = new Set(rules.filter((rule) => rule.level === 'OBSERVE').map((rule) => rule.id));
   const seen = new Set<string>();
   for (const place of places) {
-    if (!place.id.startsWith('notes: ')) problems.push(`silent place "${place.id}" does not start with "notes: "`);
+    if (!isNote(place) && !(observed.has(place.id) && place.notApplicable !== undefined)) {
+      problems.push(
+        `silent place "${place.id}" is neither "notes: …" nor an observed rule with a reason it is not applicable`,
+      );
+    }
     if (seen.has(place.id)) problems.push(`silent place "${place.id}" is given twice`);
     seen.add(place.id);
   }
   return problems;
 }
+
+/** An item of the silent notes, as against an observed rule named for its reason. */
+const isNote = (place: SilentPlace) => place.id.startsWith('notes: ');

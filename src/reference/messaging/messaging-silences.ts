@@ -97,7 +97,7 @@ export const messagingSilences = defineSilences([
   {
     name: 'queue-operations-own-statuses',
     area: 'messaging',
-    silence: ['notes: A.enqueue', 'notes: A.queues'],
+    silence: ['notes: A.enqueue', 'notes: A.queues', 'A.queue.resume'],
     description:
       'an enqueue and a queue upsert answer 201, a resume 204 with no body (the real service’s queue operations: not in the spec)',
   },

@@ -11,13 +11,19 @@ import { messagingRuleDimensions } from '../../../conformance/rules/messaging-di
 import type { CaseFile } from '../../../src/engines/conformance/case-registry.ts';
 import { loadCaseFiles } from '../../../src/engines/conformance/case-registry.ts';
 import type { ConformanceCase } from '../../../src/engines/conformance/conformance-case.ts';
-import { loadDimensionCatalog, loadRuleCatalog } from '../../../src/engines/conformance/rule-catalog.ts';
+import {
+  loadDimensionCatalog,
+  loadRuleCatalog,
+  loadSilentPlaces,
+} from '../../../src/engines/conformance/rule-catalog.ts';
 import {
   cellCoverage,
   cellKey,
   dimensionProblems,
   regionHolds,
 } from '../../../src/engines/conformance/rule-coverage.ts';
+import { silenceCoverage, silenceProblems } from '../../../src/engines/conformance/silence-coverage.ts';
+import { allSilences } from '../../../src/reference/areas.ts';
 import { renderCoverageJson, renderCoverageText } from '../../../src/reporters/rules-listing.ts';
 import type { DimensionCatalog, Rule } from '../../../src/results/rule.ts';
 
@@ -209,5 +215,32 @@ describe('cells (pure)', () => {
       point: { shape: 'a', place: 'p' },
       cases: ['kv.t'],
     });
+  });
+});
+
+describe('the silence column (issue 35)', () => {
+  test('every observed rule and silent place is exercised by a silence switch or not applicable with a reason', async () => {
+    const places = await loadSilentPlaces();
+    const open = silenceCoverage(catalog.rules, places, allSilences)
+      .filter((place) => place.switches.length === 0 && place.notApplicable === undefined)
+      .map((place) => place.place);
+    expect(open).toEqual([]);
+  });
+
+  test('every switch names a known place, and each place is given once', async () => {
+    expect(silenceProblems(catalog.rules, await loadSilentPlaces(), allSilences)).toEqual([]);
+  });
+
+  test('the column is computed, not remembered: a switch names its place, and nothing else exercises it', () => {
+    const rule: Rule = { id: 'B.observe.x', area: 'kv', level: 'OBSERVE', section: 's', text: 't' };
+    const place = { id: 'notes: B.y', area: 'kv' as const, text: 'y' };
+    const column = silenceCoverage([rule], [place], [{ name: 'x-other', silence: ['B.observe.x'] }]);
+    expect(column.map((item) => [item.place, item.switches])).toEqual([
+      ['B.observe.x', ['x-other']],
+      ['notes: B.y', []],
+    ]);
+    expect(silenceProblems([rule], [place], [{ name: 'z', silence: 'notes: B.none' }])).toEqual([
+      'silence switch z names "notes: B.none", neither a rule nor a place of conformance/rules/silences.ts',
+    ]);
   });
 });
