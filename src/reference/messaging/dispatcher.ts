@@ -389,9 +389,12 @@ export class Dispatcher {
         next: { kind: 'end' },
         ...causedNow,
         // Spec "Limits": the dead letter queue keeps at most max_dlq_size entries (the store drops the
-        // oldest past it, as the real service does); the fault lifts it.
+        // oldest past it, as the real service does); the fault lifts it. The plan as it is now, when the
+        // dead letter is written: an attempt begun under an older plan (a 3 s destination) otherwise
+        // wrote under the old cap, and the suite's order decided what a dlq-size case read.
         ...(deadLetter && { deadLetter }),
-        ...(deadLetter && !fault('dlq-limit-unchecked') && { maxDeadLetters: account.max_dlq_size }),
+        ...(deadLetter &&
+          !fault('dlq-limit-unchecked') && { maxDeadLetters: this.#parts.account.cached.account.max_dlq_size }),
       };
     }
     const retried = message.retried + 1;
