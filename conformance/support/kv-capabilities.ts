@@ -57,7 +57,7 @@ const text = 'svc probe';
  * Every probe sends the Standard token by header (the client's default): a 401 to it is no missing
  * form or capability but that token refused, so the block names B.auth.bearer (kv.auth.bearer's own).
  */
-const tokenRefused = 'the Standard token by header was refused (401)';
+const tokenRefused = 'the Standard token by header was refused: status 401';
 
 /** `{"result": value}` exactly, status 200; else a short description of the answer. */
 function resultIs(res: HttpResponse, value: unknown): string | undefined {
