@@ -95,8 +95,10 @@ describe.runIf(process.platform === 'linux')('svc-harness serve: memory given ba
       await until(() => rssMb(pid) <= fresh + 40, 15_000);
       const idle = rssMb(pid);
       const peak = await burst('slow', 40);
-      // Back near its fresh figure within seconds of the drops, with nothing forced from outside.
-      const settled = await until(() => rssMb(pid) <= Math.max(idle, fresh) + 40, 15_000);
+      // Back near its fresh figure after the drops, with nothing forced from outside. The same bound; the
+      // wait has room for a machine whose cores the other tests fill (CI's unit step once measured 168 MB
+      // at 15 s, and the same test alone settled within seconds).
+      const settled = await until(() => rssMb(pid) <= Math.max(idle, fresh) + 40, 40_000);
       const after = rssMb(pid);
       const tunables = readFileSync(`/proc/${pid}/environ`, 'utf8')
         .split('\0')
