@@ -30,12 +30,22 @@ test('serve and its Redis stop once the process that started them is gone', asyn
     ],
     { timeoutMs: 60_000 },
   );
-  expect(await waitFor(() => /^\d+\n/.test(parent.stdout()) && existsSync(target), 30_000), parent.stdout()).toBe(true);
-  const serve = Number(parent.stdout().trim());
-  expect(await waitFor(() => redisChildren(serve).length > 0, 10_000)).toBe(true);
-  const redis = redisChildren(serve);
-  parent.child.kill('SIGKILL');
-  await parent.finished;
-  expect(await waitFor(() => !alive(serve), 15_000), `serve (pid ${serve}) still runs`).toBe(true);
-  expect(await waitFor(() => redis.every((pid) => !alive(pid)), 10_000), 'its redis-server still runs').toBe(true);
+  let serve = 0;
+  let redis: number[] = [];
+  try {
+    expect(await waitFor(() => /^\d+\n/.test(parent.stdout()) && existsSync(target), 30_000), parent.stdout()).toBe(
+      true,
+    );
+    serve = Number(parent.stdout().trim());
+    expect(await waitFor(() => redisChildren(serve).length > 0, 10_000)).toBe(true);
+    redis = redisChildren(serve);
+    parent.child.kill('SIGKILL');
+    await parent.finished;
+    expect(await waitFor(() => !alive(serve), 15_000), `serve (pid ${serve}) still runs`).toBe(true);
+    expect(await waitFor(() => redis.every((pid) => !alive(pid)), 10_000), 'its redis-server still runs').toBe(true);
+  } finally {
+    // A failing assertion above must leave nothing running.
+    parent.child.kill('SIGKILL');
+    for (const pid of [serve, ...redis]) if (pid > 0 && alive(pid)) process.kill(pid, 'SIGKILL');
+  }
 }, 60_000);
