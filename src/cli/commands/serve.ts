@@ -3,6 +3,7 @@
  * is this command's job; nothing else prints secrets), optionally writes a target file, and stops
  * cleanly, with the Redis it started, on SIGINT or SIGTERM.
  */
+import { readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { allFaults, allSilences } from '../../reference/areas.ts';
 import type { RetryBackoff } from '../../reference/messaging/backoff.ts';
@@ -114,17 +115,56 @@ export function messagingOptions(values: ParsedValues): MessagingOptions {
   };
 }
 
-/** How often `serve` looks whether the process that started it is still there. */
+/** How often `serve` looks whether the npm that started it is still there. */
 const parentCheckMs = 1000;
 
+/** A process's command line and its parent's pid, from /proc (Linux); undefined elsewhere or when gone. */
+function processInfo(pid: number): { readonly args: string; readonly parent: number } | undefined {
+  try {
+    const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ');
+    // The fields after the command's closing parenthesis: state, then the parent's pid.
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    return { args, parent };
+  } catch {
+    return undefined;
+  }
+}
+
 /**
- * Stops on SIGINT or SIGTERM, and when the process that started it ends: `npx svc-harness serve &` then
+ * The npm (`npx`, `npm exec`, `npm run`) that started this process, within two generations (npm may
+ * start its bin through a shell), or undefined. A shell that started `serve &` and went on or ended is
+ * no such parent: a CI step starts the implementation so and uses it in the next step.
+ */
+function npmAncestor(): number | undefined {
+  let pid = process.ppid;
+  for (let generation = 0; generation < 2 && pid > 1; generation += 1) {
+    const info = processInfo(pid);
+    if (info === undefined) return undefined;
+    if (/(^|[/\s])(npm|npx)(-cli\.js)?(\s|$)/.test(info.args)) return pid;
+    pid = info.parent;
+  }
+  return undefined;
+}
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/**
+ * Stops on SIGINT or SIGTERM, and when the npm that started it ends: `npx svc-harness serve &` then
  * `kill $!` ends npm, which does not pass the signal on, and the server and its Redis went on with no
- * one to stop them (issue 36). An orphan is adopted by another process: its parent id changes.
+ * one to stop them (issue 36). Started from a shell instead (`svc-harness serve &`, a CI step), it runs
+ * until it is signalled, whatever the shell does.
  */
 function waitForSignal(reference: RunningReference): Promise<number> {
   return new Promise((resolve) => {
-    const parent = process.ppid;
+    const npm = npmAncestor();
     const stop = (why: string) => {
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
@@ -137,7 +177,7 @@ function waitForSignal(reference: RunningReference): Promise<number> {
     };
     const onSignal = (signal: NodeJS.Signals) => stop(signal);
     const watch = setInterval(() => {
-      if (process.ppid !== parent) stop(`the process that started it (pid ${parent}) ended`);
+      if (npm !== undefined && !alive(npm)) stop(`the npm that started it (pid ${npm}) ended`);
     }, parentCheckMs);
     watch.unref();
     process.on('SIGINT', onSignal);
