@@ -107,6 +107,10 @@ export const equivalentMutants: Readonly<Record<string, string>> = {
   // Notify's numbers are a waiter's deadline (unix seconds) and its run's creation time (ms). The spec
   // gives nothing to compare them with to the unit: the waiter was made by the adapter at a moment known
   // only to within a request, and whether a deadline rounds up or down is not shown.
+  // "201: JSON array of NotifyResponse items, one per notified waiter": no order is given, and the suite
+  // matches items to waiters by their URL (issue 35: order where none is promised is no rule).
+  'json.items-reversed@0 @ messaging POST /v2/notify/*':
+    'notify’s items are one per waiter, in no order the spec gives',
   'json.number-off-by-one @ messaging POST /v2/notify/*':
     "notify's deadline and workflowCreatedAt have no exact value in the spec; one unit is within its timing",
   // A header forwarded to the destination (`Forward-<Name>`) is in the silent notes only: the spec shows
