@@ -45,14 +45,6 @@ export function formatMs(value: number): string {
   return value.toFixed(3);
 }
 
-/**
- * The exit code as the one word every reporter uses (`gateOf`: passed, failed or error); a regression
- * (98) was an "error" here and "failed" on the console (issue 36).
- */
-export function gateWord(exitCode: number): string {
-  return gateOf(exitCode);
-}
-
 /** A table cell already in HTML (escaped or produced here). */
 export interface Html {
   readonly html: string;
@@ -93,7 +85,8 @@ export function figure(t: Text, spec: ChartSpec | undefined, title: string): str
 
 /** The run's header: gate (per part too, when both ran), timing, root causes, abort and problem lines. */
 export function header(t: Text, run: HarnessRun, parts: readonly string[]): string {
-  const gate = gateWord(run.exitCode);
+  // One word for the gate in every reporter (gateOf): a regression was "error" here, "failed" on the console.
+  const gate = gateOf(run.exitCode);
   const gateClass = run.exitCode === 0 ? 'ok' : 'bad';
   const partGates = [
     ...(run.conformance ? [['conformance', run.conformance.exitCode] as const] : []),
@@ -105,7 +98,7 @@ export function header(t: Text, run: HarnessRun, parts: readonly string[]): stri
     `<p class="gate ${gateClass}" id="gate">Gate: <strong>${escapeHtml(gate)}</strong> (exit code ${run.exitCode})</p>`,
     '<dl class="facts">',
     ...(partGates.length > 1
-      ? partGates.map(([part, code]) => `<dt>${part}</dt><dd>${escapeHtml(gateWord(code))} (exit code ${code})</dd>`)
+      ? partGates.map(([part, code]) => `<dt>${part}</dt><dd>${escapeHtml(gateOf(code))} (exit code ${code})</dd>`)
       : []),
     `<dt>started</dt><dd>${t(run.startedAt)}</dd>`,
     `<dt>finished</dt><dd>${t(run.finishedAt)}</dd>`,
