@@ -69,6 +69,15 @@ const knownLongSeconds: Readonly<Record<string, number>> = {
   'test/engines/load/accounting.test.ts': 9,
   'test/reliability/interrupts.test.ts': 9,
   'test/reference/kv/kv-faults.test.ts': 9,
+  // The exhaustive and package step (.ci/run's fresh-clone run of de44683: files ended at these seconds,
+  // beside each other on four workers): the longest must start first, or a late one runs alone at the end.
+  'test/conformance/self-validation.test.ts': 500,
+  'test/conformance/self-validation-messaging-management.test.ts': 450,
+  'test/package/install.test.ts': 300,
+  'test/conformance/self-validation-silences.test.ts': 250,
+  'test/conformance/self-validation-order.test.ts': 100,
+  'test/package/image.test.ts': 60,
+  'test/cli/image-target.test.ts': 40,
 };
 
 /**
