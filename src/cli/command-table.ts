@@ -1,5 +1,5 @@
 /**
- * The CLI as one typed table: it drives parsing, `--help` and the README's command reference.
+ * The CLI as one typed table: it drives parsing, `--help` and the command reference of docs/cli.md.
  * A command's handler module is loaded only when that command runs.
  */
 import { reporterNames } from '../reporters/registry.ts';

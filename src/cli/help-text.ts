@@ -43,7 +43,7 @@ function flagLabel(name: string, option: OptionSpec): string {
   return value ? `--${name} ${value}` : `--${name}`;
 }
 
-/** An option's description with its extras (repeatable, default), as --help and the README show it. */
+/** An option's description with its extras (repeatable, default), as --help and docs/cli.md show it. */
 export function describeOption(option: OptionSpec): string {
   const extras = [option.multiple ? 'repeatable' : '', option.default ? `default: ${option.default}` : ''].filter(
     Boolean,

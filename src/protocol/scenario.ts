@@ -73,7 +73,7 @@ export interface ScenarioOptions {
  * engine checks a value against them before anything starts, and fills in the default otherwise.
  */
 export interface ScenarioParam {
-  /** One line for `load --list` and the README. */
+  /** One line for `load --list` and docs/load.md. */
   readonly description: string;
   readonly default: number;
   /** Whole numbers only. @default false */

@@ -1,7 +1,7 @@
 /**
  * One catalog of coded errors and exit codes (after fastify's lib/errors.js and k6's named exit codes).
  * Every error the harness reports to a user is one of these: a code, a one-line message, an exit code.
- * The README's "Exit codes and errors" table is kept in step with this catalog by a test.
+ * The table of docs/errors.md is kept in step with this catalog by a test.
  */
 import { excerpt } from './excerpt.ts';
 
@@ -27,7 +27,7 @@ interface ErrorDefinition {
   readonly summary: string;
 }
 
-/** The catalog: code → exit code and a summary used by `--help` and the README table. */
+/** The catalog: code → exit code and a summary used by `--help` and docs/errors.md's table. */
 export const errorCatalog = {
   SVC_USAGE: { exitCode: ExitCode.usage, summary: 'unknown command, unknown flag or bad flag value' },
   SVC_CONFIG: { exitCode: ExitCode.usage, summary: 'a target file or expectations file is missing or malformed' },

@@ -1,9 +1,10 @@
 /**
- * The package as a user gets it: `npm pack` (which builds dist/ first), installed into an empty project
- * in a temporary folder from the tarball, then the main job, a user's own TypeScript scenario that
- * imports `svc-harness/scenario`, the programmatic API, and the example GitHub Actions workflow's steps,
- * all from that project. The npm registry
- * supplies the package's dependencies, as for any user.
+ * The package as a user gets it, and every example of the README run verbatim (issue 36): the README's
+ * first-gate block line by line (`npm pack` in this clone, the tarball installed into a project made by
+ * `npm init -y` as it is, `npx svc-harness run`, then `run --target staging.json` against the reference
+ * standing in, started by the README's own line), the user's own TypeScript scenario and config file,
+ * the line that copies the example workflow (whose steps the last test runs), and the programmatic API's
+ * example of docs/api.md. The npm registry supplies the package's dependencies, as for any user.
  */
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
@@ -24,24 +25,67 @@ const run = async (program: string, args: readonly string[], timeoutMs: number, 
   return done;
 };
 
-/** A ```ts block of the README, verbatim, found by its first line (a comment naming the file). */
-async function readmeExample(firstLine: string): Promise<string> {
-  const readme = await readFile(join(repoRoot, 'README.md'), 'utf8');
-  const at = readme.indexOf(`\`\`\`ts\n${firstLine}`);
-  if (at === -1) throw new Error(`README.md has no ts block starting with ${firstLine}`);
-  const start = at + '```ts\n'.length;
-  return readme.slice(start, readme.indexOf('```', start));
+/** A command line as a shell runs it (bash, no profile), in `cwd`. */
+const shell = (line: string, timeoutMs: number, cwd = project) =>
+  startProcess('bash', ['--noprofile', '--norc', '-eo', 'pipefail', '-c', line], { cwd, timeoutMs }).finished;
+
+/** The fenced blocks of a Markdown text: the language after the fence, and the text inside. */
+function fencedBlocks(markdown: string): { readonly language: string; readonly text: string }[] {
+  return [...markdown.matchAll(/^```(\w*)\n([\s\S]*?)^```$/gm)].map((match) => ({
+    language: match[1] ?? '',
+    text: match[2] ?? '',
+  }));
 }
+
+const readme = () => readFile(join(repoRoot, 'README.md'), 'utf8');
+
+/** A block of a Markdown file, verbatim, found by its language and first line. */
+async function example(language: string, firstLine: string, file = 'README.md'): Promise<string> {
+  const found = fencedBlocks(await readFile(join(repoRoot, file), 'utf8')).find(
+    (block) => block.language === language && block.text.startsWith(firstLine),
+  );
+  if (found === undefined) throw new Error(`${file} has no ${language} block starting with ${firstLine}`);
+  return found.text;
+}
+
+/** The README's first-gate block: each command without its comment, and whether it runs in the clone. */
+async function firstGateLines(): Promise<{ readonly command: string; readonly inClone: boolean }[]> {
+  const block = await example('sh', 'npm pack');
+  return block
+    .trim()
+    .split('\n')
+    .map((line) => {
+      const [command = '', comment = ''] = line.split(/\s+#\s+/);
+      return { command: command.trim(), inClone: comment.startsWith('in the clone') };
+    });
+}
+
+/** The one report folder a run without --report-dir wrote under reports/ since `before`. */
+async function newReportDir(before: readonly string[]): Promise<string> {
+  const after = existsSync(join(project, 'reports')) ? await readdir(join(project, 'reports')) : [];
+  const fresh = after.filter((name) => !before.includes(name) && /^\d{4}-/.test(name));
+  expect(fresh, `report folders: ${after.join(', ')}`).toHaveLength(1);
+  return join(project, 'reports', fresh[0] ?? '');
+}
+
+const reportFolders = async () => (existsSync(join(project, 'reports')) ? await readdir(join(project, 'reports')) : []);
 
 beforeAll(async () => {
   project = await mkdtemp(join(tmpdir(), 'harness-consumer-'));
-  const packed = await run('npm', ['pack', '--pack-destination', project, '--loglevel=error'], 120_000, repoRoot);
-  tarball = join(project, packed.stdout.trim().split('\n').at(-1) ?? '');
+  const [pack, install] = await firstGateLines();
+  expect(pack?.inClone, 'the first line packs in the clone').toBe(true);
+  // The README names the tarball npm pack writes: its version must be the package's.
+  const { version } = JSON.parse(await readFile(join(repoRoot, 'package.json'), 'utf8')) as { version: string };
+  tarball = install?.command.split(' ').at(-1) ?? '';
+  expect(tarball).toBe(`/tmp/svc-harness-${version}.tgz`);
+  const packed = await shell(pack?.command ?? '', 180_000, repoRoot);
+  expect(packed.exitCode, packed.stderr.slice(-3000)).toBe(0);
   // As a new user's project starts: npm init -y writes "type": "commonjs", and the README's TypeScript must load there.
   await run('npm', ['init', '-y'], 60_000);
   expect(JSON.parse(await readFile(join(project, 'package.json'), 'utf8')).type ?? 'commonjs').toBe('commonjs');
-  await run('npm', ['install', '--save-dev', tarball, '--no-audit', '--no-fund', '--loglevel=error'], 240_000);
-}, 400_000);
+  const installed = await shell(install?.command ?? '', 240_000);
+  expect(installed.exitCode, installed.stderr.slice(-3000)).toBe(0);
+}, 500_000);
 
 afterAll(async () => {
   if (project) await rm(project, { recursive: true, force: true });
@@ -62,21 +106,68 @@ describe('svc-harness installed from its tarball into an empty project', () => {
     expect(bin).toContain('svc-harness');
   });
 
-  test('npx svc-harness run: conformance and load against the embedded reference, every report written', async () => {
-    const done = await startProcess('npx', ['svc-harness', 'run', '--report-dir', 'reports/run'], {
-      cwd: project,
-      timeoutMs: 600_000,
-    }).finished;
+  test('every block of the README is one these tests run verbatim, or one CI runs', async () => {
+    const ci = await readFile(join(repoRoot, '.ci', 'run'), 'utf8');
+    const runHere = ['npm pack', '// perf/my-echo.ts', '// svc-harness.config.ts', 'mkdir -p .github/workflows'];
+    for (const block of fencedBlocks(await readme())) {
+      const here = runHere.some((first) => block.text.startsWith(first));
+      // The fresh machine's two commands are CI's own steps (.ci/run: set-up, the main job, npm test).
+      const inCi = block.text
+        .trim()
+        .split('&&')
+        .every((command) => ci.includes(command.trim().replace(/^npx svc-harness run$/, 'npx svc-harness run ')));
+      expect(here || inCi, `a README block no test runs:\n${block.text}`).toBe(true);
+    }
+  });
+
+  test("the README's npx svc-harness run: conformance and load against the embedded reference, every report written", async () => {
+    const line = (await firstGateLines())[2]?.command ?? '';
+    expect(line).toBe('npx svc-harness run');
+    const before = await reportFolders();
+    const done = await shell(line, 600_000);
     const context = `${done.stdout.slice(-3000)}\n${done.stderr.slice(-2000)}`;
-    expect((await readdir(join(project, 'reports', 'run'))).sort(), context).toEqual(
+    const dir = await newReportDir(before);
+    expect((await readdir(dir)).sort(), context).toEqual(
       ['index.html', 'junit.xml', 'report.json', 'summary.md'].sort(),
     );
-    expectMainJobCompleted(done.exitCode, done.stdout, await readReport(join(project, 'reports', 'run')), context);
+    expectMainJobCompleted(done.exitCode, done.stdout, await readReport(dir), context);
   }, 620_000);
+
+  test("the README's run --target staging.json, against the reference its own line starts in its stead", async () => {
+    const line = (await firstGateLines())[3]?.command ?? '';
+    expect(line).toBe('npx svc-harness run --target staging.json');
+    const standIn = (await readme())
+      .replace(/\s+/g, ' ')
+      .match(/`(npx svc-harness serve [^`]*--write-target staging\.json) &`/)?.[1];
+    expect(standIn, 'the README says how to let the reference stand in').toBeDefined();
+    const serve = startProcess('bash', ['--noprofile', '--norc', '-c', `exec ${standIn}`], {
+      cwd: project,
+      timeoutMs: 600_000,
+    });
+    try {
+      expect(await waitFor(() => existsSync(join(project, 'staging.json')), 60_000), serve.stdout()).toBe(true);
+      const before = await reportFolders();
+      const done = await shell(line, 600_000);
+      const context = `${done.stdout.slice(-3000)}\n${done.stderr.slice(-2000)}`;
+      const report = await readReport(await newReportDir(before));
+      expect(done.stdout, context).not.toContain('embedded reference');
+      expectMainJobCompleted(done.exitCode, done.stdout, report, context);
+    } finally {
+      serve.child.kill('SIGTERM');
+      await serve.finished;
+    }
+  }, 700_000);
+
+  test("docs/api.md's example: the programmatic API from the installed package", async () => {
+    const code = await example('js', '// api-example.mjs', 'docs/api.md');
+    await writeFile(join(project, 'api-example.mjs'), code);
+    const done = await run('node', ['api-example.mjs'], 120_000);
+    expect(done.stdout).toMatch(/^command: \d+ of \d+ answered, [1-9]\d* progress events$/m);
+  }, 130_000);
 
   test("a user's own TypeScript scenario, importing svc-harness/scenario, runs by its path and from a config file's glob", async () => {
     await mkdir(join(project, 'perf'));
-    await writeFile(join(project, 'perf', 'my-echo.ts'), await readmeExample('// perf/my-echo.ts'));
+    await writeFile(join(project, 'perf', 'my-echo.ts'), await example('ts', '// perf/my-echo.ts'));
     const byPath = await run(
       'npx',
       ['svc-harness', 'load', './perf/my-echo.ts', '--report-dir', 'reports/own'],
@@ -86,7 +177,7 @@ describe('svc-harness installed from its tarball into an empty project', () => {
     expect(byPath.stdout).toMatch(/thresholds 2\/2 ok/);
     // The compiled module beside the scenario is gone with the run.
     expect(await readdir(join(project, 'perf'))).toEqual(['my-echo.ts']);
-    await writeFile(join(project, 'svc-harness.config.ts'), await readmeExample('// svc-harness.config.ts'));
+    await writeFile(join(project, 'svc-harness.config.ts'), await example('ts', '// svc-harness.config.ts'));
     const configured = await startProcess('npx', ['svc-harness', 'load'], { cwd: project, timeoutMs: 180_000 })
       .finished;
     const context = `${configured.stdout.slice(-3000)}\n${configured.stderr.slice(-2000)}`;
@@ -166,11 +257,14 @@ interface WorkflowStep {
   readonly with?: Readonly<Record<string, string | boolean>>;
 }
 
-describe('the example GitHub Actions workflow (examples/github-actions/svc-harness.yml)', () => {
+describe("the example GitHub Actions workflow, copied by the README's line from the installed package", () => {
   test("its run steps, in order, in a repository that depends on the package: the gate passes, the job summary and the artifact's files are there", async () => {
-    const workflow = parseYaml(
-      await readFile(join(repoRoot, 'examples', 'github-actions', 'svc-harness.yml'), 'utf8'),
-    ) as { jobs: Record<string, { env?: Record<string, string>; steps: WorkflowStep[] }> };
+    // The README's line copies it from the installed package into the project, as a user does.
+    const copy = await shell((await example('sh', 'mkdir -p .github/workflows')).trim(), 30_000);
+    expect(copy.exitCode, copy.stderr).toBe(0);
+    const workflow = parseYaml(await readFile(join(project, '.github', 'workflows', 'svc-harness.yml'), 'utf8')) as {
+      jobs: Record<string, { env?: Record<string, string>; steps: WorkflowStep[] }>;
+    };
     const job = workflow.jobs.gate;
     expect(job, 'a job named gate').toBeDefined();
     if (job === undefined) return;

@@ -12,12 +12,12 @@ import {
   oneLine,
 } from '../../src/shared/errors.ts';
 
-/** The rows of the README's "## Exit codes and errors" table: code → [exit, meaning]. */
-function readmeErrorTable(readme: string): Map<string, [string, string]> {
-  const start = readme.indexOf('\n## Exit codes and errors');
+/** The rows of the table in docs/errors.md ("# Exit codes and errors"): code → [exit, meaning]. */
+function errorPageTable(page: string): Map<string, [string, string]> {
+  const start = page.indexOf('# Exit codes and errors');
   if (start < 0) return new Map();
-  const next = readme.indexOf('\n## ', start + 1);
-  const section = readme.slice(start, next < 0 ? undefined : next);
+  const next = page.indexOf('\n# ', start + 1);
+  const section = page.slice(start, next < 0 ? undefined : next);
   const rows = new Map<string, [string, string]>();
   for (const line of section.split('\n')) {
     const cells = line.trim().startsWith('|')
@@ -36,9 +36,9 @@ function readmeErrorTable(readme: string): Map<string, [string, string]> {
 }
 
 describe('the error catalog', () => {
-  test('README.md has a row per code with its exit code and meaning, and no other rows', () => {
-    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-    const rows = readmeErrorTable(readme);
+  test('docs/errors.md has a row per code with its exit code and meaning, and no other rows', () => {
+    const page = readFileSync(new URL('../../docs/errors.md', import.meta.url), 'utf8');
+    const rows = errorPageTable(page);
     const expected = new Map(
       Object.entries(errorCatalog).map(([code, entry]) => [code, [String(entry.exitCode), entry.summary]] as const),
     );
@@ -46,8 +46,8 @@ describe('the error catalog', () => {
   });
 
   test('the table parser reads code, exit and meaning', () => {
-    const rows = readmeErrorTable(
-      'x\n## Exit codes and errors\n\n| code | exit | meaning |\n| --- | --- | --- |\n| `A` | 2 | b |\n\n## Next\n| `Z` | 1 | z |\n',
+    const rows = errorPageTable(
+      '# Exit codes and errors\n\n| code | exit | meaning |\n| --- | --- | --- |\n| `A` | 2 | b |\n\n# Next\n| `Z` | 1 | z |\n',
     );
     expect([...rows]).toEqual([['A', ['2', 'b']]]);
   });

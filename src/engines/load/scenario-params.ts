@@ -71,7 +71,7 @@ export function scenarioParams(
   );
 }
 
-/** One line per parameter, for `load --list` and the README: `endpoints=8  a whole number from 1 to 100: …`. */
+/** One line per parameter, for `load --list` and docs/load.md: `endpoints=8  a whole number from 1 to 100: …`. */
 export function paramLines(scenario: Pick<Scenario, 'params'>): string[] {
   return Object.entries(scenario.params ?? {}).map(
     ([name, param]) => `${name}=${param.default}  ${param.description} (${paramRange(param)})`,

@@ -1,6 +1,6 @@
 /**
- * The README's command reference, rendered from the same table that drives parsing and --help;
- * a test keeps README.md and this rendering in step.
+ * The command reference page (docs/cli.md), rendered from the same table that drives parsing and
+ * --help; a test keeps the page and this rendering in step.
  */
 import { type CommandSpec, commandTable, type OptionSpec } from './command-table.ts';
 import { describeOption, valuePlaceholder } from './help-text.ts';
@@ -14,7 +14,7 @@ export function renderCliReference(): string {
       ([flag, option]) => `| \`--${flag}\`${valueHint(option)} | ${cell(option)} |`,
     );
     return [
-      `### \`svc-harness ${name}${spec.positionals ? ` [<${spec.positionals.name}>…]` : ''}\``,
+      `## \`svc-harness ${name}${spec.positionals ? ` [<${spec.positionals.name}>…]` : ''}\``,
       '',
       `${spec.summary}.`,
       '',
@@ -37,7 +37,7 @@ function cell(option: OptionSpec): string {
   return describeOption(option).replaceAll('|', '\\|');
 }
 
-/** Replaces the generated block of a README text; used by `node scripts/update-readme.ts`. */
+/** Replaces the generated block of the page's text; used by `node scripts/update-cli-reference.ts`. */
 export function withCliReference(readme: string): string {
   const start = readme.indexOf(referenceStartMarker);
   const end = readme.indexOf(referenceEndMarker);
