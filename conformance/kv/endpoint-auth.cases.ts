@@ -10,7 +10,6 @@ import {
   type CaseContext,
   defineCases,
   fromBase64,
-  type HttpMethod,
   type HttpResponse,
   means,
   publishPath,
@@ -34,13 +33,12 @@ import {
   checkThat,
   checkUnauthorized,
   describe,
-  isRecord,
-  jsonOf,
   mediaType,
   resultOf,
 } from '../support/kv-checks.ts';
 import { createKvClient, type KvCallOptions, type KvClient } from '../support/kv-client.ts';
-import { type RequestForm, requestForms } from '../support/kv-oracle.ts';
+import { ranCommand, sendThrough } from '../support/kv-forms.ts';
+import { requestForms } from '../support/kv-oracle.ts';
 import { step } from '../support/kv-steps.ts';
 import { nextEvent, openKvStream } from '../support/kv-streams.ts';
 
@@ -132,35 +130,6 @@ function plainCells(ctx: CaseContext, kv: KvClient, endpoint: 'publish' | 'info'
 
 // Every form that carries a command: the header matrix's own list.
 const commandForms = requestForms;
-type CommandForm = RequestForm;
-
-/** Sends `command` through the form (a path form's method, the POST body, POST /, an item). */
-function sendThrough(
-  kv: KvClient,
-  form: CommandForm,
-  command: readonly string[],
-  options: KvCallOptions,
-): Promise<HttpResponse> {
-  const method: Record<string, HttpMethod> = {
-    'get-path': 'GET',
-    'head-path': 'HEAD',
-    'post-path': 'POST',
-    'put-path': 'PUT',
-  };
-  const chosen = method[form];
-  if (chosen !== undefined) return kv.path(chosen, command, options);
-  if (form === 'post-body') return kv.postBody(command.slice(0, -1), command.at(-1) ?? '', [], options);
-  if (form === 'post-root') return kv.root(command, options);
-  return form === 'pipeline' ? kv.pipeline([command], options) : kv.multiExec([command], options);
-}
-
-/** Is the answer a success of the one command (a whole success, or a {result} item)? */
-function ranCommand(res: HttpResponse): boolean {
-  if (res.status !== 200) return false;
-  const body = jsonOf(res);
-  if (Array.isArray(body)) return body.length === 1 && isRecord(body[0]) && 'result' in body[0];
-  return isRecord(body) && 'result' in body;
-}
 
 const requirements: Requirements = {
   'kv.endpoint-auth.streams': ['root-form', 'monitor-stream'],

@@ -8,6 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import { defineCases, means, show } from '../../src/engines/conformance/suite-api.ts';
+import { cover } from '../rules/dimensions.ts';
 import {
   checkEnum,
   checkFields,
@@ -29,6 +30,7 @@ export const cases = defineCases([
   {
     id: 'management.search.create-and-read',
     rules: ['C.create.ok-200', 'C.index.type-enum', 'C.index.region-enum', 'C.get.same-object', 'C.index.fields'],
+    covers: [cover('C.get.same-object', { 'resource-id': ['known'] })],
     title: 'POST /v2/search creates an index as asked; GET /v2/search/{id} answers the same object',
     expect:
       'Creates one index (type fixed, region us-central1, deleted after): 200 with an index object of the requested name, region and type; GET /v2/search/{id} answers 200 with the same object.',
@@ -144,16 +146,29 @@ export const cases = defineCases([
   },
   {
     id: 'management.search.unknown-id',
-    rules: ['C.observe.unknown-id-status', 'C.index.fields'],
-    title: 'GET /v2/search/{id} of an id no index has (recorded); a 200 carries an index',
+    rules: ['C.observe.unknown-id-status', 'C.index.fields', 'C.get.same-object'],
+    covers: [cover('C.get.same-object', { 'resource-id': ['unknown'] })],
+    title: 'GET /v2/search/{id} of an id no index has (recorded); a 200 carries an index of that id',
     expect:
-      'Creates nothing: GET /v2/search/{id} with a random UUID is answered; its status and body are recorded (the spec shows none; the real service answers 404). Whatever the status, a 200 must carry a search index object ("200: Search index object"): an error body under 200 fails.',
+      'Creates one index first (deleted after), so another id exists: GET /v2/search/{id} with a random UUID is answered; its status and body are recorded (the spec shows none; the real service answers 404). Whatever the status, a 200 must carry a search index object ("200: Search index object") of the id asked ("unique id of the index"): an error body, or the index just created, under 200 fails.',
     async run(ctx) {
       const client = createManagementClient(ctx);
-      await means(() => credentialsWork(client));
-      const res = await client.getIndex(randomUUID());
-      ctx.observe(`GET /v2/search/{unknown id}: ${describeAnswer(res)}`);
-      checkIndexIfOk(res, 'GET /v2/search/{unknown id}');
+      await means(() => createIndex(ctx, client, 'free', 'eu-west-1'));
+      const asked = randomUUID();
+      const res = await client.getIndex(asked);
+      const context = 'GET /v2/search/{unknown id}';
+      ctx.observe(`${context}: ${describeAnswer(res)}`);
+      checkIndexIfOk(res, context);
+      if (res.status === 200) {
+        const index = objectAnswer('C.get.same-object', res, 'the index object', context);
+        checkThat(
+          'C.get.same-object',
+          index.id === asked,
+          `id ${show(index.id)}`,
+          `id ${asked}, the one asked`,
+          context,
+        );
+      }
     },
   },
 ]);

@@ -47,11 +47,47 @@ function headerOf(headers: Record<string, unknown>, name: string): unknown {
   return found?.[1];
 }
 
+/**
+ * How far a target's clock may be from the harness's (a remote host): a unit confused for the other is off
+ * by a factor of a thousand, far outside it.
+ */
+const clockSkewMs = 300_000;
+
+/**
+ * A.timestamps.units: the waiter's deadline in Unix seconds, no earlier than the waiter's creation; the
+ * item's workflowCreatedAt in Unix milliseconds, about when the run was created (within the clock skew).
+ * The types are the field rules' (checked before).
+ */
+function checkTimeUnits(
+  item: Record<string, unknown>,
+  waiter: Record<string, unknown>,
+  startedMs: number,
+  where: string,
+): void {
+  const [deadline, createdAt] = [Number(waiter.deadline), Number(item.workflowCreatedAt)];
+  const earliestS = Math.floor((startedMs - clockSkewMs) / 1000);
+  checkThat(
+    'A.timestamps.units',
+    deadline >= earliestS && deadline < earliestS + 10 * 365 * 86_400,
+    `deadline ${show(waiter.deadline)}`,
+    `Unix seconds, from ${earliestS} on (the waiter was created then)`,
+    `${where}.waiter`,
+  );
+  checkThat(
+    'A.timestamps.units',
+    createdAt >= startedMs - clockSkewMs && createdAt <= Date.now() + clockSkewMs,
+    `workflowCreatedAt ${show(item.workflowCreatedAt)}`,
+    `Unix milliseconds near ${startedMs} (the run was created then, ±${clockSkewMs / 1000} s)`,
+    where,
+  );
+}
+
 const unsignedCases = defineCases([
   {
     id: 'messaging.notify.status',
     concurrent: true,
     rules: ['A.notify.status-201'],
+    covers: [cover('A.notify.status-201', { 'resource-id': ['unknown'] })],
     title: 'Notify answers 201 with a JSON array',
     expect: 'A notify of an event nobody waits for answers 201 with a JSON array.',
     async run(ctx) {
@@ -74,6 +110,11 @@ const unsignedCases = defineCases([
       'A.notify.item-workflow-fields',
       'A.notify.item-error',
       'A.notify.delivers-event',
+      'A.timestamps.units',
+    ],
+    covers: [
+      cover('A.notify.status-201', { 'resource-id': ['known'] }),
+      cover('A.timestamps.units', { 'time-unit': ['seconds', 'milliseconds'] }),
     ],
     needs: ['messaging.adapter'],
     title: 'Notify reaches every waiter: one typed item each, and the event data at each waiter',
@@ -85,6 +126,8 @@ const unsignedCases = defineCases([
       const inbox = await openInbox(ctx, 'notify.waiters');
       const event = uniqueId(ctx, 'event');
       const runs = [uniqueId(ctx, 'run-a'), uniqueId(ctx, 'run-b')];
+      // The waiters and their runs are created from here on: their times are judged against it.
+      const startedMs = Date.now();
       // The first waiter is created with the Waiter's timeout fields, the second without: the table has
       // no Required column, so the timeout fields are judged only where they were given.
       const timeouts = {
@@ -182,6 +225,7 @@ const unsignedCases = defineCases([
           'Unix milliseconds (13 digits or more)',
           where,
         );
+        checkTimeUnits(record, waiter, startedMs, where);
         itemRuns.push(record.workflowRunId);
       }
       // JSON.parse reads 1.7e12 or 100.0 as an integer: the integers are judged as written too.
@@ -264,6 +308,7 @@ const unsignedCases = defineCases([
     id: 'messaging.notify.by-run',
     concurrent: true,
     rules: ['A.notify.by-run', 'A.notify.by-run-shapes', 'A.notify.workflow-headers'],
+    covers: [cover('A.notify.by-run', { 'resource-id': ['known'] })],
     needs: ['messaging.adapter'],
     title: 'Notify by workflow run reaches that run, also when it waits later',
     expect:

@@ -4,6 +4,7 @@
  * enqueueing and resuming are not in the spec (the adapter does them); what resume does is observed.
  */
 import { CheckFailure, defineCases, means } from '../../src/engines/conformance/suite-api.ts';
+import { cover } from '../rules/dimensions.ts';
 import { type MessagingAdapter, messagingAdapter } from '../support/messaging-adapter.ts';
 import { checkStatus, checkThat } from '../support/messaging-checks.ts';
 import { createMessagingClient } from '../support/messaging-client.ts';
@@ -54,6 +55,7 @@ const unsignedCases = defineCases([
     id: 'messaging.queue.pause',
     concurrent: true,
     rules: ['A.queue.pause-200', 'A.queue.paused-holds', 'A.queue.pause-idempotent', 'A.queue.resume'],
+    covers: [cover('A.queue.pause-200', { 'resource-id': ['known'] })],
     needs: ['messaging.adapter'],
     title: 'A paused queue holds its messages; pausing again changes nothing',
     expect:

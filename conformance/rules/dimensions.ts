@@ -88,6 +88,23 @@ export const dimensionTable = {
     title: 'Values that look like special replies',
     values: ['OK', 'PONG', 'QUEUED', 'null', 'nil', '+OK', '-ERR x', ':1', '$-1', '*0', 'true', '123'],
   },
+  'kv-outcome': {
+    title:
+      'What comes back for a command (area B): it ran, the store refused it at run time, it was malformed, unknown, or its token was missing',
+    values: ['success', 'store-error', 'syntax-error', 'unknown-command', 'unauthorized'],
+  },
+  'expiry-command': {
+    title: 'How a command sets or reads a time to live (area B): EXPIRE, SET’s option, EXPIREAT, TTL and their P-forms',
+    values: ['expire', 'set-option', 'expire-at', 'ttl'],
+  },
+  'time-unit': {
+    title: 'The unit the spec or the protocol gives a time value: seconds or milliseconds',
+    values: ['seconds', 'milliseconds'],
+  },
+  'resource-id': {
+    title: 'The id a path names: one the case created first (known), or one never created (unknown) (areas A and C)',
+    values: ['known', 'unknown'],
+  },
   'traffic-source': {
     title: 'Where the traffic another endpoint shows comes from (area B)',
     values: ['get-path', 'post-body', 'post-root', 'pipeline', 'multi-exec', 'publish', 'other-database'],

@@ -89,6 +89,23 @@ export const kvRuleDimensions: readonly RuleDimensions[] = [
       // Their refusals are JSON errors, and kv.endpoint-auth.streams checks that label: the cells are covered.
     ],
   },
+  // What comes back for each outcome of a command, in every request form (issue 35, item 5).
+  {
+    rule: 'B.outcome.by-form',
+    grids: [['endpoint', 'kv-outcome']],
+    notApplicable: [
+      na(
+        { endpoint: [...streams], 'kv-outcome': ['success'] },
+        'a stream answers events, not a result: B.monitor.first-ok and B.subscribe.subscribe-event',
+      ),
+      na(
+        { endpoint: [...streams, 'publish', 'info'], 'kv-outcome': ['store-error', 'syntax-error', 'unknown-command'] },
+        'the endpoint fixes its own command: no other one, malformed or failing at run time, travels through it',
+      ),
+    ],
+  },
+  // Each time of the protocol in its unit (seconds, or milliseconds for the P-forms and PX).
+  { rule: 'B.commands.time-units', grids: [['expiry-command', 'time-unit']] },
   { rule: 'B.pipeline.order', grids: [['reply-shape']] },
   { rule: 'B.multi-exec.results', grids: [['reply-shape']] },
 

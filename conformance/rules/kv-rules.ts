@@ -75,6 +75,16 @@ const kvRules: readonly KvRule[] = [
     // commands and requests; a 401's text is B.observe.unauthorized-text.
     text: 'Error texts start with a class token such as ERR or WRONGPASS; ERR for general failures such as wrong argument count or non-integer value.',
   },
+  {
+    id: 'B.outcome.by-form',
+    section: errors,
+    // Spec "Errors" read per request form (issue 35: outcomes as dimensions): the 200 row ("individual
+    // command errors inside pipelines and transactions still arrive with 200 as per-item error objects"),
+    // the 400 row, the 401 row, with "Endpoints" (/pipeline: "one failing command does not stop the rest";
+    // /multi-exec: "A valid command that fails at run time does not discard the transaction", and a
+    // syntax error or an unsupported command discards it as "single {error} object").
+    text: 'Each outcome of a command comes back as its request form says: a command that runs answers 200 with {result} (an item on /pipeline and /multi-exec); a run-time failure, a syntax error or an unknown command answers 400 with {error} on a one-command form; inside /pipeline and /multi-exec a run-time failure is an {error} item in its place, status 200, the rest run; a syntax error or an unknown command discards a /multi-exec whole (one {error}) and is an {error} in a /pipeline (its item or the request’s: not shown which); a missing token answers 401 with {error} everywhere.',
+  },
 
   // Pipelines
   {
@@ -229,6 +239,13 @@ const kvRules: readonly KvRule[] = [
     id: 'B.commands.connection-only-ping-echo',
     section: endpoints,
     text: 'Of the connection group only PING and ECHO are supported.',
+  },
+  {
+    id: 'B.commands.time-units',
+    section: endpoints,
+    // Rule 5 supports the generic and string groups: a supported command keeps its protocol meaning, and
+    // the protocol fixes each time's unit by the command's name (P for milliseconds).
+    text: 'Times keep the units of the protocol: EXPIRE, SET … EX, EXPIREAT and TTL in seconds; PEXPIRE, SET … PX, PEXPIREAT and PTTL in milliseconds.',
   },
   { id: 'B.commands.cluster-refused', section: endpoints, text: 'Cluster commands are not supported.' },
   {

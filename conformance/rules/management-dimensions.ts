@@ -18,6 +18,8 @@ export const managementRuleDimensions: readonly RuleDimensions[] = [
       ),
     ],
   },
+  // The id a read names: a created index's, or one no index has (issue 35, item 5).
+  { rule: 'C.get.same-object', grids: [['resource-id']] },
   // The field tables, field by field.
   { rule: 'C.account.fields', grids: [['account-field']] },
   { rule: 'C.index.fields', grids: [['index-field']] },

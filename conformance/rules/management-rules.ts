@@ -34,7 +34,9 @@ const managementRules: readonly ManagementRule[] = [
   {
     id: 'C.get.same-object',
     section: endpoints,
-    text: 'GET /v2/search/{id} with the id of a created index answers 200 with the same index object.',
+    // "Path parameter id (string, required): unique id of the index" and "200: Search index object": a 200
+    // carries the index of the id asked; what an unknown id answers otherwise is C.observe.unknown-id-status.
+    text: 'GET /v2/search/{id} with the id of a created index answers 200 with the same index object; a 200 for any id carries the index of that id, never another.',
   },
 
   // The search index object

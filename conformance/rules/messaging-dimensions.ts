@@ -112,6 +112,31 @@ export const messagingRuleDimensions: readonly RuleDimensions[] = [
   },
   { rule: 'A.callback.on-enqueue', grids: [['callback-kind', 'callback-header']] },
 
+  // Known and unknown ids (issue 35, item 5): the paths that name one.
+  { rule: 'A.notify.status-201', grids: [['resource-id']] },
+  {
+    rule: 'A.notify.by-run',
+    grids: [['resource-id']],
+    notApplicable: [
+      na(
+        { 'resource-id': ['unknown'] },
+        'a run id no workflow has: the path’s request and response shapes are not shown (A.notify.by-run-shapes)',
+      ),
+    ],
+  },
+  {
+    rule: 'A.queue.pause-200',
+    grids: [['resource-id']],
+    notApplicable: [
+      na(
+        { 'resource-id': ['unknown'] },
+        'pausing a queue never created: its answer is not shown (Errors: the other endpoints’ statuses)',
+      ),
+    ],
+  },
+  // Times in the unit their table gives.
+  { rule: 'A.timestamps.units', grids: [['time-unit']] },
+
   // Notify's body forms.
   { rule: 'A.notify.body-forms', grids: [['notify-body']] },
 

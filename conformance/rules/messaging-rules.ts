@@ -101,6 +101,14 @@ const messagingRules: readonly MessagingRule[] = [
     text: 'When the notified waiter was created within a workflow run, its item has workflowRunId (string, that run’s id) and workflowCreatedAt (integer, Unix milliseconds): the spec gives both "when sent within a workflow".',
   },
   {
+    id: 'A.timestamps.units',
+    section: waiter,
+    // The Waiter table: deadline, "Unix timestamp in seconds"; the NotifyResponse item: workflowCreatedAt,
+    // "Unix timestamp in milliseconds" (the Callback body's notBefore and createdAt are milliseconds too,
+    // judged by A.callback.fields against the publish's own time).
+    text: 'Timestamps keep the unit their table gives: a Waiter’s deadline in Unix seconds, a NotifyResponse item’s workflowCreatedAt in Unix milliseconds, each near the time the waiter and its run were created.',
+  },
+  {
     id: 'A.notify.item-error',
     section: notifyItem,
     level: 'OBSERVE',

@@ -313,6 +313,10 @@ export class KvEngine {
       // Redis's refusal of the command is its own error (400); a lost or unwritten command is a 500.
       return rejectedOutcome(error, this.#deadlineMs);
     }
+    // Fault pttl-in-seconds: PTTL counted in seconds (rounded as TTL does), where the protocol says milliseconds.
+    // (An integer reply comes as its digits in a string; a bulk string as a Buffer.)
+    if (name === 'PTTL' && typeof reply === 'string' && Number(reply) > 0 && this.#parts.fault('pttl-in-seconds'))
+      return { kind: 'reply', reply: String(Math.round(Number(reply) / 1000)) };
     // Silence publish-result-zero: a JSON result that counts nothing (spec: /publish answers "JSON result").
     if (name === 'PUBLISH' && this.#silent('publish-result-zero')) return { kind: 'reply', reply: 0 };
     if (name === 'INFO' && Buffer.isBuffer(reply) && wantsSvcSection(args)) {

@@ -540,6 +540,28 @@ export const kvFaults = defineFaults([
     description:
       'Sends the command items of /monitor in pairs, each pair in reverse order with the timestamps exchanged: the later command claims to have been seen first.',
   },
+
+  // Outcomes per request form (issue 35, item 5: cells of B.outcome.by-form) and units.
+  {
+    name: 'pipeline-error-whole-400',
+    area: 'kv',
+    rule: 'B.outcome.by-form',
+    description:
+      'Answers a pipeline in which a command fails at run time (WRONGTYPE) with that error as the whole request’s 400, not as its item.',
+  },
+  {
+    name: 'head-failure-200',
+    area: 'kv',
+    rule: 'B.outcome.by-form',
+    description:
+      'Answers a HEAD request whose command failed with 200: a HEAD answer has no body, so its status is all it says.',
+  },
+  {
+    name: 'pttl-in-seconds',
+    area: 'kv',
+    rule: 'B.commands.time-units',
+    description: 'Answers PTTL in seconds, as TTL does, where the protocol counts milliseconds.',
+  },
 ] as const);
 
 export type KvFaultName = (typeof kvFaults)[number]['name'];

@@ -142,7 +142,12 @@ export async function kvPlugin(app: FastifyInstance, options: KvPluginOptions): 
     }
     if (isWrite && url.segments.length === 1 && first === 'pipeline') {
       const commands = jsonCommandList(body, silence('post-root-strings-only'));
-      return void send(reply, answers.list(await engine.runPipeline(commands, principal), format));
+      const outcomes = await engine.runPipeline(commands, principal);
+      // Fault pipeline-error-whole-400: a run-time failure answered as the request's, not as its item.
+      const failed = outcomes.find((item) => item.kind === 'error' && item.errorKind === 'execution');
+      if (fault('pipeline-error-whole-400') && failed?.kind === 'error')
+        return void send(reply, answers.error(400, failed.error));
+      return void send(reply, answers.list(outcomes, format));
     }
     if (isWrite && url.segments.length === 1 && first === 'multi-exec') {
       const commands = jsonCommandList(body, silence('post-root-strings-only'));
@@ -188,7 +193,11 @@ export async function kvPlugin(app: FastifyInstance, options: KvPluginOptions): 
     if (fault('info-plain-text') && first === 'info' && outcome.kind === 'reply' && Buffer.isBuffer(outcome.reply)) {
       return void reply.code(200).header('content-type', 'text/plain; charset=utf-8').send(outcome.reply);
     }
-    send(reply, answers.single(outcome, format));
+    const answer = answers.single(outcome, format);
+    // Fault head-failure-200: a HEAD answer, whose body is never sent, says success for a failed command.
+    if (fault('head-failure-200') && request.method === 'HEAD' && outcome.kind === 'error')
+      return void send(reply, { ...answer, status: 200 });
+    send(reply, answer);
   }
 
   async function openStream(

@@ -37,6 +37,12 @@ export const managementFaults = defineFaults([
     description: 'Answers GET /v2/search/{id} of an unknown id with status 200 and its {error} body (not an index).',
   },
   {
+    name: 'unknown-id-other-index',
+    area: 'management',
+    rule: 'C.get.same-object',
+    description: 'Answers GET /v2/search/{id} of an unknown id with 200 and the index created last (another id).',
+  },
+  {
     name: 'get-index-differs',
     area: 'management',
     rule: 'C.get.same-object',

@@ -107,6 +107,9 @@ export async function managementPlugin(app: FastifyInstance, options: Management
     return fail(reply, 500, 'internal server error');
   });
 
+  /** The index created last, for fault unknown-id-other-index. */
+  let lastCreated: WireObject | undefined;
+
   app.post(`${version}/search`, async (request, reply) => {
     const { input, asGiven } = readCreateIndex(request.body, {
       fillMissing: fault('index-missing-field-accepted'),
@@ -123,12 +126,16 @@ export async function managementPlugin(app: FastifyInstance, options: Management
     });
     const answer: WireObject = { ...renderIndex(index, fault), ...asGiven, ...extra };
     await indexes.save(index.id, answer);
+    lastCreated = answer;
     reply.code(fault('create-status-201') ? 201 : 200);
     return sendObject(reply, answer, fault('index-integers-as-doubles') ? indexIntegerFields : []);
   });
 
   app.get<{ Params: { id: string } }>(`${version}/search/:id`, async (request, reply) => {
     const index = await indexes.get(request.params.id);
+    // Fault unknown-id-other-index: an unknown id read as the index created last.
+    if (index === undefined && lastCreated !== undefined && fault('unknown-id-other-index'))
+      return sendObject(reply, lastCreated, []);
     if (index === undefined) return fail(reply, fault('unknown-index-200') ? 200 : 404, 'no search index has this id');
     if (fault('get-index-differs')) return { ...index, token: secret(), read_only_token: secret() };
     return sendObject(reply, index, fault('index-integers-as-doubles') ? indexIntegerFields : []);

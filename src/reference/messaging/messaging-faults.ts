@@ -339,6 +339,12 @@ export const messagingFaults = defineFaults([
     description: 'Writes each notify item’s waiter deadline as a double (1764000000.0) instead of an integer.',
   },
   {
+    name: 'waiter-deadline-ms',
+    area: 'messaging',
+    rule: 'A.timestamps.units',
+    description: 'Writes each notify item’s waiter deadline in Unix milliseconds instead of seconds.',
+  },
+  {
     name: 'callback-integers-as-doubles',
     area: 'messaging',
     rule: 'A.callback.field-types',

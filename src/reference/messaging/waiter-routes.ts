@@ -35,7 +35,8 @@ export function waiterRoutes(app: FastifyInstance, context: RouteContext): void 
     return {
       url: waiter.url,
       headers: waiter.headers,
-      deadline: Math.floor(waiter.deadlineMs / 1000),
+      // Spec Waiter table: "Unix timestamp in seconds" (fault waiter-deadline-ms: milliseconds).
+      deadline: fault('waiter-deadline-ms') ? waiter.deadlineMs : Math.floor(waiter.deadlineMs / 1000),
       ...(!(unset && waiter.timeoutBody === '') && { timeoutBody: waiter.timeoutBody }),
       ...(!fault('waiter-omits-timeout-url') &&
         !(unset && waiter.timeoutUrl === '') && { timeoutUrl: waiter.timeoutUrl }),

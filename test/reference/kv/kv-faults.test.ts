@@ -105,6 +105,27 @@ const probes: Record<KvFaultName, { probe: Probe; options?: ReferenceOptions }> 
   'pipeline-stops-at-error': {
     probe: async (ref) => (await call(ref, '/pipeline', { body: [['echo', 'a'], ['nosuch'], ['echo', 'b']] })).json,
   },
+  'pipeline-error-whole-400': {
+    probe: async (ref) => {
+      const key = uniqueKey();
+      await call(ref, `/set/${key}/text`);
+      const res = await call(ref, '/pipeline', {
+        body: [
+          ['incr', key],
+          ['echo', 'after'],
+        ],
+      });
+      return [res.status, res.json];
+    },
+  },
+  'head-failure-200': { probe: async (ref) => status(await call(ref, '/get', { method: 'HEAD' })) },
+  'pttl-in-seconds': {
+    probe: async (ref) => {
+      const key = uniqueKey();
+      await call(ref, `/set/${key}/v/PX/100000`);
+      return (await call(ref, `/pttl/${key}`)).body.toString();
+    },
+  },
   'pipeline-reversed-order': {
     probe: async (ref) =>
       (

@@ -30,6 +30,10 @@ const probes: Record<ManagementFaultName, Probe> = {
     const got = (await mgmt(ref, `/v2/search/${String(created.id)}`)).json;
     return JSON.stringify(got) === JSON.stringify(created);
   },
+  'unknown-id-other-index': async (ref) => {
+    await createIndex(ref);
+    return (await mgmt(ref, '/v2/search/00000000-0000-4000-8000-000000000000')).status;
+  },
   'unknown-index-200': async (ref) => (await mgmt(ref, '/v2/search/00000000-0000-4000-8000-000000000000')).status,
   // The parsed numbers are the same: only the text shows the doubles.
   'index-integers-as-doubles': async (ref) =>

@@ -556,6 +556,16 @@ const probes: Record<MessagingFaultName, FaultProbe> = {
       return ((await notify(ref, p.id)).json as { deduplicated: unknown }[]).map((item) => item.deduplicated);
     },
   },
+  'waiter-deadline-ms': {
+    correct: true,
+    probe: async (ref) => {
+      const p = fresh('deadline-ms');
+      await wait(ref, p.id, p.id, { url: p.url(p.dest), timeout: '1h' });
+      return ((await notify(ref, p.id)).json as { waiter: { deadline: number } }[]).every(
+        (item) => item.waiter.deadline < 1e11,
+      );
+    },
+  },
   'notify-integers-as-doubles': {
     correct: false,
     probe: async (ref) => {
