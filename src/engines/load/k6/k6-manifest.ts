@@ -21,7 +21,7 @@
  * nowhere to deliver, and retry into the load it is measured under.
  */
 import { stringify } from 'yaml';
-import type { Scenario } from '../../../protocol/scenario.ts';
+import { answerRoom, type Scenario, type ScenarioOptions } from '../../../protocol/scenario.ts';
 import { parseThresholds, type Threshold } from '../../../results/threshold.ts';
 import { harnessError, oneLine } from '../../../shared/errors.ts';
 import type { LoadSettings } from '../load-settings.ts';
@@ -161,6 +161,7 @@ export async function k6Manifest(options: ManifestOptions): Promise<string> {
         ...(plan.model === 'open' && { iterations: plannedArrivals(plan) }),
         ...(plan.hasSink && options.sinkUrl !== undefined && { sinkUrl: options.sinkUrl }),
         thresholds: plan.thresholds.map((threshold) => threshold.text),
+        ...answerCap(plan.scenario, plan.options),
       })),
       k6Options: k6Options(plans, options.settings.timeoutMs),
     },
@@ -218,6 +219,17 @@ export async function k6Manifest(options: ManifestOptions): Promise<string> {
       : []),
   ].join('\n');
   return `${header}\n${stringify(configMap, { lineWidth: 0 })}---\n${stringify(testRun, { lineWidth: 0 })}`;
+}
+
+/**
+ * The pods' cap on one answer: the scenario's largest answer with room, as `withAnswerCap` gives a local
+ * run (a target's own `maxAnswerBytes` is not known here); none declared, the script's default.
+ */
+function answerCap(scenario: Scenario, options: ScenarioOptions): { maxAnswerBytes?: number } {
+  const largest = scenario.largestAnswer?.(options);
+  return largest === undefined || !Number.isFinite(largest) || largest < 0
+    ? {}
+    : { maxAnswerBytes: answerRoom(largest) };
 }
 
 /** The arrivals the node engine's schedule plans (k6 starts one more at the end; the script sends it nothing). */

@@ -15,7 +15,7 @@ import { parseThreshold, type Threshold } from '../../../results/threshold.ts';
 import { harnessError, oneLine } from '../../../shared/errors.ts';
 import { Recorder, type RecorderPart } from '../recorder.ts';
 import { errorClassOfK6 } from './k6-codes.ts';
-import { commandsTag, garbageStatusTag, k6Metrics } from './script/k6-config.ts';
+import { commandsTag, garbageLimitTag, garbageStatusTag, k6Metrics } from './script/k6-config.ts';
 
 /** Tags k6 or k6-operator add; what is left are the scenario's own (`batch`, `op`). */
 const foreignTags = new Set([
@@ -39,6 +39,7 @@ const foreignTags = new Set([
   'mark',
   commandsTag,
   garbageStatusTag,
+  garbageLimitTag,
 ]);
 
 const wanted = new Set([
@@ -224,9 +225,13 @@ export async function readK6Outputs(files: readonly string[], options: ReadOptio
           const own = ownTags(tags);
           const was2xx = tags[garbageStatusTag] === '2xx';
           const commands = Number(tags[commandsTag] ?? 1) || 1;
-          entry.add(at, (recorder) =>
-            recorder.regradeAsGarbage(own, at, was2xx, commands, 'an answer that says it is JSON and is not'),
-          );
+          const limit = tags[garbageLimitTag];
+          // The node engine's words for the same two cases (record-result.ts).
+          const example =
+            limit === undefined
+              ? 'an answer that says it is JSON and is not'
+              : `an answer longer than ${limit} bytes (the scenario's largest answer with room, or maxAnswerBytes)`;
+          entry.add(at, (recorder) => recorder.regradeAsGarbage(own, at, was2xx, commands, example));
         } else if (metric === k6Metrics.garbageDuration) {
           const own = ownTags(tags);
           entry.add(at, (recorder) => recorder.withdrawLatency(own, at, value));

@@ -157,6 +157,8 @@ async function runOnK6(run: ScenarioRun, k6: K6Binary, segments: number, prepare
           ...(run.settings.model === 'open' && { iterations: scheduleOf(run, options).total }),
           prefix: context.prefix,
           thresholds: run.thresholds.map((threshold) => threshold.text),
+          // Already lowered to the scenario's largest answer with room (run-load.ts, withAnswerCap).
+          maxAnswerBytes: run.target.maxAnswerBytes,
         },
       ],
       k6Options: {

@@ -10,6 +10,7 @@
  * Like scenarios/, this folder may import no Node module: biome enforces it.
  */
 import { check } from 'k6';
+import encoding from 'k6/encoding';
 import exec from 'k6/execution';
 import http from 'k6/http';
 import { Counter, Trend } from 'k6/metrics';
@@ -23,7 +24,15 @@ import {
   type SinkUrls,
   seededRandom,
 } from '../../../../protocol/scenario.ts';
-import { commandsTag, garbageStatusTag, type K6Config, type K6ScenarioConfig, k6Metrics } from './k6-config.ts';
+import { AnswerReading, contentLength, judgedUnreadCounter, unreadCounter } from './answer-reading.ts';
+import {
+  commandsTag,
+  garbageLimitTag,
+  garbageStatusTag,
+  type K6Config,
+  type K6ScenarioConfig,
+  k6Metrics,
+} from './k6-config.ts';
 
 type States = Record<string, unknown>;
 
@@ -55,6 +64,24 @@ function headersFromEnv(area: 'kv' | 'messaging'): Record<string, string> {
   if (token) headers.authorization = `Bearer ${token}`;
   return headers;
 }
+
+/** load-target.ts's cap on one answer, for a bundle's scenario that declares no largest answer. */
+const defaultMaxAnswerBytes = 100 * 1024 * 1024;
+
+/**
+ * The text of an answer within the cap (answer-reading.ts says why answers are read as bytes): the same
+ * string 'text' makes (Go's string of the bytes, as the
+ * JS runtime takes it; invalid UTF-8 as 'text' shows it). `b64decode(…, 's')` is the one call in k6
+ * that turns bytes into a string that way; the round trip costs two passes over a body no longer than
+ * the cap (answers a check can pass are bytes to kilobytes).
+ */
+function textOf(body: unknown): string {
+  if (!(body instanceof ArrayBuffer) || body.byteLength === 0) return '';
+  return encoding.b64decode(encoding.b64encode(body), 'std', 's');
+}
+
+/** An answer's size in bytes as read (0 for none). */
+const sizeOf = (body: unknown): number => (body instanceof ArrayBuffer ? body.byteLength : 0);
 
 /** A scenario's requests: its area's base URL and credentials. */
 interface Route {
@@ -97,10 +124,22 @@ export function k6Script(config: K6Config, scenarios: Readonly<Record<string, Sc
   // followed (each hop would be a request of its own in k6's samples); maxRedirects is in the options.
   http.setResponseCallback(http.expectedStatuses({ min: 200, max: 299 }));
 
+  // One per scenario in this VU (the script's module state is the VU's own).
+  const readings = new Map<string, AnswerReading>();
+  const readingOf = (entry: K6ScenarioConfig): AnswerReading => {
+    let reading = readings.get(entry.name);
+    if (!reading) {
+      reading = new AnswerReading(entry.maxAnswerBytes ?? defaultMaxAnswerBytes);
+      readings.set(entry.name, reading);
+    }
+    return reading;
+  };
+
   const context = (name: string, keyPrefix: string, sinkToken?: string): ScenarioContext => {
     const entry = config.scenarios.find((item) => item.name === name);
     if (!entry) throw new Error(`k6 script: no configuration for scenario ${name}`);
     const { baseUrl, headers } = route(name);
+    const maxAnswerBytes = entry.maxAnswerBytes ?? defaultMaxAnswerBytes;
     return {
       prefix: keyPrefix,
       options: entry.options,
@@ -114,10 +153,16 @@ export function k6Script(config: K6Config, scenarios: Readonly<Record<string, Sc
             ...(request.body !== undefined && { 'content-type': 'application/json' }),
           },
           timeout,
-          responseType: 'text',
+          // Setup and finish read within the cap as bytes: a few requests, each refused past the cap.
+          responseType: 'binary',
         });
         if (res.status === 0) throw new Error(`no answer: ${res.error}`);
-        return { status: res.status, body: typeof res.body === 'string' ? res.body : '' };
+        // As the harness's HTTP client refuses one past `maxAnswerBytes` (setup and finish read within it).
+        const size = sizeOf(res.body);
+        if (size > maxAnswerBytes) {
+          throw new Error(`the answer held ${size} bytes, more than the ${maxAnswerBytes} this request reads`);
+        }
+        return { status: res.status, body: textOf(res.body) };
       },
     };
   };
@@ -163,6 +208,8 @@ export function k6Script(config: K6Config, scenarios: Readonly<Record<string, Sc
       const entry = config.scenarios.find((item) => item.name === name);
       if (!scenario || !entry) throw new Error(`k6 script: scenario ${name} is not bundled`);
       const state = states[name];
+      const reading = readingOf(entry);
+      const maxAnswerBytes = reading.maxBytes;
       // Unique across every segment of the run, as the node engine's iteration index is across threads.
       const index = exec.scenario.iterationInTest;
       // Past the plan (k6's arrival rate starts one more at the very end): nothing to send, nothing measured.
@@ -171,6 +218,7 @@ export function k6Script(config: K6Config, scenarios: Readonly<Record<string, Sc
       const request = scenario.request(state, iteration);
       const { baseUrl, headers } = route(name);
       sent.add(1, request.tags);
+      const mode = reading.mode;
       const res = http.request(request.method, `${baseUrl}${request.path}`, request.body ?? null, {
         headers: {
           ...headers,
@@ -179,23 +227,38 @@ export function k6Script(config: K6Config, scenarios: Readonly<Record<string, Sc
         },
         tags: { ...request.tags, [commandsTag]: String(request.commands) },
         timeout,
-        responseType: 'text',
+        responseType: mode,
       });
-      const body = typeof res.body === 'string' ? res.body : '';
+      const fate =
+        res.status === 0
+          ? undefined
+          : reading.judge({
+              mode,
+              status: res.status,
+              size: sizeOf(res.body),
+              declared: contentLength(res.headers['Content-Length']),
+            });
+      // Past the cap: garbage, its bytes dropped before any string is made of them (record-result.ts).
+      const tooLong = fate === 'too-long' || fate === 'judged-too-long';
+      if (fate === 'unread') tally.add(1, { tally: unreadCounter });
+      if (fate === 'judged-too-long') tally.add(1, { tally: judgedUnreadCounter });
+      const body = fate === 'read' ? textOf(res.body) : '';
       const contentType = String(res.headers['Content-Type'] ?? '');
       // An answer that says JSON and is not: `garbage`, and the scenario sees no answer (as on node).
-      const isGarbage = res.status !== 0 && contentType.includes('json') && !looksLikeJson(body);
+      const isGarbage = tooLong || (fate === 'read' && contentType.includes('json') && !looksLikeJson(body));
       if (isGarbage) {
         garbage.add(1, {
           ...request.tags,
           [commandsTag]: String(request.commands),
           [garbageStatusTag]: res.status >= 200 && res.status < 300 ? '2xx' : 'other',
+          ...(tooLong && { [garbageLimitTag]: String(maxAnswerBytes) }),
         });
         if (res.status >= 200 && res.status < 300) {
           garbageDuration.add(res.timings.duration, { ...request.tags, [commandsTag]: String(request.commands) });
         }
       }
-      const answer: ScenarioAnswer | null = res.status === 0 || isGarbage ? null : { status: res.status, body };
+      const answer: ScenarioAnswer | null =
+        res.status === 0 || isGarbage || fate === 'unread' ? null : { status: res.status, body };
       const outcomes = scenario.check(state, request, answer, {
         add: (tallyName, value = 1) => tally.add(value, { tally: tallyName }),
         mark: (markName, index) => mark.add(index, { mark: markName }),

@@ -32,6 +32,12 @@ export interface K6ScenarioConfig {
    * Absent in local runs: the harness ran setup with its own sink.
    */
   readonly sinkUrl?: string;
+  /**
+   * The most bytes an answer may hold, as the node engine's cap on one answer (the target's
+   * `maxAnswerBytes`, lowered to `answerRoom` of the scenario's `largestAnswer`): a longer answer is
+   * garbage and its check sees none. @default 100 MiB (load-target.ts's default)
+   */
+  readonly maxAnswerBytes?: number;
 }
 
 export interface K6Config {
@@ -74,6 +80,12 @@ export const k6Metrics = {
 
 /** The tag a request carries with its count of key-value commands (stripped from the tags kept). */
 export const commandsTag = 'svc_commands';
+
+/**
+ * On a garbage sample of an answer longer than its scenario's cap: the cap in bytes (one value per
+ * scenario), so the reader names it as the node engine does. Absent: a JSON answer that is not JSON.
+ */
+export const garbageLimitTag = 'svc_limit';
 
 /** On a garbage sample: whether the answer's status was 2xx (k6 counted it completed) or not (failed). */
 export const garbageStatusTag = 'svc_status';
