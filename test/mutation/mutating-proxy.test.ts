@@ -183,6 +183,20 @@ describe('status', () => {
   });
 });
 
+describe('outcomes moved between the whole answer and its items', () => {
+  test('an error item lifted to the whole 400; a whole error put into a 200 array; an error made a result', async () => {
+    use('outcome.error-item-as-whole', 'kv POST /pipeline');
+    const lifted = await send('/pipeline');
+    expect([lifted.status, lifted.text]).toEqual([400, '{"error":"WRONGTYPE bad kind"}']);
+    use('outcome.whole-error-as-item', 'kv POST /{command}/*');
+    const bad = await send('/bad');
+    expect([bad.status, bad.text]).toEqual([200, '[{"error":"ERR syntax error"}]']);
+    expect((await send('/echo/z')).status).toBe(200);
+    use('outcome.error-as-result', 'kv POST /pipeline');
+    expect((await send('/pipeline')).text).toContain('{"result":"WRONGTYPE bad kind"}');
+  });
+});
+
 describe('headers', () => {
   test('the content type swapped, and a header dropped', async () => {
     use('headers.content-type:json-to-octet-stream', 'kv POST /pipeline');

@@ -8,11 +8,13 @@ import { authOperators } from './auth.ts';
 import { deliveryOperators } from './delivery.ts';
 import { contentTypeOperators, headerDropped, headerRenamed, requestHeaderIgnored } from './headers.ts';
 import { jsonFamilies, jsonOperators } from './json.ts';
+import { outcomeOperators } from './outcome.ts';
 import { sseOperators } from './sse.ts';
 import { statusOperators } from './status.ts';
 
 export const fixedOperators: readonly Operator[] = [
   ...statusOperators,
+  ...outcomeOperators,
   ...contentTypeOperators,
   ...jsonOperators,
   ...sseOperators,
