@@ -1,10 +1,11 @@
+import { execFileSync } from 'node:child_process';
 import { existsSync, readlinkSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { alive, redisChildren, waitFor } from '../support/processes.ts';
-import { startCli } from '../support/run-cli.ts';
+import { startCli, startProcess } from '../support/run-cli.ts';
 
 let dir: string;
 beforeAll(async () => {
@@ -95,4 +96,38 @@ describe('interrupting a conformance run on the embedded reference', () => {
     expect(await waitFor(() => !alive(redis ?? 0), 5_000)).toBe(true);
     if (folder !== undefined) expect(existsSync(folder)).toBe(false);
   }, 60_000);
+
+  // Through npx, as the README runs it: the shell waits on npm, which the terminal's Ctrl-C reaches too.
+  // The report must be written, and the console's last line printed, before npm exits and the prompt
+  // returns (issue 36: the report came after the prompt); the cases it never started say "not run" in
+  // the harness's words on the live lines too, not vitest's "aborted by the user".
+  test('Ctrl-C to npx svc-harness run: the report is written before npx exits, and nothing of the run is left', async () => {
+    const reportDir = join(dir, 'npx');
+    const run = startProcess('npx', ['svc-harness', 'run', '--report-dir', reportDir], {
+      timeoutMs: 90_000,
+      env: { REDIS_URL: '' },
+      group: true,
+    });
+    const pid = run.child.pid ?? 0;
+    // Interrupt once the conformance half judges cases: its live lines are on stderr.
+    expect(await waitFor(() => /conformance: \[\d+\/\d+\]/.test(run.stderr()), 60_000), run.stderr()).toBe(true);
+    process.kill(-pid, 'SIGINT');
+    const done = await run.finished;
+    const writtenBeforeExit = existsSync(join(reportDir, 'report.json')) && existsSync(join(reportDir, 'index.html'));
+    expect(writtenBeforeExit, `${done.stdout.slice(-1500)}\n${done.stderr.slice(-1500)}`).toBe(true);
+    expect(done.exitCode === 130 || done.signal === 'SIGINT', `npx ended ${done.exitCode} ${done.signal}`).toBe(true);
+    expect(done.stdout).toContain(`reports: ${reportDir}`);
+    expect(done.stderr).not.toContain('aborted by the user');
+    const report = JSON.parse(await readFile(join(reportDir, 'report.json'), 'utf8')) as { aborted?: string };
+    expect(report.aborted).toBe('interrupted (SIGINT)');
+    // Nothing of the process group outlives it (the harness, its reference, its redis-server).
+    const group = () => {
+      try {
+        return execFileSync('pgrep', ['-g', String(pid)], { encoding: 'utf8' }).trim();
+      } catch {
+        return '';
+      }
+    };
+    expect(await waitFor(() => group() === '', 5_000), group()).toBe(true);
+  }, 120_000);
 });

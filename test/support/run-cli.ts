@@ -41,6 +41,8 @@ export interface StartedProcess {
   readonly child: ChildProcess;
   /** Everything it printed on stdout so far. */
   stdout(): string;
+  /** Everything it printed on stderr so far. */
+  stderr(): string;
   readonly finished: Promise<CliRun>;
 }
 
@@ -86,7 +88,7 @@ export function startProcess(program: string, args: readonly string[], options: 
       ...(report !== undefined && { report }),
     };
   })();
-  return { child, stdout: () => stdout, finished };
+  return { child, stdout: () => stdout, stderr: () => stderr, finished };
 }
 
 async function readReport(reportDir: string): Promise<unknown> {

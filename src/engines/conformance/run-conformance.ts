@@ -352,30 +352,11 @@ async function runTarget(target: Target, embedded: boolean, context: TargetConte
     caseFiles: [...new Set(expected.map(({ file }) => file.file))],
     ...(options.signal && { signal: options.signal }),
     ...(options.caseConcurrency !== undefined && { concurrency: options.caseConcurrency }),
-    onResult: (result) => context.events.onResult(context.known(result)),
+    // The live line says what the report will: a case the interrupt stopped in its words, not vitest's.
+    onResult: (result) => context.events.onResult(context.known(interruptedVerdict(result, options.signal))),
   });
   for (const line of collected.problems) context.problem(line);
-  // Cases running when a signal came (several at once, with concurrent cases) say which one it was.
-  const interrupted = options.signal?.aborted ? interruptReason(options.signal) : undefined;
-  // An interrupt leaves cases that never started: skipped, "not run", not errors of the target (issue 36:
-  // vitest's own words, "aborted by the user", made them errors); the run's gate says it was interrupted.
-  const notStarted = (result: CaseResult) =>
-    result.verdict.kind === 'error' && result.verdict.reason.startsWith('not run:');
-  const results = collected.results.map((result): CaseResult => {
-    if (interrupted === undefined || result.verdict.kind !== 'error') return result;
-    if (result.verdict.reason === stoppedWithoutError) {
-      return {
-        ...result,
-        verdict: {
-          ...result.verdict,
-          reason: `the case did not end: the run was interrupted (${interrupted}) while it ran`,
-        },
-      };
-    }
-    return notStarted(result)
-      ? { ...result, verdict: { kind: 'skip', reason: `not run: the run was interrupted (${interrupted})` } }
-      : result;
-  });
+  const results = collected.results.map((result) => interruptedVerdict(result, options.signal));
   const seen = new Set(results.map((result) => result.caseId));
   const reason = collected.problems[0]
     ? `not run: ${collected.problems[0]}`
@@ -387,4 +368,27 @@ async function runTarget(target: Target, embedded: boolean, context: TargetConte
   );
   const cases = [...results, ...missing].sort((a, b) => a.caseId.localeCompare(b.caseId));
   return { ...base, cases };
+}
+
+/**
+ * A case's verdict once the run was interrupted. Cases running when the signal came (several at once,
+ * with concurrent cases) say which signal it was; cases that never started are skipped, "not run", not
+ * errors of the target (issue 36: vitest's own words, "aborted by the user", made them errors). The
+ * run's gate says it was interrupted.
+ */
+function interruptedVerdict(result: CaseResult, signal: AbortSignal | undefined): CaseResult {
+  if (!signal?.aborted || result.verdict.kind !== 'error') return result;
+  const interrupted = interruptReason(signal);
+  if (result.verdict.reason === stoppedWithoutError) {
+    return {
+      ...result,
+      verdict: {
+        ...result.verdict,
+        reason: `the case did not end: the run was interrupted (${interrupted}) while it ran`,
+      },
+    };
+  }
+  return result.verdict.reason.startsWith('not run:')
+    ? { ...result, verdict: { kind: 'skip', reason: `not run: the run was interrupted (${interrupted})` } }
+    : result;
 }
