@@ -12,7 +12,7 @@ import { Ajv } from 'ajv';
 import schema from '../../schemas/config.schema.json' with { type: 'json' };
 import { isScenarioPath } from '../engines/load/scenario-registry.ts';
 import { readJsonFile, schemaProblem } from '../shared/config-file.ts';
-import { harnessError } from '../shared/errors.ts';
+import { harnessError, isHarnessError } from '../shared/errors.ts';
 import { importUserModule } from '../shared/user-module.ts';
 import type { CommandSpec } from './command-table.ts';
 import { didYouMean } from './parse-argv.ts';
@@ -147,6 +147,7 @@ export function applyConfig(
   values: ParsedValues,
   config: SvcHarnessConfig,
   file: string,
+  applied?: Map<string, string>,
 ): ParsedValues {
   const base = dirname(file);
   const out: Record<string, ParsedValue> = { ...values };
@@ -157,6 +158,22 @@ export function applyConfig(
     const given = out[flag];
     if (given !== undefined && !(Array.isArray(given) && given.length === 0)) continue;
     out[flag] = flagValue(spec, flag, key, value, base);
+    applied?.set(flag, key);
   }
   return out;
+}
+
+/**
+ * A usage error about a flag whose value came from the config file, reworded to blame the file's key
+ * (issue 36: `duration: '-5s'` in the file was reported as `--duration "-5s"`, a flag nobody typed).
+ * `applied` maps each flag the file filled in to its key.
+ */
+export function blameConfigFile(error: unknown, file: string, applied: ReadonlyMap<string, string>): unknown {
+  if (!isHarnessError(error) || error.code !== 'SVC_USAGE') return error;
+  for (const [flag, key] of applied) {
+    const named = new RegExp(`--${flag}(?![\\w-])`);
+    if (named.test(error.message))
+      return harnessError('SVC_CONFIG', error.message.replace(named, `config file ${file}: ${key}`), error);
+  }
+  return error;
 }

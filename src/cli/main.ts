@@ -2,7 +2,7 @@
 import { ExitCode, exitCodeOf, formatErrorLine } from '../shared/errors.ts';
 import { toolVersion } from '../shared/tool-version.ts';
 import { type CommandSpec, commandTable } from './command-table.ts';
-import { applyConfig, findConfigFile, readConfigFile } from './config-file.ts';
+import { applyConfig, blameConfigFile, findConfigFile, readConfigFile } from './config-file.ts';
 import { renderHelp } from './help-text.ts';
 import { parseArgv } from './parse-argv.ts';
 
@@ -60,12 +60,18 @@ export async function runCli(argv: readonly string[]): Promise<number> {
     }
     const spec: CommandSpec = commandTable[parsed.command];
     let values = parsed.values;
-    if (spec.options.config !== undefined) {
-      const file = findConfigFile(values.config as string | undefined, process.cwd());
-      if (file !== undefined) values = applyConfig(spec, values, await readConfigFile(file), file);
-    }
+    const applied = new Map<string, string>();
+    const file =
+      spec.options.config === undefined
+        ? undefined
+        : findConfigFile(values.config as string | undefined, process.cwd());
+    if (file !== undefined) values = applyConfig(spec, values, await readConfigFile(file), file, applied);
     const handler = await spec.load();
-    return await handler.run(values);
+    try {
+      return await handler.run(values);
+    } catch (error) {
+      throw file === undefined ? error : blameConfigFile(error, file, applied);
+    }
   } catch (error) {
     process.stderr.write(`${formatErrorLine(error)}\n`);
     if (process.env.SVC_HARNESS_DEBUG) process.stderr.write(`${(error as Error).stack ?? ''}\n`);

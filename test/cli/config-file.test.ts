@@ -3,8 +3,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { commandTable } from '../../src/cli/command-table.ts';
-import { applyConfig, configFileNames, findConfigFile, readConfigFile } from '../../src/cli/config-file.ts';
+import {
+  applyConfig,
+  blameConfigFile,
+  configFileNames,
+  findConfigFile,
+  readConfigFile,
+} from '../../src/cli/config-file.ts';
 import { parseArgv } from '../../src/cli/parse-argv.ts';
+import { harnessError, isHarnessError } from '../../src/shared/errors.ts';
 import { harnessErrorMessage } from '../support/harness-error.ts';
 import { runCli } from '../support/run-cli.ts';
 
@@ -110,6 +117,31 @@ describe('the config file', () => {
     await writeFile(join(project, 'svc-harness.config.json'), '{"duration": "soon"}');
     const bad = await runCli(['load', 'command'], { cwd: project });
     expect(bad.exitCode).toBe(2);
-    expect(bad.stderr.trim()).toMatch(/^svc-harness: load: --duration "soon" is not a duration .*\[SVC_USAGE\]$/);
+    // Blamed on the file's key, not on a flag nobody typed (issue 36); the flag, when typed, is blamed as before.
+    const configFile = join(project, 'svc-harness.config.json');
+    expect(bad.stderr.trim()).toBe(
+      `svc-harness: load: config file ${configFile}: duration "soon" is not a duration (500ms, 10s, 2m, 1h, 1m30s) [SVC_CONFIG]`,
+    );
+    const typed = await runCli(['load', 'command', '--rate', 'x'], { cwd: project });
+    expect(typed.stderr.trim()).toMatch(/^svc-harness: load: --rate "x" is not a number above zero \[SVC_USAGE\]$/);
   }, 90_000);
+
+  test('a usage error is blamed on the config key that gave the flag its value, and only then', () => {
+    const applied = new Map([
+      ['duration', 'duration'],
+      ['report-dir', 'reportDir'],
+    ]);
+    const blamed = blameConfigFile(harnessError('SVC_USAGE', 'load: --report-dir "x" is a file'), 'c.json', applied);
+    expect(isHarnessError(blamed) && [blamed.code, blamed.message]).toEqual([
+      'SVC_CONFIG',
+      'load: config file c.json: reportDir "x" is a file',
+    ]);
+    const typed = harnessError('SVC_USAGE', 'load: --rate "x" is not a number above zero');
+    expect(blameConfigFile(typed, 'c.json', applied)).toBe(typed);
+    // --duration-x is another flag: the name must end where the flag's does.
+    const other = harnessError('SVC_USAGE', 'load: --duration-x "1"');
+    expect(blameConfigFile(other, 'c.json', applied)).toBe(other);
+    const notUsage = harnessError('SVC_TARGET_UNREACHABLE', 'load: --duration');
+    expect(blameConfigFile(notUsage, 'c.json', applied)).toBe(notUsage);
+  });
 });
