@@ -89,6 +89,8 @@ beforeAll(async () => {
 
 afterAll(async () => {
   if (project) await rm(project, { recursive: true, force: true });
+  // The README's npm pack wrote it to /tmp: the tests leave no svc-* file behind (test/support/leftovers.ts).
+  if (tarball) await rm(tarball, { force: true });
 });
 
 describe('svc-harness installed from its tarball into an empty project', () => {
