@@ -90,7 +90,7 @@ export function manifestLacks(
     return 'it loads the messaging area, and the target gives no messaging URL (--target FILE with a messaging area)';
   }
   if (scenario.sink && options.sinkUrl === undefined) {
-    return 'its target delivers to the sink, and the target file gives no sink.url the pods’ target can reach (the sink runs in the harness: README, “Load on Kubernetes”)';
+    return 'its target delivers to the sink, and the target file gives no sink.url the pods’ target can reach (the sink runs in the harness: docs/load.md, “On k6, and on several machines”)';
   }
   return undefined;
 }

@@ -6,7 +6,7 @@
  * own process knows (the scenario's settings, finish's accounting) is not in the files, so the
  * result says what it can: the load's span, the segments, the samples. Nor is a messaging scenario's
  * accounting: only the harness's sink, during a `load` run, sees what the target delivered, so its
- * `messages_lost` and per-message latency thresholds have no data here and fail (README, k6-operator).
+ * `messages_lost` and per-message latency thresholds have no data here and fail (docs/load.md, k6-operator).
  */
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
