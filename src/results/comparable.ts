@@ -1,7 +1,7 @@
 /**
  * What a comparison needs of a run, from the run in memory (`--baseline` on load and run): the load
  * scenarios' histograms, counts and series, and each conformance case's rules and verdict kind. The
- * other side, a report.json, is read by src/cli/commands/compare-input.ts into the same shape.
+ * other side, a report.json, is read by src/cli/compare-input.ts into the same shape.
  */
 import { ExitCode } from '../shared/errors.ts';
 import {

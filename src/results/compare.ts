@@ -2,7 +2,7 @@
  * A run against a baseline: per load scenario and tag, the change of p50, p90, p99, throughput and
  * error rate with a 95% interval and a verdict (improved, unchanged, regressed); per conformance rule,
  * what newly fails, newly passes or is newly blocked. Pure: both sides come in as ComparableReport,
- * from a report.json (src/cli/commands/compare-input.ts) or from the run in memory.
+ * from a report.json (src/cli/compare-input.ts) or from the run in memory.
  *
  * The method (ARCHITECTURE.md "Baseline comparison"):
  * - A scenario's seconds are the replicates. Its interval is a block bootstrap over the per-second

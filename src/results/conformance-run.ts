@@ -1,6 +1,6 @@
 /**
  * The data a conformance run produces: per-case results per target, and the pure steps over it
- * (totals, the gate's exit code). Reporters in src/report render it; nothing here writes.
+ * (totals, the gate's exit code). Reporters in src/reporters render it; nothing here writes.
  */
 import { ExitCode } from '../shared/errors.ts';
 import type { TargetArea } from '../target/target.ts';
@@ -10,7 +10,7 @@ export interface CaseResult {
   /** The target's name (unique within the run). */
   readonly target: string;
   readonly area: TargetArea;
-  /** The suite file, relative to the repository: `conformance/kv/pipeline.test.ts`. */
+  /** The suite file, relative to the repository: `conformance/kv/pipeline.cases.ts`. */
   readonly file: string;
   readonly caseId: string;
   readonly rules: readonly string[];
