@@ -42,6 +42,7 @@ const rule = 'B.outcome.by-form';
 type Outcome = DimensionValue<'kv-outcome'>;
 type Endpoint = DimensionValue<'endpoint'>;
 
+// Command names in lower case: the path form's name case is not shown (notes; silence path-command-lower-case).
 const isOneCommand = (form: RequestForm): boolean => (oneCommandForms as readonly string[]).includes(form);
 
 /**
@@ -49,7 +50,7 @@ const isOneCommand = (form: RequestForm): boolean => (oneCommandForms as readonl
  * everything alike, and that is its own case's failure: B.methods.allowed, B.post.body-last-arg, …).
  */
 async function formRuns(kv: KvClient, form: RequestForm): Promise<boolean> {
-  const res = await sendThrough(kv, form, ['ECHO', 'svc-outcome']);
+  const res = await sendThrough(kv, form, ['echo', 'svc-outcome']);
   return form === 'head-path' ? res.status === 200 : ranCommand(res);
 }
 
@@ -77,7 +78,7 @@ function successCells(ctx: CaseContext, kv: KvClient): BatchCell[] {
       name: `success ${form}`,
       async check() {
         const key = keys.key(`ok:${form}`);
-        const res = await sendThrough(kv, form, ['SET', key, 'ran']);
+        const res = await sendThrough(kv, form, ['set', key, 'ran']);
         if (unserved(res)) return notRun(form);
         if (form === 'head-path') checkStatus(rule, res, 200, 'SET through head-path');
         else if (isOneCommand(form)) checkResult(rule, res, 'OK', `SET through ${form}`);
@@ -111,7 +112,7 @@ function storeErrorCells(ctx: CaseContext, kv: KvClient): BatchCell[] {
       const list = keys.key(`list:${form}`);
       await step(kv, ['RPUSH', list, 'item']);
       const what = 'GET of a list (WRONGTYPE)';
-      if (isOneCommand(form)) return void checkFailed(ctx, form, await sendThrough(kv, form, ['GET', list]), what);
+      if (isOneCommand(form)) return void checkFailed(ctx, form, await sendThrough(kv, form, ['get', list]), what);
       const after = keys.key(`after:${form}`);
       const commands = [
         ['GET', list],
@@ -141,8 +142,8 @@ function refusedCells(ctx: CaseContext, kv: KvClient, outcome: 'syntax-error' | 
       const target = keys.key(`${outcome}:${form}`);
       const [command, what] =
         outcome === 'syntax-error'
-          ? [['GET', target, 'extra'], 'GET with two arguments']
-          : [['NOSUCHCOMMAND', target], 'an unknown command'];
+          ? [['get', target, 'extra'], 'GET with two arguments']
+          : [['nosuchcommand', target], 'an unknown command'];
       if (isOneCommand(form)) return void checkFailed(ctx, form, await sendThrough(kv, form, command), what);
       const [before, after] = [keys.key(`${outcome}:before:${form}`), keys.key(`${outcome}:after:${form}`)];
       if (form === 'multi-exec') {
@@ -175,7 +176,7 @@ function unauthorizedCells(ctx: CaseContext, kv: KvClient): BatchCell[] {
       async check() {
         if (!(await formRuns(kv, form))) return notRun(form);
         const key = keys.key(`none:${form}`);
-        const res = await sendThrough(kv, form, ['SET', key, 'written'], none);
+        const res = await sendThrough(kv, form, ['set', key, 'written'], none);
         if (form === 'head-path') {
           checkStatus(rule, res, 401, form);
           checkHeadContentType(res, 'application/json', 'B.format.json', form);
