@@ -23,7 +23,7 @@ const exhaustiveTests = ['test/conformance/self-validation*.test.ts', 'test/thir
  * test/, because the published package runs its conformance suites with this config and has no test/.
  */
 const slowTest =
-  /run-cli\.ts|runCli|spawn|execFile|fixture-server|processes\.ts|fork\(|startEmbedded|startTestRedis|useTestReference|acquireRedis|chromium|createServer|listenOnLoopback|startReference|runLoad|runConformance|runMainJob|new Worker|startSink|startTestServer|bad-servers|kv-fakes|startHostile|openSink|startCountingSink|runRegions|findK6|podman|testcontainers|self-validation|receiver|messaging-client|reference-fixture|hostile-conformance/;
+  /run-cli\.ts|runCli|spawn|execFile|fixture-server|processes\.ts|fork\(|startEmbedded|startTestRedis|useTestReference|acquireRedis|chromium|createServer|listenOnLoopback|startReference|runLoad|runConformance|runMainJob|new Worker|startSink|startTestServer|bad-servers|kv-fakes|startHostile|openSink|startCountingSink|runRegions|findK6|podman|testcontainers|self-validation|receiver|messaging-client|reference-fixture|hostile-conformance|importUserModule/;
 
 function testFiles(dir: string): string[] {
   if (!existsSync(dir)) return [];

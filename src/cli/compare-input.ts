@@ -10,8 +10,8 @@ import reportSchema from '../../schemas/report.schema.json' with { type: 'json' 
 import { comparableScenario, type ScenarioFields } from '../results/comparable.ts';
 import type { ComparableReport } from '../results/compare.ts';
 import type { VerdictKind } from '../results/verdict.ts';
-import { readJsonFile, schemaProblem } from '../shared/config-file.ts';
 import { harnessError } from '../shared/errors.ts';
+import { readJsonFile, schemaProblem } from '../shared/json-file.ts';
 
 const validate = new Ajv({ allErrors: false, strict: false }).compile(reportSchema);
 

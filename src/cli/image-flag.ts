@@ -6,7 +6,7 @@
  */
 import type { ImageTarget } from '../engines/image/image-target.ts';
 import { harnessError } from '../shared/errors.ts';
-import { loadTargetFileSync } from '../target/load-target.ts';
+import { loadTargetFileSync } from '../target/read-target.ts';
 import type { ParsedValues } from './parsed-values.ts';
 
 export function imageFlag(values: ParsedValues): string | undefined {

@@ -3,7 +3,7 @@
  * a file wins over the environment (and the run says so on stderr), the environment wins over the
  * embedded reference (the engine names the target it read from it, once its checks passed).
  */
-import { chooseTargets, type TargetChoice } from '../target/load-target.ts';
+import { chooseTargets, type TargetChoice } from '../target/read-target.ts';
 import type { ParsedValues } from './parsed-values.ts';
 
 export function targetChoice(

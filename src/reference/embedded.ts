@@ -3,7 +3,7 @@
  * reference as the embedded default target for one run (always stopped by the caller). Engines
  * import this module and nothing else of src/reference (the linter holds them to it).
  */
-import { messagingRegions } from '../target/regions.ts';
+import { messagingRegions } from '../target/messaging-regions.ts';
 import type { Target, TargetArea } from '../target/target.ts';
 import { allFaults, allSilences } from './areas.ts';
 import { FaultSet } from './fault-registry.ts';

@@ -1,5 +1,5 @@
 /** A region comparison as text: the console's ranked table and summary.md's section; and report.json's `regions`. */
-import type { Estimate } from '../results/regions.ts';
+import type { Estimate } from '../results/region-ranking.ts';
 import type { RegionsRun } from '../results/regions-run.ts';
 import { table } from './markdown-table.ts';
 import { textColumns } from './text-columns.ts';

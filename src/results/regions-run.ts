@@ -1,5 +1,5 @@
 /** The data of a region comparison (`svc-harness regions`): the ranking with its statistics, and the run's frame. */
-import type { RegionRanking } from './regions.ts';
+import type { RegionRanking } from './region-ranking.ts';
 
 export interface RegionsRun extends RegionRanking {
   readonly startedAt: string;

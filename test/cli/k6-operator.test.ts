@@ -19,7 +19,7 @@ import schema from '../../schemas/report.schema.json' with { type: 'json' };
 import { findK6, type K6Binary } from '../../src/engines/load/k6/k6-binary.ts';
 import { httpRequest } from '../../src/http/http-client.ts';
 import { secretForms } from '../../src/shared/redact.ts';
-import { loadTargetFile } from '../../src/target/load-target.ts';
+import { loadTargetFile } from '../../src/target/read-target.ts';
 import { type Target, targetSecrets } from '../../src/target/target.ts';
 import { expectLoadCompleted, expectOneLine } from '../support/cli-expect.ts';
 import { alive, redisChildren, waitFor } from '../support/processes.ts';

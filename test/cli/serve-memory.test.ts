@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { httpRequest } from '../../src/http/http-client.ts';
-import { loadTargetFile } from '../../src/target/load-target.ts';
+import { loadTargetFile } from '../../src/target/read-target.ts';
 import { startCli } from '../support/run-cli.ts';
 
 let dir: string;

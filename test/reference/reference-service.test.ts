@@ -4,7 +4,7 @@ import { allFaults, referenceAreas } from '../../src/reference/areas.ts';
 import type { RedisBacking } from '../../src/reference/redis/redis-backing.ts';
 import { type RunningReference, startReference } from '../../src/reference/reference-service.ts';
 import { isHarnessError } from '../../src/shared/errors.ts';
-import { parseTarget } from '../../src/target/load-target.ts';
+import { parseTarget } from '../../src/target/read-target.ts';
 import { portAnswers } from '../support/loopback.ts';
 import { call, startTestRedis, startTestReference } from '../support/reference-fixture.ts';
 

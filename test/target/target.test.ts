@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { getDialect, isDialectName, vendorHeader } from '../../src/target/dialects.ts';
-import { parseTarget } from '../../src/target/load-target.ts';
+import { parseTarget } from '../../src/target/read-target.ts';
 import { describeTarget, signatureSchemeOf, type Target, targetSecrets } from '../../src/target/target.ts';
 
 const full: Target = {

@@ -4,7 +4,7 @@ import { k6Manifest, type ManifestOptions } from '../../engines/load/k6/k6-manif
 import { parseLoadSettings } from '../../engines/load/load-settings.ts';
 import { harnessError, oneLine } from '../../shared/errors.ts';
 import { getDialect } from '../../target/dialects.ts';
-import { environmentTargetLine, loadTargetFileSync } from '../../target/load-target.ts';
+import { environmentTargetLine, loadTargetFileSync } from '../../target/read-target.ts';
 import { paramTexts, settingValues } from '../load-flags.ts';
 import type { ParsedValues } from '../parsed-values.ts';
 import { sinkSettings } from '../sink-flags.ts';

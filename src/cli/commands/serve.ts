@@ -15,7 +15,7 @@ import { parseDurationMs } from '../../shared/duration.ts';
 import { harnessError } from '../../shared/errors.ts';
 import { collectAfterBurst } from '../../shared/memory-relief.ts';
 import { getDialect, isDialectName } from '../../target/dialects.ts';
-import { messagingRegions } from '../../target/regions.ts';
+import { messagingRegions } from '../../target/messaging-regions.ts';
 import type { ParsedValues } from '../parsed-values.ts';
 
 export async function run(values: ParsedValues): Promise<number> {
@@ -185,7 +185,7 @@ function waitForSignal(reference: RunningReference): Promise<number> {
   });
 }
 
-/** The target file's content: the same shape `--target` and load-target read. */
+/** The target file's content: the same shape `--target` and read-target.ts reads. */
 export function targetJson(reference: RunningReference): Record<string, unknown> {
   const { target } = reference;
   const areas = Object.fromEntries(reference.areas.map((area) => [area.name, target[area.name]]));

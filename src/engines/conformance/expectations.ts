@@ -7,8 +7,8 @@ import { Ajv } from 'ajv';
 import schema from '../../../schemas/expectations.schema.json' with { type: 'json' };
 import { type CaseResult, verdictCountsFor } from '../../results/conformance-run.ts';
 import type { Verdict } from '../../results/verdict.ts';
-import { readJsonFile, schemaProblem } from '../../shared/config-file.ts';
 import { harnessError } from '../../shared/errors.ts';
+import { readJsonFile, schemaProblem } from '../../shared/json-file.ts';
 
 export interface Expectation {
   readonly case?: string;

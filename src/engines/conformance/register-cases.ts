@@ -20,7 +20,7 @@ import { harnessError } from '../../shared/errors.ts';
 import { createRedactor, type Redactor } from '../../shared/redact.ts';
 import { withTimeout } from '../../shared/with-timeout.ts';
 import { missingCapability } from '../../target/areas.ts';
-import { loadTargetFileSync, targetFromEnv } from '../../target/load-target.ts';
+import { loadTargetFileSync, targetFromEnv } from '../../target/read-target.ts';
 import { type Target, type TargetArea, targetSecrets } from '../../target/target.ts';
 import { AnswerWatch } from './answer-watch.ts';
 import './case-meta.ts';

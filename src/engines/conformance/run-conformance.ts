@@ -25,7 +25,7 @@ import { harnessError, isHarnessError } from '../../shared/errors.ts';
 import { createRedactor, type Redactor } from '../../shared/redact.ts';
 import { defaultReportDir, makeReportDir } from '../../shared/report-files.ts';
 import { areasOf, checkAreas, targetAreas } from '../../target/areas.ts';
-import { environmentTargetLine, loadTargetFileSync } from '../../target/load-target.ts';
+import { environmentTargetLine, loadTargetFileSync } from '../../target/read-target.ts';
 import { describeTarget, type SinkSettings, type Target, type TargetArea, targetSecrets } from '../../target/target.ts';
 import { stoppedWithoutError } from './case-collector.ts';
 import { type CaseOrder, validSeed } from './case-order.ts';

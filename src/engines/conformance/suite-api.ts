@@ -57,7 +57,7 @@ export {
   startSink,
 } from '../../sink/sink-server.ts';
 export { vendorHeader } from '../../target/dialects.ts';
-export { messagingRegions } from '../../target/regions.ts';
+export { messagingRegions } from '../../target/messaging-regions.ts';
 export { signatureSchemeOf, type Target } from '../../target/target.ts';
 export { startTargetSink } from '../sink/start-target-sink.ts';
 export { Blocked, CaseSkipped, CheckFailure, isCheckFailure, judgingAs, means, show } from './check-failure.ts';

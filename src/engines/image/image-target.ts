@@ -11,11 +11,11 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, isAbsolute, join, resolve as resolvePath } from 'node:path';
 import { GenericContainer, type StartedTestContainer, Wait } from 'testcontainers';
-import { readJsonFile } from '../../shared/config-file.ts';
 import { containerEngineGate, engineHasImage } from '../../shared/container-engine-gate.ts';
 import { parseDurationMs } from '../../shared/duration.ts';
 import { harnessError, oneLine } from '../../shared/errors.ts';
-import { loadTargetFileSync } from '../../target/load-target.ts';
+import { readJsonFile } from '../../shared/json-file.ts';
+import { loadTargetFileSync } from '../../target/read-target.ts';
 import type { ImageTemplate } from '../../target/target.ts';
 
 export interface ImageTarget {

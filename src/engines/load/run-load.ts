@@ -15,7 +15,7 @@ import { harnessError, isHarnessError, oneLine } from '../../shared/errors.ts';
 import { createRedactor, type Redactor, redactStrings, shortSecretNotice } from '../../shared/redact.ts';
 import { defaultReportDir, makeReportDir } from '../../shared/report-files.ts';
 import type { Sink } from '../../sink/sink-server.ts';
-import { environmentTargetLine, loadTargetFileSync } from '../../target/load-target.ts';
+import { environmentTargetLine, loadTargetFileSync } from '../../target/read-target.ts';
 import { type SinkSettings, type Target, targetSecrets } from '../../target/target.ts';
 import { loadEngines, type PreparedEngine } from './load-engine.ts';
 import { loadExitCode, renderLoadRun } from './load-run-end.ts';

@@ -7,13 +7,13 @@ import { performance } from 'node:perf_hooks';
 import type { ScenarioFinish } from '../../protocol/scenario.ts';
 import type { DeliveryAccounting, MessagingAccounting, ScenarioResult } from '../../results/load-run.ts';
 import { oneLine } from '../../shared/errors.ts';
-import { runClosedLoop } from './closed-loop.ts';
+import { runClosedLoop } from './closed-transport.ts';
 import { type Fanout, openFanout } from './fanout.ts';
-import { type MessagingSinkRun, openMessagingSink } from './messaging-sink.ts';
 import { type PartProgress, runOpenPart } from './open-model.ts';
 import { type MergedParts, mergeParts, type RecorderPart } from './recorder.ts';
 import { contextFor, type ScenarioRun, scenarioOptions, scheduleOf } from './scenario-plan.ts';
 import { emptyResult, type ResultBase, resultBase, scenarioResult } from './scenario-result.ts';
+import { type MessagingSinkRun, openMessagingSink } from './scenario-sink.ts';
 import { constantSchedule } from './schedule.ts';
 import type { ClientName } from './transport.ts';
 import { runWorkers } from './worker-pool.ts';
@@ -104,7 +104,7 @@ async function runWithSink(
       // Loaded on use: autocannon is a fifth of the engine's start-up memory, and only node-undici's closed model needs it.
       const recorder =
         client === 'undici'
-          ? await (await import('./closed-model.ts')).runClosed(
+          ? await (await import('./closed-autocannon.ts')).runClosed(
               scenario,
               state,
               run.target,

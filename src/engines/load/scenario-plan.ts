@@ -18,8 +18,8 @@ import type { LoadProgress } from '../../results/reporter.ts';
 import type { Threshold } from '../../results/threshold.ts';
 import type { LoadSettings } from './load-settings.ts';
 import type { LoadTarget } from './load-target.ts';
-import type { CountingSink } from './messaging-sink.ts';
 import { scenarioParams } from './scenario-params.ts';
+import type { CountingSink } from './scenario-sink.ts';
 import { constantSchedule, rampSchedule, type Schedule } from './schedule.ts';
 
 /**

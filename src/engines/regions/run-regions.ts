@@ -4,14 +4,14 @@
  * its one URL): publish to the harness's sink, and publish → delivery (the publish, then the delivery's
  * arrival at the sink). tinybench times each (region, operation) task; the run is cut into rounds, each
  * running every task briefly in a shuffled order, so drift on the machine hits every region of a round
- * alike (src/results/regions.ts ranks them).
+ * alike (src/results/region-ranking.ts ranks them).
  */
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import { Bench } from 'tinybench';
 import { dispatcherFor, httpRequest } from '../../http/http-client.ts';
 import { type EmbeddedReference, startEmbeddedReference } from '../../reference/embedded.ts';
-import { type RoundSamples, rankRegions } from '../../results/regions.ts';
+import { type RoundSamples, rankRegions } from '../../results/region-ranking.ts';
 import type { RegionsRun } from '../../results/regions-run.ts';
 import { type Reporter, reporterEvents } from '../../results/reporter.ts';
 import { createRuleCatalog } from '../../results/rule.ts';
@@ -20,7 +20,7 @@ import { createRedactor } from '../../shared/redact.ts';
 import { defaultReportDir, makeReportDir } from '../../shared/report-files.ts';
 import { seededRandom } from '../../shared/seeded-random.ts';
 import type { Inbox, Sink } from '../../sink/sink-server.ts';
-import { loadTargetFileSync } from '../../target/load-target.ts';
+import { loadTargetFileSync } from '../../target/read-target.ts';
 import { type SinkSettings, type Target, targetSecrets } from '../../target/target.ts';
 import { startTargetSink } from '../sink/start-target-sink.ts';
 

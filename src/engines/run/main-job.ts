@@ -13,7 +13,7 @@ import { parseThresholds } from '../../results/threshold.ts';
 import { collectAfterBurst } from '../../shared/memory-relief.ts';
 import { createRedactor, shortSecretNotice } from '../../shared/redact.ts';
 import { defaultReportDir, makeReportDir } from '../../shared/report-files.ts';
-import { loadTargetFileSync } from '../../target/load-target.ts';
+import { loadTargetFileSync } from '../../target/read-target.ts';
 import { type SinkSettings, type Target, targetSecrets } from '../../target/target.ts';
 import { loadRuleCatalog } from '../conformance/rule-catalog.ts';
 import { runConformance } from '../conformance/run-conformance.ts';

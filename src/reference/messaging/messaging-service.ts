@@ -4,7 +4,7 @@
  * region (`--regions`), each with its own latency (`--region-latency`), all over the same state; URL
  * groups (topics) are kept in the same Redis.
  */
-import { defaultRegion } from '../../target/regions.ts';
+import { defaultRegion } from '../../target/messaging-regions.ts';
 import { accountAdminRoutes } from '../account/account-admin-routes.ts';
 import { connectAreaRedis } from '../account/area-redis.ts';
 import { AccountStore } from '../account/messaging-account.ts';

@@ -11,8 +11,8 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Agent, request } from 'undici';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { openMessagingSink } from '../../../src/engines/load/messaging-sink.ts';
 import { loadScenario } from '../../../src/engines/load/scenario-registry.ts';
+import { openMessagingSink } from '../../../src/engines/load/scenario-sink.ts';
 import { type Sink, startSink } from '../../../src/sink/sink-server.ts';
 
 /** How long the classifier stalls its thread on the request whose body is `stall`. */

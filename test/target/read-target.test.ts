@@ -8,7 +8,7 @@ import {
   loadTargetFileSync,
   parseTarget,
   targetFromEnv,
-} from '../../src/target/load-target.ts';
+} from '../../src/target/read-target.ts';
 
 let dir: string;
 beforeAll(async () => {

@@ -3,9 +3,9 @@ import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { Ajv } from 'ajv';
 import targetSchema from '../../schemas/target.schema.json' with { type: 'json' };
-import { readJsonFile, schemaProblem } from '../shared/config-file.ts';
 import { didYouMean } from '../shared/did-you-mean.ts';
 import { harnessError } from '../shared/errors.ts';
+import { readJsonFile, schemaProblem } from '../shared/json-file.ts';
 import { describeTarget, type Target } from './target.ts';
 
 const validate = new Ajv({ allErrors: true }).compile(targetSchema);

@@ -8,7 +8,7 @@
 import { performance } from 'node:perf_hooks';
 import type { Scenario, ScenarioRequest, Tally } from '../../protocol/scenario.ts';
 import { seededRandom } from '../../protocol/scenario.ts';
-import type { ClosedOptions } from './closed-model.ts';
+import type { ClosedOptions } from './closed-autocannon.ts';
 import type { ExchangeResult } from './exchange.ts';
 import type { LoadTarget } from './load-target.ts';
 import { type PartProgress, requestHeaders } from './open-model.ts';

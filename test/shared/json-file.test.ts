@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Ajv } from 'ajv';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { readJsonFile, schemaProblem } from '../../src/shared/config-file.ts';
+import { readJsonFile, schemaProblem } from '../../src/shared/json-file.ts';
 import { harnessErrorMessage } from '../support/harness-error.ts';
 
 const configError = (run: () => unknown) => harnessErrorMessage('SVC_CONFIG', run);
