@@ -54,7 +54,75 @@ export interface SvcHarnessConfig {
   readonly tolerances?: Readonly<Partial<Record<'p50' | 'p90' | 'p99' | 'throughput' | 'error-rate', string>>>;
   /** An implementation's image to start as the target (`--image`). */
   readonly image?: string;
+  /** `--concurrency`: conformance cases marked concurrent that run at once. */
+  readonly concurrency?: number;
+  /** `--fault`s of the embedded reference. */
+  readonly faults?: readonly string[];
+  /** `--silence`s of the embedded reference. */
+  readonly silences?: readonly string[];
+  readonly orderSeed?: number;
+  readonly segments?: number | string;
+  readonly rounds?: number;
+  /** `k6 manifest`'s own flags. */
+  readonly parallelism?: number;
+  readonly baseUrl?: string;
+  readonly name?: string;
+  readonly namespace?: string;
+  readonly tokenSecret?: string;
+  readonly resultsClaim?: string;
+  readonly out?: string;
 }
+
+/**
+ * Every key of a config file and the flag it fills (`_`: the positional scenarios). Typed as a record
+ * of every key of `SvcHarnessConfig`, so the type and this table cannot drift; a test holds the
+ * schema and the command table to it (issue 37: `concurrency` and `segments` were flags a config
+ * file rejected).
+ */
+export const configKeyFlags = {
+  target: 'target',
+  areas: 'area',
+  rules: 'rules',
+  expectations: 'expectations',
+  reportDir: 'report-dir',
+  reporters: 'reporter',
+  scenarios: '_',
+  engine: 'engine',
+  model: 'model',
+  rate: 'rate',
+  duration: 'duration',
+  warmup: 'warmup',
+  ramp: 'ramp',
+  connections: 'connections',
+  workers: 'workers',
+  batch: 'batch',
+  valueSize: 'value-size',
+  seed: 'seed',
+  timeout: 'timeout',
+  thresholds: 'threshold',
+  params: 'param',
+  sinkHost: 'sink-host',
+  sinkPort: 'sink-port',
+  sinkUrl: 'sink-url',
+  sinkThreads: 'sink-threads',
+  sinkWait: 'sink-wait',
+  baseline: 'baseline',
+  tolerances: 'tolerance',
+  image: 'image',
+  concurrency: 'concurrency',
+  faults: 'fault',
+  silences: 'silence',
+  orderSeed: 'order-seed',
+  segments: 'segments',
+  rounds: 'rounds',
+  parallelism: 'parallelism',
+  baseUrl: 'base-url',
+  name: 'name',
+  namespace: 'namespace',
+  tokenSecret: 'token-secret',
+  resultsClaim: 'results-claim',
+  out: 'out',
+} as const satisfies Record<keyof SvcHarnessConfig, string>;
 
 /** `defineConfig` is an identity function for types, as vitest's is. */
 export function defineConfig(config: SvcHarnessConfig): SvcHarnessConfig {
@@ -100,18 +168,9 @@ export async function readConfigFile(path: string): Promise<SvcHarnessConfig> {
   return value as SvcHarnessConfig;
 }
 
-/** Config keys whose flag is not their kebab-case form, and the paths to resolve from the file. */
-const flagOf: Readonly<Record<string, string>> = {
-  areas: 'area',
-  reporters: 'reporter',
-  thresholds: 'threshold',
-  params: 'param',
-  tolerances: 'tolerance',
-  scenarios: '_',
-};
-const pathKeys = new Set(['target', 'expectations', 'reportDir', 'baseline']);
-
-const kebab = (key: string) => key.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`);
+/** The keys whose values are paths, resolved from the file's folder. */
+const pathKeys = new Set(['target', 'expectations', 'reportDir', 'baseline', 'out']);
+const flagOf: Readonly<Record<string, string>> = configKeyFlags;
 const isGlob = (text: string) => /[*?[]/.test(text);
 
 /** A scenario entry: a name as it is; a path resolved from the file; a glob expanded there, sorted. */
@@ -153,7 +212,8 @@ export function applyConfig(
   const out: Record<string, ParsedValue> = { ...values };
   for (const [key, value] of Object.entries(config)) {
     if (key === '$schema' || value === undefined) continue;
-    const flag = flagOf[key] ?? kebab(key);
+    const flag = flagOf[key];
+    if (flag === undefined) continue;
     if (flag === '_' ? spec.positionals === undefined : spec.options[flag] === undefined) continue;
     const given = out[flag];
     if (given !== undefined && !(Array.isArray(given) && given.length === 0)) continue;

@@ -2,11 +2,13 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { commandTable } from '../../src/cli/command-table.ts';
+import configSchema from '../../schemas/config.schema.json' with { type: 'json' };
+import { type CommandSpec, commandTable } from '../../src/cli/command-table.ts';
 import {
   applyConfig,
   blameConfigFile,
   configFileNames,
+  configKeyFlags,
   findConfigFile,
   readConfigFile,
 } from '../../src/cli/config-file.ts';
@@ -143,5 +145,38 @@ describe('the config file', () => {
     expect(blameConfigFile(other, 'c.json', applied)).toBe(other);
     const notUsage = harnessError('SVC_TARGET_UNREACHABLE', 'load: --duration');
     expect(blameConfigFile(notUsage, 'c.json', applied)).toBe(notUsage);
+  });
+
+  // The type is held to configKeyFlags by the compiler (a record of every key); these hold the schema
+  // and the command table to it, so the three cannot drift (issue 37, item 3).
+  test('the schema, the type and the command table name the same keys: every flag of a command that reads the file is one', () => {
+    const keys = Object.keys(configKeyFlags).sort();
+    expect(
+      Object.keys(configSchema.properties)
+        .filter((key) => key !== '$schema')
+        .sort(),
+    ).toEqual(keys);
+    const readers = Object.values(commandTable as Readonly<Record<string, CommandSpec>>).filter(
+      (spec) => spec.options.config !== undefined,
+    );
+    const flags = new Set(readers.flatMap((spec) => Object.keys(spec.options)));
+    // Flags that are no default of a run: which file to read, and listing instead of running.
+    const notConfig = new Set(['config', 'list', 'list-faults', 'list-silences', 'json']);
+    const filled = new Set<string>(Object.values(configKeyFlags));
+    expect([...flags].filter((flag) => !notConfig.has(flag) && !filled.has(flag))).toEqual([]);
+    expect([...filled].filter((flag) => flag !== '_' && !flags.has(flag))).toEqual([]);
+  });
+
+  test('the keys that were flags a config file rejected fill their flags', () => {
+    const spec = commandTable.conformance;
+    const filled = applyConfig(
+      spec,
+      values(['conformance']),
+      { concurrency: 2, faults: ['x'], orderSeed: 3 },
+      join(dir, 'c.json'),
+    );
+    expect([filled.concurrency, filled.fault, filled['order-seed']]).toEqual([2, ['x'], 3]);
+    const load = applyConfig(commandTable.load, values(['load']), { segments: 2 }, join(dir, 'c.json'));
+    expect(load.segments).toBe('2');
   });
 });
