@@ -166,15 +166,6 @@ export default defineConfig({
           pool: 'threads',
         },
       },
-      {
-        test: {
-          name: 'conformance',
-          // One suite file: it discovers and registers every conformance/<area>/*.cases.ts.
-          // .js in the published package, where the suites ship built (src/shared/source-files.ts).
-          include: ['conformance/suites.test.{ts,js}'],
-          testTimeout: 30_000,
-        },
-      },
     ],
   },
 });

@@ -1,6 +1,6 @@
 /**
  * Builds what the npm package ships into dist/: the harness's TypeScript (src/, the suites, the
- * scenarios, the vitest config) as JavaScript with declarations, by tsc (the project's own compiler,
+ * scenarios, the suites' vitest config) as JavaScript with declarations, by tsc (the project's own compiler,
  * so the build checks the types it emits; esbuild would strip them unchecked and cannot rewrite the
  * `.ts` import specifiers file by file), then the files tsc does not copy (the reference's Lua). Node
  * strips types only outside node_modules, so an installed harness must run JavaScript; the repository
@@ -32,7 +32,6 @@ execFileSync(join(root, 'node_modules', '.bin', 'tsc'), ['-p', join(root, 'tscon
 for (const file of [...filesUnder('dist/conformance', ['.d.ts']), ...filesUnder('dist/scenarios', ['.d.ts'])]) {
   rmSync(join(root, file));
 }
-rmSync(join(dist, 'vitest.config.d.ts'));
 const assets = filesUnder('src', ['.lua']);
 for (const file of assets) cpSync(join(root, file), join(dist, file));
 cpSync(join(root, 'schemas'), join(dist, 'schemas'), { recursive: true });

@@ -56,7 +56,7 @@ export interface ConformanceOptions {
   readonly signal?: AbortSignal;
   /** What renders and writes the run (src/reporters, chosen by name in the CLI). @default none */
   readonly reporters?: readonly Reporter[];
-  /** The folder with vitest.config.ts and conformance/ (the engine's tests use a fixture suite). @default the repository */
+  /** The folder with conformance/ and its vitest.config (the engine's tests use a fixture suite). @default the repository */
   readonly suiteRoot?: string;
   /** @default () => new Date() */
   readonly now?: () => Date;

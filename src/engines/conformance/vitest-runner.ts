@@ -15,7 +15,7 @@ import { CaseCollector, type CollectedRun } from './case-collector.ts';
 import type { SuiteRun } from './case-meta.ts';
 
 export interface SuiteRunOptions {
-  /** The folder holding vitest.config.ts and conformance/. */
+  /** The folder holding conformance/, whose vitest.config the runner loads. */
   readonly root: string;
   readonly areas: readonly TargetArea[];
   /** The target, its secrets, the rule filter and the run id, handed to every suite file. */
@@ -88,8 +88,9 @@ export async function runSuites(options: SuiteRunOptions): Promise<CollectedRun>
     createVitest(
       {
         root: options.root,
-        config: join(options.root, sourceFile('vitest.config')),
-        project: ['conformance'],
+        // The suites' own configuration, not the repository's (issue 37: the runner loaded the project's
+        // test projects, slow-test table and sequencer).
+        config: join(options.root, 'conformance', sourceFile('vitest.config')),
         run: true,
         watch: false,
         reporters: [collector],
