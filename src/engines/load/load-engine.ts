@@ -2,8 +2,9 @@
  * The load engines behind one interface, as undici's Dispatcher is one interface for its clients:
  * `runLoad` picks one by name and never branches on which it is. `node` is the node engine on raw
  * sockets (the default, for its cost per request), `node-undici` the same engine on undici (its
- * closed model is autocannon), `k6` the k6 binary. test/engines/load/transport-equal.test.ts holds
- * the two node transports to the same results; no test yet runs one contract against all three.
+ * closed model is autocannon), `k6` the k6 binary. Each runs a scenario through the one lifecycle
+ * (scenario-lifecycle.ts) as a driver that only makes the load; test/engines/load/scenario-lifecycle.test.ts
+ * runs the same contract against all three.
  */
 import type { Scenario } from '../../protocol/scenario.ts';
 import type { ScenarioResult } from '../../results/load-run.ts';

@@ -1,19 +1,24 @@
 /**
- * One scenario, start to end: setup (unmeasured), the load (open model, in threads when asked, or
- * closed), the fan-out subscribers when it has some, finish (verify and clean up), then the result
- * with its thresholds. Whatever happens, what was measured becomes the result, and finish runs.
+ * The node engine as a driver of the scenario lifecycle (scenario-lifecycle.ts): the load on one of
+ * its transports, open model (in threads when asked, after a warm-up), or closed, and the fan-out
+ * subscribers when the scenario has some.
  */
 import { performance } from 'node:perf_hooks';
-import type { ScenarioFinish } from '../../protocol/scenario.ts';
-import type { DeliveryAccounting, MessagingAccounting, ScenarioResult } from '../../results/load-run.ts';
+import type { DeliveryAccounting, ScenarioResult } from '../../results/load-run.ts';
 import { oneLine } from '../../shared/errors.ts';
 import { runClosedLoop } from './closed-transport.ts';
 import { type Fanout, openFanout } from './fanout.ts';
 import { type PartProgress, runOpenPart } from './open-model.ts';
 import { type MergedParts, mergeParts, type RecorderPart } from './recorder.ts';
-import { contextFor, type ScenarioRun, scenarioOptions, scheduleOf } from './scenario-plan.ts';
-import { emptyResult, type ResultBase, resultBase, scenarioResult } from './scenario-result.ts';
-import { type MessagingSinkRun, openMessagingSink } from './scenario-sink.ts';
+import {
+  type DriverInput,
+  type DriverLoad,
+  type LoadDriver,
+  type PlannedOptions,
+  runScenarioLifecycle,
+} from './scenario-lifecycle.ts';
+import { type ScenarioRun, scheduleOf } from './scenario-plan.ts';
+import { resultBase } from './scenario-result.ts';
 import { constantSchedule } from './schedule.ts';
 import type { ClientName } from './transport.ts';
 import { runWorkers } from './worker-pool.ts';
@@ -24,47 +29,28 @@ export type { ScenarioRun };
  * The node engine's run of one scenario on one of its transports: `net` (raw sockets, the `node`
  * engine) or `undici` (the `node-undici` engine, whose closed model is autocannon's).
  */
-export async function runScenario(run: ScenarioRun, client: ClientName): Promise<ScenarioResult> {
-  const { scenario } = run;
-  const options = scenarioOptions(run);
-  const problems: string[] = [];
-  const measured = resultBase(run, options, {
-    name: client === 'net' ? 'node' : 'node-undici',
-    workers: options.workers,
-  });
-  const warmupS = warmupOf(run, options);
-  const base = warmupS > 0 ? { ...measured, settings: { ...measured.settings, warmupS } } : measured;
-  let sink: MessagingSinkRun | undefined;
-  try {
-    if (scenario.sink) sink = await openMessagingSink(run, run.file);
-  } catch (error) {
-    return emptyResult(base, `the sink did not open: ${oneLine(error)}`, run.thresholds);
-  }
-  try {
-    return await runWithSink(run, client, options, base, problems, sink);
-  } finally {
-    await sink?.close();
-  }
+export function runScenario(run: ScenarioRun, client: ClientName): Promise<ScenarioResult> {
+  return runScenarioLifecycle(run, nodeDriver(client));
 }
 
-async function runWithSink(
-  run: ScenarioRun,
-  client: ClientName,
-  options: ReturnType<typeof scenarioOptions>,
-  base: ResultBase,
-  problems: string[],
-  sink: MessagingSinkRun | undefined,
-): Promise<ScenarioResult> {
-  const { scenario } = run;
-  const context = contextFor(run, options, problems, sink?.urls);
-  let state: unknown;
-  try {
-    state = await scenario.setup?.(context);
-    sink?.setState(state);
-  } catch (error) {
-    return emptyResult(base, `setup failed: ${oneLine(error)}`, run.thresholds);
-  }
+/** The node engine on a transport, as a driver of the lifecycle. */
+export function nodeDriver(client: ClientName): LoadDriver {
+  return {
+    base: (run, options) => {
+      const measured = resultBase(run, options, {
+        name: client === 'net' ? 'node' : 'node-undici',
+        workers: options.workers,
+      });
+      const warmupS = warmupOf(run, options);
+      return warmupS > 0 ? { ...measured, settings: { ...measured.settings, warmupS } } : measured;
+    },
+    load: (input) => nodeLoad(input, client),
+  };
+}
 
+async function nodeLoad(input: DriverInput, client: ClientName): Promise<DriverLoad> {
+  const { run, options, state, base, problems } = input;
+  const { scenario } = run;
   const schedule = scheduleOf(run, options);
   let fanout: Fanout | undefined;
   const parts: RecorderPart[] = [];
@@ -126,33 +112,31 @@ async function runWithSink(
       const warmupS = base.settings.warmupS ?? 0;
       const warmup = warmupS > 0 ? await warmUp(run, client, options, state, warmupS) : undefined;
       if (warmup !== undefined) warmupTallies.push(warmup);
-      {
-        const recorder = await runOpenPart(
-          scenario,
-          state,
-          run.target,
-          client,
-          {
-            schedule,
-            connections: options.connections,
-            timeoutMs: run.settings.timeoutMs,
-            seed: options.seed,
-            part: { index: 0, count: 1 },
-            origin: performance.now(),
-            drainMs: run.settings.timeoutMs,
+      const recorder = await runOpenPart(
+        scenario,
+        state,
+        run.target,
+        client,
+        {
+          schedule,
+          connections: options.connections,
+          timeoutMs: run.settings.timeoutMs,
+          seed: options.seed,
+          part: { index: 0, count: 1 },
+          origin: performance.now(),
+          drainMs: run.settings.timeoutMs,
+        },
+        run.signal,
+        {
+          progress: (progress) => {
+            partProgress.set(0, progress);
+            report();
           },
-          run.signal,
-          {
-            progress: (progress) => {
-              partProgress.set(0, progress);
-              report();
-            },
-            ...(fanout && { observer: fanout.observer }),
-          },
-        );
-        parts.push(recorder.part());
-        recorder.destroy();
-      }
+          ...(fanout && { observer: fanout.observer }),
+        },
+      );
+      parts.push(recorder.part());
+      recorder.destroy();
     }
     if (fanout) {
       const finished = await fanout.finish(2000);
@@ -164,39 +148,13 @@ async function runWithSink(
   } finally {
     fanout?.close();
   }
-  // Interrupted, the load ran until now, not for its planned duration: rates are per second it ran.
-  const loadSeconds = run.signal.aborted
-    ? Math.max(0.001, (performance.now() - origin) / 1000)
-    : options.durationS || 1;
-  if (run.signal.aborted) problems.push('interrupted');
-
   // The warm-up's answers are in no histogram or count, but what it did to the target is: its tallies
   // (the transaction scenario's commits) go to finish with the measured ones.
-  const merged = withTallies(mergeParts(parts), warmupTallies);
-  let messaging: MessagingAccounting | undefined;
-  if (sink) {
-    // Interrupted, the signal is aborted: what arrived is accounted without waiting for the rest.
-    const finished = await sink.finish(merged.marks.accepted ?? [], state, run.signal);
-    messaging = finished.messaging;
-    problems.push(...finished.problems);
-  }
-  let finish: ScenarioFinish = {};
-  try {
-    finish = (await scenario.finish?.(state, context, merged.tallies)) ?? {};
-  } catch (error) {
-    problems.push(`finish failed (what it wrote may be left under its prefix): ${oneLine(error)}`);
-  }
-  return scenarioResult({
-    base,
-    merged,
-    finish,
+  return {
+    merged: withTallies(mergeParts(parts), warmupTallies),
     ...(delivery && { delivery }),
-    ...(messaging && { messaging }),
-    problems,
-    loadSeconds,
-    durationMs: Math.max(1, performance.now() - origin),
-    thresholds: run.thresholds,
-  });
+    ranSeconds: (performance.now() - origin) / 1000,
+  };
 }
 
 /**
@@ -205,7 +163,7 @@ async function runWithSink(
  * scenario (their accounting counts every iteration from the first), a ramp (it starts from its own
  * rate) or a load split over threads.
  */
-function warmupOf(run: ScenarioRun, options: ReturnType<typeof scenarioOptions>): number {
+function warmupOf(run: ScenarioRun, options: PlannedOptions): number {
   const plain = run.scenario.sink === undefined && run.scenario.fanout === undefined;
   const steady = run.settings.model === 'open' && run.settings.ramp === undefined && options.workers <= 1;
   return plain && steady ? (run.settings.warmupS ?? defaultWarmupS) : 0;
@@ -222,7 +180,7 @@ export const defaultWarmupS = 1;
 async function warmUp(
   run: ScenarioRun,
   client: ClientName,
-  options: ReturnType<typeof scenarioOptions>,
+  options: PlannedOptions,
   state: unknown,
   seconds: number,
 ): Promise<Readonly<Record<string, number>>> {

@@ -11,14 +11,12 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { performance } from 'node:perf_hooks';
-import type { ScenarioFinish } from '../../../protocol/scenario.ts';
-import type { MessagingAccounting, ScenarioResult } from '../../../results/load-run.ts';
+import type { ScenarioResult } from '../../../results/load-run.ts';
 import { oneLine } from '../../../shared/errors.ts';
 import { mergeParts } from '../recorder.ts';
-import { contextFor, type ScenarioRun, scenarioOptions, scheduleOf } from '../scenario-plan.ts';
-import { emptyResult, type ResultBase, resultBase, scenarioResult } from '../scenario-result.ts';
-import { type MessagingSinkRun, openMessagingSink } from '../scenario-sink.ts';
+import { type DriverInput, type DriverLoad, type LoadDriver, runScenarioLifecycle } from '../scenario-lifecycle.ts';
+import { type ScenarioRun, scheduleOf } from '../scenario-plan.ts';
+import { resultBase } from '../scenario-result.ts';
 import type { K6Binary } from './k6-binary.ts';
 import { k6Exit } from './k6-codes.ts';
 import { runFolder, writeEntry } from './k6-entry.ts';
@@ -90,42 +88,21 @@ function waitFor(child: ChildProcess, deadlineMs: number, maxRssBytes: number): 
   });
 }
 
-export async function runK6Scenario(run: ScenarioRun, k6: K6Binary, segments: number): Promise<ScenarioResult> {
-  const options = scenarioOptions(run);
-  const base = resultBase(run, options, { name: 'k6', workers: 1, segments, k6Version: k6.version });
-  let sink: MessagingSinkRun | undefined;
-  try {
-    if (run.scenario.sink) sink = await openMessagingSink(run, run.file);
-  } catch (error) {
-    return emptyResult(base, `the sink did not open: ${oneLine(error)}`, run.thresholds);
-  }
-  try {
-    return await runOnK6(run, k6, segments, { options, base, sink });
-  } finally {
-    await sink?.close();
-  }
+export function runK6Scenario(run: ScenarioRun, k6: K6Binary, segments: number): Promise<ScenarioResult> {
+  return runScenarioLifecycle(run, k6Driver(k6, segments));
 }
 
-interface Prepared {
-  readonly options: ReturnType<typeof scenarioOptions>;
-  readonly base: ResultBase;
-  /** A messaging scenario's inbox on the run's sink, open before setup. */
-  readonly sink: MessagingSinkRun | undefined;
+/** k6 as a driver of the scenario lifecycle: the load in `segments` k6 processes, their outputs merged. */
+export function k6Driver(k6: K6Binary, segments: number): LoadDriver {
+  return {
+    base: (run, options) => resultBase(run, options, { name: 'k6', workers: 1, segments, k6Version: k6.version }),
+    load: (input) => loadOnK6(input, k6, segments),
+  };
 }
 
-async function runOnK6(run: ScenarioRun, k6: K6Binary, segments: number, prepared: Prepared): Promise<ScenarioResult> {
+async function loadOnK6(input: DriverInput, k6: K6Binary, segments: number): Promise<DriverLoad> {
+  const { run, options, state, context, problems } = input;
   const { scenario } = run;
-  const { options, base, sink } = prepared;
-  const problems: string[] = [];
-  const context = contextFor(run, options, problems, sink?.urls);
-  let state: unknown;
-  try {
-    state = await scenario.setup?.(context);
-    sink?.setState(state);
-  } catch (error) {
-    return emptyResult(base, `setup failed: ${oneLine(error)}`, run.thresholds);
-  }
-
   const plan = {
     name: scenario.name,
     model: run.settings.model,
@@ -133,9 +110,7 @@ async function runOnK6(run: ScenarioRun, k6: K6Binary, segments: number, prepare
     ...(run.settings.ramp && { ramp: run.settings.ramp.stages }),
     thresholds: run.thresholds,
   };
-  const origin = performance.now();
   const outputs: string[] = [];
-  let finish: ScenarioFinish = {};
   let merged = mergeParts([]);
   let dir: string | undefined;
   let firstMs = 0;
@@ -256,33 +231,6 @@ async function runOnK6(run: ScenarioRun, k6: K6Binary, segments: number, prepare
   } catch (error) {
     problems.push(`the load stopped: ${oneLine(error)}`);
   }
-  if (run.signal.aborted) problems.push('interrupted');
-  let messaging: MessagingAccounting | undefined;
-  if (sink) {
-    // Every segment's accepted publishes (merged by union); interrupted, what arrived is accounted at once.
-    try {
-      const finished = await sink.finish(merged.marks.accepted ?? [], state, run.signal);
-      messaging = finished.messaging;
-      problems.push(...finished.problems);
-    } catch (error) {
-      problems.push(`the sink's accounting failed: ${oneLine(error)}`);
-    }
-  }
-  try {
-    finish = (await scenario.finish?.(state, context, merged.tallies)) ?? {};
-  } catch (error) {
-    problems.push(`finish failed (what it wrote may be left under its prefix): ${oneLine(error)}`);
-  }
   if (dir) await rm(dir, { recursive: true, force: true }).catch(() => {});
-  const loadSeconds = run.signal.aborted ? Math.max(0.001, (lastMs - firstMs) / 1000) : options.durationS || 1;
-  return scenarioResult({
-    base,
-    merged,
-    finish,
-    ...(messaging && { messaging }),
-    problems,
-    loadSeconds,
-    durationMs: Math.max(1, performance.now() - origin),
-    thresholds: run.thresholds,
-  });
+  return { merged, ranSeconds: (lastMs - firstMs) / 1000 };
 }
