@@ -48,7 +48,7 @@ export async function runCli(argv: readonly string[]): Promise<number> {
     // No command at all is a usage mistake: the usage goes to stderr and the exit code says so.
     if (argv.length === 0) {
       process.stderr.write(renderHelp());
-      return ExitCode.usage;
+      return ExitCode.notJudged;
     }
     if (parsed.kind === 'help') {
       process.stdout.write(renderHelp(parsed.command));

@@ -118,7 +118,7 @@ export function gateExitCode(
   const failing = results.filter((result) => gateFailingKinds.has(result.verdict.kind));
   // Only infrastructure errors (the target could not be tested) make it a usage-level exit code.
   if (failing.some((result) => result.verdict.kind !== 'error')) return ExitCode.failed;
-  if (failing.length > 0 || problems.length > 0 || aborted !== undefined) return ExitCode.usage;
+  if (failing.length > 0 || problems.length > 0 || aborted !== undefined) return ExitCode.notJudged;
   return ExitCode.ok;
 }
 

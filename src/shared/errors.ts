@@ -11,8 +11,13 @@ export const ExitCode = {
   ok: 0,
   /** The run completed and a gate failed (a MUST case failed, a stale expectation, a threshold). */
   failed: 1,
-  /** Usage or infrastructure error: bad flags or config, a target that cannot be reached. */
-  usage: 2,
+  /**
+   * The run could not judge the target: a usage or config mistake, a target that cannot be reached or
+   * refuses the credentials, a missing tool, a reporter that failed, a defect of the harness, or a run
+   * that judged nothing or was interrupted. The SVC_* code on the error line says which (issue 37: this
+   * was named `usage`, and meant all of these).
+   */
+  notJudged: 2,
   /** A run compared with a baseline (`--baseline`) regressed beyond the noise; nothing else failed. */
   regressed: 98,
   /** A load run completed and a threshold failed (the code k6 uses for the same). */
@@ -29,24 +34,27 @@ interface ErrorDefinition {
 
 /** The catalog: code → exit code and a summary used by `--help` and docs/errors.md's table. */
 export const errorCatalog = {
-  SVC_USAGE: { exitCode: ExitCode.usage, summary: 'unknown command, unknown flag or bad flag value' },
-  SVC_CONFIG: { exitCode: ExitCode.usage, summary: 'a target file or expectations file is missing or malformed' },
+  SVC_USAGE: { exitCode: ExitCode.notJudged, summary: 'unknown command, unknown flag or bad flag value' },
+  SVC_CONFIG: { exitCode: ExitCode.notJudged, summary: 'a target file or expectations file is missing or malformed' },
   SVC_TARGET_UNREACHABLE: {
-    exitCode: ExitCode.usage,
+    exitCode: ExitCode.notJudged,
     summary: 'the target refused the connection, timed out, or its address does not resolve',
   },
-  SVC_TARGET_GARBAGE: { exitCode: ExitCode.usage, summary: 'the target answered something that is not the protocol' },
+  SVC_TARGET_GARBAGE: {
+    exitCode: ExitCode.notJudged,
+    summary: 'the target answered something that is not the protocol',
+  },
   SVC_TARGET_AUTH: {
-    exitCode: ExitCode.usage,
+    exitCode: ExitCode.notJudged,
     summary: 'the target refused the credentials a load run was given (401 or 403 to an authenticated probe)',
   },
   SVC_REDIS_UNAVAILABLE: {
-    exitCode: ExitCode.usage,
+    exitCode: ExitCode.notJudged,
     summary: 'no Redis for the reference: no --redis-url/REDIS_URL, no redis-server on PATH, no container engine',
   },
-  SVC_REFERENCE_START: { exitCode: ExitCode.usage, summary: 'the reference service could not start' },
+  SVC_REFERENCE_START: { exitCode: ExitCode.notJudged, summary: 'the reference service could not start' },
   SVC_K6_UNAVAILABLE: {
-    exitCode: ExitCode.usage,
+    exitCode: ExitCode.notJudged,
     summary: 'no usable k6: none on K6_BINARY or PATH, too old, or the build from the Go module proxy failed',
   },
   SVC_GATE_FAILED: { exitCode: ExitCode.failed, summary: 'the run completed and a gate failed' },
@@ -56,10 +64,10 @@ export const errorCatalog = {
     summary: 'compared with its baseline, a metric regressed beyond the noise or a rule newly fails',
   },
   SVC_REPORTER: {
-    exitCode: ExitCode.usage,
+    exitCode: ExitCode.notJudged,
     summary: 'a reporter could not render or write its file; the other reporters wrote theirs',
   },
-  SVC_INTERNAL: { exitCode: ExitCode.usage, summary: 'a defect of svc-harness itself (please report it)' },
+  SVC_INTERNAL: { exitCode: ExitCode.notJudged, summary: 'a defect of svc-harness itself (please report it)' },
 } as const satisfies Record<string, ErrorDefinition>;
 
 export type ErrorCode = keyof typeof errorCatalog;
@@ -105,5 +113,5 @@ export function formatErrorLine(error: unknown): string {
 }
 
 export function exitCodeOf(error: unknown): ExitCode {
-  return isHarnessError(error) ? error.exitCode : ExitCode.usage;
+  return isHarnessError(error) ? error.exitCode : ExitCode.notJudged;
 }

@@ -72,7 +72,7 @@ describe('the error catalog', () => {
     expect(formatErrorLine(harnessError('SVC_USAGE', 'bad flag'))).toBe('svc-harness: bad flag [SVC_USAGE]');
     const line = formatErrorLine(new TypeError('x is undefined\n    at foo (file.ts:1:1)'));
     expect(line).toBe('svc-harness: unexpected error: x is undefined [SVC_INTERNAL]');
-    expect(exitCodeOf(new Error('x'))).toBe(ExitCode.usage);
+    expect(exitCodeOf(new Error('x'))).toBe(ExitCode.notJudged);
   });
 
   test('oneLine takes the first line with text, the name of an empty error, and cuts at max', () => {

@@ -16,7 +16,7 @@ export function loadExitCode(
   aborted?: string,
 ): number {
   if (aborted !== undefined || problems.length > 0 || scenarios.some((scenario) => scenario.problem)) {
-    return ExitCode.usage;
+    return ExitCode.notJudged;
   }
   return scenarios.some((scenario) => scenario.thresholds.some((threshold) => !threshold.ok))
     ? ExitCode.thresholds

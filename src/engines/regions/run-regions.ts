@@ -228,7 +228,7 @@ export async function runRegions(options: RegionsOptions): Promise<RegionsRun> {
     problems,
     ...(aborted !== undefined && { aborted }),
     exitCode:
-      aborted !== undefined || problems.length > 0 || ranking.ranking.length === 0 ? ExitCode.usage : ExitCode.ok,
+      aborted !== undefined || problems.length > 0 || ranking.ranking.length === 0 ? ExitCode.notJudged : ExitCode.ok,
   };
   await events.onRunEnd(
     {
