@@ -19,7 +19,7 @@ import {
 } from './scenario-lifecycle.ts';
 import { type ScenarioRun, scheduleOf } from './scenario-plan.ts';
 import { resultBase } from './scenario-result.ts';
-import { constantSchedule } from './schedule.ts';
+import { constantSchedule, type Schedule } from './schedule.ts';
 import type { ClientName } from './transport.ts';
 import { runWorkers } from './worker-pool.ts';
 
@@ -117,15 +117,7 @@ async function nodeLoad(input: DriverInput, client: ClientName): Promise<DriverL
         state,
         run.target,
         client,
-        {
-          schedule,
-          connections: options.connections,
-          timeoutMs: run.settings.timeoutMs,
-          seed: options.seed,
-          part: { index: 0, count: 1 },
-          origin: performance.now(),
-          drainMs: run.settings.timeoutMs,
-        },
+        onePart(run, options, schedule),
         run.signal,
         {
           progress: (progress) => {
@@ -189,15 +181,7 @@ async function warmUp(
     state,
     run.target,
     client,
-    {
-      schedule: constantSchedule(options.rate, seconds),
-      connections: options.connections,
-      timeoutMs: run.settings.timeoutMs,
-      seed: options.seed,
-      part: { index: 0, count: 1 },
-      origin: performance.now(),
-      drainMs: run.settings.timeoutMs,
-    },
+    onePart(run, options, constantSchedule(options.rate, seconds)),
     run.signal,
     {},
   );
@@ -213,4 +197,17 @@ function withTallies(merged: MergedParts, extra: readonly Readonly<Record<string
   for (const more of extra)
     for (const [name, count] of Object.entries(more)) tallies[name] = (tallies[name] ?? 0) + count;
   return { ...merged, tallies };
+}
+
+/** The open model's settings for a load in one part (no threads), starting now. */
+function onePart(run: ScenarioRun, options: PlannedOptions, schedule: Schedule) {
+  return {
+    schedule,
+    connections: options.connections,
+    timeoutMs: run.settings.timeoutMs,
+    seed: options.seed,
+    part: { index: 0, count: 1 },
+    origin: performance.now(),
+    drainMs: run.settings.timeoutMs,
+  };
 }
