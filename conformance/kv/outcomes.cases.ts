@@ -38,11 +38,11 @@ import { type RequestForm, requestForms } from '../support/kv-oracle.ts';
 import { step } from '../support/kv-steps.ts';
 import { openKvStream } from '../support/kv-streams.ts';
 
+// Command names go in lower case: the path form's name case is not shown (silence path-command-lower-case).
 const rule = 'B.outcome.by-form';
 type Outcome = DimensionValue<'kv-outcome'>;
 type Endpoint = DimensionValue<'endpoint'>;
 
-// Command names in lower case: the path form's name case is not shown (notes; silence path-command-lower-case).
 const isOneCommand = (form: RequestForm): boolean => (oneCommandForms as readonly string[]).includes(form);
 
 /**
