@@ -57,6 +57,7 @@ const groups: readonly (readonly MessagingFaultName[])[] = [
     'notify-500-plain',
     'retries-above-plan',
     'region-secondary-drops',
+    'waiter-deadline-ms',
   ],
   [
     'signature-other-body',
