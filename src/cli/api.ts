@@ -5,6 +5,7 @@
  * sibling: the same engines, no argv, no exit.
  */
 export { type ConformanceOptions, runConformance } from '../engines/conformance/run-conformance.ts';
+export type { RunCommonOptions } from '../engines/context/run-context.ts';
 export { defaultLoadSettings, type LoadSettings } from '../engines/load/load-settings.ts';
 export { type LoadOptions, runLoad } from '../engines/load/run-load.ts';
 export { type MainJobOptions, runMainJob } from '../engines/run/main-job.ts';

@@ -32,7 +32,7 @@ export async function run(values: ParsedValues): Promise<number> {
         ...(typeof values.rules === 'string' && { rules: values.rules }),
         // Whole numbers of at least 1 are checked by parse-argv (the command table marks the flag).
         ...(typeof values.concurrency === 'number' && { caseConcurrency: values.concurrency }),
-        ...(timeoutMs !== undefined && { timeoutMs }),
+        ...(timeoutMs !== undefined && { caseTimeoutMs: timeoutMs }),
         ...(typeof values['report-dir'] === 'string' && { reportDir: values['report-dir'] }),
         ...(typeof values.expectations === 'string' && { expectations: values.expectations }),
         faults: (values.fault as string[] | undefined) ?? [],

@@ -3,14 +3,7 @@
  * target is given, run the suites per target through vitest, apply expectations, decide the gate,
  * and write the reports (also when the run stops midway). The CLI command is a thin wrapper.
  */
-import { randomBytes } from 'node:crypto';
-import { resolve } from 'node:path';
-import {
-  checkFaults,
-  checkSilences,
-  type EmbeddedReference,
-  startEmbeddedReference,
-} from '../../reference/embedded.ts';
+import { checkFaults, checkSilences, startEmbeddedReference } from '../../reference/embedded.ts';
 import {
   type CaseResult,
   type ConformanceRun,
@@ -19,14 +12,19 @@ import {
   type TargetRun,
 } from '../../results/conformance-run.ts';
 import { conformanceOnly } from '../../results/harness-run.ts';
-import { type Reporter, type RunEvents, reporterEvents } from '../../results/reporter.ts';
+import type { RunEvents } from '../../results/reporter.ts';
 import type { RuleCatalog } from '../../results/rule.ts';
 import { harnessError, isHarnessError } from '../../shared/errors.ts';
-import { createRedactor, type Redactor } from '../../shared/redact.ts';
-import { defaultReportDir, makeReportDir } from '../../shared/report-files.ts';
+import type { Redactor } from '../../shared/redact.ts';
 import { areasOf, checkAreas, targetAreas } from '../../target/areas.ts';
-import { environmentTargetLine, loadTargetFileSync } from '../../target/read-target.ts';
-import { describeTarget, type SinkSettings, type Target, type TargetArea, targetSecrets } from '../../target/target.ts';
+import { describeTarget, type SinkSettings, type Target, type TargetArea } from '../../target/target.ts';
+import {
+  openRunContext,
+  type PartOutcome,
+  type RunCommonOptions,
+  type RunContext,
+  readRunTargets,
+} from '../context/run-context.ts';
 import { stoppedWithoutError } from './case-collector.ts';
 import { type CaseOrder, validSeed } from './case-order.ts';
 import { type CaseFile, loadCaseFiles } from './case-registry.ts';
@@ -37,7 +35,7 @@ import { loadRuleCatalog } from './rule-catalog.ts';
 import { globMatchesAny, ruleFilter } from './rule-glob.ts';
 import { runSuites } from './vitest-runner.ts';
 
-export interface ConformanceOptions {
+export interface ConformanceOptions extends RunCommonOptions {
   /** Target files; none (and no `environmentTarget`): the embedded reference service. */
   readonly targets?: readonly string[];
   /** A target read from the SVC_* environment (the CLI reads it only when no file is given). */
@@ -46,27 +44,13 @@ export interface ConformanceOptions {
   readonly areas?: readonly TargetArea[];
   /** Only cases naming a rule that matches this glob (commas separate several). */
   readonly rules?: string;
-  /** @default reports/<timestamp>/ under the working directory */
-  readonly reportDir?: string;
   readonly expectations?: string;
   /** Fault switches of the embedded reference; only without targets. */
   readonly faults?: readonly string[];
   /** Silence switches of the embedded reference: other legal choices where the spec is silent. @default none */
   readonly silences?: readonly string[];
-  readonly signal?: AbortSignal;
-  /** What renders and writes the run (src/reporters, chosen by name in the CLI). @default none */
-  readonly reporters?: readonly Reporter[];
   /** The folder with conformance/ and its vitest.config (the engine's tests use a fixture suite). @default the repository */
   readonly suiteRoot?: string;
-  /** @default () => new Date() */
-  readonly now?: () => Date;
-  /**
-   * A reference the caller started and will stop (`svc-harness run` keeps it for the load part);
-   * used instead of starting one. @default none
-   */
-  readonly reference?: EmbeddedReference;
-  /** False when the caller renders the run with more parts (`svc-harness run`). @default true */
-  readonly emitRunEnd?: boolean;
   /** The sink's settings from the command line; they win over each target file's `sink`. */
   readonly sink?: SinkSettings;
   /**
@@ -75,16 +59,17 @@ export interface ConformanceOptions {
    * @default 6
    */
   readonly caseConcurrency?: number;
-  /** Every request's and stream wait's budget in the cases, unless a case names its own. @default 10 s */
-  readonly timeoutMs?: number;
+  /**
+   * Every request's and stream wait's budget in the cases, unless a case names its own (the main job's
+   * name too; a load's request budget is `settings.timeoutMs`). @default 10 s
+   */
+  readonly caseTimeoutMs?: number;
   /**
    * A seeded order of the case files and cases (case-order.ts: the concurrent group kept whole), so a
    * verdict that depends on the cases beside it shows as a difference between two seeds.
    * @default concurrent files first, then every file and case in discovery order
    */
   readonly order?: CaseOrder;
-  /** Lines the run tells once its checks passed (the environment's target); the CLI prints them to stderr. */
-  readonly log?: (line: string) => void;
 }
 
 interface PlannedTarget {
@@ -92,7 +77,8 @@ interface PlannedTarget {
   readonly embedded: boolean;
 }
 
-function checkOptions(options: ConformanceOptions, catalog: RuleCatalog): void {
+/** The options' own checks, before anything starts (the main job makes them too, before its context). */
+export function checkConformanceOptions(options: ConformanceOptions, catalog: RuleCatalog): void {
   const switches =
     (options.faults?.length ?? 0) > 0 ? '--fault' : (options.silences?.length ?? 0) > 0 ? '--silence' : undefined;
   if (switches !== undefined && ((options.targets?.length ?? 0) > 0 || options.environmentTarget)) {
@@ -101,11 +87,9 @@ function checkOptions(options: ConformanceOptions, catalog: RuleCatalog): void {
       `conformance: ${switches} works only with the embedded reference (without --target or SVC_* target variables)`,
     );
   }
-  if (options.timeoutMs !== undefined && !(Number.isFinite(options.timeoutMs) && options.timeoutMs > 0)) {
-    throw harnessError(
-      'SVC_USAGE',
-      `conformance: timeoutMs is a positive number of milliseconds, not ${options.timeoutMs}`,
-    );
+  const budget = options.caseTimeoutMs;
+  if (budget !== undefined && !(Number.isFinite(budget) && budget > 0)) {
+    throw harnessError('SVC_USAGE', `conformance: caseTimeoutMs is a positive number of milliseconds, not ${budget}`);
   }
   const concurrency = options.caseConcurrency;
   if (concurrency !== undefined && !(Number.isInteger(concurrency) && concurrency >= 1)) {
@@ -139,7 +123,7 @@ function checkOptions(options: ConformanceOptions, catalog: RuleCatalog): void {
  * An area asked for by --area that a target lacks would have all its cases skipped, and a gate of
  * skips passes without judging anything: that is a configuration mistake, said before anything starts.
  */
-function checkTargetAreas(targets: readonly Target[], areas: readonly TargetArea[] | undefined): void {
+export function checkTargetAreas(targets: readonly Target[], areas: readonly TargetArea[] | undefined): void {
   for (const target of targets) {
     const lacking = (areas ?? []).filter((area) => target[area] === undefined);
     if (lacking.length > 0) {
@@ -156,63 +140,77 @@ function interruptReason(signal: AbortSignal): string {
   return typeof signal.reason === 'string' ? signal.reason : 'aborted';
 }
 
-/** Unique names: a second target called "prod" becomes "prod#2". */
-function uniqueNames(targets: readonly Target[]): Target[] {
-  const seen = new Map<string, number>();
-  return targets.map((target) => {
-    const count = (seen.get(target.name) ?? 0) + 1;
-    seen.set(target.name, count);
-    return count === 1 ? target : { ...target, name: `${target.name}#${count}` };
-  });
-}
-
 export async function runConformance(options: ConformanceOptions = {}): Promise<ConformanceRun> {
-  const now = options.now ?? (() => new Date());
-  const started = now();
-  const suiteRoot = options.suiteRoot ?? repoRoot;
   const catalog = await loadRuleCatalog();
-  checkOptions(options, catalog);
-  const fileTargets = uniqueNames([
-    ...(options.targets ?? []).map((path) => loadTargetFileSync(path)),
-    ...(options.environmentTarget ? [options.environmentTarget] : []),
-  ]);
-  checkTargetAreas(fileTargets, options.areas);
-  if (options.environmentTarget) options.log?.(environmentTargetLine('conformance', options.environmentTarget));
-  // The reference starts (waiting on Redis) while the suites load (compiling): the two overlap.
-  const referenceStart =
-    fileTargets.length === 0 && options.reference === undefined
+  checkConformanceOptions(options, catalog);
+  const targets = readRunTargets(options.targets, options.environmentTarget);
+  checkTargetAreas(targets.targets, options.areas);
+  // The reference starts (waiting on Redis) while the suites load (compiling): the two overlap, and a
+  // bad expectations file found meanwhile leaves no report folder behind.
+  const starting =
+    targets.targets.length === 0
       ? startEmbeddedReference(options.faults ?? [], options.areas, options.silences ?? [])
       : undefined;
-  referenceStart?.catch(() => {});
-  let caseFiles: CaseFile[];
-  let expectations: Expectation[];
-  let reference: EmbeddedReference | undefined;
-  const reportDir = resolve(options.reportDir ?? defaultReportDir(started));
+  starting?.catch(() => {});
+  let prepared: PreparedSuites;
   try {
-    caseFiles = await loadCaseFiles(targetAreas, suiteRoot);
-    expectations = options.expectations
-      ? loadExpectationsFile(options.expectations, {
-          caseIds: new Set(caseFiles.flatMap((file) => file.cases.map((item) => item.id))),
-          ruleIds: new Set(catalog.rules.map((rule) => rule.id)),
-        })
-      : [];
-    await makeReportDir(reportDir, 'report folder (--report-dir)');
-    reference = options.reference ?? (await referenceStart);
+    prepared = await prepareSuites(options, catalog);
   } catch (error) {
-    await referenceStart?.then(
-      (started) => started.stop(),
+    await starting?.then(
+      (ready) => ready.stop(),
       () => {},
     );
     throw error;
   }
+  const context = await openRunContext('conformance', targets, options, { ...(starting && { starting }) });
+  let part: PartOutcome<ConformanceRun>;
+  try {
+    part = await conformancePart(options, context, prepared);
+  } finally {
+    await context.close();
+  }
+  await context.events.onRunEnd(conformanceOnly(part.run), { catalog, redact: context.redact });
+  if (part.error !== undefined) throw part.error;
+  return part.run;
+}
+
+/** The suites' case files and the expectations checked against them: loaded before a run starts. */
+export interface PreparedSuites {
+  readonly suiteRoot: string;
+  readonly caseFiles: readonly CaseFile[];
+  readonly expectations: readonly Expectation[];
+}
+
+export async function prepareSuites(options: ConformanceOptions, catalog: RuleCatalog): Promise<PreparedSuites> {
+  const suiteRoot = options.suiteRoot ?? repoRoot;
+  const caseFiles = await loadCaseFiles(targetAreas, suiteRoot);
+  const expectations = options.expectations
+    ? loadExpectationsFile(options.expectations, {
+        caseIds: new Set(caseFiles.flatMap((file) => file.cases.map((item) => item.id))),
+        ruleIds: new Set(catalog.rules.map((rule) => rule.id)),
+      })
+    : [];
+  return { suiteRoot, caseFiles, expectations };
+}
+
+/**
+ * The conformance part of a run, into its context: the suites per target through vitest (the embedded
+ * reference, the context's, when there is no target), expectations applied, the gate decided. What was
+ * measured is the run, also when it stopped on an error, which comes back beside it to be thrown once
+ * the reports are written. Options are checked and the suites prepared by the caller.
+ */
+export async function conformancePart(
+  options: ConformanceOptions,
+  runContext: RunContext,
+  { suiteRoot, caseFiles, expectations }: PreparedSuites,
+): Promise<PartOutcome<ConformanceRun>> {
+  const { now } = runContext;
+  const started = now();
+  const fileTargets = runContext.fileTargets;
+  const reference = fileTargets.length === 0 ? await runContext.reference() : undefined;
 
   // Every secret is known once the reference has started: the file targets' and the reference's own.
-  const secrets = [
-    ...fileTargets.flatMap(targetSecrets),
-    ...(reference ? [...targetSecrets(reference.target), ...reference.secrets] : []),
-  ];
-  const redact: Redactor = createRedactor(secrets);
-  const events = reporterEvents(options.reporters ?? []);
+  const { secrets, redact, events, reportDir, runId } = runContext;
   const problems: string[] = [];
   const problem = (line: string) => {
     const safe = redact(line);
@@ -221,7 +219,6 @@ export async function runConformance(options: ConformanceOptions = {}): Promise<
   };
   const targetRuns: TargetRun[] = [];
   let aborted: string | undefined;
-  const runId = randomBytes(4).toString('hex');
   const planned: PlannedTarget[] = reference
     ? [{ target: reference.target, embedded: true }]
     : fileTargets.map((target) => ({ target, embedded: false }));
@@ -246,16 +243,13 @@ export async function runConformance(options: ConformanceOptions = {}): Promise<
       if (line !== undefined) problem(line);
     }
   } catch (error) {
-    // What was measured is kept: the reports are written below, then the error reaches the CLI.
+    // What was measured is kept: the reports are written, then the error reaches the CLI.
     aborted = redact(isHarnessError(error) ? error.message : String(error));
-    await finish();
-    throw error;
-  } finally {
-    if (options.reference === undefined) await reference?.stop().catch(() => {});
+    return { run: finish(), error };
   }
-  return finish();
+  return { run: finish() };
 
-  async function finish(): Promise<ConformanceRun> {
+  function finish(): ConformanceRun {
     const today = utcDay(now());
     const withExpectations = targetRuns.map((run) => ({
       ...run,
@@ -263,7 +257,7 @@ export async function runConformance(options: ConformanceOptions = {}): Promise<
     }));
     const results = withExpectations.flatMap((run) => run.cases);
     const finished = now();
-    const run: ConformanceRun = {
+    return {
       startedAt: started.toISOString(),
       finishedAt: finished.toISOString(),
       durationMs: finished.getTime() - started.getTime(),
@@ -282,8 +276,6 @@ export async function runConformance(options: ConformanceOptions = {}): Promise<
       exitCode: gateExitCode(results, problems, aborted),
       reportDir,
     };
-    if (options.emitRunEnd !== false) await events.onRunEnd(conformanceOnly(run), { catalog, redact });
-    return run;
   }
 }
 
@@ -345,7 +337,7 @@ async function runTarget(target: Target, embedded: boolean, context: TargetConte
       secrets: context.secrets,
       rules: options.rules ?? null,
       runId: context.runId,
-      ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }),
+      ...(options.caseTimeoutMs !== undefined && { timeoutMs: options.caseTimeoutMs }),
       ...(options.order !== undefined && { order: { seed: options.order.seed } }),
     },
     // The suite file registers only the case files that hold a selected case.

@@ -4,19 +4,14 @@
  * run to the reporters, also when it stops midway. `svc-harness run` calls it after conformance,
  * with the reference already started, and renders both parts as one run.
  */
-import { randomBytes } from 'node:crypto';
-import { resolve } from 'node:path';
-import { type EmbeddedReference, startEmbeddedReference } from '../../reference/embedded.ts';
 import { type BaselineChoice, compareWithBaseline } from '../../results/comparable.ts';
 import type { LoadRun, ScenarioResult } from '../../results/load-run.ts';
-import { type Reporter, reporterEvents } from '../../results/reporter.ts';
 import { parseThresholds, type Threshold } from '../../results/threshold.ts';
 import { harnessError, isHarnessError, oneLine } from '../../shared/errors.ts';
-import { createRedactor, type Redactor, redactStrings, shortSecretNotice } from '../../shared/redact.ts';
-import { defaultReportDir, makeReportDir } from '../../shared/report-files.ts';
+import { type Redactor, redactStrings } from '../../shared/redact.ts';
 import type { Sink } from '../../sink/sink-server.ts';
-import { environmentTargetLine, loadTargetFileSync } from '../../target/read-target.ts';
-import { type SinkSettings, type Target, targetSecrets } from '../../target/target.ts';
+import type { SinkSettings, Target } from '../../target/target.ts';
+import { openRunContext, type RunCommonOptions, type RunContext, readRunTargets } from '../context/run-context.ts';
 import { loadEngines, type PreparedEngine } from './load-engine.ts';
 import { loadExitCode, renderLoadRun } from './load-run-end.ts';
 import { defaultLoadSettings, type EngineName, type LoadSettings } from './load-settings.ts';
@@ -33,38 +28,26 @@ import {
 } from './scenario-registry.ts';
 import { unusableTarget } from './target-check.ts';
 
-export interface LoadOptions {
+export interface LoadOptions extends RunCommonOptions {
   /** @default every scenario */
   readonly scenarios?: readonly string[];
-  /** A target file; none (and no `environmentTarget`): the embedded reference (or `reference`). */
+  /** A target file; none (and no `environmentTarget`): the embedded reference. */
   readonly target?: string;
   /** A target read from the SVC_* environment (the CLI reads it only when no file is given). */
   readonly environmentTarget?: Target;
-  /** A reference the caller started and stops (`svc-harness run`). */
-  readonly reference?: EmbeddedReference;
   /** @default defaultLoadSettings: each scenario's own rate and duration, open model, node engine */
   readonly settings?: LoadSettings;
   /** k6-syntax thresholds from the command line, on top of each scenario's own. */
   readonly thresholds?: readonly string[];
   /** The main job's short runs: each scenario's default duration capped to this many seconds. */
   readonly maxDurationS?: number;
-  readonly reportDir?: string;
-  readonly signal?: AbortSignal;
-  readonly reporters?: readonly Reporter[];
-  /** False when the caller renders the run with more parts. @default true */
-  readonly emitRunEnd?: boolean;
   /** Leave out scenarios of areas the target lacks, without a problem (the main job). @default false */
   readonly onlySupported?: boolean;
-  /** Secrets the caller knows beyond the target's (redaction). */
-  readonly secrets?: readonly string[];
-  readonly now?: () => Date;
   /** @default scenarios/ of the repository */
   readonly scenariosDir?: string;
   /** The sink's settings from the command line (`--sink-*`); they win over the target file's `sink`. */
   readonly sink?: SinkSettings;
-  /** Lines the run tells before it starts (a scenario k6 cannot run, a k6 build); the CLI prints them to stderr. */
-  readonly log?: (line: string) => void;
-  /** A report to compare the run with (`--baseline`); a regression exits 98. Not with emitRunEnd false. */
+  /** A report to compare the run with (`--baseline`); a regression exits 98. */
   readonly baseline?: BaselineChoice;
 }
 
@@ -78,8 +61,46 @@ function redactResult(result: ScenarioResult, redact: Redactor): ScenarioResult 
 
 export async function runLoad(given: LoadOptions): Promise<LoadRun> {
   const options = { ...given, settings: given.settings ?? defaultLoadSettings };
-  const now = options.now ?? (() => new Date());
-  const started = now();
+  const plan = await planLoad(options);
+  const targets = readRunTargets(options.target === undefined ? [] : [options.target], options.environmentTarget);
+  const context = await openRunContext('load', targets, options);
+  let measured: LoadRun;
+  try {
+    measured = await loadPlanned(plan, options, context);
+  } finally {
+    await context.close();
+  }
+  const run: LoadRun = options.baseline
+    ? compareWithBaseline(
+        measured,
+        { startedAt: measured.startedAt, load: measured },
+        context.reportDir,
+        options.baseline,
+      )
+    : measured;
+  await renderLoadRun(run, context.reportDir, context.events, context.redact);
+  return run;
+}
+
+/** The load part of a run, into its context (`svc-harness run`'s second part): planned, then run. */
+export async function loadPart(given: LoadPartOptions, context: RunContext): Promise<LoadRun> {
+  const options = { ...given, settings: given.settings ?? defaultLoadSettings, log: context.log };
+  return loadPlanned(await planLoad(options), options, context);
+}
+
+/** What a part of a run takes of the load's options: the run context holds the rest. */
+export type LoadPartOptions = Pick<
+  LoadOptions,
+  'scenarios' | 'settings' | 'thresholds' | 'maxDurationS' | 'onlySupported' | 'scenariosDir' | 'sink'
+>;
+
+type PlanOptions = LoadPartOptions & { readonly settings: LoadSettings; readonly log?: (line: string) => void };
+
+/**
+ * Every scenario module, threshold and parameter checked, and each engine asked for prepared, before
+ * anything starts: a mistake or a missing k6 is one line, not a started reference.
+ */
+async function planLoad(options: PlanOptions) {
   const dir = options.scenariosDir ?? scenariosDir;
   const names = options.scenarios?.length ? [...options.scenarios] : scenarioNames(dir);
   checkScenarioNames(names, dir);
@@ -135,23 +156,21 @@ export async function runLoad(given: LoadOptions): Promise<LoadRun> {
   for (const engine of new Set(runs.map((item) => item.engine))) {
     prepared.set(engine, await loadEngines[engine].prepare(options.settings, log));
   }
-  const fileTarget = options.target === undefined ? options.environmentTarget : loadTargetFileSync(options.target);
-  if (options.target === undefined && options.environmentTarget) {
-    log(environmentTargetLine('load', options.environmentTarget));
-  }
-  const reportDir = resolve(options.reportDir ?? defaultReportDir(started));
-  await makeReportDir(reportDir, 'report folder (--report-dir)');
-  const owned = fileTarget || options.reference ? undefined : await startEmbeddedReference([]);
-  const reference = options.reference ?? owned;
-  const target: Target = fileTarget ?? (reference as EmbeddedReference).target;
-  const secrets = [...targetSecrets(target), ...(reference?.secrets ?? []), ...(options.secrets ?? [])];
-  const redact = createRedactor(secrets);
-  // Inside the main job, conformance has said it for the same target.
-  const notice = options.secrets === undefined ? shortSecretNotice(secrets) : undefined;
-  if (notice !== undefined) log(notice);
-  const events = reporterEvents(options.reporters ?? []);
-  const signal = options.signal ?? new AbortController().signal;
-  const runId = randomBytes(4).toString('hex');
+  return { runs, skipped, prepared };
+}
+
+/** The planned scenarios run in turn into the context: the load part's own work. */
+async function loadPlanned(
+  { runs, skipped, prepared }: Awaited<ReturnType<typeof planLoad>>,
+  options: PlanOptions,
+  context: RunContext,
+): Promise<LoadRun> {
+  const started = context.now();
+  const fileTarget = context.fileTargets[0];
+  const target: Target = fileTarget ?? (await context.reference()).target;
+  const embedded = fileTarget === undefined;
+  context.noticeShortSecrets();
+  const { redact, events, signal, runId } = context;
   const results: ScenarioResult[] = [];
   const problems: string[] = [];
   let aborted: string | undefined;
@@ -180,7 +199,7 @@ export async function runLoad(given: LoadOptions): Promise<LoadRun> {
       }
       if (item.scenario.sink) sink ??= startLoadSink(target, options.sink);
       const engine = prepared.get(item.engine) as PreparedEngine;
-      const line = `${engine.label}${options.settings.model} model on ${target.name}${reference ? ' (embedded reference)' : ''}`;
+      const line = `${engine.label}${options.settings.model} model on ${target.name}${embedded ? ' (embedded reference)' : ''}`;
       events.onScenarioStart(item.name, line);
       const scenarioRun = {
         scenario: item.scenario,
@@ -209,24 +228,18 @@ export async function runLoad(given: LoadOptions): Promise<LoadRun> {
     aborted = redact(isHarnessError(error) ? `${error.message} [${error.code}]` : oneLine(error));
   } finally {
     await (await sink?.catch(() => undefined))?.close();
-    await owned?.stop().catch(() => {});
   }
-  const finished = now();
-  const measured: LoadRun = {
+  const finished = context.now();
+  return {
     startedAt: started.toISOString(),
     finishedAt: finished.toISOString(),
     durationMs: finished.getTime() - started.getTime(),
     target: target.name,
-    embedded: reference !== undefined,
+    embedded,
     scenarios: results,
     problems,
     ...(skipped.length > 0 && { skipped }),
     ...(aborted !== undefined && { aborted }),
     exitCode: loadExitCode(results, problems, aborted),
   };
-  const run: LoadRun = options.baseline
-    ? compareWithBaseline(measured, { startedAt: measured.startedAt, load: measured }, reportDir, options.baseline)
-    : measured;
-  if (options.emitRunEnd !== false) await renderLoadRun(run, reportDir, events, redact);
-  return run;
 }

@@ -7,24 +7,19 @@
  * alike (src/results/region-ranking.ts ranks them).
  */
 import { randomBytes } from 'node:crypto';
-import { resolve } from 'node:path';
 import { Bench } from 'tinybench';
 import { dispatcherFor, httpRequest } from '../../http/http-client.ts';
-import { type EmbeddedReference, startEmbeddedReference } from '../../reference/embedded.ts';
 import { type RoundSamples, rankRegions } from '../../results/region-ranking.ts';
 import type { RegionsRun } from '../../results/regions-run.ts';
-import { type Reporter, reporterEvents } from '../../results/reporter.ts';
 import { createRuleCatalog } from '../../results/rule.ts';
 import { ExitCode, harnessError, oneLine } from '../../shared/errors.ts';
-import { createRedactor } from '../../shared/redact.ts';
-import { defaultReportDir, makeReportDir } from '../../shared/report-files.ts';
 import { seededRandom } from '../../shared/seeded-random.ts';
 import type { Inbox, Sink } from '../../sink/sink-server.ts';
-import { loadTargetFileSync } from '../../target/read-target.ts';
-import { type SinkSettings, type Target, targetSecrets } from '../../target/target.ts';
+import type { SinkSettings, Target } from '../../target/target.ts';
+import { openRunContext, type RunCommonOptions, type RunContext, readRunTargets } from '../context/run-context.ts';
 import { startTargetSink } from '../sink/start-target-sink.ts';
 
-export interface RegionsOptions {
+export interface RegionsOptions extends RunCommonOptions {
   readonly target?: string;
   readonly environmentTarget?: Target;
   /** Seconds of measuring in all, spread over the rounds. */
@@ -32,10 +27,6 @@ export interface RegionsOptions {
   /** @default 10 */
   readonly rounds?: number;
   readonly sink?: SinkSettings;
-  readonly reportDir?: string;
-  readonly signal?: AbortSignal;
-  readonly reporters?: readonly Reporter[];
-  readonly now?: () => Date;
   /** Per request and per delivery wait. @default 10_000 */
   readonly timeoutMs?: number;
 }
@@ -131,18 +122,23 @@ function regionUrls(target: Target): { kv: Record<string, string>; messaging: Re
 }
 
 export async function runRegions(options: RegionsOptions): Promise<RegionsRun> {
-  const now = options.now ?? (() => new Date());
-  const started = now();
+  const targets = readRunTargets(options.target === undefined ? [] : [options.target], options.environmentTarget);
+  const context = await openRunContext('regions', targets, options);
+  try {
+    return await regionsPart(options, context);
+  } finally {
+    await context.close();
+  }
+}
+
+/** The region comparison, into its context; it renders its own run, the only part of it. */
+async function regionsPart(options: RegionsOptions, context: RunContext): Promise<RegionsRun> {
+  const { now, started, reportDir, events, signal } = context;
   const timeoutMs = options.timeoutMs ?? 10_000;
   const rounds = options.rounds ?? 10;
-  const fileTarget = options.target === undefined ? options.environmentTarget : loadTargetFileSync(options.target);
-  const reportDir = resolve(options.reportDir ?? defaultReportDir(started));
-  await makeReportDir(reportDir, 'report folder (--report-dir)');
-  const reference: EmbeddedReference | undefined = fileTarget ? undefined : await startEmbeddedReference([]);
-  const target = fileTarget ?? (reference?.target as Target);
-  const redact = createRedactor([...targetSecrets(target), ...(reference?.secrets ?? [])]);
-  const events = reporterEvents(options.reporters ?? []);
-  const signal = options.signal ?? new AbortController().signal;
+  const fileTarget = context.fileTargets[0];
+  const target = fileTarget ?? (await context.reference()).target;
+  const { redact } = context;
   const urls = regionUrls(target);
   const problems: string[] = [];
   const samples: RoundSamples[] = [];
@@ -214,7 +210,7 @@ export async function runRegions(options: RegionsOptions): Promise<RegionsRun> {
     aborted = redact(oneLine(error));
   } finally {
     await sink?.close().catch(() => {});
-    await reference?.stop().catch(() => {});
+    await context.close();
   }
   const finished = now();
   const ranking = rankRegions(samples);
@@ -223,7 +219,7 @@ export async function runRegions(options: RegionsOptions): Promise<RegionsRun> {
     finishedAt: finished.toISOString(),
     durationMs: finished.getTime() - started.getTime(),
     target: target.name,
-    embedded: reference !== undefined,
+    embedded: fileTarget === undefined,
     ...ranking,
     problems,
     ...(aborted !== undefined && { aborted }),

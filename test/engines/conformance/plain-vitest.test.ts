@@ -7,7 +7,7 @@ import { type FixtureServer, startFixtureServer } from './fixtures/fixture-serve
 
 async function plainVitest(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
   const vitest = join(repoRoot, 'node_modules', '.bin', 'vitest');
-  const run = await startProcess(vitest, ['run', '--project', 'conformance', '--reporter', 'verbose'], {
+  const run = await startProcess(vitest, ['run', '--config', 'conformance/vitest.config.ts', '--reporter', 'verbose'], {
     cwd: fixtureSuiteRoot,
     env,
   }).finished;

@@ -9,26 +9,20 @@
  * `messages_lost` and per-message latency thresholds have no data here and fail (docs/load.md, k6-operator).
  */
 import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
 import type { LoadRun, ScenarioResult } from '../../../results/load-run.ts';
-import { type Reporter, reporterEvents } from '../../../results/reporter.ts';
 import { parseThresholds, type Threshold } from '../../../results/threshold.ts';
 import { harnessError } from '../../../shared/errors.ts';
-import { createRedactor } from '../../../shared/redact.ts';
-import { defaultReportDir, makeReportDir } from '../../../shared/report-files.ts';
+import { openRunContext, type RunCommonOptions } from '../../context/run-context.ts';
 import { loadExitCode, renderLoadRun } from '../load-run-end.ts';
 import { mergeParts } from '../recorder.ts';
 import { loadScenario, scenarioFile, scenarioNames, scenariosDir } from '../scenario-registry.ts';
 import { scenarioResult } from '../scenario-result.ts';
 import { readK6Outputs } from './k6-output.ts';
 
-export interface MergeOptions {
+export interface MergeOptions extends RunCommonOptions {
   readonly files: readonly string[];
   /** k6-syntax thresholds applied to every scenario, on top of those the files carry. */
   readonly thresholds?: readonly string[];
-  readonly reportDir?: string;
-  readonly reporters?: readonly Reporter[];
-  readonly now?: () => Date;
 }
 
 /** The harness scenario's title when the name is one of ours, else the k6 scenario's name. */
@@ -38,8 +32,6 @@ async function titleOf(name: string): Promise<string> {
 }
 
 export async function mergeK6Outputs(options: MergeOptions): Promise<LoadRun> {
-  const now = options.now ?? (() => new Date());
-  const started = now();
   if (options.files.length === 0) throw harnessError('SVC_USAGE', 'k6 merge: name the k6 JSON output files to merge');
   for (const file of options.files) {
     if (!existsSync(file)) throw harnessError('SVC_USAGE', `k6 merge: no file ${file}`);
@@ -52,9 +44,10 @@ export async function mergeK6Outputs(options: MergeOptions): Promise<LoadRun> {
       `k6 merge: no request of a k6 scenario in ${options.files.length} file(s) (${output.samples} samples): are they \`--out json\` outputs of a load run?`,
     );
   }
-  // Made once the files proved readable: bad input leaves no empty report folder behind.
-  const reportDir = resolve(options.reportDir ?? defaultReportDir(started));
-  await makeReportDir(reportDir, 'report folder (--report-dir)');
+  // Opened once the files proved readable: bad input leaves no empty report folder behind. No target:
+  // the files are the run's only input, and nothing is started.
+  const context = await openRunContext('k6 merge', { targets: [] }, options);
+  const { now, started } = context;
   const results: ScenarioResult[] = [];
   for (const [name, entry] of output.scenarios) {
     const own = new Set(entry.thresholds.map((threshold) => threshold.text));
@@ -97,6 +90,6 @@ export async function mergeK6Outputs(options: MergeOptions): Promise<LoadRun> {
     problems: [],
     exitCode: loadExitCode(results, []),
   };
-  await renderLoadRun(run, reportDir, reporterEvents(options.reporters ?? []), createRedactor([]));
+  await renderLoadRun(run, context.reportDir, context.events, context.redact);
   return run;
 }
