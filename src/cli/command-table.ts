@@ -149,8 +149,8 @@ const baselineOptions = {
     type: 'string',
     multiple: true,
     description:
-      'With --baseline: METRIC=VALUE, the change that counts beyond the noise (p50, p90, p99, throughput: relative, 10%; error-rate: points, 1%)',
-    default: 'p50=10%, p90=10%, p99=15%, throughput=10%, error-rate=1%',
+      'With --baseline: METRIC=VALUE, the change that counts beyond the noise (p50, p90, p99, throughput: relative, 10%; error-rate: points, 1%; latency: the smallest latency change that counts, 5ms)',
+    default: 'p50=10%, p90=10%, p99=15%, throughput=10%, error-rate=1%, latency=5ms',
   },
 } as const satisfies Record<string, OptionSpec>;
 

@@ -1,7 +1,8 @@
 /**
  * `--tolerance METRIC=VALUE` (repeatable): how large a change must be, beyond the noise, to count.
- * Latency and throughput take a relative change (10%, 0.1); the error rate takes percentage points
- * (1%: one point). `--baseline PATH` is read here too, before the run starts.
+ * Latency and throughput take a relative change (10%); the error rate takes percentage points (1%:
+ * one point); `latency` takes the smallest latency change that counts, a duration (5ms). `--baseline
+ * PATH` is read here too, before the run starts.
  */
 import { type CompareMetric, compareMetrics, type Tolerances } from '../results/compare.ts';
 import { harnessError } from '../shared/errors.ts';
@@ -9,14 +10,26 @@ import { readComparableReport } from './compare-input.ts';
 import type { ParsedValues } from './parsed-values.ts';
 
 export function parseTolerances(texts: readonly string[]): Partial<Tolerances> {
-  const tolerances: Partial<Record<CompareMetric, number>> = {};
+  const tolerances: { -readonly [Key in keyof Tolerances]?: number } = {};
   for (const text of texts) {
+    const floor = /^latency=(.*)$/.exec(text.trim());
+    if (floor !== null) {
+      const ms = /^(\d+(?:\.\d+)?)(ms|s)$/.exec(floor[1] ?? '');
+      if (ms === null) {
+        throw harnessError(
+          'SVC_USAGE',
+          `--tolerance ${JSON.stringify(text)}: latency is the smallest latency change that counts, a duration with its unit like 5ms`,
+        );
+      }
+      tolerances.latencyFloorMs = Number(ms[1]) * (ms[2] === 's' ? 1000 : 1);
+      continue;
+    }
     const match = /^([a-z0-9-]+)=(\d+(?:\.\d+)?)(%?)$/.exec(text.trim());
     const metric = match?.[1] as CompareMetric | undefined;
     if (match === null || metric === undefined || !compareMetrics.includes(metric)) {
       throw harnessError(
         'SVC_USAGE',
-        `--tolerance ${JSON.stringify(text)}: expected METRIC=VALUE with METRIC one of ${compareMetrics.join(', ')} and VALUE a percentage like 10%`,
+        `--tolerance ${JSON.stringify(text)}: expected METRIC=VALUE with METRIC one of ${compareMetrics.join(', ')} and VALUE a percentage like 10%, or latency=5ms`,
       );
     }
     // A bare number is refused, not read: `p99=5` meant 500% once (issue 36), and 5% to the user who wrote it.

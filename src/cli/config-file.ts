@@ -50,8 +50,10 @@ export interface SvcHarnessConfig {
   readonly sinkWait?: string;
   /** A report folder or report.json to compare with (`--baseline`). */
   readonly baseline?: string;
-  /** `--tolerance`s by metric: `{ p99: '10%', 'error-rate': '1%' }`. */
-  readonly tolerances?: Readonly<Partial<Record<'p50' | 'p90' | 'p99' | 'throughput' | 'error-rate', string>>>;
+  /** `--tolerance`s by metric: `{ p99: '10%', 'error-rate': '1%', latency: '5ms' }`. */
+  readonly tolerances?: Readonly<
+    Partial<Record<'p50' | 'p90' | 'p99' | 'throughput' | 'error-rate' | 'latency', string>>
+  >;
   /** An implementation's image to start as the target (`--image`). */
   readonly image?: string;
   /** `--concurrency`: conformance cases marked concurrent that run at once. */

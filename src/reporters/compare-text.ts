@@ -124,9 +124,10 @@ export function comparisonMarkdown(comparison: Comparison): string[] {
     `**${comparisonHeadline(comparison).replace(/^compare: /, '')}.** Baseline \`${comparison.baseline.source}\` (${comparison.baseline.startedAt}). Method: ${comparison.method}. Tolerances: ${Object.entries(
       comparison.tolerances,
     )
-      .map(
-        ([metric, value]) =>
-          `${metric} ${metric === 'error-rate' ? `${(value * 100).toFixed(1)} pt` : `${(value * 100).toFixed(0)}%`}`,
+      .map(([metric, value]) =>
+        metric === 'latencyFloorMs'
+          ? `latency changes under ${value} ms`
+          : `${metric} ${metric === 'error-rate' ? `${(value * 100).toFixed(1)} pt` : `${(value * 100).toFixed(0)}%`}`,
       )
       .join(', ')}.`,
     '',

@@ -29,8 +29,13 @@ export type { RuleState };
 export const compareMetrics = ['p50', 'p90', 'p99', 'throughput', 'error-rate'] as const;
 export type CompareMetric = (typeof compareMetrics)[number];
 
-/** Relative for latency and throughput (0.1 = 10%), absolute for the error rate (0.01 = 1 point). */
-export type Tolerances = Readonly<Record<CompareMetric, number>>;
+/**
+ * Relative for latency and throughput (0.1 = 10%), absolute for the error rate (0.01 = 1 point); and
+ * the smallest latency change that counts, in milliseconds, whatever its share.
+ */
+export interface Tolerances extends Readonly<Record<CompareMetric, number>> {
+  readonly latencyFloorMs: number;
+}
 
 /**
  * The defaults, from 40 identical-run pairs on a 2-core machine (bench/compare-method.ts): wide
@@ -43,6 +48,11 @@ export const defaultTolerances: Tolerances = {
   p99: 0.15,
   throughput: 0.1,
   'error-rate': 0.01,
+  // A/A pairs at the README's defaults against the embedded reference on a 2-core machine (issue 36,
+  // bench/aa-defaults.ts): whole runs moved by up to 3.5 ms at p99 (3.0 → 6.5 ms) with nothing changed,
+  // a +118% that every relative tolerance called a regression, 2 pairs of 7. On loopback a few
+  // milliseconds are the machine's, not the implementation's.
+  latencyFloorMs: 5,
 };
 
 export type ChangeVerdict = 'improved' | 'unchanged' | 'regressed';
@@ -57,6 +67,8 @@ export interface MetricChange {
   /** The 95% interval of the change; null when there is too little data to resample. */
   readonly interval: readonly [number, number] | null;
   readonly tolerance: number;
+  /** Latency only: the smallest change in ms that counts, whatever its share of the baseline. */
+  readonly floorMs?: number;
   readonly verdict: ChangeVerdict;
 }
 
@@ -169,7 +181,11 @@ function interval(draws: number[]): readonly [number, number] {
   return [quantileSorted(draws, lowQ), quantileSorted(draws, highQ)];
 }
 
-/** Worse is up for latency and the error rate, down for throughput. */
+/**
+ * Worse is up for latency and the error rate, down for throughput. `tolerance` is the relative (or, for
+ * the error rate, absolute) change the whole interval must pass: for latency, the larger of the share and
+ * the floor's share of the baseline.
+ */
 function verdictOf(metric: CompareMetric, range: readonly [number, number] | null, tolerance: number): ChangeVerdict {
   if (range === null) return 'unchanged';
   const [low, high] = metric === 'throughput' ? [-range[1], -range[0]] : range;
@@ -192,9 +208,12 @@ function change(
   baseline: number,
   current: number,
   spread: readonly [number, number] | null,
-  tolerance: number,
+  tolerances: Tolerances,
   requests: { readonly baseline: number; readonly current: number },
 ): MetricChange {
+  const tolerance = tolerances[metric];
+  // A latency change counts only past the floor too: the floor as a share of this baseline.
+  const floor = metric in percentileOf && baseline > 0 ? tolerances.latencyFloorMs / baseline : 0;
   const absolute = metric === 'error-rate';
   const observed = absolute ? current - baseline : baseline > 0 ? current / baseline - 1 : null;
   // Too few requests on a side to judge the percentile: no interval, so no verdict beyond "unchanged".
@@ -208,7 +227,8 @@ function change(
     change: observed,
     interval: range,
     tolerance,
-    verdict: verdictOf(metric, range, tolerance),
+    ...(floor > 0 && { floorMs: tolerances.latencyFloorMs }),
+    verdict: verdictOf(metric, range, Math.max(tolerance, floor)),
   };
 }
 
@@ -421,7 +441,7 @@ function compareScenario(
       tags: {},
       replicates: bySeconds ? 'seconds' : 'requests',
       metrics: compareMetrics.map((metric) =>
-        change(metric, b[metric], c[metric], spread[metric], tolerances[metric], {
+        change(metric, b[metric], c[metric], spread[metric], tolerances, {
           baseline: baseline.requests.completed,
           current: current.requests.completed,
         }),
@@ -454,7 +474,7 @@ function compareScenario(
       tags: { ...tag.tags },
       replicates: 'requests',
       metrics: compareMetrics.map((metric) =>
-        change(metric, tb[metric], tc[metric], tagSpread[metric], tolerances[metric], {
+        change(metric, tb[metric], tc[metric], tagSpread[metric], tolerances, {
           baseline: before.requests.completed,
           current: tag.requests.completed,
         }),

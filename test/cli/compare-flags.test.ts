@@ -17,4 +17,11 @@ describe('--tolerance', () => {
     expect(() => parseTolerances(['p95=5%'])).toThrow(/expected METRIC=VALUE with METRIC one of p50, p90, p99/);
     expect(() => parseTolerances(['p99=lots'])).toThrow(/VALUE a percentage like 10%/);
   });
+
+  test('latency takes the smallest latency change that counts, a duration with its unit', () => {
+    expect(parseTolerances(['latency=2ms'])).toEqual({ latencyFloorMs: 2 });
+    expect(parseTolerances(['latency=0.5s'])).toEqual({ latencyFloorMs: 500 });
+    expect(() => parseTolerances(['latency=5'])).toThrow(/a duration with its unit like 5ms/);
+    expect(() => parseTolerances(['latency=5%'])).toThrow(/a duration with its unit like 5ms/);
+  });
 });

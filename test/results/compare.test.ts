@@ -12,6 +12,7 @@ import {
   compareReports,
   requestsToJudge,
   type SeriesPoint,
+  type Tolerances,
 } from '../../src/results/compare.ts';
 import { encodeHistogram, newHistogram, recordMs } from '../../src/results/histogram.ts';
 
@@ -83,12 +84,17 @@ const report = (scenarios: ComparableScenario[] | null, cases: ComparableCase[] 
   cases,
 });
 
+/** The method's own tests judge its statistics alone: the latency floor (its own test below) is off. */
+const noFloor = { latencyFloorMs: 0 };
+const compare = (baseline: ComparableReport, current: ComparableReport, tolerances: Partial<Tolerances> = {}) =>
+  compareReports(baseline, current, { tolerances: { ...noFloor, ...tolerances } });
+
 const metric = (comparison: ReturnType<typeof compareReports>, name: string, index = 0) =>
   comparison.scenarios[index]?.metrics.find((item) => item.metric === name);
 
 describe('compareReports: load metrics', () => {
   test('two runs of the same process: every metric unchanged, each interval around zero', () => {
-    const comparison = compareReports(
+    const comparison = compare(
       report([scenario('command', { base: 1, seed: 1 })]),
       report([scenario('command', { base: 1, seed: 2 })]),
     );
@@ -104,7 +110,7 @@ describe('compareReports: load metrics', () => {
 
   test('a run too short to judge a percentile leaves it unjudged (issue 36): p99 of 200 requests is their slowest two', () => {
     // 40 req/s for 5 s: 200 requests, too few for p99 (1,000 a side) and enough for p50 (20) and p90 (100).
-    const comparison = compareReports(
+    const comparison = compare(
       report([scenario('command', { base: 1, rate: 40, seconds: 5, seed: 1 })]),
       report([scenario('command', { base: 1.5, noise: 0.45, rate: 40, seconds: 5, seed: 2 })]),
     );
@@ -116,7 +122,7 @@ describe('compareReports: load metrics', () => {
   });
 
   test('every request 50% slower: p50, p90 and p99 regressed, their intervals above the tolerance', () => {
-    const comparison = compareReports(
+    const comparison = compare(
       report([scenario('command', { base: 1, seed: 1 })]),
       report([scenario('command', { base: 1.5, noise: 0.45, seed: 2 })]),
     );
@@ -131,7 +137,7 @@ describe('compareReports: load metrics', () => {
   });
 
   test('faster is improved, never regressed', () => {
-    const comparison = compareReports(
+    const comparison = compare(
       report([scenario('command', { base: 2, noise: 0.6 })]),
       report([scenario('command', { base: 1 })]),
     );
@@ -140,7 +146,7 @@ describe('compareReports: load metrics', () => {
   });
 
   test('half the throughput, and 5% of requests failing, regress throughput and the error rate', () => {
-    const comparison = compareReports(
+    const comparison = compare(
       report([scenario('command', { base: 1, rate: 200 })]),
       report([scenario('command', { base: 1, rate: 100, failShare: 0.05, seed: 3 })]),
     );
@@ -152,8 +158,8 @@ describe('compareReports: load metrics', () => {
   test('the tolerance decides: a clear +12% is unchanged within 15% and regressed beyond 5%', () => {
     const baseline = report([scenario('command', { base: 10, noise: 0.05, seed: 1 })]);
     const current = report([scenario('command', { base: 11.2, noise: 0.056, seed: 2 })]);
-    expect(metric(compareReports(baseline, current, { tolerances: { p50: 0.15 } }), 'p50')?.verdict).toBe('unchanged');
-    expect(metric(compareReports(baseline, current, { tolerances: { p50: 0.05 } }), 'p50')?.verdict).toBe('regressed');
+    expect(metric(compare(baseline, current, { p50: 0.15 }), 'p50')?.verdict).toBe('unchanged');
+    expect(metric(compare(baseline, current, { p50: 0.05 }), 'p50')?.verdict).toBe('regressed');
   });
 
   test('tags are compared from their histograms; a tag on one side only is listed as not compared', () => {
@@ -165,7 +171,7 @@ describe('compareReports: load metrics', () => {
       };
       return { ...base, tags: [tag('1', 1, 5), tag('100', slow, 6), ...(extra ? [tag('1000', 9, 7)] : [])] };
     };
-    const comparison = compareReports(report([tagged(4, true)]), report([tagged(8, false)]));
+    const comparison = compare(report([tagged(4, true)]), report([tagged(8, false)]));
     const batch100 = comparison.scenarios.find((change) => change.tags.batch === '100');
     expect(batch100?.replicates).toBe('requests');
     expect(batch100?.metrics.find((item) => item.metric === 'p50')?.verdict).toBe('regressed');
@@ -175,8 +181,25 @@ describe('compareReports: load metrics', () => {
     expect(comparison.unmatched).toEqual(['pipeline {batch:1000}: only in the baseline']);
   });
 
+  test('a latency change counts only past the floor (5 ms by default): a whole run at +118% of 3 ms is the machine', () => {
+    // What an A/A pair at the README's defaults measured against the embedded reference: p99 3.0 → 6.5 ms.
+    const baseline = report([scenario('command', { base: 2, noise: 0.2, seed: 1 })]);
+    const current = report([scenario('command', { base: 4.5, noise: 0.43, seed: 2 })]);
+    const byDefault = compareReports(baseline, current);
+    expect(metric(byDefault, 'p99')).toMatchObject({ verdict: 'unchanged', floorMs: 5 });
+    expect(byDefault.regressed).toBe(false);
+    expect(metric(compare(baseline, current), 'p99')?.verdict).toBe('regressed');
+    // About the same share at 20 ms is past the floor: regressed with the defaults.
+    const slow = compareReports(
+      report([scenario('command', { base: 20, noise: 2, seed: 1 })]),
+      report([scenario('command', { base: 45, noise: 4.3, seed: 2 })]),
+    );
+    expect(metric(slow, 'p99')?.verdict).toBe('regressed');
+    expect(metric(slow, 'throughput')?.floorMs).toBeUndefined();
+  });
+
   test('a regression turns exit code 0 into 98, and leaves a failed gate or threshold its own code', () => {
-    const baseline = { report: report([scenario('command', { base: 1 })]), tolerances: {} };
+    const baseline = { report: report([scenario('command', { base: 1 })]), tolerances: noFloor };
     const slow = scenario('command', { base: 3, noise: 0.9, seed: 9 });
     // The run as the load engine hands it over: the fields a comparison reads.
     const load = {
