@@ -4,7 +4,7 @@
  * millisecond timestamps as decimal strings, as the real service writes them. An attempt that got no
  * answer (refused, timed out) has status 0, no headers and an empty body.
  */
-import { withIntegersAsDoubles } from './integers-as-doubles.ts';
+import { withIntegersAsDoubles } from '../integers-as-doubles.ts';
 import type { MessagingFaultCheck } from './messaging-faults.ts';
 import type { AttemptOutcome, StoredMessage } from './stored-message.ts';
 

@@ -5,8 +5,8 @@
 
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
+import { withIntegersAsDoubles } from '../integers-as-doubles.ts';
 import { parseDuration } from './durations.ts';
-import { withIntegersAsDoubles } from './integers-as-doubles.ts';
 import { MessagingError } from './messaging-error.ts';
 import { InternalNotifyFailure } from './notify-failures.ts';
 import { header, httpUrl, type RequestHeaders } from './publish-request.ts';
