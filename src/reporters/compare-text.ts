@@ -126,7 +126,7 @@ export function comparisonMarkdown(comparison: Comparison): string[] {
     )
       .map(([metric, value]) =>
         metric === 'latencyFloorMs'
-          ? `latency changes under ${value} ms`
+          ? `latency changes under ${value} ms uncounted`
           : `${metric} ${metric === 'error-rate' ? `${(value * 100).toFixed(1)} pt` : `${(value * 100).toFixed(0)}%`}`,
       )
       .join(', ')}.`,

@@ -181,11 +181,7 @@ function interval(draws: number[]): readonly [number, number] {
   return [quantileSorted(draws, lowQ), quantileSorted(draws, highQ)];
 }
 
-/**
- * Worse is up for latency and the error rate, down for throughput. `tolerance` is the relative (or, for
- * the error rate, absolute) change the whole interval must pass: for latency, the larger of the share and
- * the floor's share of the baseline.
- */
+/** Worse is up for latency and the error rate, down for throughput. */
 function verdictOf(metric: CompareMetric, range: readonly [number, number] | null, tolerance: number): ChangeVerdict {
   if (range === null) return 'unchanged';
   const [low, high] = metric === 'throughput' ? [-range[1], -range[0]] : range;
@@ -212,8 +208,10 @@ function change(
   requests: { readonly baseline: number; readonly current: number },
 ): MetricChange {
   const tolerance = tolerances[metric];
-  // A latency change counts only past the floor too: the floor as a share of this baseline.
-  const floor = metric in percentileOf && baseline > 0 ? tolerances.latencyFloorMs / baseline : 0;
+  // A latency change counts only past the floor too: the interval judges the noise, the floor the
+  // size (a whole run 3 ms slower on loopback is the machine's; a clear 9 ms one is a regression).
+  const latency = metric in percentileOf;
+  const belowFloor = latency && Math.abs(current - baseline) < tolerances.latencyFloorMs;
   const absolute = metric === 'error-rate';
   const observed = absolute ? current - baseline : baseline > 0 ? current / baseline - 1 : null;
   // Too few requests on a side to judge the percentile: no interval, so no verdict beyond "unchanged".
@@ -227,8 +225,8 @@ function change(
     change: observed,
     interval: range,
     tolerance,
-    ...(floor > 0 && { floorMs: tolerances.latencyFloorMs }),
-    verdict: verdictOf(metric, range, Math.max(tolerance, floor)),
+    ...(latency && { floorMs: tolerances.latencyFloorMs }),
+    verdict: belowFloor ? 'unchanged' : verdictOf(metric, range, tolerance),
   };
 }
 
