@@ -162,7 +162,7 @@ export async function runConformance(options: ConformanceOptions = {}): Promise<
     );
     throw error;
   }
-  const context = await openRunContext('conformance', targets, options, { ...(starting && { starting }) });
+  const context = await openRunContext('conformance', targets, options, starting);
   let part: PartOutcome<ConformanceRun>;
   try {
     part = await conformancePart(options, context, prepared);

@@ -13,7 +13,7 @@ import { type Reporter, type RunEvents, reporterEvents } from '../../results/rep
 import { createRedactor, type Redactor, shortSecretNotice } from '../../shared/redact.ts';
 import { defaultReportDir, makeReportDir } from '../../shared/report-files.ts';
 import { environmentTargetLine, loadTargetFileSync } from '../../target/read-target.ts';
-import { type Target, type TargetArea, targetSecrets } from '../../target/target.ts';
+import { type Target, targetSecrets } from '../../target/target.ts';
 
 /** What every run takes, whichever its parts: the API's options of each engine carry these names. */
 export interface RunCommonOptions {
@@ -26,18 +26,6 @@ export interface RunCommonOptions {
   readonly now?: () => Date;
   /** Lines for the user (the CLI prints them to stderr). */
   readonly log?: (line: string) => void;
-}
-
-/** The embedded reference's switches and areas, when the run starts it. */
-export interface ReferenceChoice {
-  readonly faults?: readonly string[];
-  readonly silences?: readonly string[];
-  readonly areas?: readonly TargetArea[];
-  /**
-   * A start already under way, handed to the context to own (conformance starts the reference while
-   * its suites compile, before the context exists): `reference()` gives it, `close` stops it.
-   */
-  readonly starting?: Promise<EmbeddedReference>;
 }
 
 export interface RunContext {
@@ -53,11 +41,8 @@ export interface RunContext {
   readonly fileTargets: readonly Target[];
   /** The embedded reference, started on the first call, once; stopped by `close`. */
   reference(): Promise<EmbeddedReference>;
-  /** The reference once started, else undefined. */
-  readonly startedReference: EmbeddedReference | undefined;
-  /** Every secret known so far: the targets', the reference's once started, and those added. */
+  /** Every secret known so far: the targets', and the reference's once started. */
   readonly secrets: readonly string[];
-  addSecrets(secrets: readonly string[]): void;
   /** Redacts with every secret known now. */
   readonly redact: Redactor;
   /** Tells, once per run, that a secret is too short to redact safely. */
@@ -89,23 +74,29 @@ export interface RunTargets {
   readonly fromEnvironment?: Target;
 }
 
-/** The targets a run names, read and checked, with nothing started: their checks come before a context. */
-export function readRunTargets(files: readonly string[] = [], environmentTarget?: Target): RunTargets {
-  if (files.length === 0 && environmentTarget)
+/**
+ * The targets a run names (a target file, several, or none), read and checked, with nothing started:
+ * their checks come before a context.
+ */
+export function readRunTargets(files: string | readonly string[] | undefined, environmentTarget?: Target): RunTargets {
+  const paths = files === undefined ? [] : typeof files === 'string' ? [files] : files;
+  if (paths.length === 0 && environmentTarget)
     return { targets: [environmentTarget], fromEnvironment: environmentTarget };
-  return { targets: uniqueNames(files.map((path) => loadTargetFileSync(path))) };
+  return { targets: uniqueNames(paths.map((path) => loadTargetFileSync(path))) };
 }
 
 /**
  * Opens a run's context: `command` names the run in its lines, `targets` were read and checked
- * (`readRunTargets`); none means the embedded reference, started on first use with `reference`'s
- * switches. The report folder is made here.
+ * (`readRunTargets`); none means the embedded reference, started on first use without switches, or
+ * `starting`: a start already under way, handed to the context to own (conformance starts the
+ * reference, with its switches, while its suites compile, before the context exists). The report
+ * folder is made here.
  */
 export async function openRunContext(
   command: string,
   targets: RunTargets,
   options: RunCommonOptions,
-  referenceChoice: ReferenceChoice = {},
+  starting?: Promise<EmbeddedReference>,
 ): Promise<RunContext> {
   const now = options.now ?? (() => new Date());
   const started = now();
@@ -116,7 +107,7 @@ export async function openRunContext(
   try {
     await makeReportDir(reportDir, 'report folder (--report-dir)');
   } catch (error) {
-    await referenceChoice.starting?.then(
+    await starting?.then(
       (ready) => ready.stop(),
       () => {},
     );
@@ -129,15 +120,13 @@ export async function openRunContext(
     for (const secret of more) secrets.add(secret);
     if (secrets.size !== before) redactor = createRedactor(secrets);
   };
-  let startedReference: EmbeddedReference | undefined;
   const owned = (start: Promise<EmbeddedReference>) =>
     start.then((ready) => {
-      startedReference = ready;
       addSecrets([...targetSecrets(ready.target), ...ready.secrets]);
       return ready;
     });
-  let starting = referenceChoice.starting && owned(referenceChoice.starting);
-  starting?.catch(() => {});
+  let reference = starting && owned(starting);
+  reference?.catch(() => {});
   let noticed = false;
   return {
     runId: randomBytes(4).toString('hex'),
@@ -149,18 +138,12 @@ export async function openRunContext(
     log,
     fileTargets,
     reference() {
-      starting ??= owned(
-        startEmbeddedReference(referenceChoice.faults ?? [], referenceChoice.areas, referenceChoice.silences ?? []),
-      );
-      return starting;
-    },
-    get startedReference() {
-      return startedReference;
+      reference ??= owned(startEmbeddedReference([]));
+      return reference;
     },
     get secrets() {
       return [...secrets];
     },
-    addSecrets,
     redact: (text) => redactor(text),
     noticeShortSecrets() {
       if (noticed) return;
@@ -169,8 +152,8 @@ export async function openRunContext(
       if (notice !== undefined) log(notice);
     },
     async close() {
-      const pending = starting;
-      starting = undefined;
+      const pending = reference;
+      reference = undefined;
       await pending?.then(
         (ready) => ready.stop(),
         () => {},

@@ -62,7 +62,7 @@ function redactResult(result: ScenarioResult, redact: Redactor): ScenarioResult 
 export async function runLoad(given: LoadOptions): Promise<LoadRun> {
   const options = { ...given, settings: given.settings ?? defaultLoadSettings };
   const plan = await planLoad(options);
-  const targets = readRunTargets(options.target === undefined ? [] : [options.target], options.environmentTarget);
+  const targets = readRunTargets(options.target, options.environmentTarget);
   const context = await openRunContext('load', targets, options);
   let measured: LoadRun;
   try {

@@ -122,18 +122,33 @@ function regionUrls(target: Target): { kv: Record<string, string>; messaging: Re
 }
 
 export async function runRegions(options: RegionsOptions): Promise<RegionsRun> {
-  const targets = readRunTargets(options.target === undefined ? [] : [options.target], options.environmentTarget);
+  const targets = readRunTargets(options.target, options.environmentTarget);
   const context = await openRunContext('regions', targets, options);
+  let run: RegionsRun;
   try {
-    return await regionsPart(options, context);
+    run = await regionsPart(options, context);
   } finally {
     await context.close();
   }
+  await context.events.onRunEnd(
+    {
+      startedAt: run.startedAt,
+      finishedAt: run.finishedAt,
+      durationMs: run.durationMs,
+      reportDir: context.reportDir,
+      exitCode: run.exitCode,
+      ...(run.aborted !== undefined && { aborted: run.aborted }),
+      problems: run.problems,
+      regions: run,
+    },
+    { catalog: createRuleCatalog([]), redact: context.redact },
+  );
+  return run;
 }
 
-/** The region comparison, into its context; it renders its own run, the only part of it. */
+/** The region comparison, into its context. */
 async function regionsPart(options: RegionsOptions, context: RunContext): Promise<RegionsRun> {
-  const { now, started, reportDir, events, signal } = context;
+  const { now, started, signal } = context;
   const timeoutMs = options.timeoutMs ?? 10_000;
   const rounds = options.rounds ?? 10;
   const fileTarget = context.fileTargets[0];
@@ -210,11 +225,10 @@ async function regionsPart(options: RegionsOptions, context: RunContext): Promis
     aborted = redact(oneLine(error));
   } finally {
     await sink?.close().catch(() => {});
-    await context.close();
   }
   const finished = now();
   const ranking = rankRegions(samples);
-  const run: RegionsRun = {
+  return {
     startedAt: started.toISOString(),
     finishedAt: finished.toISOString(),
     durationMs: finished.getTime() - started.getTime(),
@@ -226,18 +240,4 @@ async function regionsPart(options: RegionsOptions, context: RunContext): Promis
     exitCode:
       aborted !== undefined || problems.length > 0 || ranking.ranking.length === 0 ? ExitCode.notJudged : ExitCode.ok,
   };
-  await events.onRunEnd(
-    {
-      startedAt: run.startedAt,
-      finishedAt: run.finishedAt,
-      durationMs: run.durationMs,
-      reportDir,
-      exitCode: run.exitCode,
-      ...(aborted !== undefined && { aborted }),
-      problems,
-      regions: run,
-    },
-    { catalog: createRuleCatalog([]), redact },
-  );
-  return run;
 }

@@ -52,9 +52,10 @@ export async function runMainJob(options: MainJobOptions): Promise<HarnessRun> {
   };
   checkConformanceOptions(conformanceOptions, catalog);
   const suites = await prepareSuites(conformanceOptions, catalog);
-  const targets = readRunTargets(options.target === undefined ? [] : [options.target], options.environmentTarget);
+  const targets = readRunTargets(options.target, options.environmentTarget);
   const context = await openRunContext('run', targets, options);
   const { signal, now, started, reportDir } = context;
+  let run: HarnessRun;
   try {
     // Started before both parts, so the short-secret notice knows every secret, and said once.
     if (context.fileTargets.length === 0) await context.reference();
@@ -91,11 +92,10 @@ export async function runMainJob(options: MainJobOptions): Promise<HarnessRun> {
       conformance,
       ...(load && { load }),
     };
-    const run = options.baseline ? compareWithBaseline(measured, measured, reportDir, options.baseline) : measured;
-    await context.close();
-    await context.events.onRunEnd(run, { catalog, redact: context.redact });
-    return run;
+    run = options.baseline ? compareWithBaseline(measured, measured, reportDir, options.baseline) : measured;
   } finally {
     await context.close();
   }
+  await context.events.onRunEnd(run, { catalog, redact: context.redact });
+  return run;
 }
