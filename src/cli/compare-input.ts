@@ -5,15 +5,14 @@
  */
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
-import { Ajv } from 'ajv';
 import reportSchema from '../../schemas/report.schema.json' with { type: 'json' };
 import { comparableScenario, type ScenarioFields } from '../results/comparable.ts';
 import type { ComparableReport } from '../results/compare.ts';
 import type { VerdictKind } from '../results/verdict.ts';
 import { harnessError } from '../shared/errors.ts';
-import { readJsonFile, schemaProblem } from '../shared/json-file.ts';
+import { lazyValidator, readJsonFile, schemaProblem } from '../shared/json-file.ts';
 
-const validate = new Ajv({ allErrors: false, strict: false }).compile(reportSchema);
+const reportValidator = lazyValidator(reportSchema, { allErrors: false, strict: false });
 
 interface ReportFile {
   readonly startedAt: string;
@@ -38,6 +37,7 @@ export function readComparableReport(path: string, label: string): ComparableRep
     throw harnessError('SVC_CONFIG', `${label} ${path}: no such file or folder`);
   }
   const value = readJsonFile(file, label);
+  const validate = reportValidator();
   if (!validate(value)) {
     throw harnessError(
       'SVC_CONFIG',

@@ -8,11 +8,10 @@
  */
 import { existsSync, globSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
-import { Ajv } from 'ajv';
 import schema from '../../schemas/config.schema.json' with { type: 'json' };
 import { isScenarioPath } from '../engines/load/scenario-registry.ts';
 import { harnessError, isHarnessError } from '../shared/errors.ts';
-import { readJsonFile, schemaProblem } from '../shared/json-file.ts';
+import { lazyValidator, readJsonFile, schemaProblem } from '../shared/json-file.ts';
 import { importUserModule } from '../shared/user-module.ts';
 import type { CommandSpec } from './command-table.ts';
 import { didYouMean } from './parse-argv.ts';
@@ -141,7 +140,7 @@ export const configFileNames = [
   'svc-harness.config.json',
 ] as const;
 
-const validate = new Ajv({ allErrors: false }).compile(schema);
+const configValidator = lazyValidator(schema, { allErrors: false });
 
 /** The config file to read: the one `--config` names, else the first found in `cwd`, else none. */
 export function findConfigFile(given: string | undefined, cwd: string): string | undefined {
@@ -159,6 +158,7 @@ export async function readConfigFile(path: string): Promise<SvcHarnessConfig> {
   else {
     value = (await importUserModule(path, 'config file')).default;
   }
+  const validate = configValidator();
   if (!validate(value)) {
     const problem = schemaProblem(validate.errors, (error) => {
       if (error.keyword !== 'additionalProperties') return error.message;

@@ -1,14 +1,13 @@
 /** Reads a target from a file or from the SVC_* environment, and validates it before any run starts. */
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { Ajv } from 'ajv';
 import targetSchema from '../../schemas/target.schema.json' with { type: 'json' };
 import { didYouMean } from '../shared/did-you-mean.ts';
 import { harnessError } from '../shared/errors.ts';
-import { readJsonFile, schemaProblem } from '../shared/json-file.ts';
+import { lazyValidator, readJsonFile, schemaProblem } from '../shared/json-file.ts';
 import { describeTarget, type Target } from './target.ts';
 
-const validate = new Ajv({ allErrors: true }).compile(targetSchema);
+const targetValidator = lazyValidator(targetSchema, { allErrors: true });
 
 /** The keys the target schema allows where `schemaPath` (`#/definitions/kv/additionalProperties`) points. */
 function keysAt(schemaPath: string): string[] {
@@ -23,6 +22,7 @@ function keysAt(schemaPath: string): string[] {
 
 /** Validates parsed JSON as a target; `origin` names the file or "environment" in the error line. */
 export function parseTarget(value: unknown, origin: string): Target {
+  const validate = targetValidator();
   if (!validate(value)) {
     // The URL pattern's own text (a regular expression) would not help a reader.
     // A key that is none (`ulr`) explains the required one missing beside it (`url`): it is said first.

@@ -3,12 +3,11 @@
  * expectation covers is an expected failure; a passing one makes the expectation stale (fails the
  * gate); after its expiry day the failure counts again.
  */
-import { Ajv } from 'ajv';
 import schema from '../../../schemas/expectations.schema.json' with { type: 'json' };
 import { type CaseResult, verdictCountsFor } from '../../results/conformance-run.ts';
 import type { Verdict } from '../../results/verdict.ts';
 import { harnessError } from '../../shared/errors.ts';
-import { readJsonFile, schemaProblem } from '../../shared/json-file.ts';
+import { lazyValidator, readJsonFile, schemaProblem } from '../../shared/json-file.ts';
 
 export interface Expectation {
   readonly case?: string;
@@ -19,7 +18,7 @@ export interface Expectation {
   readonly expires?: string;
 }
 
-const validate = new Ajv({ allErrors: false }).compile<{ expectations: Expectation[] }>(schema);
+const expectationsValidator = lazyValidator<{ expectations: Expectation[] }>(schema, { allErrors: false });
 
 /** Parses and validates an expectations file; every problem is one SVC_CONFIG line. */
 export function parseExpectations(
@@ -28,6 +27,7 @@ export function parseExpectations(
   known: { readonly caseIds: ReadonlySet<string>; readonly ruleIds: ReadonlySet<string> },
 ): Expectation[] {
   const fail = (message: string) => harnessError('SVC_CONFIG', `expectations file ${origin}: ${message}`);
+  const validate = expectationsValidator();
   if (!validate(value)) {
     throw fail(schemaProblem(validate.errors));
   }
