@@ -1,8 +1,9 @@
 /**
  * The bin's first step, before the CLI's modules load: a command that starts itself again under the
  * allocator setting does so before it has compiled a few hundred modules it would throw away (that cost
- * a conformance run half a second of CPU, and the self-validation runs the CLI 250 times).
+ * a conformance run half a second of CPU).
  */
+
 /**
  * The commands that start themselves again under the allocator setting that lets a process give memory
  * back (src/reference/allocator-settings.ts): `serve`, the reference in a process of its own, and
@@ -26,4 +27,3 @@ export async function prepareProcess(argv: readonly string[]): Promise<void> {
   const { relaunchUnderAllocatorSettings } = await import('../reference/allocator-settings.ts');
   relaunchUnderAllocatorSettings();
 }
-

@@ -2,7 +2,8 @@
  * Self-validation of the messaging (area A) and management (area C) suites (issue 14): the reference
  * without faults passes every MUST case of both, skipping nothing, in the spec's names and in the
  * upstash dialect; and every fault switch of A and C is caught by a case failing on the switch's rule
- * (mutation score 100%). Each run is the CLI as a user runs it, filtered to one rule, two at a time.
+ * (mutation score 100%). The clean runs are the CLI as a user runs it; each fault's run is filtered to its
+ * rule, in batches of the programmatic API's runConformance, four batches at a time.
  */
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

@@ -2,16 +2,16 @@
  * Self-validation through the silence switches (issue 35), the mirror of the fault switches: each
  * makes the reference take another legal choice where the spec is silent, and no case of its area may
  * fail, error or go stale: pass, observation, or a skip that says which capability the choice removed.
- * One CLI run per switch over its area, as a user runs it, then one run of every area with every switch on.
+ * One run per switch over its area (batches of the programmatic API's runConformance), then one CLI run of
+ * every area with every switch on, as a user runs it.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { mapLimit } from '../../conformance/support/bounded.ts';
 import { allSilences } from '../../src/reference/areas.ts';
 import type { SilenceSwitch } from '../../src/reference/fault-registry.ts';
-import { type RunResult, runConformance } from '../support/self-validation.ts';
+import { type RunResult, runBatched, runConformance } from '../support/self-validation.ts';
 
 const mustFailKinds = new Set(['fail', 'error', 'stale']);
 let dir = '';
@@ -28,14 +28,17 @@ function broken(run: RunResult): string[] {
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'svc-self-validation-'));
   // Two pools side by side. A messaging run mostly waits on the sink (28 s of wall time for 4.5 s of CPU
-  // alone here), so six overlap; a kv or management run keeps a core busy for its few seconds, so one at
-  // a time beside them. With one pool of three, this file was CI's long pole: 677 s of a 677 s step.
-  const run = (silence: SilenceSwitch) => runConformance(dir, silence.area, ['--silence', silence.name]);
-  const waiting = allSilences.filter((silence) => silence.area === 'messaging');
-  const busy = allSilences.filter((silence) => silence.area !== 'messaging');
-  const [waited, worked] = await Promise.all([mapLimit(waiting, 6, run), mapLimit(busy, 1, run)]);
-  for (const [index, silence] of waiting.entries()) runs.set(silence.name, waited[index] as RunResult);
-  for (const [index, silence] of busy.entries()) runs.set(silence.name, worked[index] as RunResult);
+  // alone here), so six batches overlap; a kv or management run keeps a core busy for its few seconds, so
+  // one batch at a time beside them. With one pool of three CLI runs, this file was CI's long pole: 677 s
+  // of a 677 s step.
+  const keyed = (silence: SilenceSwitch) => ({
+    key: silence.name,
+    run: { areas: [silence.area], silences: [silence.name] },
+  });
+  const waiting = allSilences.filter((silence) => silence.area === 'messaging').map(keyed);
+  const busy = allSilences.filter((silence) => silence.area !== 'messaging').map(keyed);
+  const [waited, worked] = await Promise.all([runBatched(dir, waiting, 6), runBatched(dir, busy, 1)]);
+  for (const [name, run] of [...waited, ...worked]) runs.set(name, run);
   together = await runConformance(
     dir,
     'kv,messaging,management',

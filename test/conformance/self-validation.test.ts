@@ -2,7 +2,8 @@
  * Self-validation of the key-value suite (issue 3): the reference without faults passes every MUST
  * case, and for every area-B fault switch a run with that switch on reports a failing case linked to
  * the rule the switch breaks. The share caught is the suite's mutation score; it must be 100%.
- * Each run is the CLI as a user runs it, filtered to one rule, two at a time.
+ * The clean run is the CLI as a user runs it; each fault's run is filtered to its rule, in batches of the
+ * programmatic API's runConformance, two batches at a time (test/support/conformance-batch.ts).
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -21,8 +22,8 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'svc-self-validation-'));
   clean = await runConformance(dir, 'kv', []);
   faultRuns = await runFaults(dir, 'kv', kvFaults);
-  // One CLI run per switch, two at a time: the budget grows with the switches, at the rate the first
-  // 65 had (600 s, about 9 s each), not at a flat 600 s that 15 more switches outgrew.
+  // One run per switch, two batches at a time: the budget grows with the switches, at the rate the first
+  // 65 had as CLI runs (600 s, about 9 s each), not at a flat 600 s that 15 more switches outgrew.
 }, kvFaults.length * 9_000);
 
 afterAll(async () => {
