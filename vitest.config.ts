@@ -73,7 +73,9 @@ const knownLongSeconds: Readonly<Record<string, number>> = {
   // beside each other on four workers): the longest must start first, or a late one runs alone at the end.
   'test/conformance/self-validation.test.ts': 500,
   'test/conformance/self-validation-messaging-management.test.ts': 450,
-  'test/package/install.test.ts': 300,
+  'test/package/workflow.test.ts': 240,
+  'test/package/install.test.ts': 200,
+  'test/package/install-target.test.ts': 130,
   'test/conformance/self-validation-silences.test.ts': 250,
   'test/conformance/self-validation-order.test.ts': 100,
   'test/package/image.test.ts': 60,
@@ -148,7 +150,8 @@ export default defineConfig({
         test: {
           name: 'package',
           include: packageTests,
-          globalSetup: ['test/support/leftovers.ts'],
+          // After leftovers.ts, so its tarball is packed after the snapshot and removed before the check.
+          globalSetup: ['test/support/leftovers.ts', 'test/package/pack-once.ts'],
           testTimeout: 60_000,
           hookTimeout: 800_000,
           pool: 'forks',

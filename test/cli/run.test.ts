@@ -95,7 +95,7 @@ describe('svc-harness run', () => {
 
   // One main job serves both: the whole report, and a target file whose credentials are known, so a scan
   // can look for them in everything written and printed (two full runs took 110 s of the suite's time).
-  // The embedded reference's own main job is .ci/run's first step and test/package/install.test.ts's.
+  // The embedded reference's own main job is .ci/run's first step and test/package/install.test.ts's and install-target.test.ts's.
   test('against a target file: conformance and the seven scenarios pass, into one report, and no credential of the target appears in any file written or in the console', async () => {
     const reportDir = join(dir, 'main-job');
     const target = join(dir, 'target.json');
