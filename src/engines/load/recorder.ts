@@ -95,6 +95,8 @@ export class Recorder {
   readonly #errors = new Map<ErrorClass, { count: number; example: string }>();
   readonly #tallies = new Map<string, number>();
   readonly #marks = new Map<string, Set<number>>();
+  /** Per tag, the seconds of regraded answers whose latency is still to be withdrawn, oldest first. */
+  readonly #regradedSeconds = new Map<TagEntry, number[]>();
   #withdrawn: { overall?: Histogram; tags: Map<TagEntry, Histogram>; seconds: Map<number, Histogram> } = {
     tags: new Map(),
     seconds: new Map(),
@@ -147,6 +149,21 @@ export class Recorder {
         entry.histogram = undefined;
       }
     }
+  }
+
+  /**
+   * The second a regraded answer was counted complete in: the newest second up to `at` holding a
+   * completion. k6 times a request's sample at its answer's end and the script's garbage sample after
+   * it has weighed the answer, so the two can fall on either side of a second's edge (a 16 MB answer's
+   * bytes take milliseconds to reach the script): taken from the garbage sample's own second, the
+   * completion came out of a second that had none and the series showed -1 completed.
+   */
+  #completedSecondUpTo(at: number): number {
+    const own = Math.max(0, Math.floor((at - this.#origin) / 1000 + 1e-6));
+    for (let second = own; second >= 0 && second >= own - 60; second--) {
+      if ((this.#seconds.get(second)?.counts.completed ?? 0) > 0) return second;
+    }
+    return own;
   }
 
   /** A second's histogram to record into: a closed one is reopened (a late record: rare). */
@@ -243,7 +260,12 @@ export class Recorder {
   ): void {
     if (was2xx) {
       const tag = this.#tag(tags);
-      const second = this.#second(at);
+      const index = this.#completedSecondUpTo(at);
+      const second = this.#second(this.#origin + index * 1000);
+      // Its latency, withdrawn next (withdrawLatency), leaves the same second's histogram.
+      const pending = this.#regradedSeconds.get(tag);
+      if (pending) pending.push(index);
+      else this.#regradedSeconds.set(tag, [index]);
       for (const counts of [this.#counts, tag.counts, second.counts]) {
         counts.completed--;
         counts.failed++;
@@ -264,7 +286,7 @@ export class Recorder {
    */
   withdrawLatency(tags: Readonly<Record<string, string>>, at: number, latencyMs: number): void {
     const tag = this.#tag(tags);
-    const second = Math.max(0, Math.floor((at - this.#origin) / 1000 + 1e-6));
+    const second = this.#regradedSeconds.get(tag)?.shift() ?? this.#completedSecondUpTo(at);
     const withdrawn = this.#withdrawn;
     withdrawn.overall ??= newHistogram();
     recordMs(withdrawn.overall, latencyMs);

@@ -330,4 +330,27 @@ describe('Recorder + mergeParts', () => {
       );
     }
   });
+
+  test("an answer regraded as garbage after a second's edge leaves the second it was counted complete in", () => {
+    // k6 times the request's sample at its answer's end (second 0) and the script's garbage sample after
+    // it has weighed the answer (second 1): the completion and its latency leave second 0, never second 1.
+    const recorder = new Recorder(origin);
+    const tags = { op: 'GET' };
+    recorder.sent(tags, origin + 100);
+    recorder.completed(tags, 1, 40, origin + 990);
+    recorder.sent(tags, origin + 1200);
+    recorder.completed(tags, 1, 7, origin + 1300);
+    recorder.regradeAsGarbage(tags, origin + 1004, true, 1, 'an answer longer than 10 bytes');
+    recorder.withdrawLatency(tags, origin + 1004, 40);
+    recorder.regradeAsGarbage(tags, origin + 1400, true, 1, 'an answer longer than 10 bytes');
+    recorder.withdrawLatency(tags, origin + 1400, 7);
+    const merged = mergeParts([partOf(recorder)]);
+    recorder.destroy();
+    expect(merged.series.map((point) => [point.second, point.completed, point.failed])).toEqual([
+      [0, 0, 1],
+      [1, 0, 1],
+    ]);
+    expect(merged.counts.completed).toBe(0);
+    expect(merged.counts.failed).toBe(2);
+  });
 });

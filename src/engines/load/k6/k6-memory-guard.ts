@@ -16,6 +16,19 @@ export function k6MaxRssBytes(env: NodeJS.ProcessEnv = process.env): number {
   return (Number.isFinite(mb) && mb > 0 ? mb : defaultK6MaxRssMb) * 1024 * 1024;
 }
 
+/**
+ * Go's soft memory limit for a k6 process: half the guard's ceiling, unless the user's environment sets
+ * GOMEMLIMIT. Without it Go lets its heap double what survived the last collection, so against 50 MB
+ * answers at 50/s for 12 s k6 passed the 2 GB ceiling within seconds and was stopped (3.1 GB with the
+ * guard raised); with 1 GiB it peaked at 1.7 GB and the run ended on its own, judging those answers as
+ * node does (garbage past the cap). A lower limit saves more there (512 MiB: 1.1 GB; 200 MiB: 0.7 GB),
+ * but an ordinary pipeline run at 300/s holds 420 MB, and a limit under what a run needs makes Go
+ * collect without end, which is the load engine's CPU.
+ */
+export function k6GoMemoryLimit(env: NodeJS.ProcessEnv = process.env): string {
+  return env.GOMEMLIMIT ?? `${Math.floor(k6MaxRssBytes(env) / 2 / 1024 / 1024)}MiB`;
+}
+
 function rssOf(pid: number): number | undefined {
   try {
     const kb = /^VmRSS:\s+(\d+)\s+kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];

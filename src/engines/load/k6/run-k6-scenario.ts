@@ -20,7 +20,7 @@ import { resultBase } from '../scenario-result.ts';
 import type { K6Binary } from './k6-binary.ts';
 import { k6Exit } from './k6-codes.ts';
 import { runFolder, writeEntry } from './k6-entry.ts';
-import { guardMemory, k6MaxRssBytes } from './k6-memory-guard.ts';
+import { guardMemory, k6GoMemoryLimit, k6MaxRssBytes } from './k6-memory-guard.ts';
 import { k6Options } from './k6-options.ts';
 import { readK6Outputs } from './k6-output.ts';
 import type { K6Config } from './script/k6-config.ts';
@@ -179,6 +179,7 @@ async function loadOnK6(input: DriverInput, k6: K6Binary, segments: number): Pro
           // Credentials through the environment, never the entry or the command line.
           SVC_K6_HEADERS: JSON.stringify(run.target.headers),
           K6_NO_USAGE_REPORT: 'true',
+          GOMEMLIMIT: k6GoMemoryLimit(),
           ...(run.target.tls?.ca && { SSL_CERT_FILE: run.target.tls.ca }),
         },
       });
