@@ -11,9 +11,9 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     root: join(import.meta.dirname, '..'),
-    // One suite file: it discovers and registers every conformance/<area>/*.cases.ts.
+    // One suite file, the runner's entry: it discovers and registers every conformance/<area>/*.cases.ts.
     // .js in the published package, where the suites ship built (src/shared/source-files.ts).
-    include: ['conformance/suites.test.{ts,js}'],
+    include: ['src/engines/conformance/suite-entry.{ts,js}'],
     testTimeout: 30_000,
   },
 });

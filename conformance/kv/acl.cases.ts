@@ -3,7 +3,7 @@
  * user's rights, its errors, and the revocation of both tokens by a password reset.
  */
 import { randomBytes } from 'node:crypto';
-import { type CaseContext, CheckFailure, defineCases, means } from '../../src/engines/conformance/suite-api.ts';
+import { type CaseContext, CheckFailure, defineCases, means } from '../../src/suite-kit/suite-api.ts';
 import { adminClient } from '../support/admin-client.ts';
 import { keySpace } from '../support/key-space.ts';
 import { type Requirements, withRequirements } from '../support/kv-capabilities.ts';

@@ -4,7 +4,7 @@
  * refused), ACL RESTTOKEN, and revocation by a password reset (through the admin hook).
  */
 
-import { type CaseContext, defineCases, excerpt, jsonBody, means } from '../../src/engines/conformance/suite-api.ts';
+import { type CaseContext, defineCases, excerpt, jsonBody, means } from '../../src/suite-kit/suite-api.ts';
 import { mapLimit } from '../support/bounded.ts';
 import { keySpace } from '../support/key-space.ts';
 import { type Requirements, requireCapabilities, withRequirements } from '../support/kv-capabilities.ts';

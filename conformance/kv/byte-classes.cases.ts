@@ -16,7 +16,7 @@ import {
   means,
   show,
   toBase64,
-} from '../../src/engines/conformance/suite-api.ts';
+} from '../../src/suite-kit/suite-api.ts';
 import { allOf, cover } from '../rules/dimensions.ts';
 import { argBytes, type ByteClass, byteClassSamples, joinArgs, mixedBytes } from '../support/byte-classes.ts';
 import { type BatchCell, runCells } from '../support/cell-batch.ts';

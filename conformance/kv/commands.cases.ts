@@ -9,7 +9,7 @@ import {
   defineCases,
   type HttpResponse,
   show,
-} from '../../src/engines/conformance/suite-api.ts';
+} from '../../src/suite-kit/suite-api.ts';
 import { keySpace } from '../support/key-space.ts';
 import { type Requirements, withRequirements } from '../support/kv-capabilities.ts';
 import { checkDiscarded, checkRefusal, checkResult, checkThat, isSuccess, resultOf } from '../support/kv-checks.ts';

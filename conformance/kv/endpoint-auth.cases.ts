@@ -16,7 +16,7 @@ import {
   requestTimeoutMs,
   show,
   subscribePath,
-} from '../../src/engines/conformance/suite-api.ts';
+} from '../../src/suite-kit/suite-api.ts';
 import { cover } from '../rules/dimensions.ts';
 import { type BatchCell, runCells } from '../support/cell-batch.ts';
 import { type Credentials, wrongToken } from '../support/credentials.ts';

@@ -3,7 +3,7 @@
  * values are not shown, so the cases read them from the admin hook (and set the daily limit there,
  * restoring it afterwards); without a hook they are skipped with a reason.
  */
-import { defineCases } from '../../src/engines/conformance/suite-api.ts';
+import { defineCases } from '../../src/suite-kit/suite-api.ts';
 import { adminClient, withDailyLimit } from '../support/admin-client.ts';
 import { keySpace } from '../support/key-space.ts';
 import { type Requirements, withRequirements } from '../support/kv-capabilities.ts';

@@ -2,7 +2,7 @@
  * The combination matrix (issue 3): request form × Svc-Encoding × Svc-Response-Format × credentials,
  * one case per request form, each cell's expected answer from the spec-written oracle.
  */
-import { defineCases } from '../../src/engines/conformance/suite-api.ts';
+import { defineCases } from '../../src/suite-kit/suite-api.ts';
 import { type Requirements, withRequirements } from '../support/kv-capabilities.ts';
 import { requestForms } from '../support/kv-oracle.ts';
 import { matrixFormCovers, matrixFormRules, runMatrixForm } from '../support/matrix-runner.ts';

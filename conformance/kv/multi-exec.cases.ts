@@ -3,12 +3,7 @@
  * run-time errors in place, and the four cases that discard the whole transaction with one {error}.
  */
 
-import {
-  type CaseContext,
-  CheckFailure,
-  defineCases,
-  type HttpResponse,
-} from '../../src/engines/conformance/suite-api.ts';
+import { type CaseContext, CheckFailure, defineCases, type HttpResponse } from '../../src/suite-kit/suite-api.ts';
 import { adminClient, withDailyLimit } from '../support/admin-client.ts';
 import { mapLimit } from '../support/bounded.ts';
 import { keySpace } from '../support/key-space.ts';

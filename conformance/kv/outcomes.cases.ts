@@ -15,7 +15,7 @@ import {
   type HttpResponse,
   publishPath,
   subscribePath,
-} from '../../src/engines/conformance/suite-api.ts';
+} from '../../src/suite-kit/suite-api.ts';
 import { cover, type DimensionValue } from '../rules/dimensions.ts';
 import { type BatchCell, runCells } from '../support/cell-batch.ts';
 import { keySpace } from '../support/key-space.ts';

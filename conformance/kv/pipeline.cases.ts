@@ -2,7 +2,7 @@
  * Spec "Endpoints > Area B", POST /pipeline: one result-or-error object per command in request order,
  * a failing command does not stop the rest, and the pipeline is not atomic (permitted, recorded).
  */
-import { defineCases } from '../../src/engines/conformance/suite-api.ts';
+import { defineCases } from '../../src/suite-kit/suite-api.ts';
 import { mapLimit } from '../support/bounded.ts';
 import { keySpace } from '../support/key-space.ts';
 import { type Requirements, withRequirements } from '../support/kv-capabilities.ts';

@@ -5,7 +5,7 @@
  */
 
 import fc from 'fast-check';
-import { CheckFailure, defineCases, means, show, toBase64 } from '../../src/engines/conformance/suite-api.ts';
+import { CheckFailure, defineCases, means, show, toBase64 } from '../../src/suite-kit/suite-api.ts';
 import { adminClient } from '../support/admin-client.ts';
 import { classedText } from '../support/byte-classes.ts';
 import { type KeySpace, keySpace } from '../support/key-space.ts';

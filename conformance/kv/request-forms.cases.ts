@@ -4,7 +4,7 @@
  * a JSON array, and unversioned paths.
  */
 
-import { defineCases, type HttpMethod, type HttpResponse, jsonBody } from '../../src/engines/conformance/suite-api.ts';
+import { defineCases, type HttpMethod, type HttpResponse, jsonBody } from '../../src/suite-kit/suite-api.ts';
 import { keySpace } from '../support/key-space.ts';
 import { type Requirements, withRequirements } from '../support/kv-capabilities.ts';
 import {

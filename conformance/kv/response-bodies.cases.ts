@@ -2,7 +2,7 @@
  * Spec "Resources and their fields > Key-value REST responses" and "Errors" (area B): the result and
  * error objects, their statuses, and the class token at the start of every error text.
  */
-import { type ConformanceCase, defineCases } from '../../src/engines/conformance/suite-api.ts';
+import { type ConformanceCase, defineCases } from '../../src/suite-kit/suite-api.ts';
 import { keySpace } from '../support/key-space.ts';
 import { type Requirements, withRequirements } from '../support/kv-capabilities.ts';
 import {

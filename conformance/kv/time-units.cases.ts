@@ -6,7 +6,7 @@
  * 1000 s from now, for the absolute forms) in its unit and reads it back in the other, so a unit taken
  * for the other is off by a factor of a thousand, far outside the margins for the request's own time.
  */
-import { defineCases, show } from '../../src/engines/conformance/suite-api.ts';
+import { defineCases, show } from '../../src/suite-kit/suite-api.ts';
 import { cover, type DimensionValue } from '../rules/dimensions.ts';
 import { type BatchCell, runCells } from '../support/cell-batch.ts';
 import { keySpace } from '../support/key-space.ts';

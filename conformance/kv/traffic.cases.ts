@@ -16,7 +16,7 @@ import {
   requestTimeoutMs,
   show,
   subscribePath,
-} from '../../src/engines/conformance/suite-api.ts';
+} from '../../src/suite-kit/suite-api.ts';
 import { allOf, cover, type DimensionValue } from '../rules/dimensions.ts';
 import { type ByteClass, byteClassSamples } from '../support/byte-classes.ts';
 import { keySpace } from '../support/key-space.ts';

@@ -5,7 +5,7 @@
  * their enums, reserved_type in the dialect's enum or ''. The object holds secrets (password, token):
  * no text of these cases shows their values.
  */
-import { defineCases, headerValue, means, show } from '../../src/engines/conformance/suite-api.ts';
+import { defineCases, headerValue, means, show } from '../../src/suite-kit/suite-api.ts';
 import { allOf, cover } from '../rules/dimensions.ts';
 import { adminClient } from '../support/admin-client.ts';
 import {

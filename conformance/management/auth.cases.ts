@@ -11,7 +11,7 @@ import {
   type HttpResponse,
   headerValue,
   means,
-} from '../../src/engines/conformance/suite-api.ts';
+} from '../../src/suite-kit/suite-api.ts';
 import { cover } from '../rules/dimensions.ts';
 import { checkRefused, checkThat, describeAnswer, groupedAnswers } from '../support/management-checks.ts';
 import {

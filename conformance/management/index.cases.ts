@@ -4,7 +4,7 @@
  * limits, and partner_email '' when no integration is tied to it. One index (payg, so its metered
  * limits may be unlimited) is created and checked field by field, then deleted.
  */
-import { defineCases, means, show } from '../../src/engines/conformance/suite-api.ts';
+import { defineCases, means, show } from '../../src/suite-kit/suite-api.ts';
 import { allOf, cover } from '../rules/dimensions.ts';
 import {
   checkEnum,

@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
-import { defineCases, means, show } from '../../src/engines/conformance/suite-api.ts';
+import { defineCases, means, show } from '../../src/suite-kit/suite-api.ts';
 import { cover } from '../rules/dimensions.ts';
 import {
   checkEnum,

@@ -4,7 +4,7 @@
  * the rule. Whether the unversioned paths answer as well is recorded.
  */
 import { randomUUID } from 'node:crypto';
-import { Blocked, defineCases } from '../../src/engines/conformance/suite-api.ts';
+import { Blocked, defineCases } from '../../src/suite-kit/suite-api.ts';
 import { checkThat, describeAnswer } from '../support/management-checks.ts';
 import { createManagementClient } from '../support/management-client.ts';
 

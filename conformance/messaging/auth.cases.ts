@@ -12,7 +12,7 @@ import {
   defineCases,
   type HttpResponse,
   means,
-} from '../../src/engines/conformance/suite-api.ts';
+} from '../../src/suite-kit/suite-api.ts';
 import { allOf, cover, type DimensionValue } from '../rules/dimensions.ts';
 import { sleep } from '../support/bounded.ts';
 import { messagingAdapter } from '../support/messaging-adapter.ts';

@@ -4,7 +4,7 @@
  * exactly 1 + retries requests. Counted with one retry, so a real service's backoff (about 12 s before
  * the first retry) stays within the sink's wait; a target that ignores the header sends more.
  */
-import { defineCases, means } from '../../src/engines/conformance/suite-api.ts';
+import { defineCases, means } from '../../src/suite-kit/suite-api.ts';
 import { sleep } from '../support/bounded.ts';
 import { checkThat } from '../support/messaging-checks.ts';
 import { createMessagingClient } from '../support/messaging-client.ts';

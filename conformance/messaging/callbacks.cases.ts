@@ -5,7 +5,7 @@
  * kinds together; callbacks on enqueue; the failure callback only after the last retry, with a dlqId
  * that names a dead letter. Publishes use the real service's retries header to keep retries short.
  */
-import { CheckFailure, defineCases, means, show, vendorHeader } from '../../src/engines/conformance/suite-api.ts';
+import { CheckFailure, defineCases, means, show, vendorHeader } from '../../src/suite-kit/suite-api.ts';
 import { allOf, cover } from '../rules/dimensions.ts';
 import { messagingAdapter } from '../support/messaging-adapter.ts';
 import {

@@ -15,7 +15,7 @@ import {
   means,
   type SinkRequest,
   show,
-} from '../../src/engines/conformance/suite-api.ts';
+} from '../../src/suite-kit/suite-api.ts';
 import { allOf, cover } from '../rules/dimensions.ts';
 import { sleep } from '../support/bounded.ts';
 import { messagingAdapter } from '../support/messaging-adapter.ts';

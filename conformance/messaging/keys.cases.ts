@@ -3,7 +3,7 @@
  * next keys as strings, and a rotation makes the previous next key current. Its status is not shown.
  * Rotating changes a shared target's keys: receivers that verify signatures must read them again.
  */
-import { type CaseContext, CheckFailure, defineCases, show } from '../../src/engines/conformance/suite-api.ts';
+import { type CaseContext, CheckFailure, defineCases, show } from '../../src/suite-kit/suite-api.ts';
 import { isRecord, jsonOf } from '../support/messaging-checks.ts';
 import { createMessagingClient } from '../support/messaging-client.ts';
 

@@ -16,7 +16,7 @@ import {
   means,
   type SinkRequest,
   show,
-} from '../../src/engines/conformance/suite-api.ts';
+} from '../../src/suite-kit/suite-api.ts';
 import { cover, type DimensionValue } from '../rules/dimensions.ts';
 import { sleep } from '../support/bounded.ts';
 import { createManagementClient } from '../support/management-client.ts';

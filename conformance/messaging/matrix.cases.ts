@@ -7,7 +7,7 @@
  * (Svc-Retries, asked here, is not in the spec), so the oracle counts from the attempts, not from the
  * retries asked. All 24 messages run at once and every count and method is compared.
  */
-import { CheckFailure, defineCases, type SinkRequest } from '../../src/engines/conformance/suite-api.ts';
+import { CheckFailure, defineCases, type SinkRequest } from '../../src/suite-kit/suite-api.ts';
 import { cover } from '../rules/dimensions.ts';
 import {
   checkSourceHeader,

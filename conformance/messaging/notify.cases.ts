@@ -6,7 +6,7 @@
  * is not in the spec: it goes through the target's adapter. What happens at a waiter's deadline, and
  * the notify-by-run shapes, are observed.
  */
-import { CheckFailure, defineCases, means, show } from '../../src/engines/conformance/suite-api.ts';
+import { CheckFailure, defineCases, means, show } from '../../src/suite-kit/suite-api.ts';
 import { allOf, cover } from '../rules/dimensions.ts';
 import { adminClient } from '../support/admin-client.ts';
 import { messagingAdapter } from '../support/messaging-adapter.ts';

@@ -4,7 +4,7 @@
  * maximum message size holds. The publish answer and the other publish headers are not shown:
  * they are observed.
  */
-import { defineCases, means, show, signatureSchemeOf } from '../../src/engines/conformance/suite-api.ts';
+import { defineCases, means, show, signatureSchemeOf } from '../../src/suite-kit/suite-api.ts';
 import { cover } from '../rules/dimensions.ts';
 import { signingKeysOf } from '../support/messaging-adapter.ts';
 import { checkThat, describe, endsMessage } from '../support/messaging-checks.ts';

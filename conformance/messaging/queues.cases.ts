@@ -3,7 +3,7 @@
  * accepts messages (a check of its own) and holds them; pausing a paused queue changes nothing. Creating a queue,
  * enqueueing and resuming are not in the spec (the adapter does them); what resume does is observed.
  */
-import { CheckFailure, defineCases, means } from '../../src/engines/conformance/suite-api.ts';
+import { CheckFailure, defineCases, means } from '../../src/suite-kit/suite-api.ts';
 import { cover } from '../rules/dimensions.ts';
 import { type MessagingAdapter, messagingAdapter } from '../support/messaging-adapter.ts';
 import { checkStatus, checkThat } from '../support/messaging-checks.ts';

@@ -3,7 +3,7 @@
  * eu-central-1, default eu-central-1. Each region's base URL the target declares (`messaging.regions`)
  * takes a publish and the message is delivered. A target that declares one region is skipped.
  */
-import { defineCases, means, messagingRegions } from '../../src/engines/conformance/suite-api.ts';
+import { defineCases, means, messagingRegions } from '../../src/suite-kit/suite-api.ts';
 import { checkThat, describe } from '../support/messaging-checks.ts';
 import { createMessagingClient } from '../support/messaging-client.ts';
 import { openInbox, signedCases } from '../support/messaging-sink.ts';

@@ -7,13 +7,7 @@
  * each callback and failure callback names the group and the endpoint; the limits hold. That a message
  * reaches every endpoint of its group is the real service's behaviour, not the spec's: it is observed.
  */
-import {
-  type CaseContext,
-  CheckFailure,
-  defineCases,
-  type SinkRequest,
-  show,
-} from '../../src/engines/conformance/suite-api.ts';
+import { type CaseContext, CheckFailure, defineCases, type SinkRequest, show } from '../../src/suite-kit/suite-api.ts';
 import { allOf, cover } from '../rules/dimensions.ts';
 import { messagingAdapter, type UrlGroupEndpoint, type UrlGroupSteps } from '../support/messaging-adapter.ts';
 import {

@@ -13,7 +13,7 @@ import {
   type Dimension,
   messagingAccountFields,
   searchIndexFields,
-} from '../../src/engines/conformance/suite-api.ts';
+} from '../../src/suite-kit/suite-api.ts';
 
 /** The field names of a spec table, typed (the table keeps its one home in src/protocol). */
 function fieldsOf<T extends object>(table: T): (keyof T & string)[] {

@@ -2,7 +2,7 @@
  * Area B (key-value REST) rules of the spec. Ids are stable: suites, expectations files and the
  * reference's fault switches refer to them. `section` is the spec heading path (` > ` between levels).
  */
-import type { Rule } from '../../src/engines/conformance/suite-api.ts';
+import type { Rule } from '../../src/suite-kit/suite-api.ts';
 
 const endpoints = 'Endpoints > Area B, key-value REST ({kv_url})';
 const responses = 'Resources and their fields > Key-value REST responses (area B)';

@@ -3,7 +3,7 @@
  * reference's fault switches refer to them. `section` is the spec heading path (` > ` between levels).
  * The spec shows no error statuses or bodies for area C, so those are OBSERVE rules.
  */
-import type { Rule } from '../../src/engines/conformance/suite-api.ts';
+import type { Rule } from '../../src/suite-kit/suite-api.ts';
 
 const endpoints = 'Endpoints > Area C, management ({mgmt_url})';
 const index = 'Resources and their fields > Search index (area C)';

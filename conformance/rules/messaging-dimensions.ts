@@ -3,7 +3,7 @@
  * are the cross product of each grid; cases declare the cells they check (`covers`), and
  * `svc-harness rules --coverage` prints the matrix. A rule left out here is one cell.
  */
-import type { RuleDimensions } from '../../src/engines/conformance/suite-api.ts';
+import type { RuleDimensions } from '../../src/suite-kit/suite-api.ts';
 import { notApplicable as na } from './dimensions.ts';
 
 const refused = ['none', 'wrong-bearer', 'bearer-alone', 'other-scheme', 'wrong-query'] as const;

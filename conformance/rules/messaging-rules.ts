@@ -3,7 +3,7 @@
  * the reference's fault switches refer to them. OBSERVE rules are where the spec says "not shown":
  * cases record what they saw there, and never fail an implementation.
  */
-import type { Rule } from '../../src/engines/conformance/suite-api.ts';
+import type { Rule } from '../../src/suite-kit/suite-api.ts';
 
 const endpoints = 'Endpoints > Area A, messaging and workflow ({base_url})';
 const waiter = 'Resources and their fields > Waiter (area A)';

@@ -7,7 +7,7 @@
  * `silence` names the place) that takes another legal choice there, or is not applicable with a reason.
  * The reference follows the notes; the suites must pass an implementation that chooses otherwise.
  */
-import type { SilentPlace } from '../../src/engines/conformance/suite-api.ts';
+import type { SilentPlace } from '../../src/suite-kit/suite-api.ts';
 
 export const silentPlaces: readonly SilentPlace[] = [
   // Area B, key-value REST.

@@ -9,7 +9,7 @@ import {
   type HttpMethod,
   harnessError,
   httpRequest,
-} from '../../src/engines/conformance/suite-api.ts';
+} from '../../src/suite-kit/suite-api.ts';
 
 export interface KvLimitsView {
   readonly maxRequestBytes: number;

@@ -4,7 +4,7 @@
  * ones and at the end, where trimming and splitting bugs show. Fast-check mixes them (`mixedBytes`).
  */
 import fc from 'fast-check';
-import type { Arg } from '../../src/engines/conformance/suite-api.ts';
+import type { Arg } from '../../src/suite-kit/suite-api.ts';
 import type { DimensionValue } from '../rules/dimensions.ts';
 import { propertySeed } from './properties.ts';
 

@@ -4,7 +4,7 @@
  * failure, naming how many cells failed and under which rules. Notes (silent cells) are recorded,
  * grouped by text.
  */
-import { type CaseContext, CheckFailure, isCheckFailure } from '../../src/engines/conformance/suite-api.ts';
+import { type CaseContext, CheckFailure, isCheckFailure } from '../../src/suite-kit/suite-api.ts';
 import { mapLimit } from './bounded.ts';
 
 export interface BatchCell {

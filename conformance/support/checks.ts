@@ -3,7 +3,7 @@
  * whether a value is a JSON object. Each throws one CheckFailure(rule, received, expected) naming the
  * rule the call site enforces.
  */
-import { CheckFailure, type HttpResponse, headerValue, show } from '../../src/engines/conformance/suite-api.ts';
+import { CheckFailure, type HttpResponse, headerValue, show } from '../../src/suite-kit/suite-api.ts';
 
 /** `status 400 {"error":"…"}`: how a response reads in a received text. */
 export function describe(res: HttpResponse): string {

@@ -2,7 +2,7 @@
  * The credential variants a key-value request can carry (spec "Authentication", area B): the Standard
  * token by header or by `_token`, the Read Only token, none, a wrong one, or a token a case obtained.
  */
-import type { CaseContext } from '../../src/engines/conformance/suite-api.ts';
+import type { CaseContext } from '../../src/suite-kit/suite-api.ts';
 
 export type CredentialKind = 'bearer' | 'query' | 'read-only' | 'none' | 'wrong';
 

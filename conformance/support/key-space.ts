@@ -3,7 +3,7 @@
  * and deleted after the case, pass or fail, so a run against a shared target leaves nothing behind.
  * Never FLUSHALL or FLUSHDB.
  */
-import { type CaseContext, encodeSegment, type HttpResponse } from '../../src/engines/conformance/suite-api.ts';
+import { type CaseContext, encodeSegment, type HttpResponse } from '../../src/suite-kit/suite-api.ts';
 import type { Credentials } from './credentials.ts';
 import { createKvClient, type KvClient } from './kv-client.ts';
 

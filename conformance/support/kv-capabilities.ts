@@ -22,7 +22,7 @@ import {
   show,
   subscribePath,
   toBase64,
-} from '../../src/engines/conformance/suite-api.ts';
+} from '../../src/suite-kit/suite-api.ts';
 import { isRecord, mediaType } from './kv-checks.ts';
 import { createKvClient, type KvClient } from './kv-client.ts';
 import { openKvStream } from './kv-streams.ts';

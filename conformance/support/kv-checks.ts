@@ -3,7 +3,7 @@
  * CheckFailure(rule, received, expected). Each names the rule it enforces at the call site.
  */
 import { isDeepStrictEqual } from 'node:util';
-import { CheckFailure, type HttpResponse, jsonBody, show } from '../../src/engines/conformance/suite-api.ts';
+import { CheckFailure, type HttpResponse, jsonBody, show } from '../../src/suite-kit/suite-api.ts';
 import { checkStatus, checkThat, describe, isRecord } from './checks.ts';
 import { parseWithNumbers } from './messaging-raw-json.ts';
 import { isInvalidUtf8 } from './utf8.ts';

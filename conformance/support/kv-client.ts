@@ -22,7 +22,7 @@ import {
   queryString,
   rootRequest,
   vendorHeader,
-} from '../../src/engines/conformance/suite-api.ts';
+} from '../../src/suite-kit/suite-api.ts';
 import { type Credentials, standard, wireCredentials } from './credentials.ts';
 
 export type { Arg, JsonArg };

@@ -3,7 +3,7 @@
  * form's method, the POST body as its last argument, POST /, or the one item of a /pipeline or a
  * /multi-exec. The cases that run one command across every form (credentials, outcomes) share it.
  */
-import type { HttpMethod, HttpResponse } from '../../src/engines/conformance/suite-api.ts';
+import type { HttpMethod, HttpResponse } from '../../src/suite-kit/suite-api.ts';
 import { isRecord, jsonOf } from './kv-checks.ts';
 import type { KvCallOptions, KvClient } from './kv-client.ts';
 import type { RequestForm } from './kv-oracle.ts';

@@ -5,7 +5,7 @@
  * check names its rule (`rule`), and then a step that does not succeed fails that rule.
  */
 
-import { type HttpResponse, jsonBody, means } from '../../src/engines/conformance/suite-api.ts';
+import { type HttpResponse, jsonBody, means } from '../../src/suite-kit/suite-api.ts';
 import { checkItems, checkResult, isRecord, isSuccess, resultOf } from './kv-checks.ts';
 import type { JsonArg, KvCallOptions, KvClient } from './kv-client.ts';
 

@@ -8,7 +8,7 @@ import {
   openSse,
   requestTimeoutMs,
   type SseStream,
-} from '../../src/engines/conformance/suite-api.ts';
+} from '../../src/suite-kit/suite-api.ts';
 import { type Credentials, standard, wireCredentials } from './credentials.ts';
 import type { KvClient } from './kv-client.ts';
 

@@ -15,7 +15,7 @@ import {
   searchIndexFields,
   secretFieldNames,
   show,
-} from '../../src/engines/conformance/suite-api.ts';
+} from '../../src/suite-kit/suite-api.ts';
 import { checkThat, isRecord } from './checks.ts';
 
 export { checkThat, isRecord };

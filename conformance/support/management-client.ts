@@ -13,7 +13,7 @@ import {
   type HttpResponse,
   httpRequest,
   jsonBody,
-} from '../../src/engines/conformance/suite-api.ts';
+} from '../../src/suite-kit/suite-api.ts';
 import { isRecord } from './management-checks.ts';
 
 /**

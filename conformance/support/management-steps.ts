@@ -3,7 +3,7 @@
  * the account object, and the positive a refusal is compared with (the target's credentials work).
  * Each returns the answer or the object; a case wraps in `means()` the steps that only set it up.
  */
-import type { CaseContext, HttpResponse } from '../../src/engines/conformance/suite-api.ts';
+import type { CaseContext, HttpResponse } from '../../src/suite-kit/suite-api.ts';
 import { checkThat, describeAnswer, objectAnswer } from './management-checks.ts';
 import { deleteAfterCase, indexName, type ManagementClient } from './management-client.ts';
 

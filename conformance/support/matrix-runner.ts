@@ -12,7 +12,7 @@ import {
   means,
   show,
   toBase64,
-} from '../../src/engines/conformance/suite-api.ts';
+} from '../../src/suite-kit/suite-api.ts';
 import { cover } from '../rules/dimensions.ts';
 import { mapLimit } from './bounded.ts';
 import type { CredentialKind } from './credentials.ts';

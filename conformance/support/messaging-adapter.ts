@@ -14,7 +14,7 @@ import {
   type HttpResponse,
   harnessError,
   type Target,
-} from '../../src/engines/conformance/suite-api.ts';
+} from '../../src/suite-kit/suite-api.ts';
 import { isRecord } from './checks.ts';
 import { createMessagingClient, type MessagingClient } from './messaging-client.ts';
 

@@ -3,7 +3,7 @@
  * and NotifyResponse items, the callback and failure-callback bodies field by field with their types.
  * Each names the rule it enforces at the call site; none puts a token or key into its message.
  */
-import { CheckFailure, type HttpResponse, type SinkRequest, show } from '../../src/engines/conformance/suite-api.ts';
+import { CheckFailure, type HttpResponse, type SinkRequest, show } from '../../src/suite-kit/suite-api.ts';
 import { checkStatus, checkThat, describe, isRecord } from './checks.ts';
 
 export { checkStatus, checkThat, describe, isRecord };

@@ -10,7 +10,7 @@ import {
   type HttpResponse,
   httpRequest,
   vendorHeader,
-} from '../../src/engines/conformance/suite-api.ts';
+} from '../../src/suite-kit/suite-api.ts';
 
 /**
  * How a request authenticates: the token as Bearer or in the query parameter; or credentials a

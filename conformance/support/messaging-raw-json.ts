@@ -5,7 +5,7 @@
  * source text of each number comes from JSON.parse's own reviver context (the "source text access"
  * of ECMAScript, in Node since 21), so no hand-written tokenizer is needed.
  */
-import { CheckFailure, show } from '../../src/engines/conformance/suite-api.ts';
+import { CheckFailure, show } from '../../src/suite-kit/suite-api.ts';
 
 type SourceReviver = (this: unknown, key: string, value: unknown, context: { readonly source?: string }) => unknown;
 

@@ -1,6 +1,6 @@
 /**
- * The sink as the messaging cases use it: one sink per suite file (started on first use where the
- * target's `sink` settings say, closed after the file), one inbox per case. Waiting is bounded by
+ * The sink as the messaging cases use it: one sink per run of the suites (started on first use where the
+ * target's `sink` settings say, closed after the last case), one inbox per case. Waiting is bounded by
  * `sink.waitSeconds` (default 15 s): a request that does not come is a failure of the rule the case
  * names ("never arrived within N s"). Waits end on the first evidence instead of running out:
  * - a request whose signature the sink cannot verify (under the target's declared scheme) fails the
@@ -12,7 +12,6 @@
  *   A.publish.delivers (or failing it, when that is the wait's own rule), instead of 15 s each.
  * Every request an inbox got, and any request for another case or for none, goes into the details.
  */
-import { afterAll } from 'vitest';
 import {
   Blocked,
   type CaseContext,
@@ -20,13 +19,14 @@ import {
   CheckFailure,
   type ConformanceCase,
   type Inbox,
+  onSuitesEnd,
   type Sink,
   type SinkAnswer,
   type SinkRequest,
   SinkTimeout,
   startTargetSink,
   vendorHeader,
-} from '../../src/engines/conformance/suite-api.ts';
+} from '../../src/suite-kit/suite-api.ts';
 import { messagingRuleCatalog } from '../rules/messaging-rules.ts';
 import { signingKeysOf } from './messaging-adapter.ts';
 
@@ -57,15 +57,13 @@ function droughtKey(ctx: CaseContext): string {
 }
 let lastArrivalAt = 0;
 
-/** Called once at the top of each messaging suite file. */
-export function closeSinkAfterAll(): void {
-  afterAll(async () => {
-    const sink = shared;
-    shared = undefined;
-    const closed = await sink?.catch(() => undefined);
-    lastArrivalAt = Math.max(lastArrivalAt, closed?.lastArrivalAt() ?? 0);
-    await closed?.close();
-  });
+/** Closes the shared sink, if one started; the suites' end runs it (`onSuitesEnd`, registered at the start). */
+export async function closeSink(): Promise<void> {
+  const sink = shared;
+  shared = undefined;
+  const closed = await sink?.catch(() => undefined);
+  lastArrivalAt = Math.max(lastArrivalAt, closed?.lastArrivalAt() ?? 0);
+  await closed?.close();
 }
 
 /**
@@ -74,7 +72,10 @@ export function closeSinkAfterAll(): void {
  * Threads: 0 unless the target says otherwise; a case's inbox lives on this thread either way.
  */
 function sinkFor(ctx: CaseContext): Promise<Sink> {
-  shared ??= startTargetSink({ target: ctx.target, keys: () => signingKeysOf(ctx), defaultThreads: 0 });
+  if (shared === undefined) {
+    shared = startTargetSink({ target: ctx.target, keys: () => signingKeysOf(ctx), defaultThreads: 0 });
+    onSuitesEnd(closeSink);
+  }
   return shared;
 }
 

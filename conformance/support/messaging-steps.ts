@@ -3,13 +3,7 @@
  * account's limits for the length of a case through the admin hook (restored pass or fail).
  */
 import { randomBytes } from 'node:crypto';
-import {
-  Blocked,
-  type CaseContext,
-  CheckFailure,
-  type HttpResponse,
-  jsonBody,
-} from '../../src/engines/conformance/suite-api.ts';
+import { Blocked, type CaseContext, CheckFailure, type HttpResponse, jsonBody } from '../../src/suite-kit/suite-api.ts';
 import { adminClient } from './admin-client.ts';
 import { createManagementClient } from './management-client.ts';
 import { describe, type SourceHeaders } from './messaging-checks.ts';

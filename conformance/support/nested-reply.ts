@@ -5,7 +5,7 @@
  * reorders it is no form of the reply at all.
  */
 import { isDeepStrictEqual } from 'node:util';
-import { type CaseContext, show } from '../../src/engines/conformance/suite-api.ts';
+import { type CaseContext, show } from '../../src/suite-kit/suite-api.ts';
 import { checkThat } from './checks.ts';
 
 /** The scalars of a JSON value in order: depth first, an object's keys before their values. */

@@ -4,7 +4,7 @@
  * with SVC_FC_SEED.
  */
 import fc from 'fast-check';
-import { CheckFailure, isCheckFailure } from '../../src/engines/conformance/suite-api.ts';
+import { CheckFailure, isCheckFailure } from '../../src/suite-kit/suite-api.ts';
 
 /** The seed of every property case: SVC_FC_SEED, else a fixed value, so runs are reproducible. */
 export const propertySeed: number = Number.parseInt(process.env.SVC_FC_SEED ?? '', 10) || 20_261_121;

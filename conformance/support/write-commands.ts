@@ -4,7 +4,7 @@
  * without a key argument (FLUSHALL, SWAPDB, FUNCTION …) and those that reach outside the database
  * (MIGRATE, MOVE) are never sent: a run against a shared target must stay harmless.
  */
-import { type CommandInfo, parseCommandReply } from '../../src/engines/conformance/suite-api.ts';
+import { type CommandInfo, parseCommandReply } from '../../src/suite-kit/suite-api.ts';
 
 export interface WriteInvocation {
   /** `SET`, or `XGROUP CREATE` for a subcommand. */

@@ -1,7 +1,8 @@
 /**
  * The one-way layers hold by themselves: the project's biome.json, copied into a scratch tree,
- * rejects an import cycle, an import pointing up a layer, a reach past the reference's door, and a
- * Node module or Buffer in the neutral protocol layer; what the layers allow stays clean.
+ * rejects an import cycle, an import pointing up a layer, a reach past the reference's door or the
+ * suites' (the suite kit), and a Node module or Buffer in the neutral protocol layer; what the layers
+ * allow stays clean.
  */
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -30,6 +31,14 @@ const scratchFiles: Record<string, string> = {
   'src/engines/conformance/door.ts': "import { door } from '../../reference/embedded.ts';\nexport const ok = door;\n",
   'src/reference/kv/plugin.ts': 'export const plugin = 1;\n',
   'src/reference/embedded.ts': 'export const door = 1;\n',
+  // The suites take src/ through the kit's door only; the kit imports no engine; the engine imports the kit.
+  'conformance/kv/engine.cases.ts':
+    "import { run } from '../../src/engines/conformance/run.ts';\nexport const cases = [run];\n",
+  'conformance/kv/door.cases.ts':
+    "import { api } from '../../src/suite-kit/suite-api.ts';\nexport const cases = [api];\n",
+  'src/suite-kit/suite-api.ts': 'export const api = 1;\n',
+  'src/suite-kit/up.ts': "import { run } from '../engines/conformance/run.ts';\nexport const up = run;\n",
+  'src/engines/conformance/kit.ts': "import { api } from '../../suite-kit/suite-api.ts';\nexport const kit = api;\n",
   // The protocol layer is neutral: no node: module, no Buffer.
   'src/protocol/kv/node.ts': "import { readFileSync } from 'node:fs';\nexport const read = readFileSync;\n",
   'src/protocol/kv/buffer.ts': "export const bytes = Buffer.from('x');\n",
@@ -79,6 +88,13 @@ describe('the lint configuration keeps the layers one-way', () => {
   test('an engine reaches the reference only through its door', () => {
     expect(flagged('style/noRestrictedImports', 'src/engines/conformance/inside.ts')).toBe(true);
     expect(anyIn('src/engines/conformance/door.ts')).toBe(false);
+  });
+
+  test('the suites reach src/ only through the suite kit, and the kit imports no engine', () => {
+    expect(flagged('style/noRestrictedImports', 'conformance/kv/engine.cases.ts')).toBe(true);
+    expect(flagged('style/noRestrictedImports', 'src/suite-kit/up.ts')).toBe(true);
+    expect(anyIn('conformance/kv/door.cases.ts')).toBe(false);
+    expect(anyIn('src/engines/conformance/kit.ts')).toBe(false);
   });
 
   test('the protocol layer takes no node: module and no Buffer', () => {

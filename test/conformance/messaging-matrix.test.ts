@@ -4,7 +4,7 @@
  */
 import { describe, expect, test } from 'vitest';
 import { combinations, expectedFor } from '../../conformance/messaging/matrix.cases.ts';
-import type { SinkRequest } from '../../src/engines/conformance/suite-api.ts';
+import type { SinkRequest } from '../../src/suite-kit/suite-api.ts';
 
 /** Attempts answered with these statuses, as the sink records them (only `answered` is read). */
 const attempts = (...statuses: number[]): SinkRequest[] =>

@@ -5,10 +5,10 @@
 import { randomBytes } from 'node:crypto';
 import { oneLine } from '../../shared/errors.ts';
 import { withTimeout } from '../../shared/with-timeout.ts';
+import { CaseSkipped } from '../../suite-kit/check-failure.ts';
+import type { CaseContext } from '../../suite-kit/conformance-case.ts';
 import { getDialect } from '../../target/dialects.ts';
 import type { Target } from '../../target/target.ts';
-import { CaseSkipped } from './check-failure.ts';
-import type { CaseContext } from './conformance-case.ts';
 
 /** The run id from SVC_RUN_ID, else one random id per process. */
 export const runId: string = process.env.SVC_RUN_ID?.trim() || randomBytes(4).toString('hex');

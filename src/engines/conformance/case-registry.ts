@@ -7,9 +7,9 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { harnessError, oneLine } from '../../shared/errors.ts';
 import { sourceFile } from '../../shared/source-files.ts';
+import type { ConformanceCase } from '../../suite-kit/conformance-case.ts';
 import { targetAreas } from '../../target/areas.ts';
 import type { TargetArea } from '../../target/target.ts';
-import type { ConformanceCase } from './conformance-case.ts';
 import { repoRoot } from './repo-paths.ts';
 
 export interface CaseFile {

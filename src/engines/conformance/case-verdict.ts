@@ -6,7 +6,7 @@
 import type { RuleLevel } from '../../results/rule.ts';
 import type { Verdict } from '../../results/verdict.ts';
 import { isHarnessError, oneLine } from '../../shared/errors.ts';
-import { Blocked, CaseSkipped, isCheckFailure } from './check-failure.ts';
+import { Blocked, CaseSkipped, isCheckFailure } from '../../suite-kit/check-failure.ts';
 
 export interface CaseEnd {
   /** The rule ids the case names. */

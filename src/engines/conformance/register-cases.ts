@@ -1,6 +1,6 @@
 /**
  * Turns the suites' cases into vitest tests, one per case, named by case id. `registerSuites`, called at
- * the top level of the one suite file (conformance/suites.test.ts), discovers every case file of the
+ * the top level of the one suite file (`suite-entry.ts`, beside it), discovers every case file of the
  * areas (conformance/<area>/*.cases.ts, by reading the folders: no file of its own per topic, so a new
  * case file can never be left out) and registers each under a describe of its path. The target comes
  * from the engine through vitest's `inject` (`svc-harness conformance`, which also names the areas and
@@ -8,7 +8,7 @@
  * filters by rule glob and SVC_RUN_ID names the run in every key prefix.
  */
 import { dirname } from 'node:path';
-import { describe, inject, type TestContext, test } from 'vitest';
+import { afterAll, describe, inject, type TestContext, test } from 'vitest';
 import { ExchangeLog, logExchanges } from '../../http/exchange-log.ts';
 import {
   defaultTimeoutMs as defaultRequestTimeoutMs,
@@ -24,14 +24,15 @@ import { loadTargetFileSync, targetFromEnv } from '../../target/read-target.ts';
 import { type Target, type TargetArea, targetSecrets } from '../../target/target.ts';
 import { AnswerWatch } from './answer-watch.ts';
 import './case-meta.ts';
+import { exchangeJudgedBy } from '../../suite-kit/check-failure.ts';
+import type { ConformanceCase } from '../../suite-kit/conformance-case.ts';
+import { endSuites } from '../../suite-kit/suite-end.ts';
 import { createCaseContext, runId as processRunId } from './case-context.ts';
 import { caseExchange } from './case-exchange.ts';
 import type { CaseMeta, CaseOutcome, SuiteRun } from './case-meta.ts';
 import { allConcurrent, orderCaseFiles } from './case-order.ts';
 import { loadCaseFiles } from './case-registry.ts';
 import { reasonLine, verdictOf } from './case-verdict.ts';
-import { exchangeJudgedBy } from './check-failure.ts';
-import type { ConformanceCase } from './conformance-case.ts';
 import { loadRuleCatalog } from './rule-catalog.ts';
 import { ruleFilter } from './rule-glob.ts';
 
@@ -123,10 +124,12 @@ const runShare = 0.8;
 const defaultTimeoutMs = 30_000;
 
 /**
- * Registers every case file under `conformanceDir` (the suite file's own folder): of the run's areas and
+ * Registers every case file under `conformanceDir` (a suites folder, `conformance/`): of the run's areas and
  * case files when the engine provides them, else of every area.
  */
 export async function registerSuites(conformanceDir: string): Promise<void> {
+  // What the suites share across cases (the messaging sink) is closed once every case has run.
+  afterAll(endSuites);
   const provided = inject('svcRun');
   const files = await loadCaseFiles(provided?.areas, dirname(conformanceDir));
   const wanted = provided?.caseFiles ? new Set(provided.caseFiles) : undefined;

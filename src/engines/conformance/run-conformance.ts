@@ -354,7 +354,7 @@ async function runTarget(target: Target, embedded: boolean, context: TargetConte
     ? `not run: ${collected.problems[0]}`
     : options.signal?.aborted
       ? `not run: the run was interrupted (${interruptReason(options.signal)})`
-      : 'not run: vitest did not run it (conformance/suites.test.ts registers every case file)';
+      : 'not run: vitest did not run it (src/engines/conformance/suite-entry.ts registers every case file)';
   const missing = notRun(reason, !collected.problems[0] && options.signal?.aborted ? 'skip' : 'error').filter(
     (result) => !seen.has(result.caseId),
   );

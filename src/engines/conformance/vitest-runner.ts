@@ -1,6 +1,6 @@
 /**
  * Runs the suites of some areas against one target through vitest's Node API: project
- * `conformance` (its one suite file, conformance/suites.test.ts, registers the case files it is handed),
+ * `conformance` (its one suite file, suite-entry.ts, registers the case files it is handed),
  * our collector as the only reporter, and vitest's own console output discarded. The target, the areas
  * and the case files reach the suite file through `provide`.
  */

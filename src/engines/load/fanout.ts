@@ -4,7 +4,8 @@
  * event latency in an HDR histogram. Out of order is judged only where the order is certain: a
  * message is late if a message received before it was published after its own publish was answered
  * (Redis ran them in that order, so every subscriber must see them in it). Concurrent publishes have
- * no order to keep.
+ * no order to keep. The counts are kept in the one fan-out ledger (`arrival-ledger.ts`), the messaging
+ * scenarios' too.
  */
 import { performance } from 'node:perf_hooks';
 import { dispatcherFor } from '../../http/http-client.ts';
@@ -12,17 +13,22 @@ import { openSse, type SseStream } from '../../http/sse-client.ts';
 import type { FanoutPart } from '../../protocol/scenario.ts';
 import { encodeHistogram, newHistogram, recordMs, summarize } from '../../results/histogram.ts';
 import type { DeliveryAccounting } from '../../results/load-run.ts';
+import { ArrivalLedger } from './arrival-ledger.ts';
 import type { LoadTarget } from './load-target.ts';
 import type { SendObserver } from './open-model.ts';
 
 interface Subscriber {
   readonly stream: SseStream;
-  readonly seen: Uint8Array;
-  readonly order: number[];
-  duplicated: number;
   /** Set when the stream ended before the subscriber was closed. */
   cut?: string;
 }
+
+/**
+ * kv-fanout's ledger: each subscriber is a stream (its index), each message's sequence a key; a first
+ * arrival keeps the send time known when it came (NaN when none was: no latency is measured from it).
+ * Every published sequence is expected at every subscriber.
+ */
+type FanoutLedger = ArrivalLedger<number, number, number, undefined>;
 
 export interface Fanout {
   readonly observer: SendObserver;
@@ -31,21 +37,71 @@ export interface Fanout {
   close(): void;
 }
 
-export async function openFanout<State>(
+/** What the publishes did, by sequence: when each was sent and answered (ms, NaN: not), and which were answered 2xx. */
+interface Publishes {
+  readonly sentAt: Float64Array;
+  readonly answeredAt: Float64Array;
+  readonly published: Uint8Array;
+}
+
+/** Every published sequence, expected at every subscriber. */
+function expectPublished(ledger: FanoutLedger, subscribers: number, { published }: Publishes): void {
+  const keys = new Map<number, undefined>();
+  for (let index = 0; index < published.length; index++) if (published[index] === 1) keys.set(index, undefined);
+  ledger.expect(new Map(Array.from({ length: subscribers }, (_, subscriber) => [subscriber, keys])));
+}
+
+/**
+ * The report's delivery fields from the ledger: received counts every first arrival of a sequence
+ * (published or not), duplicated every arrival after a sequence's first, lost the published sequences a
+ * subscriber never saw; latency from each first arrival's send time.
+ */
+function deliveryOf(ledger: FanoutLedger, subscribers: number, publishes: Publishes): DeliveryAccounting {
+  const { sentAt, answeredAt } = publishes;
+  const histogram = newHistogram();
+  let expected = 0;
+  let received = 0;
+  let lost = 0;
+  let duplicated = 0;
+  let outOfOrder = 0;
+  for (let subscriber = 0; subscriber < subscribers; subscriber++) {
+    const arrivals = ledger.arrivals(subscriber);
+    const wanted = ledger.expected(subscriber);
+    expected += wanted.size;
+    received += arrivals.size;
+    for (const sequence of wanted.keys()) if (!arrivals.has(sequence)) lost++;
+    let latestSent = Number.NEGATIVE_INFINITY;
+    for (const [sequence, first] of arrivals) {
+      duplicated += first.count - 1;
+      if (!Number.isNaN(first.record)) recordMs(histogram, first.at - first.record);
+      const answer = answeredAt[sequence] ?? Number.NaN;
+      if (!Number.isNaN(answer) && answer < latestSent) outOfOrder++;
+      latestSent = Math.max(latestSent, sentAt[sequence] ?? Number.NEGATIVE_INFINITY);
+    }
+  }
+  const delivery: DeliveryAccounting = {
+    subscribers,
+    expected,
+    received,
+    lost,
+    duplicated,
+    outOfOrder,
+    latencyMs: summarize(histogram),
+    histogram: encodeHistogram(histogram),
+  };
+  histogram.destroy();
+  return delivery;
+}
+
+/** Opens `part.subscribers` streams, each read until the target says its subscription is live. */
+async function subscribe<State>(
   part: FanoutPart<State>,
   state: State,
   target: LoadTarget,
-  total: number,
   timeoutMs: number,
-): Promise<Fanout> {
-  const sentAt = new Float64Array(total).fill(Number.NaN);
-  const answeredAt = new Float64Array(total).fill(Number.NaN);
-  const published = new Uint8Array(total);
-  const histogram = newHistogram();
+): Promise<Subscriber[]> {
   const subscribers: Subscriber[] = [];
-  let closing = false;
   const url = `${target.baseUrl}${part.streamPath(state)}`;
-
   try {
     for (let index = 0; index < part.subscribers; index++) {
       const stream = await openSse({
@@ -61,14 +117,32 @@ export async function openFanout<State>(
         const data = await stream.next(timeoutMs);
         if (part.isReady(data, state)) break;
       }
-      subscribers.push({ stream, seen: new Uint8Array(total), order: [], duplicated: 0 });
+      subscribers.push({ stream });
     }
   } catch (error) {
     for (const subscriber of subscribers) subscriber.stream.close();
     throw error;
   }
+  return subscribers;
+}
 
-  const readers = subscribers.map(async (subscriber) => {
+export async function openFanout<State>(
+  part: FanoutPart<State>,
+  state: State,
+  target: LoadTarget,
+  total: number,
+  timeoutMs: number,
+): Promise<Fanout> {
+  const publishes: Publishes = {
+    sentAt: new Float64Array(total).fill(Number.NaN),
+    answeredAt: new Float64Array(total).fill(Number.NaN),
+    published: new Uint8Array(total),
+  };
+  const subscribers = await subscribe(part, state, target, timeoutMs);
+  const ledger: FanoutLedger = new ArrivalLedger(subscribers.map((_, index) => index));
+  let closing = false;
+
+  const readers = subscribers.map(async (subscriber, index) => {
     while (!closing) {
       let data: string;
       try {
@@ -83,25 +157,18 @@ export async function openFanout<State>(
       const received = performance.now();
       const sequence = part.sequenceOf(data, state);
       if (sequence === undefined || sequence < 0 || sequence >= total) continue;
-      if (subscriber.seen[sequence] !== 0) {
-        subscriber.duplicated++;
-        continue;
-      }
-      subscriber.seen[sequence] = 1;
-      subscriber.order.push(sequence);
-      const sent = sentAt[sequence] ?? Number.NaN;
-      if (!Number.isNaN(sent)) recordMs(histogram, received - sent);
+      ledger.arrive(index, sequence, received, publishes.sentAt[sequence] ?? Number.NaN);
     }
   });
 
   const observer: SendObserver = {
     sent: (index, at) => {
-      if (index < total) sentAt[index] = at;
+      if (index < total) publishes.sentAt[index] = at;
     },
     answered: (index, at, ok) => {
       if (index >= total) return;
-      answeredAt[index] = at;
-      if (ok) published[index] = 1;
+      publishes.answeredAt[index] = at;
+      if (ok) publishes.published[index] = 1;
     },
   };
 
@@ -110,57 +177,22 @@ export async function openFanout<State>(
     for (const subscriber of subscribers) subscriber.stream.close();
   };
 
-  const missing = () => {
-    let count = 0;
-    for (const subscriber of subscribers) {
-      for (let index = 0; index < total; index++) if (published[index] === 1 && subscriber.seen[index] === 0) count++;
-    }
-    return count;
-  };
-
   return {
     observer,
     close,
     async finish(graceMs) {
+      // The load has ended: which publishes were answered is known, so is what every subscriber must see.
+      expectPublished(ledger, subscribers.length, publishes);
       const until = performance.now() + graceMs;
-      while (performance.now() < until && missing() > 0 && subscribers.every((subscriber) => !subscriber.cut)) {
+      while (performance.now() < until && ledger.missing() > 0 && subscribers.every((subscriber) => !subscriber.cut)) {
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
       close();
       await Promise.all(readers);
-      let expected = 0;
-      let received = 0;
-      let lost = 0;
-      let duplicated = 0;
-      let outOfOrder = 0;
-      const answered = published.reduce((sum, value) => sum + value, 0);
-      for (const subscriber of subscribers) {
-        expected += answered;
-        duplicated += subscriber.duplicated;
-        received += subscriber.order.length;
-        for (let index = 0; index < total; index++) if (published[index] === 1 && subscriber.seen[index] === 0) lost++;
-        let latestSent = Number.NEGATIVE_INFINITY;
-        for (const sequence of subscriber.order) {
-          const answer = answeredAt[sequence] ?? Number.NaN;
-          if (!Number.isNaN(answer) && answer < latestSent) outOfOrder++;
-          latestSent = Math.max(latestSent, sentAt[sequence] ?? Number.NEGATIVE_INFINITY);
-        }
-      }
       const problems = subscribers.flatMap((subscriber, index) =>
         subscriber.cut ? [`subscriber ${index + 1}'s stream ended early: ${subscriber.cut}`] : [],
       );
-      const delivery: DeliveryAccounting = {
-        subscribers: subscribers.length,
-        expected,
-        received,
-        lost,
-        duplicated,
-        outOfOrder,
-        latencyMs: summarize(histogram),
-        histogram: encodeHistogram(histogram),
-      };
-      histogram.destroy();
-      return { delivery, problems };
+      return { delivery: deliveryOf(ledger, subscribers.length, publishes), problems };
     },
   };
 }

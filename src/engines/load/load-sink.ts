@@ -1,13 +1,13 @@
 /**
  * The sink a load run starts for its messaging scenarios, once per run, through the one start-up
- * both engines share (`engines/sink/start-target-sink.ts`: where the target's `sink` says, else on
+ * both engines share (`src/target-sink/start-target-sink.ts`: where the target's `sink` says, else on
  * loopback; its signature scheme and keys; worker threads of its own). A target without `sink`
  * settings is given a loopback sink only when its messaging area is on loopback too: a remote target
  * could not call it back.
  */
 import type { Sink } from '../../sink/sink-server.ts';
 import type { SinkSettings, Target } from '../../target/target.ts';
-import { loadSinkThreads, sinkSettingsOf, startTargetSink } from '../sink/start-target-sink.ts';
+import { loadSinkThreads, sinkSettingsOf, startTargetSink } from '../../target-sink/start-target-sink.ts';
 
 const loopbackHosts = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
 

@@ -6,7 +6,8 @@
  * of each expected key only (a duplicate never adds a sample): deliveries, waiters and failure
  * callbacks from the send the record carries (`sentAt`), callbacks from the first arrival of the
  * delivery they report on (`causeKey`), and an iteration is complete when every key it expects arrived.
- * Pure: arrivals in, numbers out; the sink and the clock are the caller's.
+ * Pure: arrivals in, numbers out; the sink and the clock are the caller's. The keys and their first
+ * arrivals are the one fan-out ledger's (`arrival-ledger.ts`), which kv-fanout's accounting reads too.
  */
 import type { ArrivalRecord, ArrivalStream, Expectation, Tags } from '../../protocol/scenario.ts';
 import {
@@ -23,6 +24,7 @@ import type {
   StreamAccounting,
   StreamCounts,
 } from '../../results/load-run.ts';
+import { ArrivalLedger, type FirstArrival } from './arrival-ledger.ts';
 
 /** One arrival as the sink hands it on (a `CountedArrival` of the sink). */
 export interface LedgerArrival {
@@ -34,11 +36,7 @@ export interface LedgerArrival {
 }
 
 /** Every key of a stream that arrived: its first arrival, and how often it came. */
-interface Arrived {
-  readonly at: number;
-  readonly record: ArrivalRecord;
-  count: number;
-}
+type Arrived = FirstArrival<ArrivalRecord>;
 
 interface ExpectedKey {
   readonly index: number;
@@ -61,12 +59,11 @@ function tagKey(tags: Tags): string {
 }
 
 export class MessagingLedger {
-  readonly #arrived = new Map<ArrivalStream, Map<string, Arrived>>(streams.map((stream) => [stream, new Map()]));
+  readonly #ledger = new ArrivalLedger<ArrivalStream, string, ArrivalRecord, ExpectedKey>(streams);
   readonly #badSignatures = new Map<ArrivalStream, number>();
   #unclassified = 0;
   readonly #signatures = { verified: 0, failed: 0, unchecked: 0, replays: 0 };
   readonly #jtis = new Set<string>();
-  #expected: Map<ArrivalStream, Map<string, ExpectedKey>> | undefined;
   /** Per accepted iteration, every (stream, key) it expects. */
   #keysOf = new Map<number, { readonly stream: ArrivalStream; readonly key: string }[]>();
   #accepted = 0;
@@ -82,17 +79,13 @@ export class MessagingLedger {
         else this.#jtis.add(arrival.jti);
       }
       const record = arrival.record;
-      const keys = record === undefined ? undefined : this.#arrived.get(record.stream);
-      if (record === undefined || keys === undefined) {
+      if (record === undefined || this.#ledger.arrive(record.stream, record.key, arrival.at, record) === undefined) {
         this.#unclassified++;
         continue;
       }
       if (arrival.signature === 'failed') {
         this.#badSignatures.set(record.stream, (this.#badSignatures.get(record.stream) ?? 0) + 1);
       }
-      const seen = keys.get(record.key);
-      if (seen === undefined) keys.set(record.key, { at: arrival.at, record, count: 1 });
-      else seen.count++;
     }
   }
 
@@ -124,24 +117,18 @@ export class MessagingLedger {
       }
       keysOf.set(index, own);
     }
-    this.#expected = expected;
+    this.#ledger.expect(expected);
     this.#keysOf = keysOf;
     this.#accepted = unique.length;
   }
 
   /** Expected keys that have not arrived yet (0 before `expect`). */
   missing(): number {
-    let missing = 0;
-    for (const [stream, keys] of this.#expected ?? []) {
-      const arrived = this.#arrived.get(stream) as Map<string, Arrived>;
-      for (const key of keys.keys()) if (!arrived.has(key)) missing++;
-    }
-    return missing;
+    return this.#ledger.missing();
   }
 
   /** The accounting as it stands: call it once the wait ended. */
   account(extra: { readonly waitedS: number; readonly strays: number }): MessagingAccounting {
-    const expected = this.#expected ?? new Map<ArrivalStream, Map<string, ExpectedKey>>();
     const origin = this.#origin();
     const series = new Map<string, { second: number; stream: ArrivalStream; histogram: Histogram }>();
     const point = (stream: ArrivalStream, at: number) => {
@@ -156,12 +143,12 @@ export class MessagingLedger {
     };
     const accounting: Partial<Record<(typeof fieldOf)[ArrivalStream], StreamAccounting>> = {};
     for (const stream of streams) {
-      const keys = expected.get(stream) ?? new Map<string, ExpectedKey>();
-      const arrived = this.#arrived.get(stream) as Map<string, Arrived>;
+      const keys = this.#ledger.expected(stream);
+      const arrived = this.#ledger.arrivals(stream);
       if (keys.size === 0 && arrived.size === 0 && !this.#badSignatures.has(stream)) continue;
       accounting[fieldOf[stream]] = this.#stream(stream, keys, arrived, point);
     }
-    const complete = this.#complete(expected);
+    const complete = this.#complete();
     const points: ArrivalSeriesPoint[] = [...series.values()]
       .sort((a, b) => a.second - b.second || streams.indexOf(a.stream) - streams.indexOf(b.stream))
       .map(({ second, stream, histogram }) => {
@@ -184,7 +171,7 @@ export class MessagingLedger {
   /** The first send among the expected arrivals (the load's start, as the sink sees it): the series' second 0. */
   #origin(): number {
     let origin = Number.POSITIVE_INFINITY;
-    for (const keys of this.#arrived.values()) {
+    for (const keys of this.#ledger.allArrivals()) {
       for (const item of keys.values()) {
         const from = item.record.sentAt ?? item.at;
         if (from < origin) origin = from;
@@ -197,7 +184,7 @@ export class MessagingLedger {
   #latency(stream: ArrivalStream, item: Arrived): number | undefined {
     if (stream === 'callback') {
       const cause = item.record.causeKey;
-      const delivery = cause === undefined ? undefined : this.#arrived.get('delivery')?.get(cause);
+      const delivery = cause === undefined ? undefined : this.#ledger.arrivals('delivery').get(cause);
       if (delivery !== undefined) return item.at - delivery.at;
     }
     const sentAt = item.record.sentAt;
@@ -269,17 +256,15 @@ export class MessagingLedger {
   }
 
   /** Per accepted iteration whose every expected key arrived: its last first arrival − its send. */
-  #complete(
-    expected: ReadonlyMap<ArrivalStream, ReadonlyMap<string, ExpectedKey>>,
-  ): MessagingAccounting['complete'] | undefined {
-    if (expected.size === 0) return undefined;
+  #complete(): MessagingAccounting['complete'] | undefined {
+    if (!this.#ledger.expectsAny()) return undefined;
     const histogram = newHistogram();
     for (const keys of this.#keysOf.values()) {
       let last = Number.NEGATIVE_INFINITY;
       let sentAt: number | undefined;
       let whole = keys.length > 0;
       for (const { stream, key } of keys) {
-        const item = this.#arrived.get(stream)?.get(key);
+        const item = this.#ledger.arrivals(stream).get(key);
         if (item === undefined) {
           whole = false;
           break;

@@ -16,8 +16,8 @@ import { ExitCode, harnessError, oneLine } from '../../shared/errors.ts';
 import { seededRandom } from '../../shared/seeded-random.ts';
 import type { Inbox, Sink } from '../../sink/sink-server.ts';
 import type { SinkSettings, Target } from '../../target/target.ts';
+import { startTargetSink } from '../../target-sink/start-target-sink.ts';
 import { openRunContext, type RunCommonOptions, type RunContext, readRunTargets } from '../context/run-context.ts';
-import { startTargetSink } from '../sink/start-target-sink.ts';
 
 export interface RegionsOptions extends RunCommonOptions {
   readonly target?: string;

@@ -10,7 +10,6 @@ import { managementRuleDimensions } from '../../../conformance/rules/management-
 import { messagingRuleDimensions } from '../../../conformance/rules/messaging-dimensions.ts';
 import type { CaseFile } from '../../../src/engines/conformance/case-registry.ts';
 import { loadCaseFiles } from '../../../src/engines/conformance/case-registry.ts';
-import type { ConformanceCase } from '../../../src/engines/conformance/conformance-case.ts';
 import {
   loadDimensionCatalog,
   loadRuleCatalog,
@@ -26,6 +25,7 @@ import { silenceCoverage, silenceProblems } from '../../../src/engines/conforman
 import { allSilences } from '../../../src/reference/areas.ts';
 import { renderCoverageJson, renderCoverageText } from '../../../src/reporters/rules-listing.ts';
 import type { DimensionCatalog, Rule } from '../../../src/results/rule.ts';
+import type { ConformanceCase } from '../../../src/suite-kit/conformance-case.ts';
 
 const [catalog, dimensions, caseFiles] = await Promise.all([
   loadRuleCatalog(),

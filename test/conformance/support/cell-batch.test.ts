@@ -2,8 +2,8 @@ import { describe, expect, test } from 'vitest';
 import { dimensionTable } from '../../../conformance/rules/dimensions.ts';
 import { byteClassSamples, classedText, joinArgs, mixedBytes } from '../../../conformance/support/byte-classes.ts';
 import { runCells } from '../../../conformance/support/cell-batch.ts';
-import { CheckFailure } from '../../../src/engines/conformance/check-failure.ts';
-import type { CaseContext } from '../../../src/engines/conformance/conformance-case.ts';
+import { CheckFailure } from '../../../src/suite-kit/check-failure.ts';
+import type { CaseContext } from '../../../src/suite-kit/conformance-case.ts';
 
 function context(notes: string[]): CaseContext {
   return {

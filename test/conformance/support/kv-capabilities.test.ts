@@ -12,7 +12,7 @@ import {
 } from '../../../conformance/support/kv-capabilities.ts';
 import { createKvClient } from '../../../conformance/support/kv-client.ts';
 import { createCaseContext } from '../../../src/engines/conformance/case-context.ts';
-import { Blocked } from '../../../src/engines/conformance/check-failure.ts';
+import { Blocked } from '../../../src/suite-kit/check-failure.ts';
 import type { Target } from '../../../src/target/target.ts';
 import { closeServer, listenOnLoopback } from '../../support/loopback.ts';
 import { startTestReference, useTestReference } from '../../support/reference-fixture.ts';

@@ -10,8 +10,8 @@ import {
   checkUnauthorized,
   checkUtf8Body,
 } from '../../../conformance/support/kv-checks.ts';
-import { CheckFailure } from '../../../src/engines/conformance/check-failure.ts';
 import type { HttpResponse } from '../../../src/http/http-client.ts';
+import { CheckFailure } from '../../../src/suite-kit/check-failure.ts';
 
 /** A response as the HTTP client returns it (data, not a stand-in for a server). */
 function response(status: number, body: unknown, type = 'application/json'): HttpResponse {

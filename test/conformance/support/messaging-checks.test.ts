@@ -7,8 +7,8 @@
 import { describe, expect, test } from 'vitest';
 import { type CallbackTruth, checkCallbackTruth } from '../../../conformance/support/messaging-checks.ts';
 import { checkIntegerLiterals, nonIntegerLiterals } from '../../../conformance/support/messaging-raw-json.ts';
-import { CheckFailure } from '../../../src/engines/conformance/check-failure.ts';
 import type { SinkRequest } from '../../../src/sink/sink-server.ts';
+import { CheckFailure } from '../../../src/suite-kit/check-failure.ts';
 
 const answerBody = 'answered ✓ by the sink!';
 const attempt = (status: number): SinkRequest => ({

@@ -1,9 +1,9 @@
 import { createHash, createSecretKey } from 'node:crypto';
 import { SignJWT } from 'jose';
 import { request as send } from 'undici';
-import { describe, expect, test } from 'vitest';
+import { afterAll, describe, expect, test } from 'vitest';
 import {
-  closeSinkAfterAll,
+  closeSink,
   droughtGraceMs,
   duplicates,
   openInbox,
@@ -11,9 +11,9 @@ import {
   signedCases,
 } from '../../../conformance/support/messaging-sink.ts';
 import { createCaseContext } from '../../../src/engines/conformance/case-context.ts';
-import { Blocked, CaseSkipped, CheckFailure, means } from '../../../src/engines/conformance/check-failure.ts';
-import type { ConformanceCase } from '../../../src/engines/conformance/conformance-case.ts';
 import type { SinkRequest } from '../../../src/sink/sink-server.ts';
+import { Blocked, CaseSkipped, CheckFailure, means } from '../../../src/suite-kit/check-failure.ts';
+import type { ConformanceCase } from '../../../src/suite-kit/conformance-case.ts';
 
 const request = (role: string, id: string, answered: number): SinkRequest => ({
   role,
@@ -109,7 +109,7 @@ describe('signatures as verdicts', () => {
 });
 
 describe('inboxes on a real sink', () => {
-  closeSinkAfterAll();
+  afterAll(closeSink);
   const keyed = createCaseContext({
     target: {
       name: 't',

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { createCaseContext, keyPrefixFor } from '../../../src/engines/conformance/case-context.ts';
-import { CaseSkipped } from '../../../src/engines/conformance/check-failure.ts';
+import { CaseSkipped } from '../../../src/suite-kit/check-failure.ts';
 import type { Target } from '../../../src/target/target.ts';
 
 const target: Target = { name: 't', dialect: 'upstash', kv: { url: 'http://127.0.0.1:1', token: 'tok' } };

@@ -5,7 +5,7 @@
 import { describe, expect, test } from 'vitest';
 import { orderCaseFiles, validSeed } from '../../../src/engines/conformance/case-order.ts';
 import type { CaseFile } from '../../../src/engines/conformance/case-registry.ts';
-import type { ConformanceCase } from '../../../src/engines/conformance/conformance-case.ts';
+import type { ConformanceCase } from '../../../src/suite-kit/conformance-case.ts';
 
 const item = (id: string, concurrent: boolean): ConformanceCase => ({
   id,

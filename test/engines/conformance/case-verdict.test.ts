@@ -1,8 +1,8 @@
 import { describe, expect, test } from 'vitest';
 import { verdictOf } from '../../../src/engines/conformance/case-verdict.ts';
-import { Blocked, CaseSkipped, CheckFailure, means } from '../../../src/engines/conformance/check-failure.ts';
 import type { RuleLevel } from '../../../src/results/rule.ts';
 import { harnessError } from '../../../src/shared/errors.ts';
+import { Blocked, CaseSkipped, CheckFailure, means } from '../../../src/suite-kit/check-failure.ts';
 
 const levels: Record<string, RuleLevel> = { 'B.must': 'MUST', 'B.must2': 'MUST', 'B.observe': 'OBSERVE' };
 const levelOf = (id: string) => levels[id];

@@ -10,15 +10,9 @@ import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import {
-  Blocked,
-  CheckFailure,
-  exchangeJudgedBy,
-  judgingAs,
-  means,
-} from '../../../src/engines/conformance/check-failure.ts';
 import { ExchangeLog, logExchanges } from '../../../src/http/exchange-log.ts';
 import { httpRequest } from '../../../src/http/http-client.ts';
+import { Blocked, CheckFailure, exchangeJudgedBy, judgingAs, means } from '../../../src/suite-kit/check-failure.ts';
 import { closeServer, listenOnLoopback } from '../../support/loopback.ts';
 import { runCli } from '../../support/run-cli.ts';
 

@@ -20,8 +20,8 @@ import { readK6Outputs } from '../../../../src/engines/load/k6/k6-output.ts';
 import { mergeK6Outputs } from '../../../../src/engines/load/k6/merge-outputs.ts';
 import { parseLoadSettings } from '../../../../src/engines/load/load-settings.ts';
 import { mergeParts } from '../../../../src/engines/load/recorder.ts';
-import { startTargetSink } from '../../../../src/engines/sink/start-target-sink.ts';
 import { type EmbeddedReference, startEmbeddedReference } from '../../../../src/reference/embedded.ts';
+import { startTargetSink } from '../../../../src/target-sink/start-target-sink.ts';
 import { startProcess } from '../../../support/run-cli.ts';
 import { harnessRejection } from './k6-fixtures.ts';
 

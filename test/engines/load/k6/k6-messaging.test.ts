@@ -20,11 +20,11 @@ import { parseLoadSettings } from '../../../../src/engines/load/load-settings.ts
 import { messagingLoadTarget } from '../../../../src/engines/load/load-target.ts';
 import type { ScenarioRun } from '../../../../src/engines/load/scenario-plan.ts';
 import { loadScenario, scenarioFile } from '../../../../src/engines/load/scenario-registry.ts';
-import { startTargetSink } from '../../../../src/engines/sink/start-target-sink.ts';
 import { type EmbeddedReference, startEmbeddedReference } from '../../../../src/reference/embedded.ts';
 import type { ScenarioResult, StreamAccounting } from '../../../../src/results/load-run.ts';
 import { parseThresholds } from '../../../../src/results/threshold.ts';
 import type { Sink } from '../../../../src/sink/sink-server.ts';
+import { startTargetSink } from '../../../../src/target-sink/start-target-sink.ts';
 
 let k6: K6Binary;
 let reference: EmbeddedReference;

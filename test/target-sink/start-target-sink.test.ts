@@ -8,9 +8,9 @@ import { createHash, createHmac } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { request } from 'undici';
 import { afterEach, describe, expect, test } from 'vitest';
-import { startTargetSink } from '../../../src/engines/sink/start-target-sink.ts';
-import type { CountedArrival, Sink } from '../../../src/sink/sink-server.ts';
-import type { Target } from '../../../src/target/target.ts';
+import type { CountedArrival, Sink } from '../../src/sink/sink-server.ts';
+import type { Target } from '../../src/target/target.ts';
+import { startTargetSink } from '../../src/target-sink/start-target-sink.ts';
 
 const classifier = { module: new URL('../../sink/fixtures/count-classifier.ts', import.meta.url).href, data: {} };
 const fileKeys = { current: 'file_current_key', next: 'file_next_key' };

@@ -2,8 +2,8 @@
  * A check is a small named function that returns nothing or throws one CheckFailure carrying the
  * rule id and a "received … / expected …" message (after Schemathesis' checks and k6's named checks).
  */
-import { type Exchange, judgedExchange } from '../../http/exchange-log.ts';
-import { excerpt } from '../../shared/excerpt.ts';
+import { type Exchange, judgedExchange } from '../http/exchange-log.ts';
+import { excerpt } from '../shared/excerpt.ts';
 
 /**
  * The exchange each failure judged, taken when it is built (the answer a check read last, see

@@ -2,11 +2,11 @@
  * A conformance case is a small object: id, rules, title, expectation and a run function
  * (after Autobahn's case tables). Suites are files of such objects, families generated from tables.
  */
-import type { HttpResponse } from '../../http/http-client.ts';
-import type { CellCover } from '../../results/rule.ts';
-import type { Capability } from '../../target/areas.ts';
-import type { Dialect } from '../../target/dialects.ts';
-import type { Target } from '../../target/target.ts';
+import type { HttpResponse } from '../http/http-client.ts';
+import type { CellCover } from '../results/rule.ts';
+import type { Capability } from '../target/areas.ts';
+import type { Dialect } from '../target/dialects.ts';
+import type { Target } from '../target/target.ts';
 
 export interface ConformanceCase {
   /** Stable dotted id, unique across all suites: `kv.pipeline.order`. */

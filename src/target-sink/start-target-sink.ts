@@ -7,11 +7,11 @@
  * way (the conformance adapter) passes `keys`. It sits above src/sink, src/http and src/target, which
  * sit on one row and do not import each other.
  */
-import { dispatcherFor, httpRequest } from '../../http/http-client.ts';
-import { harnessError } from '../../shared/errors.ts';
-import { type Sink, startSink } from '../../sink/sink-server.ts';
-import type { SigningKeys } from '../../sink/sink-signature.ts';
-import { type SinkSettings, signatureSchemeOf, type Target } from '../../target/target.ts';
+import { dispatcherFor, httpRequest } from '../http/http-client.ts';
+import { harnessError } from '../shared/errors.ts';
+import { type Sink, startSink } from '../sink/sink-server.ts';
+import type { SigningKeys } from '../sink/sink-signature.ts';
+import { type SinkSettings, signatureSchemeOf, type Target } from '../target/target.ts';
 
 export interface TargetSinkOptions {
   readonly target: Target;
