@@ -7,7 +7,6 @@
 import { type CompareMetric, compareMetrics, type Tolerances } from '../results/compare.ts';
 import { harnessError } from '../shared/errors.ts';
 import { readComparableReport } from './compare-input.ts';
-import type { ParsedValues } from './parsed-values.ts';
 
 export function parseTolerances(texts: readonly string[]): Partial<Tolerances> {
   const tolerances: { -readonly [Key in keyof Tolerances]?: number } = {};
@@ -48,9 +47,9 @@ export function parseTolerances(texts: readonly string[]): Partial<Tolerances> {
 }
 
 /** The `--baseline` report and `--tolerance`s of load and run, or undefined without a baseline. */
-export function baselineOption(values: ParsedValues) {
-  const tolerances = parseTolerances((values.tolerance as string[] | undefined) ?? []);
-  if (typeof values.baseline !== 'string') {
+export function baselineOption(values: { readonly baseline?: string; readonly tolerance?: readonly string[] }) {
+  const tolerances = parseTolerances(values.tolerance ?? []);
+  if (values.baseline === undefined) {
     if (Object.keys(tolerances).length > 0) throw harnessError('SVC_USAGE', '--tolerance needs --baseline');
     return undefined;
   }

@@ -26,4 +26,3 @@ export async function prepareProcess(argv: readonly string[]): Promise<void> {
   const { relaunchUnderAllocatorSettings } = await import('../reference/allocator-settings.ts');
   relaunchUnderAllocatorSettings();
 }
-

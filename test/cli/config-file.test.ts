@@ -66,8 +66,8 @@ describe('the config file', () => {
     expect(load).toMatchObject({
       target: join(dir, 'targets/staging.json'),
       _: ['command', join(dir, 'perf/a.ts'), join(dir, 'perf/b.ts')],
-      rate: '7',
-      duration: '1m30s',
+      rate: 7,
+      duration: 90_000,
       threshold: ['http_req_duration: p(99)<300'],
       param: ['endpoints=3'],
       'sink-port': 8899,
@@ -75,7 +75,7 @@ describe('the config file', () => {
     });
     expect(load).not.toHaveProperty('area');
     const conformance = applyConfig(commandTable.conformance, values(['conformance']), config, file);
-    expect(conformance).toMatchObject({ target: [join(dir, 'targets/staging.json')], area: 'kv,messaging' });
+    expect(conformance).toMatchObject({ target: [join(dir, 'targets/staging.json')], area: ['kv', 'messaging'] });
     expect(conformance).not.toHaveProperty('rate');
     expect(applyConfig(commandTable.load, values(['load', 'pipeline']), config, file)._).toEqual(['pipeline']);
   });
@@ -177,6 +177,6 @@ describe('the config file', () => {
     );
     expect([filled.concurrency, filled.fault, filled['order-seed']]).toEqual([2, ['x'], 3]);
     const load = applyConfig(commandTable.load, values(['load']), { segments: 2 }, join(dir, 'c.json'));
-    expect(load.segments).toBe('2');
+    expect(load.segments).toBe(2);
   });
 });
