@@ -6,6 +6,7 @@
  */
 import { loadFlagKinds } from '../engines/load/load-settings.ts';
 import { reporterNames } from '../reporters/registry.ts';
+import { compareMetrics } from '../results/compare.ts';
 import { targetAreas } from '../target/areas.ts';
 import { dialectNames } from '../target/dialects.ts';
 import { messagingRegions } from '../target/messaging-regions.ts';
@@ -128,6 +129,9 @@ const imageOption = {
     'Start this image (NAME[:TAG]) as the target: the --target file’s "image" template gives its ports, environment and wait, its URLs say {host} and {port:N}; the container is stopped and removed after the run',
 } as const satisfies OptionSpec;
 
+/** What a `--tolerance` names: a metric's relative change, or the latency floor. */
+const toleranceNames = [...compareMetrics, 'latency'] as const;
+
 /** A baseline report to compare the run with, and how large a change must be to count. */
 const baselineOptions = {
   baseline: {
@@ -139,6 +143,7 @@ const baselineOptions = {
     kind: 'string',
     multiple: true,
     pairs: 'string',
+    pairNames: toleranceNames,
     description:
       'With --baseline: METRIC=VALUE, the change that counts beyond the noise (p50, p90, p99, throughput: relative, 10%; error-rate: points, 1%; latency: the smallest latency change that counts, 5ms)',
     default: 'p50=10%, p90=10%, p99=15%, throughput=10%, error-rate=1%, latency=5ms',

@@ -4,7 +4,7 @@
  * one point); `latency` takes the smallest latency change that counts, a duration (5ms). `--baseline
  * PATH` is read here too, before the run starts.
  */
-import { type CompareMetric, compareMetrics, type Tolerances } from '../results/compare.ts';
+import { compareMetrics, type Tolerances } from '../results/compare.ts';
 import { harnessError } from '../shared/errors.ts';
 import { readComparableReport } from './compare-input.ts';
 
@@ -24,8 +24,8 @@ export function parseTolerances(texts: readonly string[]): Partial<Tolerances> {
       continue;
     }
     const match = /^([a-z0-9-]+)=(\d+(?:\.\d+)?)(%?)$/.exec(text.trim());
-    const metric = match?.[1] as CompareMetric | undefined;
-    if (match === null || metric === undefined || !compareMetrics.includes(metric)) {
+    const metric = compareMetrics.find((name) => name === match?.[1]);
+    if (match === null || metric === undefined) {
       throw harnessError(
         'SVC_USAGE',
         `--tolerance ${JSON.stringify(text)}: expected METRIC=VALUE with METRIC one of ${compareMetrics.join(', ')} and VALUE a percentage like 10%, or latency=5ms`,

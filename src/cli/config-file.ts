@@ -78,11 +78,11 @@ function scenarioEntries(entry: string, base: string): string[] {
   return [isScenarioPath(entry) ? resolve(base, entry) : entry];
 }
 
+const commands: Readonly<Record<string, CommandSpec>> = commandTable;
+
 /** The name of the command whose row `spec` is, for the lines that blame a key. */
 function commandOf(spec: CommandSpec): string {
-  return (
-    Object.entries(commandTable as Readonly<Record<string, CommandSpec>>).find(([, row]) => row === spec)?.[0] ?? ''
-  );
+  return Object.entries(commands).find(([, row]) => row === spec)?.[0] ?? '';
 }
 
 /**

@@ -61,13 +61,15 @@ type ConfigItem<O> = O extends { readonly kind: 'boolean' }
           : string;
 
 /** A key's value: `NAME=VALUE` pairs as an object, a repeatable flag's one value or several. */
-type ConfigValue<O> = O extends { readonly pairs: 'number' }
-  ? Readonly<Record<string, number>>
-  : O extends { readonly pairs: 'string' }
-    ? Readonly<Record<string, string>>
-    : O extends { readonly multiple: true }
-      ? ConfigItem<O> | readonly ConfigItem<O>[]
-      : ConfigItem<O>;
+type ConfigValue<O> = O extends { readonly pairs: 'string'; readonly pairNames: readonly (infer Name extends string)[] }
+  ? Readonly<Partial<Record<Name, string>>>
+  : O extends { readonly pairs: 'number' }
+    ? Readonly<Record<string, number>>
+    : O extends { readonly pairs: 'string' }
+      ? Readonly<Record<string, string>>
+      : O extends { readonly multiple: true }
+        ? ConfigItem<O> | readonly ConfigItem<O>[]
+        : ConfigItem<O>;
 
 /**
  * What a config file holds (schemas/config.schema.json says the same for JSON): each key's type is its
@@ -94,10 +96,12 @@ export function configKeyOf(flag: string): string {
   return renamedKeys[flag] ?? camel(flag);
 }
 
+const commands: Readonly<Record<string, CommandSpec>> = commandTable;
+
 /** The commands that read a config file, by name. */
-export const configReaders: readonly (readonly [string, CommandSpec])[] = Object.entries(
-  commandTable as Readonly<Record<string, CommandSpec>>,
-).filter(([, spec]) => spec.options.config !== undefined);
+export const configReaders: readonly (readonly [string, CommandSpec])[] = Object.entries(commands).filter(
+  ([, spec]) => spec.options.config !== undefined,
+);
 
 /** Every config key with its flag (`_`: the positional scenarios) and that flag's rows, in table order. */
 export function configKeyRows(): ReadonlyMap<string, { readonly flag: string; readonly rows: readonly OptionSpec[] }> {

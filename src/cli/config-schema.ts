@@ -44,13 +44,27 @@ function itemSchema(option: OptionSpec): Schema {
 
 /** An option's value: pairs as an object, a repeatable flag's one value or an array of them. */
 function optionSchema(option: OptionSpec): Schema {
+  if (option.pairs !== undefined && option.pairNames !== undefined) {
+    const names = option.pairNames.map((name) => [name, { type: option.pairs }]);
+    return { type: 'object', additionalProperties: false, properties: Object.fromEntries(names) };
+  }
   if (option.pairs !== undefined) return { type: 'object', additionalProperties: { type: option.pairs } };
   return option.multiple ? anyOf(arrayOf(itemSchema(option)), itemSchema(option)) : itemSchema(option);
 }
 
-/** The schema of a key whose flag several commands have, each with its own row (`--target`): any of them. */
+/**
+ * The schema of a key whose flag several commands have, each with its own row (`--target`: conformance's
+ * repeatable one and the others' single one): any of their branches, each once.
+ */
 function keySchema(rows: readonly OptionSpec[]): Schema {
-  const distinct = [...new Map(rows.map((row) => [JSON.stringify(optionSchema(row)), optionSchema(row)])).values()];
+  const branches = new Map<string, Schema>();
+  for (const row of rows) {
+    const schema = optionSchema(row);
+    const { anyOf: union } = schema;
+    const each = rows.length > 1 && Array.isArray(union) && Object.keys(schema).length === 1 ? union : [schema];
+    for (const branch of each) branches.set(JSON.stringify(branch), branch);
+  }
+  const distinct = [...branches.values()];
   return distinct.length === 1 && distinct[0] !== undefined ? distinct[0] : { anyOf: distinct };
 }
 

@@ -20,6 +20,8 @@ export type OptionSpec = OptionKind & {
    * (`params: { endpoints: 4 }`): each entry becomes one text.
    */
   readonly pairs?: 'number' | 'string';
+  /** The names a pair may have, when they are a closed set (`--tolerance`'s metrics): the schema lists them. */
+  readonly pairNames?: readonly string[];
   readonly short?: string;
   /** Shown in --help; the handler applies it. */
   readonly default?: string;

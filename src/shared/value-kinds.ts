@@ -174,9 +174,8 @@ export function readWords<C extends string>(spec: ListKind<C>, value: unknown): 
     words.push(word as C);
   }
   if (words.length === 0) throw refuse(new Refusal((label) => `${label} needs at least one ${noun}`));
-  if (spec.distinct && new Set(words).size !== words.length) {
-    throw refuse(new Refusal((label) => `${label} names a ${noun} twice`));
-  }
+  const twice = spec.distinct ? words.find((word, index) => words.indexOf(word) !== index) : undefined;
+  if (twice !== undefined) throw refuse(new Refusal((label) => `${label} names the ${noun} "${twice}" twice`));
   return [...new Set(words)];
 }
 

@@ -218,6 +218,8 @@ interface BlockDetails {
   readonly targetFile: string | undefined;
 }
 
+const row = (label: string, value: string): [string, string] => [label, value];
+
 function renderBlock(reference: RunningReference, details: BlockDetails): string {
   const { admin } = reference.target;
   const redis =
@@ -236,9 +238,9 @@ function renderBlock(reference: RunningReference, details: BlockDetails): string
     ['max request size', `${details.maxRequestBytes ?? defaultMaxRequestBytes} bytes`],
     ['daily request limit', details.dailyRequestLimit === undefined ? 'off' : String(details.dailyRequestLimit)],
     ['fault switches', details.faults.length === 0 ? 'none' : details.faults.join(', ')],
-    ...(details.silences.length === 0 ? [] : [['silence switches', details.silences.join(', ')] as [string, string]]),
+    ...(details.silences.length === 0 ? [] : [row('silence switches', details.silences.join(', '))]),
     ['dialect', `${reference.target.dialect} (vendor headers ${getDialect(reference.target.dialect).headerPrefix}…)`],
-    ...(details.targetFile === undefined ? [] : [['target file', details.targetFile] as [string, string]]),
+    ...(details.targetFile === undefined ? [] : [row('target file', details.targetFile)]),
   ];
   const width = Math.max(...rows.map(([label]) => label.length));
   return [
