@@ -135,6 +135,11 @@ export interface ListKind<C extends string = string> {
   readonly min?: number;
   /** The refusal's wording for any bad list (the load settings' `--engine`). */
   readonly want?: string;
+  /**
+   * Whether the flag is named after an unknown item (`unknown region "x" in --regions`). `--area`'s
+   * refusal never named it (`unknown area "x" (areas: …)`); a config key is named either way. @default true
+   */
+  readonly namesFlag?: boolean;
   readonly distinct?: boolean;
 }
 
@@ -166,8 +171,13 @@ export function readWords<C extends string>(spec: ListKind<C>, value: unknown): 
     const word =
       typeof item !== 'string' ? undefined : known === undefined ? item : known.find((name) => name === item);
     if (word === undefined) {
+      const names = `(${noun}s: ${known?.join(', ')})`;
       throw refuse(
-        new Refusal((label) => `unknown ${noun} ${JSON.stringify(item)} in ${label} (${noun}s: ${known?.join(', ')})`),
+        new Refusal((label) =>
+          spec.namesFlag === false && label.startsWith('--')
+            ? `unknown ${noun} ${JSON.stringify(item)} ${names}`
+            : `unknown ${noun} ${JSON.stringify(item)} in ${label} ${names}`,
+        ),
       );
     }
     // Without `of`, any word is one: the list is of strings.

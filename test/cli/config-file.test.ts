@@ -265,6 +265,9 @@ describe('the config file', () => {
     expect(blamed('conformance', { sinkWait: 7200 })).toBe(
       `conformance: config file ${file}: sinkWait takes a duration up to 1 hour (15s, 2m, 1m30s, 1h), not 7200`,
     );
+    expect(blamed('conformance', { areas: 'kv,queues' })).toBe(
+      `conformance: unknown area "queues" in config file ${file}: areas (areas: kv, messaging, management)`,
+    );
     expect(blamed('load', { connections: 0 })).toBe(
       `load: config file ${file}: connections 0 is not a whole number above zero`,
     );

@@ -123,7 +123,7 @@ describe('parseArgv', () => {
       'load: --connections "0" is not a whole number above zero',
     );
     expect(usageError(() => parseArgv(['rules', '--area', 'queues']))).toBe(
-      'rules: unknown area "queues" in --area (areas: kv, messaging, management)',
+      'rules: unknown area "queues" (areas: kv, messaging, management)',
     );
     expect(usageError(() => parseArgv(['serve', '--regions', ',']))).toBe('serve: --regions needs at least one region');
     expect(usageError(() => parseArgv(['load', '--model', 'half']))).toBe('load: --model must be one of open, closed');
