@@ -17,8 +17,8 @@ import {
   readCounts,
   readDuration,
   readEnum,
-  readList,
   readRate,
+  readWords,
 } from '../../shared/value-kinds.ts';
 import type { RampStage } from './schedule.ts';
 
@@ -180,29 +180,28 @@ export function parseLoadSettings(
   params: readonly string[] = [],
   command = 'load',
 ): LoadSettings {
-  const flags: Record<string, unknown> = {};
-  for (const [flag, spec] of Object.entries(loadFlagKinds)) {
+  /** The flag's text read by `read`, or undefined when it was not given. */
+  const kind = <T>(flag: keyof typeof loadFlagKinds, read: (text: string) => T): T | undefined => {
     const text = values[flag];
-    if (text !== undefined) flags[flag] = asFlag(`--${flag}`, () => readKind(spec, text));
-  }
-  if (values.ramp !== undefined) flags.ramp = values.ramp;
-  // Each value was read by the kind loadFlagKinds gives its flag: the shape LoadFlags names.
-  return loadSettingsOf(flags as LoadFlags, params, command);
-}
-
-function readKind(spec: DurationKind | CountKind | RateKind | EnumKind | ListKind, text: string): unknown {
-  switch (spec.kind) {
-    case 'duration':
-      return readDuration(spec, text);
-    case 'count':
-      return readCount(spec, text);
-    case 'rate':
-      return readRate(text);
-    case 'enum':
-      return readEnum(spec, text);
-    case 'list':
-      return readList(spec, text);
-  }
+    return text === undefined ? undefined : asFlag(`--${flag}`, () => read(text));
+  };
+  const kinds = loadFlagKinds;
+  const flags: LoadFlags = {
+    engine: kind('engine', (text) => readWords(kinds.engine, text)),
+    segments: kind('segments', (text) => readCount(kinds.segments, text)),
+    model: kind('model', (text) => readEnum(kinds.model, text)),
+    rate: kind('rate', readRate),
+    duration: kind('duration', (text) => readDuration(kinds.duration, text)),
+    warmup: kind('warmup', (text) => readDuration(kinds.warmup, text)),
+    ramp: values.ramp,
+    connections: kind('connections', (text) => readCount(kinds.connections, text)),
+    workers: kind('workers', (text) => readCount(kinds.workers, text)),
+    batch: kind('batch', (text) => readCounts(kinds.batch.min, text)),
+    'value-size': kind('value-size', (text) => readCounts(kinds['value-size'].min, text)),
+    seed: kind('seed', (text) => readCount(kinds.seed, text)),
+    timeout: kind('timeout', (text) => readDuration(kinds.timeout, text)),
+  };
+  return loadSettingsOf(flags, params, command);
 }
 
 /** Typed flag values into settings: the checks between flags, before the run. */
