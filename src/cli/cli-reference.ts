@@ -3,7 +3,8 @@
  * --help; a test keeps the page and this rendering in step.
  */
 import { type CommandSpec, commandTable, type OptionSpec } from './command-table.ts';
-import { describeOption, valuePlaceholder } from './help-text.ts';
+import { describeOption } from './help-text.ts';
+import { valuePlaceholder } from './option-spec.ts';
 
 export const referenceStartMarker = '<!-- cli-reference:start (generated from src/cli/command-table.ts) -->';
 export const referenceEndMarker = '<!-- cli-reference:end -->';

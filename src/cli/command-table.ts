@@ -1,113 +1,104 @@
 /**
- * The CLI as one typed table: it drives parsing, `--help` and the command reference of docs/cli.md.
- * A command's handler module is loaded only when that command runs.
+ * The CLI as one typed table: it drives parsing (each flag read once, by its kind: read-option.ts),
+ * `--help`, the command reference of docs/cli.md, the config file's keys and schema (config-keys.ts,
+ * config-schema.ts) and the types of the values each handler receives (`CommandValues`). The handlers
+ * are loaded by command-handlers.ts, only when their command runs.
  */
+import { loadFlagKinds } from '../engines/load/load-settings.ts';
 import { reporterNames } from '../reporters/registry.ts';
+import { targetAreas } from '../target/areas.ts';
 import { dialectNames } from '../target/dialects.ts';
-import type { ParsedValues } from './parsed-values.ts';
+import { messagingRegions } from '../target/messaging-regions.ts';
+import type { OptionSpec, SpecValues } from './option-spec.ts';
 
-export type OptionType = 'string' | 'boolean' | 'number';
-
-export interface OptionSpec {
-  readonly type: OptionType;
-  readonly description: string;
-  /** Repeatable: the value is an array. */
-  readonly multiple?: boolean;
-  readonly short?: string;
-  /** Shown in --help; the handler applies it. */
-  readonly default?: string;
-  /** For strings: the allowed values. */
-  readonly choices?: readonly string[];
-  /** For numbers: only whole numbers (ports, byte counts, limits). */
-  readonly integer?: boolean;
-  /** For numbers: the least value allowed. @default 0 */
-  readonly min?: number;
-}
+export type { OptionSpec } from './option-spec.ts';
 
 export interface CommandSpec {
   readonly summary: string;
   /** Words after the command that are not flags (`load command pipeline`), handed over as `_`. */
   readonly positionals?: { readonly name: string; readonly description: string };
   readonly options: Readonly<Record<string, OptionSpec>>;
-  /** Loads the handler: `run(values)` resolves to the exit code. */
-  readonly load: () => Promise<{ run: (values: ParsedValues) => Promise<number> }>;
 }
 
 /** The config file's flag, on every command that reads one (config-file.ts). */
-const configOption: OptionSpec = {
-  type: 'string',
+const configOption = {
+  kind: 'path',
   description: 'Config file with defaults for these flags (flags win)',
   default: 'svc-harness.config.{ts,mts,cts,mjs,js,cjs,json} in the working folder, if there is one',
-};
+} as const satisfies OptionSpec;
 
 const loadOptions = {
   engine: {
-    type: 'string',
+    ...loadFlagKinds.engine,
     description:
       'Who makes the load: node (raw sockets with http-parser-js, worker threads), node-undici (the same engine on undici; its closed model is autocannon), k6 (K6_BINARY, PATH, or built once from the Go module proxy), or a list such as node,k6 (each scenario on each, side by side in one report)',
     default: 'node',
   },
   segments: {
-    type: 'string',
+    ...loadFlagKinds.segments,
     description:
       'k6: run this many k6 processes, one execution segment each (as k6-operator’s parallelism), merged into one result',
     default: '1',
   },
   model: {
-    type: 'string',
-    choices: ['open', 'closed'],
+    ...loadFlagKinds.model,
     description:
       'open: requests arrive at --rate whatever the target does (latency from each intended start); closed: --connections at full speed through autocannon',
     default: 'open',
   },
-  rate: { type: 'string', description: 'Requests per second (open model)', default: 'the scenario’s' },
+  rate: { ...loadFlagKinds.rate, description: 'Requests per second (open model)', default: 'the scenario’s' },
   duration: {
-    type: 'string',
+    ...loadFlagKinds.duration,
     description: 'How long each scenario runs: 500ms, 10s, 2m, 1m30s',
     default: 'the scenario’s',
   },
   warmup: {
-    type: 'string',
+    ...loadFlagKinds.warmup,
     description:
       'Unmeasured load before each scenario’s measured run, at its rate: left out of histograms, thresholds and comparisons (node engine, open model, scenarios without a sink or fan-out); 0 turns it off',
     default: '1s',
   },
   ramp: {
-    type: 'string',
+    kind: 'string',
     description:
       'Ramp stages DURATION:RATE, comma-separated, from 0 (10s:100,30s:500); instead of --rate and --duration',
   },
   connections: {
-    type: 'string',
+    ...loadFlagKinds.connections,
     description:
       'Open model: most requests in flight (further arrivals are dropped, and counted); closed model: connections',
     default: '1000 open, 10 closed',
   },
   workers: {
-    type: 'string',
+    ...loadFlagKinds.workers,
     description: 'Threads sending the open model’s load',
     default: 'one per 3,000 req/s, at most one per core',
   },
   batch: {
-    type: 'string',
+    ...loadFlagKinds.batch,
     description: 'Commands per request, comma-separated (pipeline: batch sizes; transaction: INCRs per transaction)',
     default: 'the scenario’s',
   },
-  'value-size': { type: 'string', description: 'Value sizes in bytes, comma-separated', default: 'the scenario’s' },
+  'value-size': {
+    ...loadFlagKinds['value-size'],
+    description: 'Value sizes in bytes, comma-separated',
+    default: 'the scenario’s',
+  },
   seed: {
-    type: 'string',
+    ...loadFlagKinds.seed,
     description: 'Seed of the scenarios’ random choices (the same seed sends the same requests)',
     default: '1',
   },
-  timeout: { type: 'string', description: 'Timeout of every request and stream wait', default: '10s' },
+  timeout: { ...loadFlagKinds.timeout, description: 'Timeout of every request and stream wait', default: '10s' },
   param: {
-    type: 'string',
+    kind: 'string',
     multiple: true,
+    pairs: 'number',
     description:
       'A scenario parameter NAME=NUMBER (endpoints=4, fail-share=0.1, waiters=20; `load --list` shows each scenario’s, with bounds and default), for every scenario of the run that declares it. Not k6’s -e KEY=VALUE: a scenario declares its parameters as bounded numbers, so a typo or a value out of bounds is refused before anything starts, and the value reaches k6 VUs and the sink’s threads in the scenario’s state',
   },
   threshold: {
-    type: 'string',
+    kind: 'string',
     multiple: true,
     description:
       'k6-syntax threshold METRIC[{tag:value}]:EXPR, e.g. "http_req_duration{batch:100}:p(99)<50", on top of each scenario’s own',
@@ -116,38 +107,46 @@ const loadOptions = {
 
 /** Known failures of the conformance suites (expectations.ts), on `conformance` and `run`. */
 const expectationsOption = {
-  type: 'string',
+  kind: 'path',
   description: 'Expectations file: known failures with reason and optional expiry',
 } as const satisfies OptionSpec;
 
 /** How many concurrent cases run at once, on `conformance` and `run` (`cases`: what they are called there). */
-function concurrencyOption(cases: string): OptionSpec {
+function concurrencyOption(cases: string) {
   return {
-    type: 'number',
-    integer: true,
+    kind: 'count',
     min: 1,
     description: `${cases} marked concurrent that run at once (1: every case alone, in turn)`,
     default: '6',
-  };
+  } as const satisfies OptionSpec;
 }
 
 /** An implementation's container as the target (its target file holds the template). */
 const imageOption = {
-  type: 'string',
+  kind: 'string',
   description:
     'Start this image (NAME[:TAG]) as the target: the --target file’s "image" template gives its ports, environment and wait, its URLs say {host} and {port:N}; the container is stopped and removed after the run',
 } as const satisfies OptionSpec;
 
+/**
+ * What a `--tolerance` names: a metric's relative change (results/compare.ts's `compareMetrics`, which
+ * test/cli/compare-flags.test.ts holds this to), or the latency floor. Not imported: the statistics
+ * module and its histograms would load on every command's start.
+ */
+const toleranceNames = ['p50', 'p90', 'p99', 'throughput', 'error-rate', 'latency'] as const;
+
 /** A baseline report to compare the run with, and how large a change must be to count. */
 const baselineOptions = {
   baseline: {
-    type: 'string',
+    kind: 'path',
     description:
       'A report folder or report.json to compare this run with: p50, p90, p99, throughput and error rate per scenario and tag with 95% intervals, and rules newly failing, passing or blocked; a regression exits 98',
   },
   tolerance: {
-    type: 'string',
+    kind: 'string',
     multiple: true,
+    pairs: 'string',
+    pairNames: toleranceNames,
     description:
       'With --baseline: METRIC=VALUE, the change that counts beyond the noise (p50, p90, p99, throughput: relative, 10%; error-rate: points, 1%; latency: the smallest latency change that counts, 5ms)',
     default: 'p50=10%, p90=10%, p99=15%, throughput=10%, error-rate=1%, latency=5ms',
@@ -157,25 +156,26 @@ const baselineOptions = {
 /** Where the sink for area A's deliveries and callbacks listens (the target file's `sink` says the same). */
 const sinkOptions = {
   'sink-host': {
-    type: 'string',
+    kind: 'string',
     description: 'Address the sink for deliveries and callbacks listens on',
     default: '127.0.0.1',
   },
-  'sink-port': { type: 'number', integer: true, description: 'Port of the sink', default: 'a free port' },
+  'sink-port': { kind: 'count', max: 65535, description: 'Port of the sink', default: 'a free port' },
   'sink-url': {
-    type: 'string',
+    kind: 'string',
     description:
       'Base URL the target must call to reach the sink (a tunnel’s, a CI runner’s), with a path prefix or not; every URL handed to the target sits under it',
     default: 'http://<sink-host>:<sink-port>',
   },
   'sink-threads': {
-    type: 'number',
-    integer: true,
+    kind: 'count',
     description: 'Worker threads the sink serves load’s deliveries and callbacks on (0: the harness’s own thread)',
     default: '0 for conformance, 1 for load',
   },
   'sink-wait': {
-    type: 'string',
+    kind: 'duration',
+    maxMs: 3_600_000,
+    takes: 'a duration up to 1 hour (15s, 2m, 1m30s, 1h)',
     description:
       'How long a case waits for a request the target sends later (a delivery, a callback): 15s, 2m, 1m30s, up to 1h',
     default: '15s',
@@ -183,7 +183,7 @@ const sinkOptions = {
 } as const satisfies Record<string, OptionSpec>;
 
 const reporterOption = {
-  type: 'string',
+  kind: 'enum',
   multiple: true,
   choices: reporterNames,
   description: `Reporter by name: ${reporterNames.join(', ')}`,
@@ -194,135 +194,136 @@ export const commandTable = {
   serve: {
     summary: 'Start the reference service (messaging, key-value REST, management) and print its URLs and credentials',
     options: {
-      host: { type: 'string', description: 'Address to listen on', default: '127.0.0.1' },
+      host: { kind: 'string', description: 'Address to listen on', default: '127.0.0.1' },
       'kv-port': {
-        type: 'number',
-        integer: true,
+        kind: 'count',
         description: 'Port of the key-value REST interface',
         default: 'a free port',
       },
       'messaging-port': {
-        type: 'number',
-        integer: true,
+        kind: 'count',
         description: 'Port of the messaging and workflow interface (its default region)',
         default: 'a free port',
       },
       'management-port': {
-        type: 'number',
-        integer: true,
+        kind: 'count',
         description: 'Port of the management interface',
         default: 'a free port',
       },
       'admin-port': {
-        type: 'number',
-        integer: true,
+        kind: 'count',
         description: 'Port of the admin endpoint',
         default: 'a free port',
       },
       regions: {
-        type: 'string',
+        kind: 'list',
+        of: messagingRegions,
+        noun: 'region',
         description: 'Messaging regions to serve, comma-separated, each on its own base URL (eu-central-1, us-east-1)',
         default: 'eu-central-1',
       },
       'region-latency': {
-        type: 'string',
+        kind: 'string',
         description: 'Delay every answer of a region: REGION=DURATION, comma-separated (us-east-1=80ms)',
         default: 'none',
       },
       'kv-latency': {
-        type: 'string',
+        kind: 'duration',
+        minMs: 0,
+        above: false,
+        takes: 'a duration (4ms)',
         description:
           'Delay every answer of the key-value interface by this DURATION (4ms): a known slowdown, to see compare and thresholds catch it',
         default: 'none',
       },
       'retry-backoff': {
-        type: 'string',
+        kind: 'string',
         description:
           'Wait before a failed delivery is retried: real (about e^(2.5·n) s, at most a day) or a base DURATION doubled per retry (20ms)',
         default: 'real',
       },
       'redis-url': {
-        type: 'string',
+        kind: 'string',
         description: 'Redis to back the service (else REDIS_URL, else redis-server on PATH, else a container)',
       },
-      fault: { type: 'string', multiple: true, description: 'Turn on a fault switch by name; see --list-faults' },
-      'list-faults': { type: 'boolean', description: 'Print every fault switch with the rule it breaks, and exit' },
+      fault: { kind: 'string', multiple: true, description: 'Turn on a fault switch by name; see --list-faults' },
+      'list-faults': { kind: 'boolean', description: 'Print every fault switch with the rule it breaks, and exit' },
       silence: {
-        type: 'string',
+        kind: 'string',
         multiple: true,
         description:
           'Turn on a silence switch by name: another legal choice where the spec is silent, which no case may fail; see --list-silences',
       },
       'list-silences': {
-        type: 'boolean',
+        kind: 'boolean',
         description: 'Print every silence switch with the silence it takes another reading of, and exit',
       },
-      'write-target': { type: 'string', description: 'Write a target file for the running service' },
+      'write-target': { kind: 'path', description: 'Write a target file for the running service' },
       'max-request-bytes': {
-        type: 'number',
-        integer: true,
+        kind: 'count',
         min: 1,
         description: 'Maximum request size, bytes',
         default: '10485760',
       },
       'daily-request-limit': {
-        type: 'number',
-        integer: true,
+        kind: 'count',
         description: 'Daily request limit (commands per day)',
         default: 'off',
       },
       dialect: {
-        type: 'string',
         description: 'Vendor names to answer to: svc (Svc-Encoding, …) or upstash (Upstash-Encoding, …)',
         default: 'svc',
+        kind: 'enum',
         choices: dialectNames,
       },
     },
-    load: () => import('./commands/serve.ts'),
   },
   conformance: {
     summary: 'Run the conformance suites against targets (default: the embedded reference service)',
     options: {
       config: configOption,
       target: {
-        type: 'string',
+        kind: 'path',
         multiple: true,
         description: 'Target file; several give one report with a section each',
         default: 'the SVC_* variables’ target, else start the embedded reference',
       },
       image: imageOption,
       area: {
-        type: 'string',
+        kind: 'list',
+        of: targetAreas,
+        noun: 'area',
+        namesFlag: false,
         description: 'Comma-separated areas to run: kv, messaging, management',
         default: 'every area the target has',
       },
-      rules: { type: 'string', description: 'Only cases naming a rule that matches this glob, e.g. "B.multi-exec.*"' },
+      rules: { kind: 'string', description: 'Only cases naming a rule that matches this glob, e.g. "B.multi-exec.*"' },
       concurrency: concurrencyOption('Cases'),
       timeout: {
-        type: 'string',
+        kind: 'duration',
+        takes: 'a duration (2s)',
         description: 'Budget of every request and stream wait of the cases, as a DURATION (2s)',
         default: '10s',
       },
       'report-dir': {
-        type: 'string',
+        kind: 'path',
         description: 'Where report.json, junit.xml, summary.md and index.html go',
         default: 'reports/<timestamp>/',
       },
       expectations: expectationsOption,
       fault: {
-        type: 'string',
+        kind: 'string',
         multiple: true,
         description: 'Turn on a fault switch of the embedded reference (not with --target), to see the suite catch it',
       },
       silence: {
-        type: 'string',
+        kind: 'string',
         multiple: true,
         description:
           'Turn on a silence switch of the embedded reference (not with --target): another legal choice where the spec is silent, to see the suite pass it',
       },
       'order-seed': {
-        type: 'number',
-        integer: true,
+        kind: 'count',
         description:
           'Run the cases in an order shuffled by this seed (groups, files and cases); a verdict must not depend on it',
         default: 'the files’ own order',
@@ -330,7 +331,6 @@ export const commandTable = {
       ...sinkOptions,
       reporter: reporterOption,
     },
-    load: () => import('./commands/conformance.ts'),
   },
   load: {
     summary: 'Run load scenarios against a target (default: the embedded reference service)',
@@ -342,19 +342,19 @@ export const commandTable = {
     options: {
       config: configOption,
       list: {
-        type: 'boolean',
+        kind: 'boolean',
         description:
           'Print the scenarios (those named, else all) with their area, defaults and parameters (--param NAME=NUMBER), and exit',
       },
       target: {
-        type: 'string',
+        kind: 'path',
         description: 'Target file',
         default: 'the SVC_* variables’ target, else start the embedded reference',
       },
       image: imageOption,
       ...loadOptions,
       'report-dir': {
-        type: 'string',
+        kind: 'path',
         description: 'Where report.json, junit.xml, summary.md and index.html go',
         default: 'reports/<timestamp>/',
       },
@@ -366,22 +366,21 @@ export const commandTable = {
       ...baselineOptions,
       reporter: reporterOption,
     },
-    load: () => import('./commands/load.ts'),
   },
   run: {
     summary: 'The main job: conformance, then a short load run of every scenario the target supports, into one report',
     options: {
       config: configOption,
       target: {
-        type: 'string',
+        kind: 'path',
         description: 'Target file',
         default: 'the SVC_* variables’ target, else start the embedded reference',
       },
       image: imageOption,
-      duration: { type: 'string', description: 'How long each load scenario runs', default: '3s' },
+      duration: { ...loadFlagKinds.duration, description: 'How long each load scenario runs', default: '3s' },
       warmup: loadOptions.warmup,
       timeout: {
-        type: 'string',
+        ...loadFlagKinds.timeout,
         description: 'Budget of every request and stream wait, in the cases and in the load, as a DURATION (2s)',
         default: '10s',
       },
@@ -390,7 +389,7 @@ export const commandTable = {
       threshold: loadOptions.threshold,
       expectations: expectationsOption,
       'report-dir': {
-        type: 'string',
+        kind: 'path',
         description: 'Where report.json, junit.xml, summary.md and index.html go',
         default: 'reports/<timestamp>/',
       },
@@ -398,7 +397,6 @@ export const commandTable = {
       ...baselineOptions,
       reporter: reporterOption,
     },
-    load: () => import('./commands/run.ts'),
   },
   regions: {
     summary:
@@ -406,20 +404,26 @@ export const commandTable = {
     options: {
       config: configOption,
       target: {
-        type: 'string',
+        kind: 'path',
         description: 'Target file with `regions` in its kv or messaging section (name → base URL)',
         default: 'the SVC_* variables’ target, else start the embedded reference (two messaging regions)',
       },
-      duration: { type: 'string', description: 'Measuring time in all, over every round', default: '10s' },
+      duration: {
+        kind: 'duration',
+        minMs: 1000,
+        above: false,
+        takes: 'a duration of 1s or more (10s, 1m30s)',
+        description: 'Measuring time in all, over every round',
+        default: '10s',
+      },
       rounds: {
-        type: 'number',
-        integer: true,
+        kind: 'count',
         min: 2,
         description: 'Rounds, each running every region’s operations briefly in a shuffled order (the replicates)',
         default: '10',
       },
       'report-dir': {
-        type: 'string',
+        kind: 'path',
         description: 'Where report.json, junit.xml, summary.md and index.html go',
         default: 'reports/<timestamp>/',
       },
@@ -428,7 +432,6 @@ export const commandTable = {
       'sink-url': sinkOptions['sink-url'],
       reporter: reporterOption,
     },
-    load: () => import('./commands/regions.ts'),
   },
   compare: {
     summary:
@@ -436,18 +439,16 @@ export const commandTable = {
     positionals: { name: 'report', description: 'BASELINE CURRENT: two report folders or report.json files' },
     options: {
       tolerance: baselineOptions.tolerance,
-      json: { type: 'boolean', description: 'Print the comparison as JSON (the report.json `compare` section)' },
+      json: { kind: 'boolean', description: 'Print the comparison as JSON (the report.json `compare` section)' },
       'report-dir': {
-        type: 'string',
+        kind: 'path',
         description: 'Also write compare.json and compare.md here',
       },
     },
-    load: () => import('./commands/compare.ts'),
   },
   'k6 install': {
     summary: `Find k6 (K6_BINARY, PATH, the cache) or build the pinned release from the Go module proxy into the cache, and print its path and version`,
     options: {},
-    load: () => import('./commands/k6-install.ts'),
   },
   'k6 merge': {
     summary:
@@ -460,13 +461,12 @@ export const commandTable = {
           'k6-syntax threshold METRIC[{tag:value}]:EXPR, e.g. "http_req_duration{batch:100}:p(99)<50", on top of the thresholds the outputs carry, for every scenario in them',
       },
       'report-dir': {
-        type: 'string',
+        kind: 'path',
         description: 'Where report.json, junit.xml, summary.md and index.html go',
         default: 'reports/<timestamp>/',
       },
       reporter: reporterOption,
     },
-    load: () => import('./commands/k6-merge.ts'),
   },
   'k6 manifest': {
     summary:
@@ -478,43 +478,42 @@ export const commandTable = {
     options: {
       config: configOption,
       parallelism: {
-        type: 'number',
-        integer: true,
+        kind: 'count',
         min: 1,
         description: 'Runner pods, each with its own execution segment',
         default: '1',
       },
       target: {
-        type: 'string',
+        kind: 'path',
         description:
           'Target file: the kv base URL the pods load and, for messaging scenarios, its messaging URL, sink.url and dialect (its tokens stay out)',
         default: 'the SVC_* variables’ target',
       },
-      'base-url': { type: 'string', description: 'The kv base URL the pods load, instead of --target' },
+      'base-url': { kind: 'string', description: 'The kv base URL the pods load, instead of --target' },
       'sink-url': {
-        type: 'string',
+        kind: 'string',
         description:
           'Base URL the pods’ target delivers the messaging scenarios’ messages to (what the harness’s sink or a proxy answers at), over the target file’s sink.url',
         default: 'the target file’s sink.url',
       },
       name: {
-        type: 'string',
+        kind: 'string',
         description: 'Name of the TestRun (the ConfigMap is NAME-script)',
         default: 'svc-harness',
       },
-      namespace: { type: 'string', description: 'Namespace of both objects', default: 'none (kubectl’s)' },
-      image: { type: 'string', description: 'Runner image', default: 'grafana/k6:<pinned k6>' },
+      namespace: { kind: 'string', description: 'Namespace of both objects', default: 'none (kubectl’s)' },
+      image: { kind: 'string', description: 'Runner image', default: 'grafana/k6:<pinned k6>' },
       'token-secret': {
-        type: 'string',
+        kind: 'string',
         description: 'Secret (key `token`) the pods read the target’s token from',
         default: 'svc-harness-target',
       },
       'results-claim': {
-        type: 'string',
+        kind: 'string',
         description: 'PersistentVolumeClaim (ReadWriteMany) the pods write their JSON outputs to, under /results',
         default: 'svc-harness-results',
       },
-      out: { type: 'string', description: 'Write the manifest here', default: 'standard output' },
+      out: { kind: 'path', description: 'Write the manifest here', default: 'standard output' },
       rate: loadOptions.rate,
       duration: loadOptions.duration,
       ramp: loadOptions.ramp,
@@ -531,21 +530,30 @@ export const commandTable = {
       param: loadOptions.param,
       threshold: loadOptions.threshold,
     },
-    load: () => import('./commands/k6-manifest.ts'),
   },
   rules: {
     summary: 'List the rule catalog with each rule’s level, spec section and covering cases',
     options: {
-      area: { type: 'string', description: 'Only these areas, comma-separated: kv, messaging, management' },
-      json: { type: 'boolean', description: 'Print JSON instead of text' },
+      area: {
+        kind: 'list',
+        of: targetAreas,
+        noun: 'area',
+        namesFlag: false,
+        description: 'Only these areas, comma-separated: kv, messaging, management',
+      },
+      json: { kind: 'boolean', description: 'Print JSON instead of text' },
       coverage: {
-        type: 'boolean',
+        kind: 'boolean',
         description:
           'Print the coverage matrix: every cell of each rule’s dimensions, covered by which case or not applicable and why; exit 1 when a cell is left uncovered',
       },
     },
-    load: () => import('./commands/rules.ts'),
   },
 } as const satisfies Record<string, CommandSpec>;
 
 export type CommandName = keyof typeof commandTable;
+
+/** What `name`'s handler receives: each flag's value of its kind (durations in ms), `_` its positionals. */
+export type CommandValues<Name extends CommandName> = Name extends CommandName
+  ? SpecValues<(typeof commandTable)[Name]>
+  : never;

@@ -4,10 +4,9 @@
  * one point); `latency` takes the smallest latency change that counts, a duration (5ms). `--baseline
  * PATH` is read here too, before the run starts.
  */
-import { type CompareMetric, compareMetrics, type Tolerances } from '../results/compare.ts';
+import { compareMetrics, type Tolerances } from '../results/compare.ts';
 import { harnessError } from '../shared/errors.ts';
 import { readComparableReport } from './compare-input.ts';
-import type { ParsedValues } from './parsed-values.ts';
 
 export function parseTolerances(texts: readonly string[]): Partial<Tolerances> {
   const tolerances: { -readonly [Key in keyof Tolerances]?: number } = {};
@@ -25,8 +24,8 @@ export function parseTolerances(texts: readonly string[]): Partial<Tolerances> {
       continue;
     }
     const match = /^([a-z0-9-]+)=(\d+(?:\.\d+)?)(%?)$/.exec(text.trim());
-    const metric = match?.[1] as CompareMetric | undefined;
-    if (match === null || metric === undefined || !compareMetrics.includes(metric)) {
+    const metric = compareMetrics.find((name) => name === match?.[1]);
+    if (match === null || metric === undefined) {
       throw harnessError(
         'SVC_USAGE',
         `--tolerance ${JSON.stringify(text)}: expected METRIC=VALUE with METRIC one of ${compareMetrics.join(', ')} and VALUE a percentage like 10%, or latency=5ms`,
@@ -48,9 +47,9 @@ export function parseTolerances(texts: readonly string[]): Partial<Tolerances> {
 }
 
 /** The `--baseline` report and `--tolerance`s of load and run, or undefined without a baseline. */
-export function baselineOption(values: ParsedValues) {
-  const tolerances = parseTolerances((values.tolerance as string[] | undefined) ?? []);
-  if (typeof values.baseline !== 'string') {
+export function baselineOption(values: { readonly baseline?: string; readonly tolerance?: readonly string[] }) {
+  const tolerances = parseTolerances(values.tolerance ?? []);
+  if (values.baseline === undefined) {
     if (Object.keys(tolerances).length > 0) throw harnessError('SVC_USAGE', '--tolerance needs --baseline');
     return undefined;
   }

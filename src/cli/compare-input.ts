@@ -12,8 +12,6 @@ import type { VerdictKind } from '../results/verdict.ts';
 import { harnessError } from '../shared/errors.ts';
 import { lazyValidator, readJsonFile, schemaProblem } from '../shared/json-file.ts';
 
-const reportValidator = lazyValidator(reportSchema, { allErrors: false, strict: false });
-
 interface ReportFile {
   readonly startedAt: string;
   readonly targets?: readonly {
@@ -27,6 +25,9 @@ interface ReportFile {
     readonly scenarios: readonly ScenarioFields[];
   };
 }
+
+/** The schema holds a report.json to what `ReportFile` names of it (and more). */
+const reportValidator = lazyValidator<ReportFile>(reportSchema, { allErrors: false, strict: false });
 
 /** `path` is a report folder (its report.json is read) or a report.json file; `label` starts the error line. */
 export function readComparableReport(path: string, label: string): ComparableReport {
@@ -44,7 +45,7 @@ export function readComparableReport(path: string, label: string): ComparableRep
       `${label} ${file}: not an svc-harness report.json (${schemaProblem(validate.errors)})`,
     );
   }
-  const report = value as unknown as ReportFile;
+  const report = value;
   return {
     source: file,
     startedAt: report.startedAt,

@@ -7,123 +7,19 @@
  * for is left out of that command, so one file serves them all.
  */
 import { existsSync, globSync } from 'node:fs';
-import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import schema from '../../schemas/config.schema.json' with { type: 'json' };
 import { isScenarioPath } from '../engines/load/scenario-registry.ts';
 import { harnessError, isHarnessError } from '../shared/errors.ts';
 import { lazyValidator, readJsonFile, schemaProblem } from '../shared/json-file.ts';
 import { importUserModule } from '../shared/user-module.ts';
-import type { CommandSpec } from './command-table.ts';
+import { Refusal } from '../shared/value-kinds.ts';
+import { type CommandSpec, commandTable, type OptionSpec } from './command-table.ts';
+import { configKeyFlags, type SvcHarnessConfig } from './config-keys.ts';
 import { didYouMean } from './parse-argv.ts';
-import type { ParsedValue, ParsedValues } from './parsed-values.ts';
+import { readOption } from './read-option.ts';
 
-/** What a config file holds (schemas/config.schema.json says the same for JSON). */
-export interface SvcHarnessConfig {
-  readonly target?: string | readonly string[];
-  readonly areas?: readonly ('kv' | 'messaging' | 'management')[];
-  readonly rules?: string;
-  readonly expectations?: string;
-  readonly reportDir?: string;
-  readonly reporters?: readonly string[];
-  /** Scenario names, paths of your own modules, or globs of them (`perf/*.ts`). */
-  readonly scenarios?: readonly string[];
-  readonly engine?: string | readonly ('node' | 'node-undici' | 'k6')[];
-  readonly model?: 'open' | 'closed';
-  readonly rate?: number | string;
-  readonly duration?: number | string;
-  /** `--warmup`: unmeasured seconds before each scenario's measured run (`'2s'`, `0` for none). */
-  readonly warmup?: number | string;
-  readonly ramp?: string;
-  readonly connections?: number | string;
-  readonly workers?: number | string;
-  readonly batch?: readonly number[] | string;
-  readonly valueSize?: readonly number[] | string;
-  readonly seed?: number | string;
-  readonly timeout?: number | string;
-  readonly thresholds?: readonly string[];
-  readonly params?: Readonly<Record<string, number>>;
-  readonly sinkHost?: string;
-  readonly sinkPort?: number;
-  readonly sinkUrl?: string;
-  readonly sinkThreads?: number;
-  readonly sinkWait?: string;
-  /** A report folder or report.json to compare with (`--baseline`). */
-  readonly baseline?: string;
-  /** `--tolerance`s by metric: `{ p99: '10%', 'error-rate': '1%', latency: '5ms' }`. */
-  readonly tolerances?: Readonly<
-    Partial<Record<'p50' | 'p90' | 'p99' | 'throughput' | 'error-rate' | 'latency', string>>
-  >;
-  /** An implementation's image to start as the target (`--image`). */
-  readonly image?: string;
-  /** `--concurrency`: conformance cases marked concurrent that run at once. */
-  readonly concurrency?: number;
-  /** `--fault`s of the embedded reference. */
-  readonly faults?: readonly string[];
-  /** `--silence`s of the embedded reference. */
-  readonly silences?: readonly string[];
-  readonly orderSeed?: number;
-  readonly segments?: number | string;
-  readonly rounds?: number;
-  /** `k6 manifest`'s own flags. */
-  readonly parallelism?: number;
-  readonly baseUrl?: string;
-  readonly name?: string;
-  readonly namespace?: string;
-  readonly tokenSecret?: string;
-  readonly resultsClaim?: string;
-  readonly out?: string;
-}
-
-/**
- * Every key of a config file and the flag it fills (`_`: the positional scenarios). Typed as a record
- * of every key of `SvcHarnessConfig`, so the type and this table cannot drift; a test holds the
- * schema and the command table to it (issue 37: `concurrency` and `segments` were flags a config
- * file rejected).
- */
-export const configKeyFlags = {
-  target: 'target',
-  areas: 'area',
-  rules: 'rules',
-  expectations: 'expectations',
-  reportDir: 'report-dir',
-  reporters: 'reporter',
-  scenarios: '_',
-  engine: 'engine',
-  model: 'model',
-  rate: 'rate',
-  duration: 'duration',
-  warmup: 'warmup',
-  ramp: 'ramp',
-  connections: 'connections',
-  workers: 'workers',
-  batch: 'batch',
-  valueSize: 'value-size',
-  seed: 'seed',
-  timeout: 'timeout',
-  thresholds: 'threshold',
-  params: 'param',
-  sinkHost: 'sink-host',
-  sinkPort: 'sink-port',
-  sinkUrl: 'sink-url',
-  sinkThreads: 'sink-threads',
-  sinkWait: 'sink-wait',
-  baseline: 'baseline',
-  tolerances: 'tolerance',
-  image: 'image',
-  concurrency: 'concurrency',
-  faults: 'fault',
-  silences: 'silence',
-  orderSeed: 'order-seed',
-  segments: 'segments',
-  rounds: 'rounds',
-  parallelism: 'parallelism',
-  baseUrl: 'base-url',
-  name: 'name',
-  namespace: 'namespace',
-  tokenSecret: 'token-secret',
-  resultsClaim: 'results-claim',
-  out: 'out',
-} as const satisfies Record<keyof SvcHarnessConfig, string>;
+export { configKeyFlags, type SvcHarnessConfig } from './config-keys.ts';
 
 /** `defineConfig` is an identity function for types, as vitest's is. */
 export function defineConfig(config: SvcHarnessConfig): SvcHarnessConfig {
@@ -140,7 +36,7 @@ export const configFileNames = [
   'svc-harness.config.json',
 ] as const;
 
-const configValidator = lazyValidator(schema, { allErrors: false });
+const configValidator = lazyValidator<SvcHarnessConfig>(schema, { allErrors: false });
 
 /** The config file to read: the one `--config` names, else the first found in `cwd`, else none. */
 export function findConfigFile(given: string | undefined, cwd: string): string | undefined {
@@ -167,12 +63,9 @@ export async function readConfigFile(path: string): Promise<SvcHarnessConfig> {
     });
     throw harnessError('SVC_CONFIG', `config file ${path}: ${problem}`);
   }
-  return value as SvcHarnessConfig;
+  return value;
 }
 
-/** The keys whose values are paths, resolved from the file's folder. */
-const pathKeys = new Set(['target', 'expectations', 'reportDir', 'baseline', 'out']);
-const flagOf: Readonly<Record<string, string>> = configKeyFlags;
 const isGlob = (text: string) => /[*?[]/.test(text);
 
 /** A scenario entry: a name as it is; a path resolved from the file; a glob expanded there, sorted. */
@@ -185,44 +78,56 @@ function scenarioEntries(entry: string, base: string): string[] {
   return [isScenarioPath(entry) ? resolve(base, entry) : entry];
 }
 
-/** The flag's value from a config value, in the form the parser gives that flag. */
-function flagValue(spec: CommandSpec, flag: string, key: string, value: unknown, base: string): ParsedValue {
-  const path = (text: string) => (pathKeys.has(key) && !isAbsolute(text) ? resolve(base, text) : text);
-  if (flag === '_') return (value as readonly string[]).flatMap((entry) => scenarioEntries(entry, base));
-  if (key === 'params' || key === 'tolerances') {
-    return Object.entries(value as Record<string, number | string>).map(([name, n]) => `${name}=${n}`);
-  }
-  const option = spec.options[flag];
-  const list = Array.isArray(value) ? value.map(String) : [String(value)];
-  if (option?.multiple) return list.map(path);
-  if (option?.type === 'number') return Number(value);
-  return path(list.join(','));
+const commands: Readonly<Record<string, CommandSpec>> = commandTable;
+
+/** The name of the command whose row `spec` is, for the lines that blame a key. */
+function commandOf(spec: CommandSpec): string {
+  return Object.entries(commands).find(([, row]) => row === spec)?.[0] ?? '';
 }
 
 /**
- * `values` with the config's defaults filled in where the command line gave nothing; keys the command
- * has no flag for are left out.
+ * `values` with the config's defaults filled in where the command line gave nothing, each read by its
+ * flag's kind as parse-argv reads the flag (a value of the wrong kind is one line blaming the file's
+ * key); keys the command has no flag for are left out.
  */
 export function applyConfig(
   spec: CommandSpec,
-  values: ParsedValues,
+  values: Readonly<Record<string, unknown>>,
   config: SvcHarnessConfig,
   file: string,
   applied?: Map<string, string>,
-): ParsedValues {
+): Record<string, unknown> {
   const base = dirname(file);
-  const out: Record<string, ParsedValue> = { ...values };
-  for (const [key, value] of Object.entries(config)) {
-    if (key === '$schema' || value === undefined) continue;
-    const flag = flagOf[key];
-    if (flag === undefined) continue;
-    if (flag === '_' ? spec.positionals === undefined : spec.options[flag] === undefined) continue;
+  const out: Record<string, unknown> = { ...values };
+  const unset = (flag: string) => {
     const given = out[flag];
-    if (given !== undefined && !(Array.isArray(given) && given.length === 0)) continue;
-    out[flag] = flagValue(spec, flag, key, value, base);
+    return given === undefined || (Array.isArray(given) && given.length === 0);
+  };
+  if (config.scenarios !== undefined && spec.positionals !== undefined && unset('_')) {
+    out._ = config.scenarios.flatMap((entry) => scenarioEntries(entry, base));
+    applied?.set('_', 'scenarios');
+  }
+  for (const [key, value] of Object.entries(config)) {
+    const flag = configKeyFlags[key];
+    const option = flag === undefined ? undefined : spec.options[flag];
+    if (flag === undefined || option === undefined || value === undefined || !unset(flag)) continue;
+    out[flag] = configValue(commandOf(spec), option, key, value, file);
     applied?.set(flag, key);
   }
   return out;
+}
+
+/** One key's value read by its flag's kind; a refusal names the file and the key. */
+function configValue(command: string, option: OptionSpec, key: string, value: unknown, file: string): unknown {
+  // One file serves every command: conformance's repeatable --target takes an array, the others' one target a one-item array.
+  const one =
+    !option.multiple && option.kind !== 'list' && Array.isArray(value) && value.length === 1 ? value[0] : value;
+  try {
+    return readOption(option, one, dirname(file));
+  } catch (error) {
+    if (!(error instanceof Refusal)) throw error;
+    throw harnessError('SVC_CONFIG', `${command}: ${error.text(`config file ${file}: ${key}`)}`);
+  }
 }
 
 /**

@@ -1,5 +1,6 @@
 /** Renders --help from the command table, so help and parsing cannot disagree. */
 import { type CommandName, type CommandSpec, commandTable, type OptionSpec } from './command-table.ts';
+import { valuePlaceholder } from './option-spec.ts';
 
 export function renderHelp(command?: CommandName): string {
   if (command === undefined) {
@@ -30,12 +31,6 @@ export function renderHelp(command?: CommandName): string {
     ...rows.map(([flag, text]) => `  ${flag.padEnd(width)}  ${text}`),
     '',
   ].join('\n');
-}
-
-/** The placeholder of an option's value (`<n>`, `<value>`), or '' for a boolean flag. */
-export function valuePlaceholder(option: OptionSpec): string {
-  if (option.type === 'boolean') return '';
-  return option.type === 'number' ? '<n>' : '<value>';
 }
 
 function flagLabel(name: string, option: OptionSpec): string {

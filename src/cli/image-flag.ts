@@ -7,12 +7,11 @@
 import type { ImageTarget } from '../engines/image/image-target.ts';
 import { harnessError } from '../shared/errors.ts';
 import { loadTargetFileSync } from '../target/read-target.ts';
-import type { ParsedValues } from './parsed-values.ts';
 
-export function imageFlag(values: ParsedValues): string | undefined {
+export function imageFlag(values: { readonly image?: string }): string | undefined {
   const image = values.image;
   if (image === undefined) return undefined;
-  if (typeof image !== 'string' || !/^[a-z0-9][a-z0-9._\-/:@]*$/i.test(image)) {
+  if (!/^[a-z0-9][a-z0-9._\-/:@]*$/i.test(image)) {
     throw harnessError('SVC_USAGE', `--image takes an image name NAME[:TAG], not ${JSON.stringify(image)}`);
   }
   return image;

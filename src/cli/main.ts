@@ -1,10 +1,11 @@
 /** The CLI entry: parse, dispatch, and turn every error into one line and an exit code. */
 import { ExitCode, exitCodeOf, formatErrorLine } from '../shared/errors.ts';
 import { toolVersion } from '../shared/tool-version.ts';
+import { runCommand } from './command-handlers.ts';
 import { type CommandSpec, commandTable } from './command-table.ts';
 import { applyConfig, blameConfigFile, findConfigFile, readConfigFile } from './config-file.ts';
 import { renderHelp } from './help-text.ts';
-import { parseArgv } from './parse-argv.ts';
+import { commandRun, parseArgv } from './parse-argv.ts';
 
 /**
  * An error thrown where no caller can catch it (an 'error' event nobody listens to: vitest's pool emits
@@ -13,7 +14,7 @@ import { parseArgv } from './parse-argv.ts';
  */
 function exitOnStray(error: unknown): void {
   process.stderr.write(`${formatErrorLine(error)}\n`);
-  if (process.env.SVC_HARNESS_DEBUG) process.stderr.write(`${(error as Error).stack ?? ''}\n`);
+  writeStack(error);
   process.exit(exitCodeOf(error));
 }
 
@@ -35,22 +36,26 @@ export async function runCli(argv: readonly string[]): Promise<number> {
       return ExitCode.ok;
     }
     const spec: CommandSpec = commandTable[parsed.command];
-    let values = parsed.values;
+    let run = parsed;
     const applied = new Map<string, string>();
-    const file =
-      spec.options.config === undefined
-        ? undefined
-        : findConfigFile(values.config as string | undefined, process.cwd());
-    if (file !== undefined) values = applyConfig(spec, values, await readConfigFile(file), file, applied);
-    const handler = await spec.load();
+    const given = 'config' in run.values ? run.values.config : undefined;
+    const file = spec.options.config === undefined ? undefined : findConfigFile(given, process.cwd());
+    if (file !== undefined) {
+      run = commandRun(run.command, applyConfig(spec, run.values, await readConfigFile(file), file, applied));
+    }
     try {
-      return await handler.run(values);
+      return await runCommand(run.command, run.values);
     } catch (error) {
       throw file === undefined ? error : blameConfigFile(error, file, applied);
     }
   } catch (error) {
     process.stderr.write(`${formatErrorLine(error)}\n`);
-    if (process.env.SVC_HARNESS_DEBUG) process.stderr.write(`${(error as Error).stack ?? ''}\n`);
+    writeStack(error);
     return exitCodeOf(error);
   }
+}
+
+/** With SVC_HARNESS_DEBUG set, the error's stack after its one line. */
+function writeStack(error: unknown): void {
+  if (process.env.SVC_HARNESS_DEBUG) process.stderr.write(`${error instanceof Error ? (error.stack ?? '') : ''}\n`);
 }

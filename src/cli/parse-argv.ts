@@ -3,13 +3,23 @@ import { parseArgs } from 'node:util';
 import { closest, distance } from 'fastest-levenshtein';
 import { didYouMean, near } from '../shared/did-you-mean.ts';
 import { harnessError } from '../shared/errors.ts';
-import { type CommandName, type CommandSpec, commandTable, type OptionSpec } from './command-table.ts';
-import type { ParsedValue, ParsedValues } from './parsed-values.ts';
+import { Refusal } from '../shared/value-kinds.ts';
+import { type CommandName, type CommandSpec, type CommandValues, commandTable } from './command-table.ts';
+import { readOption } from './read-option.ts';
+
+/** A command to run with its values, one member per command, so `values` is typed by `command`. */
+export type CommandRun = {
+  readonly [Name in CommandName]: {
+    readonly kind: 'run';
+    readonly command: Name;
+    readonly values: CommandValues<Name>;
+  };
+}[CommandName];
 
 export type ParsedArgv =
   | { readonly kind: 'help'; readonly command?: CommandName }
   | { readonly kind: 'version' }
-  | { readonly kind: 'run'; readonly command: CommandName; readonly values: ParsedValues };
+  | CommandRun;
 
 function isCommandName(name: string): name is CommandName {
   return Object.hasOwn(commandTable, name);
@@ -33,8 +43,9 @@ function joinGroup(argv: readonly string[]): readonly string[] {
 }
 
 export function parseArgv(given: readonly string[]): ParsedArgv {
-  const isHelp = given[0] === '--help' || given[0] === '-h' || given[0] === 'help';
-  const argv = isHelp ? [given[0] as string, ...joinGroup(given.slice(1))] : joinGroup(given);
+  const head = given[0];
+  const isHelp = head === '--help' || head === '-h' || head === 'help';
+  const argv = isHelp ? [head, ...joinGroup(given.slice(1))] : joinGroup(given);
   const [first, ...rest] = argv;
   if (first === undefined || first === '--help' || first === '-h' || first === 'help') {
     const named = rest[0];
@@ -53,7 +64,7 @@ export function parseArgv(given: readonly string[]): ParsedArgv {
   const options: Record<string, { type: 'string' | 'boolean'; multiple?: boolean; short?: string }> = {};
   for (const [name, option] of Object.entries(spec.options)) {
     options[name] = {
-      type: option.type === 'boolean' ? 'boolean' : 'string',
+      type: option.kind === 'boolean' ? 'boolean' : 'string',
       ...(option.multiple && { multiple: true }),
       ...(option.short && { short: option.short }),
     };
@@ -79,21 +90,32 @@ export function parseArgv(given: readonly string[]): ParsedArgv {
       );
     }
     // node:util's messages may span lines ("ambiguous … use '--x=-1'"); the hint is worth keeping, on one line.
-    throw harnessError('SVC_USAGE', `${first}: ${(error as Error).message.replace(/\s*\n\s*/g, ' ')}`);
+    const message = error instanceof Error ? error.message : String(error);
+    throw harnessError('SVC_USAGE', `${first}: ${message.replace(/\s*\n\s*/g, ' ')}`);
   }
   checkRepeats(first, spec, parsed.tokens ?? []);
-  const values: Record<string, ParsedValue> = {};
+  const values: Record<string, unknown> = {};
   for (const [name, raw] of Object.entries(parsed.values)) {
     const option = spec.options[name];
     if (!option) continue;
-    values[name] = option.type === 'number' ? toNumber(first, name, option, raw) : (raw as ParsedValue);
-    const given = Array.isArray(raw) ? raw : [raw];
-    if (option.choices && given.some((value) => typeof value === 'string' && !option.choices?.includes(value))) {
-      throw harnessError('SVC_USAGE', `${first}: --${name} must be one of ${option.choices.join(', ')}`);
+    try {
+      values[name] = readOption(option, raw, undefined);
+    } catch (error) {
+      if (error instanceof Refusal) throw harnessError('SVC_USAGE', `${first}: ${error.text(`--${name}`)}`);
+      throw error;
     }
   }
   if (spec.positionals) values._ = [...parsed.positionals];
-  return { kind: 'run', command: first, values };
+  return commandRun(first, values);
+}
+
+/**
+ * The run of `command` with `values` read flag by flag by their rows' kinds (readOption), which is
+ * what `CommandValues` states of each row: the compiler cannot follow a loop over the table's keys,
+ * so this is the one place the values are given their command's type.
+ */
+export function commandRun(command: CommandName, values: Readonly<Record<string, unknown>>): CommandRun {
+  return { kind: 'run', command, values } as CommandRun;
 }
 
 /** The flag node:util found ambiguous (`--duration -5s`) and the value after it; undefined for any other error. */
@@ -108,7 +130,7 @@ function dashedValue(error: unknown, args: readonly string[]): { flag: string; v
 
 /** The flag node:util refused as unknown (`--duraton`, `-x`), from its error; undefined for any other error. */
 function unknownFlag(error: unknown): string | undefined {
-  if (!(error instanceof Error) || (error as NodeJS.ErrnoException).code !== 'ERR_PARSE_ARGS_UNKNOWN_OPTION')
+  if (!(error instanceof Error) || !('code' in error) || error.code !== 'ERR_PARSE_ARGS_UNKNOWN_OPTION')
     return undefined;
   // Node 22 adds a hint about '--' after the name, with quotes that do not pair up; only the name is kept.
   return /Unknown option '([^']+)'/.exec(error.message)?.[1];
@@ -152,31 +174,11 @@ function checkRepeats(command: string, spec: CommandSpec, tokens: readonly Token
   for (const token of tokens) {
     const option = token.kind === 'option' ? spec.options[token.name] : undefined;
     // A boolean given twice says the same thing twice: harmless.
-    if (token.kind !== 'option' || option === undefined || option.multiple || option.type === 'boolean') continue;
+    if (token.kind !== 'option' || option === undefined || option.multiple || option.kind === 'boolean') continue;
     if (seen.has(token.name)) {
       const several = token.name === 'target' ? ' (conformance takes several targets)' : '';
       throw harnessError('SVC_USAGE', `${command}: --${token.name} given more than once; it takes one value${several}`);
     }
     seen.add(token.name);
   }
-}
-
-function toNumber(command: string, name: string, option: OptionSpec, raw: unknown): number | number[] {
-  const one = (text: unknown): number => {
-    const value = Number(text);
-    if (typeof text !== 'string' || text.trim() === '' || !Number.isFinite(value) || value < 0) {
-      throw harnessError('SVC_USAGE', `${command}: --${name} needs a non-negative number, got ${JSON.stringify(text)}`);
-    }
-    if (option.integer && !Number.isInteger(value)) {
-      throw harnessError('SVC_USAGE', `${command}: --${name} needs a whole number, got ${JSON.stringify(text)}`);
-    }
-    if (option.min !== undefined && value < option.min) {
-      throw harnessError(
-        'SVC_USAGE',
-        `${command}: --${name} must be at least ${option.min}, got ${JSON.stringify(text)}`,
-      );
-    }
-    return value;
-  };
-  return Array.isArray(raw) ? raw.map(one) : one(raw);
 }

@@ -4,16 +4,14 @@
  * embedded reference (the engine names the target it read from it, once its checks passed).
  */
 import { chooseTargets, type TargetChoice } from '../target/read-target.ts';
-import type { ParsedValues } from './parsed-values.ts';
 
 export function targetChoice(
   command: string,
-  values: ParsedValues,
+  /** The `--target` files: conformance's several, another command's one or none. */
+  files: readonly string[],
   env: Readonly<Record<string, string | undefined>> = process.env,
   write: (line: string) => void = (line) => process.stderr.write(`${line}\n`),
 ): TargetChoice {
-  const given = values.target;
-  const files = Array.isArray(given) ? given.map(String) : typeof given === 'string' ? [given] : [];
   const choice = chooseTargets(command, files, env);
   if (choice.notice !== undefined) write(choice.notice);
   return choice;
@@ -23,3 +21,6 @@ export function targetChoice(
 export const logLine = (line: string): void => {
   process.stderr.write(`${line}\n`);
 };
+
+/** A one-target command's `--target` as the file list `targetChoice` takes. */
+export const oneTarget = (target: string | undefined): readonly string[] => (target === undefined ? [] : [target]);

@@ -1,5 +1,7 @@
 import { describe, expect, test } from 'vitest';
+import { commandTable } from '../../src/cli/command-table.ts';
 import { parseTolerances } from '../../src/cli/compare-flags.ts';
+import { compareMetrics } from '../../src/results/compare.ts';
 
 describe('--tolerance', () => {
   test('a percentage is read as a share of the baseline', () => {
@@ -23,5 +25,9 @@ describe('--tolerance', () => {
     expect(parseTolerances(['latency=0.5s'])).toEqual({ latencyFloorMs: 500 });
     expect(() => parseTolerances(['latency=5'])).toThrow(/a duration with its unit like 5ms/);
     expect(() => parseTolerances(['latency=5%'])).toThrow(/a duration with its unit like 5ms/);
+  });
+
+  test("the command table names the metrics compare knows, and the latency floor (the config schema's tolerances)", () => {
+    expect(commandTable.compare.options.tolerance.pairNames).toEqual([...compareMetrics, 'latency']);
   });
 });

@@ -1,7 +1,7 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, expectTypeOf, test } from 'vitest';
 import configSchema from '../../schemas/config.schema.json' with { type: 'json' };
 import { type CommandSpec, commandTable } from '../../src/cli/command-table.ts';
 import {
@@ -12,6 +12,8 @@ import {
   findConfigFile,
   readConfigFile,
 } from '../../src/cli/config-file.ts';
+import type { ConfigKey, SvcHarnessConfig } from '../../src/cli/config-keys.ts';
+import { configSchema as tableSchema } from '../../src/cli/config-schema.ts';
 import { parseArgv } from '../../src/cli/parse-argv.ts';
 import { harnessError, isHarnessError } from '../../src/shared/errors.ts';
 import { harnessErrorMessage } from '../support/harness-error.ts';
@@ -66,8 +68,8 @@ describe('the config file', () => {
     expect(load).toMatchObject({
       target: join(dir, 'targets/staging.json'),
       _: ['command', join(dir, 'perf/a.ts'), join(dir, 'perf/b.ts')],
-      rate: '7',
-      duration: '1m30s',
+      rate: 7,
+      duration: 90_000,
       threshold: ['http_req_duration: p(99)<300'],
       param: ['endpoints=3'],
       'sink-port': 8899,
@@ -75,7 +77,7 @@ describe('the config file', () => {
     });
     expect(load).not.toHaveProperty('area');
     const conformance = applyConfig(commandTable.conformance, values(['conformance']), config, file);
-    expect(conformance).toMatchObject({ target: [join(dir, 'targets/staging.json')], area: 'kv,messaging' });
+    expect(conformance).toMatchObject({ target: [join(dir, 'targets/staging.json')], area: ['kv', 'messaging'] });
     expect(conformance).not.toHaveProperty('rate');
     expect(applyConfig(commandTable.load, values(['load', 'pipeline']), config, file)._).toEqual(['pipeline']);
   });
@@ -177,6 +179,103 @@ describe('the config file', () => {
     );
     expect([filled.concurrency, filled.fault, filled['order-seed']]).toEqual([2, ['x'], 3]);
     const load = applyConfig(commandTable.load, values(['load']), { segments: 2 }, join(dir, 'c.json'));
-    expect(load.segments).toBe('2');
+    expect(load.segments).toBe(2);
+  });
+
+  // The schema and the type are made from the command table; these hold the file written from it
+  // (`npm run readme`) and the type's keys to it, so neither can drift from the flags.
+  test('schemas/config.schema.json is the schema the command table gives (npm run readme writes it)', () => {
+    expect(configSchema).toEqual(tableSchema());
+  });
+
+  test("the config type's keys and each key's type follow from its flag's kind", () => {
+    const keys = [
+      'target',
+      'areas',
+      'rules',
+      'expectations',
+      'reportDir',
+      'reporters',
+      'scenarios',
+      'engine',
+      'model',
+      'rate',
+      'duration',
+      'warmup',
+      'ramp',
+      'connections',
+      'workers',
+      'batch',
+      'valueSize',
+      'seed',
+      'timeout',
+      'thresholds',
+      'params',
+      'sinkHost',
+      'sinkPort',
+      'sinkUrl',
+      'sinkThreads',
+      'sinkWait',
+      'baseline',
+      'tolerances',
+      'image',
+      'concurrency',
+      'faults',
+      'silences',
+      'orderSeed',
+      'segments',
+      'rounds',
+      'parallelism',
+      'baseUrl',
+      'name',
+      'namespace',
+      'tokenSecret',
+      'resultsClaim',
+      'out',
+    ] as const;
+    expectTypeOf<ConfigKey>().toEqualTypeOf<(typeof keys)[number]>();
+    expect(Object.keys(configKeyFlags).sort()).toEqual([...keys].sort());
+    expectTypeOf<SvcHarnessConfig['duration']>().toEqualTypeOf<number | string | undefined>();
+    expectTypeOf<SvcHarnessConfig['areas']>().toEqualTypeOf<
+      readonly ('kv' | 'messaging' | 'management')[] | string | undefined
+    >();
+    expectTypeOf<SvcHarnessConfig['target']>().toEqualTypeOf<string | readonly string[] | undefined>();
+    expectTypeOf<SvcHarnessConfig['params']>().toEqualTypeOf<Readonly<Record<string, number>> | undefined>();
+    expectTypeOf<SvcHarnessConfig['model']>().toEqualTypeOf<'open' | 'closed' | undefined>();
+  });
+
+  test("a config value is read by its flag's kind, and a wrong one blames the file's key", () => {
+    const file = join(dir, 'c.json');
+    const read = (command: 'conformance' | 'load', config: SvcHarnessConfig) =>
+      applyConfig(commandTable[command], values([command]), config, file);
+    // A number is seconds, as the duration grammar's bare number is.
+    expect(read('load', { duration: 90, timeout: '2s', batch: [1, 10], engine: 'node,k6' })).toMatchObject({
+      duration: 90_000,
+      timeout: 2000,
+      batch: [1, 10],
+      engine: ['node', 'k6'],
+    });
+    // One file serves every command: load's one --target takes a one-item array.
+    expect(read('load', { target: ['t.json'] }).target).toBe(join(dir, 't.json'));
+    const blamed = (command: 'conformance' | 'load', config: SvcHarnessConfig) =>
+      harnessErrorMessage('SVC_CONFIG', () => read(command, config));
+    expect(blamed('conformance', { timeout: 'soon' })).toBe(
+      `conformance: config file ${file}: timeout takes a duration (2s), not "soon"`,
+    );
+    expect(blamed('conformance', { sinkWait: 7200 })).toBe(
+      `conformance: config file ${file}: sinkWait takes a duration up to 1 hour (15s, 2m, 1m30s, 1h), not 7200`,
+    );
+    expect(blamed('conformance', { areas: 'kv,queues' })).toBe(
+      `conformance: unknown area "queues" in config file ${file}: areas (areas: kv, messaging, management)`,
+    );
+    expect(blamed('load', { connections: 0 })).toBe(
+      `load: config file ${file}: connections 0 is not a whole number above zero`,
+    );
+    expect(blamed('conformance', { concurrency: 0 })).toBe(
+      `conformance: config file ${file}: concurrency must be at least 1, got 0`,
+    );
+    expect(blamed('load', { engine: ['node', 'node'] })).toBe(
+      `load: config file ${file}: engine ["node","node"] is not node, node-undici, k6 or a list of them (node,k6)`,
+    );
   });
 });

@@ -16,7 +16,7 @@ describe('parseArgv', () => {
     expect(parseArgv(['--version'])).toEqual({ kind: 'version' });
   });
 
-  test('conformance flags: repeatable --target and --fault, strings', () => {
+  test('conformance flags: repeatable --target and --fault, strings, the areas a list', () => {
     const parsed = parseArgv([
       'conformance',
       '--target',
@@ -36,7 +36,7 @@ describe('parseArgv', () => {
       command: 'conformance',
       values: {
         target: ['a.json', 'b.json'],
-        area: 'kv',
+        area: ['kv'],
         rules: 'B.multi-exec.*',
         'report-dir': 'out',
         expectations: 'e.json',
@@ -49,7 +49,7 @@ describe('parseArgv', () => {
     expect(parseArgv(['rules', '--area', 'kv', '--json'])).toEqual({
       kind: 'run',
       command: 'rules',
-      values: { area: 'kv', json: true },
+      values: { area: ['kv'], json: true },
     });
   });
 
@@ -73,6 +73,63 @@ describe('parseArgv', () => {
       'serve: --max-request-bytes must be at least 1, got "0"',
     );
     expect(parseArgv(['serve', '--daily-request-limit', '0'])).toMatchObject({ values: { 'daily-request-limit': 0 } });
+  });
+
+  test('each flag is read once, by its kind: durations in ms, lists as arrays, closed sets checked', () => {
+    expect(parseArgv(['conformance', '--timeout', '2s', '--area', 'kv,messaging,kv', '--reporter', 'json'])).toEqual({
+      kind: 'run',
+      command: 'conformance',
+      values: { timeout: 2000, area: ['kv', 'messaging'], reporter: ['json'] },
+    });
+    expect(
+      parseArgv([
+        'load',
+        '--engine',
+        'node,k6',
+        '--batch',
+        '1,10',
+        '--rate',
+        '2.5',
+        '--warmup',
+        '0',
+        '--duration',
+        '1m30s',
+      ]),
+    ).toMatchObject({
+      values: { engine: ['node', 'k6'], batch: [1, 10], rate: 2.5, warmup: 0, duration: 90_000, _: [] },
+    });
+    expect(parseArgv(['serve', '--regions', 'us-east-1', '--kv-latency', '4ms'])).toMatchObject({
+      values: { regions: ['us-east-1'], 'kv-latency': 4 },
+    });
+    expect(usageError(() => parseArgv(['load', '--duration', 'soon']))).toBe(
+      'load: --duration "soon" is not a duration (500ms, 10s, 2m, 1h, 1m30s)',
+    );
+    expect(usageError(() => parseArgv(['run', '--timeout', '0s']))).toBe(
+      'run: --timeout "0s" is not a duration above zero',
+    );
+    expect(usageError(() => parseArgv(['conformance', '--timeout', 'x']))).toBe(
+      'conformance: --timeout takes a duration (2s), not "x"',
+    );
+    expect(usageError(() => parseArgv(['regions', '--duration', '500ms']))).toBe(
+      'regions: --duration takes a duration of 1s or more (10s, 1m30s), not "500ms"',
+    );
+    expect(usageError(() => parseArgv(['conformance', '--sink-wait', '2h']))).toBe(
+      'conformance: --sink-wait takes a duration up to 1 hour (15s, 2m, 1m30s, 1h), not "2h"',
+    );
+    expect(usageError(() => parseArgv(['load', '--engine', 'node,node']))).toBe(
+      'load: --engine "node,node" is not node, node-undici, k6 or a list of them (node,k6)',
+    );
+    expect(usageError(() => parseArgv(['load', '--connections', '0']))).toBe(
+      'load: --connections "0" is not a whole number above zero',
+    );
+    expect(usageError(() => parseArgv(['rules', '--area', 'queues']))).toBe(
+      'rules: unknown area "queues" (areas: kv, messaging, management)',
+    );
+    expect(usageError(() => parseArgv(['serve', '--regions', ',']))).toBe('serve: --regions needs at least one region');
+    expect(usageError(() => parseArgv(['load', '--model', 'half']))).toBe('load: --model must be one of open, closed');
+    expect(usageError(() => parseArgv(['load', '--sink-port', '70000']))).toBe(
+      'load: --sink-port must be at most 65535, got "70000"',
+    );
   });
 
   test('unknown commands, unknown flags, missing values and positionals are one usage line', () => {

@@ -1,8 +1,15 @@
 import { describe, expect, test } from 'vitest';
+import { parseArgv } from '../../src/cli/parse-argv.ts';
 import { sinkSettings } from '../../src/cli/sink-flags.ts';
 import { parseDuration as loadDuration } from '../../src/engines/load/load-settings.ts';
 import { parseDuration as headerDuration } from '../../src/reference/messaging/durations.ts';
 import { parseDurationMs } from '../../src/shared/duration.ts';
+
+/** `--sink-wait TEXT` as conformance reads it: parse-argv reads the duration, sinkSettings the rest. */
+const sinkWait = (text: string) => {
+  const parsed = parseArgv(['conformance', '--sink-wait', text]);
+  return parsed.kind === 'run' && parsed.command === 'conformance' ? sinkSettings(parsed.values) : undefined;
+};
 
 describe('the one duration grammar', () => {
   test.each([
@@ -50,7 +57,7 @@ describe('the one duration grammar', () => {
       ['45', 45_000],
     ] as const) {
       expect(loadDuration(text)).toBe(ms / 1000);
-      expect(sinkSettings({ 'sink-wait': text })?.waitSeconds).toBe(ms / 1000);
+      expect(sinkWait(text)?.waitSeconds).toBe(ms / 1000);
       expect(headerDuration(text)).toBe(ms);
     }
   });
@@ -60,7 +67,7 @@ describe('the one duration grammar', () => {
       /--ramp "1m 30s" is not a duration \(500ms, 10s, 2m, 1h, 1m30s\)/,
     );
     expect(() => loadDuration('0s')).toThrow(/--duration "0s" is not a duration above zero/);
-    expect(() => sinkSettings({ 'sink-wait': '1h1s' })).toThrow(/--sink-wait takes a duration up to 1 hour/);
+    expect(() => sinkWait('1h1s')).toThrow(/--sink-wait takes a duration up to 1 hour/);
     expect(headerDuration('1 s')).toBeUndefined();
   });
 });

@@ -10,28 +10,28 @@ import { comparisonConsole, comparisonMarkdown } from '../../reporters/compare-t
 import { compareReports } from '../../results/compare.ts';
 import { ExitCode, harnessError } from '../../shared/errors.ts';
 import { writeReportFile } from '../../shared/report-files.ts';
+import type { CommandValues } from '../command-table.ts';
 import { parseTolerances } from '../compare-flags.ts';
 import { readComparableReport } from '../compare-input.ts';
-import type { ParsedValues } from '../parsed-values.ts';
 
-export async function run(values: ParsedValues): Promise<number> {
-  const paths = (values._ as string[] | undefined) ?? [];
-  if (paths.length !== 2) {
+export async function run(values: CommandValues<'compare'>): Promise<number> {
+  const [baselinePath, currentPath, ...more] = values._;
+  if (baselinePath === undefined || currentPath === undefined || more.length > 0) {
     throw harnessError(
       'SVC_USAGE',
-      `compare: expected BASELINE CURRENT (two report folders or report.json files), got ${paths.length}`,
+      `compare: expected BASELINE CURRENT (two report folders or report.json files), got ${values._.length}`,
     );
   }
-  const tolerances = parseTolerances((values.tolerance as string[] | undefined) ?? []);
-  const baseline = readComparableReport(paths[0] as string, 'baseline');
-  const current = readComparableReport(paths[1] as string, 'current report');
+  const tolerances = parseTolerances(values.tolerance ?? []);
+  const baseline = readComparableReport(baselinePath, 'baseline');
+  const current = readComparableReport(currentPath, 'current report');
   const comparison = compareReports(baseline, current, { tolerances });
   const text =
     values.json === true
       ? `${JSON.stringify(compareDocument(comparison), null, 2)}\n`
       : `${comparisonConsole(comparison).join('\n')}\n`;
   process.stdout.write(text);
-  if (typeof values['report-dir'] === 'string') {
+  if (values['report-dir'] !== undefined) {
     const dir = resolve(values['report-dir']);
     await mkdir(dir, { recursive: true });
     await writeReportFile(join(dir, 'compare.json'), `${JSON.stringify(compareDocument(comparison), null, 2)}\n`);

@@ -1,43 +1,32 @@
 /** `svc-harness conformance`: the options into runConformance, with the reporters chosen by name. */
 import { runConformance } from '../../engines/conformance/run-conformance.ts';
-import { createReporters, type ReporterName } from '../../reporters/registry.ts';
-import { parseDurationMs } from '../../shared/duration.ts';
-import { harnessError } from '../../shared/errors.ts';
-import { parseAreaList, targetAreas } from '../../target/areas.ts';
+import { createReporters } from '../../reporters/registry.ts';
+import type { CommandValues } from '../command-table.ts';
 import { imageFlag, withImageTargets } from '../image-flag.ts';
 import { withInterrupts } from '../interrupts.ts';
-import type { ParsedValues } from '../parsed-values.ts';
 import { sinkSettings } from '../sink-flags.ts';
 import { logLine, targetChoice } from '../target-flags.ts';
 
-export async function run(values: ParsedValues): Promise<number> {
-  const areas = parseAreaList('conformance', values.area as string | undefined, targetAreas);
-  // parse-argv lets only reporter names through (the command table lists them as choices).
-  const reporters = createReporters(values.reporter as ReporterName[] | undefined);
+export async function run(values: CommandValues<'conformance'>): Promise<number> {
+  const reporters = createReporters(values.reporter);
   const sink = sinkSettings(values);
-  const targets = targetChoice('conformance', values);
+  const targets = targetChoice('conformance', values.target ?? []);
   const image = imageFlag(values);
-  const timeoutText = values.timeout as string | undefined;
-  const timeoutMs = timeoutText === undefined ? undefined : parseDurationMs(timeoutText);
-  if (timeoutText !== undefined && (timeoutMs === undefined || timeoutMs <= 0)) {
-    throw harnessError('SVC_USAGE', `conformance: --timeout takes a duration (2s), not "${timeoutText}"`);
-  }
   const result = await withInterrupts((signal) =>
     withImageTargets(image, targets.files, (files) =>
       runConformance({
         targets: files,
         ...(targets.environment && { environmentTarget: targets.environment }),
         log: logLine,
-        ...(areas && { areas }),
-        ...(typeof values.rules === 'string' && { rules: values.rules }),
-        // Whole numbers of at least 1 are checked by parse-argv (the command table marks the flag).
-        ...(typeof values.concurrency === 'number' && { caseConcurrency: values.concurrency }),
-        ...(timeoutMs !== undefined && { caseTimeoutMs: timeoutMs }),
-        ...(typeof values['report-dir'] === 'string' && { reportDir: values['report-dir'] }),
-        ...(typeof values.expectations === 'string' && { expectations: values.expectations }),
-        faults: (values.fault as string[] | undefined) ?? [],
-        silences: (values.silence as string[] | undefined) ?? [],
-        ...(typeof values['order-seed'] === 'number' && { order: { seed: values['order-seed'] } }),
+        ...(values.area && { areas: values.area }),
+        ...(values.rules !== undefined && { rules: values.rules }),
+        ...(values.concurrency !== undefined && { caseConcurrency: values.concurrency }),
+        ...(values.timeout !== undefined && { caseTimeoutMs: values.timeout }),
+        ...(values['report-dir'] !== undefined && { reportDir: values['report-dir'] }),
+        ...(values.expectations !== undefined && { expectations: values.expectations }),
+        faults: values.fault ?? [],
+        silences: values.silence ?? [],
+        ...(values['order-seed'] !== undefined && { order: { seed: values['order-seed'] } }),
         ...(sink && { sink }),
         signal,
         reporters,

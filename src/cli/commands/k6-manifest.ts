@@ -1,33 +1,31 @@
 /** `svc-harness k6 manifest <scenario…>`: a k6-operator TestRun and its ConfigMap, to a file or stdout. */
 import { writeFile } from 'node:fs/promises';
 import { k6Manifest, type ManifestOptions } from '../../engines/load/k6/k6-manifest.ts';
-import { parseLoadSettings } from '../../engines/load/load-settings.ts';
+import { loadSettingsOf } from '../../engines/load/load-settings.ts';
 import { harnessError, oneLine } from '../../shared/errors.ts';
 import { getDialect } from '../../target/dialects.ts';
 import { environmentTargetLine, loadTargetFileSync } from '../../target/read-target.ts';
-import { paramTexts, settingValues } from '../load-flags.ts';
-import type { ParsedValues } from '../parsed-values.ts';
+import type { CommandValues } from '../command-table.ts';
 import { sinkSettings } from '../sink-flags.ts';
-import { targetChoice } from '../target-flags.ts';
+import { oneTarget, targetChoice } from '../target-flags.ts';
 
-const text = (values: ParsedValues, flag: string) =>
-  typeof values[flag] === 'string' ? (values[flag] as string) : undefined;
+type ManifestValues = CommandValues<'k6 manifest'>;
 
 /**
  * The kv base URL; from a target, also what its messaging scenarios need (messaging URL, sink.url,
  * dialect), `--sink-url` over the file's sink.url.
  */
-function baseUrlOf(values: ParsedValues): {
+function baseUrlOf(values: ManifestValues): {
   readonly baseUrl: string;
   readonly messaging?: Pick<ManifestOptions, 'messagingBaseUrl' | 'sinkUrl' | 'headerPrefix'>;
 } {
-  const given = text(values, 'base-url');
-  const targetFile = text(values, 'target');
+  const given = values['base-url'];
+  const targetFile = values.target;
   if (given !== undefined && targetFile !== undefined) {
     throw harnessError('SVC_USAGE', 'k6 manifest: give --target FILE or --base-url URL, not both');
   }
   // --sink-url wins over the target file's sink.url (as `load --sink-url` does).
-  const sinkFlag = text(values, 'sink-url');
+  const sinkFlag = values['sink-url'];
   // Checked as load's --sink-url is: a base URL, with a path prefix or not, and no query.
   if (sinkFlag !== undefined) sinkSettings({ 'sink-url': sinkFlag });
   const sinkUrl = (fromTarget: string | undefined) => {
@@ -36,7 +34,7 @@ function baseUrlOf(values: ParsedValues): {
   };
   if (given !== undefined) return { baseUrl: given, messaging: sinkUrl(undefined) };
   // The same choice as every command's: the file, else SVC_KV_URL and its company.
-  const { files, environment } = targetChoice('k6 manifest', values);
+  const { files, environment } = targetChoice('k6 manifest', oneTarget(targetFile));
   const target = files[0] === undefined ? environment : loadTargetFileSync(files[0]);
   if (target === undefined) {
     throw harnessError(
@@ -57,24 +55,24 @@ function baseUrlOf(values: ParsedValues): {
   };
 }
 
-export async function run(values: ParsedValues): Promise<number> {
-  const settings = parseLoadSettings({ ...settingValues(values), engine: 'k6' }, paramTexts(values), 'k6 manifest');
+export async function run(values: ManifestValues): Promise<number> {
+  const settings = loadSettingsOf({ ...values, engine: ['k6'] }, values.param ?? [], 'k6 manifest');
   const { baseUrl, messaging } = baseUrlOf(values);
   const manifest = await k6Manifest({
-    scenarios: (values._ as string[] | undefined) ?? [],
-    parallelism: typeof values.parallelism === 'number' ? values.parallelism : 1,
+    scenarios: values._,
+    parallelism: values.parallelism ?? 1,
     baseUrl,
     ...messaging,
     settings,
-    thresholds: (values.threshold as string[] | undefined) ?? [],
-    ...(text(values, 'name') !== undefined && { name: text(values, 'name') }),
-    ...(text(values, 'namespace') !== undefined && { namespace: text(values, 'namespace') }),
-    ...(text(values, 'image') !== undefined && { image: text(values, 'image') }),
-    ...(text(values, 'token-secret') !== undefined && { tokenSecret: text(values, 'token-secret') }),
-    ...(text(values, 'results-claim') !== undefined && { resultsClaim: text(values, 'results-claim') }),
+    thresholds: values.threshold ?? [],
+    ...(values.name !== undefined && { name: values.name }),
+    ...(values.namespace !== undefined && { namespace: values.namespace }),
+    ...(values.image !== undefined && { image: values.image }),
+    ...(values['token-secret'] !== undefined && { tokenSecret: values['token-secret'] }),
+    ...(values['results-claim'] !== undefined && { resultsClaim: values['results-claim'] }),
     log: (line) => process.stderr.write(`${line}\n`),
   });
-  const out = text(values, 'out');
+  const out = values.out;
   if (out === undefined) {
     process.stdout.write(manifest);
     return 0;

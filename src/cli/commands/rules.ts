@@ -15,11 +15,10 @@ import {
   renderRulesText,
 } from '../../reporters/rules-listing.ts';
 import { ExitCode } from '../../shared/errors.ts';
-import { parseAreaList, targetAreas } from '../../target/areas.ts';
-import type { ParsedValues } from '../parsed-values.ts';
+import type { CommandValues } from '../command-table.ts';
 
-export async function run(values: ParsedValues): Promise<number> {
-  const areas = parseAreaList('rules', values.area as string | undefined, targetAreas);
+export async function run(values: CommandValues<'rules'>): Promise<number> {
+  const areas = values.area;
   const [catalog, caseFiles] = await Promise.all([loadRuleCatalog(), loadCaseFiles()]);
   const json = values.json === true;
   if (values.coverage !== true) {

@@ -12,13 +12,15 @@ import { defaultMaxRequestBytes, type MessagingOptions } from '../../reference/r
 import { type RunningReference, startReference } from '../../reference/reference-service.ts';
 import { placesOf } from '../../results/rule.ts';
 import { parseDurationMs } from '../../shared/duration.ts';
-import { harnessError } from '../../shared/errors.ts';
+import { harnessError, oneLine } from '../../shared/errors.ts';
 import { collectAfterBurst } from '../../shared/memory-relief.ts';
-import { getDialect, isDialectName } from '../../target/dialects.ts';
+import { getDialect } from '../../target/dialects.ts';
 import { messagingRegions } from '../../target/messaging-regions.ts';
-import type { ParsedValues } from '../parsed-values.ts';
+import type { CommandValues } from '../command-table.ts';
 
-export async function run(values: ParsedValues): Promise<number> {
+type ServeValues = CommandValues<'serve'>;
+
+export async function run(values: ServeValues): Promise<number> {
   if (values['list-faults'] === true) {
     process.stdout.write(renderFaultList());
     return 0;
@@ -27,43 +29,38 @@ export async function run(values: ParsedValues): Promise<number> {
     process.stdout.write(renderSilenceList());
     return 0;
   }
-  const faults = (values.fault as string[] | undefined) ?? [];
-  const silences = (values.silence as string[] | undefined) ?? [];
-  // Whole numbers and their least values are checked by parse-argv (the command table marks the flags).
-  const maxRequestBytes = values['max-request-bytes'] as number | undefined;
-  const dailyRequestLimit = values['daily-request-limit'] as number | undefined;
-  const kvLatencyText = values['kv-latency'] as string | undefined;
-  const kvLatencyMs = kvLatencyText === undefined ? undefined : parseDurationMs(kvLatencyText);
-  if (kvLatencyText !== undefined && kvLatencyMs === undefined) {
-    throw harnessError('SVC_USAGE', `serve: --kv-latency takes a duration (4ms), not "${kvLatencyText}"`);
-  }
+  const faults = values.fault ?? [];
+  const silences = values.silence ?? [];
+  // Whole numbers, their least values and the latency's duration are read by parse-argv (the command table's rows).
+  const maxRequestBytes = values['max-request-bytes'];
+  const dailyRequestLimit = values['daily-request-limit'];
+  const kvLatencyMs = values['kv-latency'];
 
   const reference = await startReference({
-    host: (values.host as string | undefined) ?? '127.0.0.1',
+    host: values.host ?? '127.0.0.1',
     ports: {
-      kv: (values['kv-port'] as number | undefined) ?? 0,
-      messaging: (values['messaging-port'] as number | undefined) ?? 0,
-      management: (values['management-port'] as number | undefined) ?? 0,
+      kv: values['kv-port'] ?? 0,
+      messaging: values['messaging-port'] ?? 0,
+      management: values['management-port'] ?? 0,
     },
     messaging: messagingOptions(values),
-    adminPort: (values['admin-port'] as number | undefined) ?? 0,
-    ...(values['redis-url'] !== undefined && { redisUrl: values['redis-url'] as string }),
+    adminPort: values['admin-port'] ?? 0,
+    ...(values['redis-url'] !== undefined && { redisUrl: values['redis-url'] }),
     faults,
     silences,
     ...(maxRequestBytes !== undefined && { maxRequestBytes }),
     dailyRequestLimit: dailyRequestLimit ?? null,
     ...(kvLatencyMs !== undefined && { kvLatencyMs }),
-    // parse-argv lets only dialect names through, so anything else is the flag left out.
-    dialect: typeof values.dialect === 'string' && isDialectName(values.dialect) ? values.dialect : 'svc',
+    dialect: values.dialect ?? 'svc',
   });
   const stopped = waitForSignal(reference);
-  const targetFile = values['write-target'] as string | undefined;
+  const targetFile = values['write-target'];
   if (targetFile !== undefined) {
     try {
       await writeFile(targetFile, `${JSON.stringify(targetJson(reference), null, 2)}\n`, { mode: 0o600 });
     } catch (error) {
       await reference.stop();
-      throw harnessError('SVC_USAGE', `serve: cannot write --write-target ${targetFile}: ${(error as Error).message}`);
+      throw harnessError('SVC_USAGE', `serve: cannot write --write-target ${targetFile}: ${oneLine(error)}`);
     }
   }
   process.stdout.write(renderBlock(reference, { faults, silences, maxRequestBytes, dailyRequestLimit, targetFile }));
@@ -72,35 +69,32 @@ export async function run(values: ParsedValues): Promise<number> {
   return stopped;
 }
 
-/** `--regions`, `--region-latency` and `--retry-backoff`, each checked to one usage line. */
-export function messagingOptions(values: ParsedValues): MessagingOptions {
+/**
+ * `--region-latency` and `--retry-backoff`, each checked to one usage line, with `--regions` (a list of
+ * known regions, each once: read by parse-argv). Both are compound texts, REGION=DURATION pairs and
+ * `real` or a duration, whose durations are read here in the one grammar.
+ */
+export function messagingOptions(values: ServeValues): MessagingOptions {
   const known: readonly string[] = messagingRegions;
   const list = (text: string) =>
     text
       .split(',')
       .map((part) => part.trim())
       .filter((part) => part !== '');
-  const regionsText = values.regions as string | undefined;
-  const regions = regionsText === undefined ? undefined : list(regionsText);
-  for (const region of regions ?? []) {
-    if (!known.includes(region))
-      throw harnessError('SVC_USAGE', `serve: unknown region "${region}" in --regions (regions: ${known.join(', ')})`);
-  }
-  if (regions !== undefined && regions.length === 0)
-    throw harnessError('SVC_USAGE', 'serve: --regions needs at least one region');
+  const regions = values.regions;
   const regionLatencyMs: Record<string, number> = {};
-  for (const item of list((values['region-latency'] as string | undefined) ?? '')) {
+  for (const item of list(values['region-latency'] ?? '')) {
     const [region = '', duration = ''] = item.split('=');
     const ms = parseDurationMs(duration);
     if (!known.includes(region) || ms === undefined) {
       throw harnessError('SVC_USAGE', `serve: --region-latency takes REGION=DURATION (us-east-1=80ms), not "${item}"`);
     }
-    if (regions !== undefined && !regions.includes(region)) {
+    if (regions !== undefined && !regions.some((served) => served === region)) {
       throw harnessError('SVC_USAGE', `serve: --region-latency names ${region}, which --regions does not serve`);
     }
     regionLatencyMs[region] = ms;
   }
-  const backoffText = values['retry-backoff'] as string | undefined;
+  const backoffText = values['retry-backoff'];
   let retryBackoff: RetryBackoff | undefined;
   if (backoffText !== undefined && backoffText !== 'real') {
     const ms = parseDurationMs(backoffText);
@@ -109,7 +103,7 @@ export function messagingOptions(values: ParsedValues): MessagingOptions {
     retryBackoff = { kind: 'base', ms };
   }
   return {
-    ...(regions !== undefined && { regions: [...new Set(regions)] }),
+    ...(regions !== undefined && { regions }),
     regionLatencyMs,
     ...(retryBackoff !== undefined && { retryBackoff }),
   };
@@ -224,6 +218,8 @@ interface BlockDetails {
   readonly targetFile: string | undefined;
 }
 
+const row = (label: string, value: string): [string, string] => [label, value];
+
 function renderBlock(reference: RunningReference, details: BlockDetails): string {
   const { admin } = reference.target;
   const redis =
@@ -242,9 +238,9 @@ function renderBlock(reference: RunningReference, details: BlockDetails): string
     ['max request size', `${details.maxRequestBytes ?? defaultMaxRequestBytes} bytes`],
     ['daily request limit', details.dailyRequestLimit === undefined ? 'off' : String(details.dailyRequestLimit)],
     ['fault switches', details.faults.length === 0 ? 'none' : details.faults.join(', ')],
-    ...(details.silences.length === 0 ? [] : [['silence switches', details.silences.join(', ')] as [string, string]]),
+    ...(details.silences.length === 0 ? [] : [row('silence switches', details.silences.join(', '))]),
     ['dialect', `${reference.target.dialect} (vendor headers ${getDialect(reference.target.dialect).headerPrefix}…)`],
-    ...(details.targetFile === undefined ? [] : [['target file', details.targetFile] as [string, string]]),
+    ...(details.targetFile === undefined ? [] : [row('target file', details.targetFile)]),
   ];
   const width = Math.max(...rows.map(([label]) => label.length));
   return [

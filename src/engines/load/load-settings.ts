@@ -5,14 +5,27 @@
  */
 
 import type { LoadEngineName } from '../../results/load-run.ts';
-import { durationExamples, parseDurationMs } from '../../shared/duration.ts';
 import { harnessError } from '../../shared/errors.ts';
+import {
+  type CountKind,
+  type DurationKind,
+  type EnumKind,
+  type ListKind,
+  type RateKind,
+  Refusal,
+  readCount,
+  readCounts,
+  readDuration,
+  readEnum,
+  readRate,
+  readWords,
+} from '../../shared/value-kinds.ts';
 import type { RampStage } from './schedule.ts';
 
 export type Model = 'open' | 'closed';
 export type EngineName = LoadEngineName;
 
-const engineNames: readonly EngineName[] = ['node', 'node-undici', 'k6'];
+export const engineNames = ['node', 'node-undici', 'k6'] as const satisfies readonly EngineName[];
 
 export interface LoadSettings {
   /**
@@ -54,37 +67,49 @@ export const defaultLoadSettings: LoadSettings = { engines: ['node'], model: 'op
 const bad = (flag: string, value: string, want: string) =>
   harnessError('SVC_USAGE', `load: ${flag} "${value}" is not ${want}`);
 
+/** A kind's refusal as the load settings' usage line (`load: --rate "x" is not a number above zero`). */
+function asFlag<T>(flag: string, read: () => T): T {
+  try {
+    return read();
+  } catch (error) {
+    if (error instanceof Refusal) throw harnessError('SVC_USAGE', `load: ${error.text(flag)}`);
+    throw error;
+  }
+}
+
+/**
+ * The kinds of the load settings' flags: the command table (src/cli/command-table.ts) gives its flags
+ * these, so parse-argv reads them as `parseLoadSettings` reads their strings.
+ */
+export const loadFlagKinds = {
+  engine: { kind: 'list', of: engineNames, distinct: true, want: 'node, node-undici, k6 or a list of them (node,k6)' },
+  segments: {
+    kind: 'count',
+    min: 1,
+    max: 64,
+    want: 'a whole number above zero',
+    tooMany: 'at most 64 (more is a cluster’s job: svc-harness k6 manifest)',
+  },
+  model: { kind: 'enum', choices: ['open', 'closed'] },
+  rate: { kind: 'rate' },
+  duration: { kind: 'duration' },
+  warmup: { kind: 'duration', orZero: true },
+  connections: { kind: 'count', min: 1, want: 'a whole number above zero' },
+  workers: { kind: 'count', min: 1, want: 'a whole number above zero' },
+  batch: { kind: 'list', of: 'count', min: 1 },
+  'value-size': { kind: 'list', of: 'count', min: 0 },
+  seed: { kind: 'count', min: 1, want: 'a whole number above zero' },
+  timeout: { kind: 'duration' },
+} as const satisfies Record<string, DurationKind | CountKind | RateKind | EnumKind | ListKind>;
+
 /** Seconds from a duration in the harness's one grammar (`500ms`, `10s`, `1m30s`, `2h`, or plain seconds). */
 export function parseDuration(text: string, flag = '--duration'): number {
-  const ms = parseDurationMs(text);
-  if (ms === undefined) throw bad(flag, text, `a duration (${durationExamples})`);
-  if (!(ms > 0)) throw bad(flag, text, 'a duration above zero');
-  return ms / 1000;
+  return asFlag(flag, () => readDuration(loadFlagKinds.duration, text)) / 1000;
 }
 
-/** `--warmup`: a duration, or 0 (`0`, `0s`) for none. */
-function parseWarmup(text: string): number {
-  const ms = parseDurationMs(text);
-  if (ms === undefined || !(ms >= 0)) throw bad('--warmup', text, `a duration (${durationExamples}) or 0`);
-  return ms / 1000;
-}
-
-export function parsePositive(text: string, flag: string, integer = true): number {
-  const value = Number(text);
-  if (text.trim() === '' || !Number.isFinite(value) || value <= 0 || (integer && !Number.isInteger(value))) {
-    throw bad(flag, text, integer ? 'a whole number above zero' : 'a number above zero');
-  }
-  return value;
-}
-
+/** A comma-separated list of whole numbers above zero (or of zero or more), for the benches' own flags. */
 export function parseList(text: string, flag: string, allowZero = false): number[] {
-  return text.split(',').map((item) => {
-    const value = Number(item.trim());
-    if (item.trim() === '' || !Number.isInteger(value) || value < (allowZero ? 0 : 1)) {
-      throw bad(flag, text, `a comma-separated list of whole numbers${allowZero ? '' : ' above zero'}`);
-    }
-    return value;
-  });
+  return asFlag(flag, () => readCounts(allowZero ? 0 : 1, text));
 }
 
 export function parseRamp(text: string): { text: string; stages: RampStage[] } {
@@ -103,13 +128,6 @@ export function parseRamp(text: string): { text: string; stages: RampStage[] } {
   return { text, stages };
 }
 
-/** k6 processes on this machine: more than 64 is a cluster's job (k6-operator, `k6 manifest`). */
-function parseSegments(text: string): number {
-  const segments = parsePositive(text, '--segments');
-  if (segments > 64) throw bad('--segments', text, 'at most 64 (more is a cluster’s job: svc-harness k6 manifest)');
-  return segments;
-}
-
 /**
  * `--param name=value` (repeatable) into values by name: a name of lower-case letters, digits and
  * `-`, a number, each name once. Whether a scenario declares it, and its bounds, are checked later,
@@ -120,10 +138,10 @@ export function parseParams(texts: readonly string[], command = 'load'): Record<
   for (const text of texts) {
     const match = /^([a-z][a-z0-9-]*)=(.*)$/.exec(text.trim());
     const value = Number(match?.[2]?.trim());
-    if (!match || match[2]?.trim() === '' || !Number.isFinite(value)) {
+    const name = match?.[1];
+    if (name === undefined || match?.[2]?.trim() === '' || !Number.isFinite(value)) {
       throw harnessError('SVC_USAGE', `${command}: --param "${text}" is not NAME=NUMBER (endpoints=4, fail-share=0.1)`);
     }
-    const name = match[1] as string;
     if (Object.hasOwn(params, name)) {
       throw harnessError('SVC_USAGE', `${command}: --param ${name} given more than once; it takes one value`);
     }
@@ -132,57 +150,100 @@ export function parseParams(texts: readonly string[], command = 'load'): Record<
   return params;
 }
 
+/** The load flags as values of their kinds (durations in ms): what parse-argv hands `load`, `run` and `k6 manifest`. */
+export interface LoadFlags {
+  readonly engine?: readonly EngineName[];
+  readonly segments?: number;
+  readonly model?: Model;
+  readonly rate?: number;
+  /** Milliseconds. */
+  readonly duration?: number;
+  /** Milliseconds; 0 for none. */
+  readonly warmup?: number;
+  readonly ramp?: string;
+  readonly connections?: number;
+  readonly workers?: number;
+  readonly batch?: readonly number[];
+  readonly 'value-size'?: readonly number[];
+  readonly seed?: number;
+  /** Milliseconds. */
+  readonly timeout?: number;
+}
+
 /**
- * Flag values (strings, as the CLI parser gives them) into settings; every check before the run.
- * `params`: the `--param` texts, as given; `command` opens their usage lines (`run`, `k6 manifest`).
+ * Flag values as texts (the programmatic form the engine tests use) into settings: each text read by
+ * its kind, then `loadSettingsOf`. `params`: the `--param` texts, as given; `command` opens their usage
+ * lines (`run`, `k6 manifest`).
  */
 export function parseLoadSettings(
   values: Readonly<Record<string, string | undefined>>,
   params: readonly string[] = [],
   command = 'load',
 ): LoadSettings {
-  const model = values.model ?? 'open';
-  if (model !== 'open' && model !== 'closed') throw bad('--model', model, 'open or closed');
-  const ramp = values.ramp === undefined ? undefined : parseRamp(values.ramp);
-  if (ramp && values.rate !== undefined) {
+  /** The flag's text read by `read`, or undefined when it was not given. */
+  const kind = <T>(flag: keyof typeof loadFlagKinds, read: (text: string) => T): T | undefined => {
+    const text = values[flag];
+    return text === undefined ? undefined : asFlag(`--${flag}`, () => read(text));
+  };
+  const kinds = loadFlagKinds;
+  const flags: LoadFlags = {
+    engine: kind('engine', (text) => readWords(kinds.engine, text)),
+    segments: kind('segments', (text) => readCount(kinds.segments, text)),
+    model: kind('model', (text) => readEnum(kinds.model, text)),
+    rate: kind('rate', readRate),
+    duration: kind('duration', (text) => readDuration(kinds.duration, text)),
+    warmup: kind('warmup', (text) => readDuration(kinds.warmup, text)),
+    ramp: values.ramp,
+    connections: kind('connections', (text) => readCount(kinds.connections, text)),
+    workers: kind('workers', (text) => readCount(kinds.workers, text)),
+    batch: kind('batch', (text) => readCounts(kinds.batch.min, text)),
+    'value-size': kind('value-size', (text) => readCounts(kinds['value-size'].min, text)),
+    seed: kind('seed', (text) => readCount(kinds.seed, text)),
+    timeout: kind('timeout', (text) => readDuration(kinds.timeout, text)),
+  };
+  return loadSettingsOf(flags, params, command);
+}
+
+/** Typed flag values into settings: the checks between flags, before the run. */
+export function loadSettingsOf(flags: LoadFlags, params: readonly string[] = [], command = 'load'): LoadSettings {
+  const model = flags.model ?? 'open';
+  const ramp = flags.ramp === undefined ? undefined : parseRamp(flags.ramp);
+  if (ramp && flags.rate !== undefined) {
     throw harnessError('SVC_USAGE', 'load: --ramp and --rate are exclusive (a ramp states its rates)');
   }
-  if (ramp && values.duration !== undefined) {
+  if (ramp && flags.duration !== undefined) {
     throw harnessError('SVC_USAGE', 'load: --ramp and --duration are exclusive (a ramp lasts as long as its stages)');
   }
-  if (model === 'closed' && (ramp || values.rate !== undefined)) {
+  if (model === 'closed' && (ramp || flags.rate !== undefined)) {
     throw harnessError(
       'SVC_USAGE',
       'load: the closed model has no arrival rate (--rate, --ramp); it runs --connections at full speed',
     );
   }
-  const engines = (values.engine ?? 'node').split(',').map((item) => item.trim());
-  if (engines.some((item) => !engineNames.includes(item as EngineName)) || new Set(engines).size !== engines.length) {
-    throw bad('--engine', values.engine ?? '', 'node, node-undici, k6 or a list of them (node,k6)');
-  }
-  if (values.segments !== undefined && !engines.includes('k6')) {
+  const engines = flags.engine ?? ['node'];
+  if (flags.segments !== undefined && !engines.includes('k6')) {
     throw harnessError('SVC_USAGE', 'load: --segments splits the load over k6 processes: it needs --engine k6');
   }
-  if (values.workers !== undefined && !engines.some((item) => item !== 'k6')) {
+  if (flags.workers !== undefined && !engines.some((item) => item !== 'k6')) {
     throw harnessError(
       'SVC_USAGE',
       'load: --workers sets the node engine’s threads; k6 spreads its load over VUs (--connections) and --segments',
     );
   }
   return {
-    engines: engines as EngineName[],
-    ...(values.segments !== undefined && { segments: parseSegments(values.segments) }),
+    engines,
+    ...(flags.segments !== undefined && { segments: flags.segments }),
     model,
-    ...(values.rate !== undefined && { rate: parsePositive(values.rate, '--rate', false) }),
-    ...(values.duration !== undefined && { durationS: parseDuration(values.duration) }),
-    ...(values.warmup !== undefined && { warmupS: parseWarmup(values.warmup) }),
+    ...(flags.rate !== undefined && { rate: flags.rate }),
+    ...(flags.duration !== undefined && { durationS: flags.duration / 1000 }),
+    ...(flags.warmup !== undefined && { warmupS: flags.warmup / 1000 }),
     ...(ramp && { ramp }),
-    ...(values.connections !== undefined && { connections: parsePositive(values.connections, '--connections') }),
-    ...(values.workers !== undefined && { workers: parsePositive(values.workers, '--workers') }),
-    ...(values.batch !== undefined && { batch: parseList(values.batch, '--batch') }),
-    ...(values['value-size'] !== undefined && { valueSize: parseList(values['value-size'], '--value-size', true) }),
-    seed: values.seed === undefined ? 1 : parsePositive(values.seed, '--seed'),
-    timeoutMs: values.timeout === undefined ? 10_000 : parseDuration(values.timeout, '--timeout') * 1000,
+    ...(flags.connections !== undefined && { connections: flags.connections }),
+    ...(flags.workers !== undefined && { workers: flags.workers }),
+    ...(flags.batch !== undefined && { batch: flags.batch }),
+    ...(flags['value-size'] !== undefined && { valueSize: flags['value-size'] }),
+    seed: flags.seed ?? 1,
+    timeoutMs: flags.timeout ?? 10_000,
     ...(params.length > 0 && { params: parseParams(params, command) }),
   };
 }

@@ -1,0 +1,69 @@
+/** The kinds' readers: one reading for a flag's text and a config file's value, one wording for a refusal. */
+import { describe, expect, test } from 'vitest';
+import {
+  Refusal,
+  readCount,
+  readCounts,
+  readDuration,
+  readEnum,
+  readRate,
+  readWords,
+} from '../../src/shared/value-kinds.ts';
+
+/** The refusal's sentence around `--flag`, or 'taken' when the value was read. */
+const refusal = (read: () => unknown) => {
+  try {
+    read();
+    return 'taken';
+  } catch (error) {
+    if (!(error instanceof Refusal)) throw error;
+    return error.text('--flag');
+  }
+};
+
+describe('the value kinds', () => {
+  test('a duration: the one grammar in ms from a text, seconds from a number, its bounds in one wording', () => {
+    expect(readDuration({ kind: 'duration' }, '1m30s')).toBe(90_000);
+    expect(readDuration({ kind: 'duration' }, 1.5)).toBe(1500);
+    expect(refusal(() => readDuration({ kind: 'duration' }, 'soon'))).toBe(
+      '--flag "soon" is not a duration (500ms, 10s, 2m, 1h, 1m30s)',
+    );
+    expect(refusal(() => readDuration({ kind: 'duration' }, '0s'))).toBe('--flag "0s" is not a duration above zero');
+    expect(readDuration({ kind: 'duration', orZero: true }, '0')).toBe(0);
+    expect(refusal(() => readDuration({ kind: 'duration', maxMs: 3_600_000 }, '2h'))).toBe(
+      '--flag "2h" is not a duration up to 3600s',
+    );
+    expect(refusal(() => readDuration({ kind: 'duration', takes: 'a duration (4ms)' }, 'x'))).toBe(
+      '--flag takes a duration (4ms), not "x"',
+    );
+  });
+
+  test('counts, rates and closed sets', () => {
+    expect(readCount({ kind: 'count', min: 1 }, '8')).toBe(8);
+    expect(refusal(() => readCount({ kind: 'count' }, '1.5'))).toBe('--flag needs a whole number, got "1.5"');
+    expect(refusal(() => readCount({ kind: 'count', min: 2 }, 1))).toBe('--flag must be at least 2, got 1');
+    expect(refusal(() => readCount({ kind: 'count', min: 1, want: 'a whole number above zero' }, '0'))).toBe(
+      '--flag "0" is not a whole number above zero',
+    );
+    expect(readRate('2.5')).toBe(2.5);
+    expect(refusal(() => readRate('0'))).toBe('--flag "0" is not a number above zero');
+    expect(readEnum({ kind: 'enum', choices: ['open', 'closed'] }, 'open')).toBe('open');
+    expect(refusal(() => readEnum({ kind: 'enum', choices: ['open', 'closed'] }, 'half'))).toBe(
+      '--flag must be one of open, closed',
+    );
+  });
+
+  test('lists: a text split at commas or an array, of whole numbers or words, each word once', () => {
+    expect(readCounts(1, '1, 10')).toEqual([1, 10]);
+    expect(readCounts(0, [0, 64])).toEqual([0, 64]);
+    expect(refusal(() => readCounts(1, '0,1'))).toBe(
+      '--flag "0,1" is not a comma-separated list of whole numbers above zero',
+    );
+    const areas = { kind: 'list', of: ['kv', 'messaging'], noun: 'area' } as const;
+    expect(readWords(areas, 'kv, kv,messaging')).toEqual(['kv', 'messaging']);
+    expect(readWords(areas, ['messaging'])).toEqual(['messaging']);
+    expect(refusal(() => readWords(areas, 'kv,queues'))).toBe('unknown area "queues" in --flag (areas: kv, messaging)');
+    expect(refusal(() => readWords(areas, ','))).toBe('--flag needs at least one area');
+    expect(refusal(() => readWords({ ...areas, distinct: true }, 'kv,kv'))).toBe('--flag names the area "kv" twice');
+  });
+});
