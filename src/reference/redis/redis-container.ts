@@ -43,21 +43,13 @@ export async function startRedisContainer(env: NodeJS.ProcessEnv): Promise<Conta
     return { kind: 'unavailable', reason: `no container engine answers at ${gate.where}: ${oneLine(error)}` };
   }
 
-  const start = () =>
-    new GenericContainer(image)
+  let container: StartedTestContainer;
+  try {
+    container = await new GenericContainer(image)
       .withExposedPorts(6379)
       .withWaitStrategy(Wait.forLogMessage(/Ready to accept connections/))
       .withStartupTimeout(startupTimeoutMs)
       .start();
-  let container: StartedTestContainer;
-  try {
-    container = await start().catch(async (error: unknown) => {
-      // The engine's own failure (Podman answered 500 "write child: broken pipe" to a start on a busy
-      // machine, once in a CI run): tried once more, a second later. Anything else is said at once.
-      if (!/HTTP code 5\d\d/.test(oneLine(error))) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 1_000));
-      return start();
-    });
   } catch (error) {
     return { kind: 'unavailable', reason: `container ${image} did not start: ${oneLine(error)}` };
   }
