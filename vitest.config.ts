@@ -47,11 +47,12 @@ const fastTests = testFiles(join(root, 'test'))
  * its beforeAll, 28 s of a 260 s run.
  */
 const knownLongSeconds: Readonly<Record<string, number>> = {
-  'test/cli/conformance-messaging.test.ts': 61,
-  'test/reliability/load-hostile.test.ts': 55,
-  'test/cli/run.test.ts': 47,
+  'test/cli/conformance-messaging.test.ts': 69,
+  'test/reliability/load-hostile.test.ts': 70,
+  'test/cli/run.test.ts': 56,
   'test/reliability/hostile-targets.test.ts': 43,
   'test/reference/messaging/messaging-faults.test.ts': 35,
+  'test/reference/messaging/messaging-silences.test.ts': 27,
   'test/conformance/signature-scheme.test.ts': 30,
   'test/cli/load.test.ts': 30,
   'test/engines/load/messaging-exactness.test.ts': 30,
@@ -59,7 +60,7 @@ const knownLongSeconds: Readonly<Record<string, number>> = {
   'test/cli/k6.test.ts': 28,
   'test/cli/compare-regions.test.ts': 26,
   'test/cli/conformance-secrets.test.ts': 21,
-  'test/cli/targets.test.ts': 16,
+  'test/cli/targets.test.ts': 24,
   'test/reliability/hostile-stall.test.ts': 16,
   'test/engines/load/transport-equal.test.ts': 14,
   'test/cli/conformance.test.ts': 13,
@@ -67,19 +68,20 @@ const knownLongSeconds: Readonly<Record<string, number>> = {
   'test/conformance/support/messaging-sink.test.ts': 12,
   'test/cli/k6-operator.test.ts': 10,
   'test/engines/load/accounting.test.ts': 9,
-  'test/reliability/interrupts.test.ts': 9,
+  'test/reliability/interrupts.test.ts': 25,
   'test/reference/kv/kv-faults.test.ts': 9,
-  // The exhaustive and package step (.ci/run's fresh-clone run of de44683: files ended at these seconds,
-  // beside each other on four workers): the longest must start first, or a late one runs alone at the end.
-  'test/conformance/self-validation.test.ts': 500,
-  'test/conformance/self-validation-messaging-management.test.ts': 450,
-  'test/package/workflow.test.ts': 240,
-  'test/package/install.test.ts': 200,
-  'test/package/install-target.test.ts': 130,
-  'test/conformance/self-validation-silences.test.ts': 250,
-  'test/conformance/self-validation-order.test.ts': 100,
-  'test/package/image.test.ts': 60,
-  'test/cli/image-target.test.ts': 40,
+  // The exhaustive and package step (.ci/run's fresh-clone run of 5d8bd22: each file's seconds, hooks
+  // included, beside each other on four workers): the longest must start first, or a late one runs alone
+  // at the end.
+  'test/conformance/self-validation-silences.test.ts': 330,
+  'test/conformance/self-validation-messaging-management.test.ts': 300,
+  'test/conformance/self-validation.test.ts': 270,
+  'test/package/workflow.test.ts': 230,
+  'test/package/install.test.ts': 140,
+  'test/package/install-target.test.ts': 100,
+  'test/package/image.test.ts': 90,
+  'test/conformance/self-validation-order.test.ts': 70,
+  'test/cli/image-target.test.ts': 60,
 };
 
 /**
