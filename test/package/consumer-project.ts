@@ -5,10 +5,10 @@
  * (pack-once.ts, a global setup) and handed over by `inject('tarball')`.
  */
 import { existsSync } from 'node:fs';
-import { mkdtemp, readdir, readFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { expect, inject } from 'vitest';
+import { afterAll, beforeAll, expect, inject } from 'vitest';
 import { expectLoadCompleted } from '../support/cli-expect.ts';
 import { startProcess } from '../support/run-cli.ts';
 import { firstGateLines, shell } from './readme-blocks.ts';
@@ -43,6 +43,21 @@ export async function consumerProject(): Promise<string> {
   const installed = await shell(install, 240_000, project);
   expect(installed.exitCode, installed.stderr.slice(-3000)).toBe(0);
   return project;
+}
+
+/**
+ * The file's own consumer project: made before its tests (handed to `use`), removed after them. Each
+ * package test file has one, so the files run side by side.
+ */
+export function useConsumerProject(use: (project: string) => void): void {
+  let project: string | undefined;
+  beforeAll(async () => {
+    project = await consumerProject();
+    use(project);
+  }, 300_000);
+  afterAll(async () => {
+    if (project) await rm(project, { recursive: true, force: true });
+  });
 }
 
 /** The report folders under the project's reports/. */

@@ -4,28 +4,22 @@
  * starts: `serve … --write-target staging.json &`.
  */
 import { existsSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { waitFor } from '../support/processes.ts';
 import { startProcess } from '../support/run-cli.ts';
 import {
-  consumerProject,
   expectMainJobCompleted,
   newReportDir,
   readReport,
   reportFolders,
+  useConsumerProject,
 } from './consumer-project.ts';
 import { firstGateLines, readme, shell } from './readme-blocks.ts';
 
 let project: string;
-
-beforeAll(async () => {
-  project = await consumerProject();
-}, 300_000);
-
-afterAll(async () => {
-  if (project) await rm(project, { recursive: true, force: true });
+useConsumerProject((made) => {
+  project = made;
 });
 
 describe('svc-harness installed from its tarball, run against a target file', () => {

@@ -1,27 +1,31 @@
-import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+/**
+ * The package as a user gets it, and every example of the README run verbatim (issue 36): the tarball the
+ * README's `npm pack` line wrote in this clone (pack-once.ts), installed by the README's next line into a
+ * project made by `npm init -y` as it is, then `npx svc-harness run`, the user's own TypeScript scenario
+ * and config file, and the programmatic API's example of docs/api.md. The README's `run --target
+ * staging.json` (install-target.test.ts) and the example workflow (workflow.test.ts) run in files of
+ * their own, side by side with this one. The npm registry supplies the package's dependencies, as for
+ * any user.
+ */
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { expectLoadCompleted } from '../support/cli-expect.ts';
 import { repoRoot, startProcess } from '../support/run-cli.ts';
 import {
-  consumerProject,
   expectMainJobCompleted,
   newReportDir,
   packedTarball,
   readReport,
   reportFolders,
   run,
+  useConsumerProject,
 } from './consumer-project.ts';
 import { example, fencedBlocks, firstGateLines, readme, shell } from './readme-blocks.ts';
 
 let project: string;
-
-beforeAll(async () => {
-  project = await consumerProject();
-}, 300_000);
-
-afterAll(async () => {
-  if (project) await rm(project, { recursive: true, force: true });
+useConsumerProject((made) => {
+  project = made;
 });
 
 describe('svc-harness installed from its tarball into an empty project', () => {

@@ -4,24 +4,19 @@
  * order in a repository that depends on the package.
  */
 import { existsSync } from 'node:fs';
-import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { expectLoadCompleted } from '../support/cli-expect.ts';
 import { alive, waitFor } from '../support/processes.ts';
 import { repoRoot, startProcess } from '../support/run-cli.ts';
-import { consumerProject, packedTarball, readReport, run } from './consumer-project.ts';
+import { packedTarball, readReport, run, useConsumerProject } from './consumer-project.ts';
 import { example, shell } from './readme-blocks.ts';
 
 let project: string;
-
-beforeAll(async () => {
-  project = await consumerProject();
-}, 300_000);
-
-afterAll(async () => {
-  if (project) await rm(project, { recursive: true, force: true });
+useConsumerProject((made) => {
+  project = made;
 });
 
 /** The version of `name` in this repository's package-lock.json. */
