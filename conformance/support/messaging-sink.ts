@@ -45,7 +45,7 @@ let shared: Promise<Sink> | undefined;
 /**
  * Suite-wide evidence that the target delivers nothing: set when a wait ran out with nothing at all
  * for its inbox while nothing reached the sink; any request to the sink ends it. Kept across the
- * suite's files (one worker, no isolation), since each file starts its own sink.
+ * suite's files (one worker, no isolation), as the one sink of the run is.
  */
 let drought:
   | { readonly target: string; readonly since: number; readonly label: string; readonly seconds: number }
