@@ -24,6 +24,7 @@ interface LoadScenarioEntry {
   readonly name: string;
   readonly requests: { sent: number; completed: number; failed: number; dropped: number };
   readonly thresholds: readonly { expression: string; ok: boolean }[];
+  readonly settings: { readonly warmupS: number | null };
   readonly lostUpdates: number | null;
   readonly delivery: { expected: number; received: number; lost: number } | null;
   readonly messaging: {
@@ -100,8 +101,9 @@ describe('svc-harness run', () => {
     const reportDir = join(dir, 'main-job');
     const target = join(dir, 'target.json');
     await writeFile(target, JSON.stringify(reference.target));
-    // --timeout and --concurrency reach both halves (their effects are the conformance and load tests').
-    const flags = ['--duration', '2s', '--timeout', '8s', '--concurrency', '4'];
+    // --timeout and --concurrency reach both halves (their effects are the conformance and load tests');
+    // --warmup reaches the load half (it was read and then dropped).
+    const flags = ['--duration', '2s', '--timeout', '8s', '--concurrency', '4', '--warmup', '300ms'];
     const run = await runCli(['run', '--target', target, ...flags, '--report-dir', reportDir], {
       reportDir,
       timeoutMs: 170_000,
@@ -133,6 +135,7 @@ describe('svc-harness run', () => {
       ).toEqual([]);
     }
     const byName = new Map(report.load.scenarios.map((scenario) => [scenario.name, scenario]));
+    expect(byName.get('command')?.settings.warmupS).toBe(0.3);
     expect(byName.get('transaction')?.lostUpdates).toBe(0);
     const delivery = byName.get('kv-fanout')?.delivery;
     expect(delivery?.expected).toBeGreaterThan(0);

@@ -15,7 +15,11 @@ import { sinkSettings } from '../sink-flags.ts';
 import { logLine, oneTarget, targetChoice } from '../target-flags.ts';
 
 export async function run(values: CommandValues<'run'>): Promise<number> {
-  const settings = loadSettingsOf({ duration: values.duration, timeout: values.timeout }, values.param ?? [], 'run');
+  const settings = loadSettingsOf(
+    { duration: values.duration, timeout: values.timeout, warmup: values.warmup },
+    values.param ?? [],
+    'run',
+  );
   // Before conformance starts: a parameter no scenario declares is a usage line, not a surprise after it.
   await checkScenarioParams(settings.params ?? {}, 'run');
   const reporters = createReporters(values.reporter);
