@@ -186,8 +186,7 @@ export async function runClosed<State, Meta>(
   signal.addEventListener('abort', stop, { once: true });
   const timer = progress
     ? setInterval(() => {
-        const last = recorder.lastSecond(performance.now());
-        progress({ ...last, errors: recorder.failures, dropped: 0 });
+        progress(recorder.progress(performance.now()));
       }, 1000)
     : undefined;
   try {

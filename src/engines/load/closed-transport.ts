@@ -57,8 +57,7 @@ export async function runClosedLoop<State, Meta>(
 
   const timer = progress
     ? setInterval(() => {
-        const last = recorder.lastSecond(performance.now());
-        progress({ ...last, errors: recorder.failures, dropped: 0 });
+        progress(recorder.progress(performance.now()));
       }, 1000)
     : undefined;
   await new Promise<void>((resolve) => {

@@ -12,7 +12,7 @@ import { seededRandom } from '../../protocol/scenario.ts';
 import type { ExchangeResult } from './exchange.ts';
 import type { LoadTarget } from './load-target.ts';
 import { recordResult } from './record-result.ts';
-import { Recorder } from './recorder.ts';
+import { type PartProgress, Recorder } from './recorder.ts';
 import type { Schedule } from './schedule.ts';
 import { answerWaitCounter, type ClientName, openTransport } from './transport.ts';
 
@@ -36,12 +36,7 @@ export interface SendObserver {
   answered(index: number, at: number, ok: boolean): void;
 }
 
-export interface PartProgress {
-  readonly rate: number;
-  readonly p99Ms: number;
-  readonly errors: number;
-  readonly dropped: number;
-}
+export type { PartProgress } from './recorder.ts';
 
 /** One request in flight: what the transport hands back with its result. */
 interface Sent<Meta> {
@@ -96,8 +91,7 @@ export async function runOpenPart<State, Meta>(
 
   const progressTimer = hooks.progress
     ? setInterval(() => {
-        const last = recorder.lastSecond(performance.now());
-        hooks.progress?.({ ...last, errors: recorder.failures, dropped: recorder.drops });
+        hooks.progress?.(recorder.progress(performance.now()));
       }, 1000)
     : undefined;
 
