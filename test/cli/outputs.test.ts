@@ -112,7 +112,7 @@ describe('load --out json=FILE', () => {
     ]);
     expect(lines.at(-1)).toMatchObject({ event: 'run_end', exit_code: report.exitCode, dropped_lines: 0 });
     const start = lines.find((line) => line.event === 'scenario_start');
-    expect(start?.labels).toEqual({ run_id: runId, scenario: 'command', engine: 'node', target: 'embedded' });
+    expect(start?.labels).toEqual({ run_id: runId, scenario: 'command', engine: 'node', target: 'reference' });
 
     // Points came while the load ran: before the scenario's end, live ones (with their seconds).
     const endAt = lines.findIndex((line) => line.event === 'scenario_end');

@@ -270,11 +270,11 @@ export class LiveRecords {
       const { count, p50, p90, p99, max } = last.latencyMs;
       points.push({
         type: 'point',
-        time,
         metric: 'http_req_duration',
         kind: 'trend',
         unit: 'ms',
         labels: state.labels,
+        time,
         second: last.second,
         count,
         p50,
