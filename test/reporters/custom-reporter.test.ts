@@ -151,7 +151,7 @@ describe('through the CLI', () => {
     const lines = (await readFile(join(reportDir, 'my-progress.txt'), 'utf8')).trim().split('\n');
     expect(lines[0]).toMatch(/^command 1 s: [1-9]\d* completed, p99 [\d.]+ ms$/);
     // The compiled module beside it is gone with the run.
-    expect((await readdir(project)).filter((name) => name.includes('svc-harness'))).toEqual([]);
+    expect((await readdir(project)).filter((name) => name.startsWith('.my-reporter.ts.'))).toEqual([]);
   }, 100_000);
 
   test('a reporter that throws: the run ends, the other reporters write their files, and one line names it', async () => {
