@@ -11,6 +11,8 @@ import { mergeParts, Recorder } from '../../src/engines/load/recorder.ts';
 import { scenarioResult } from '../../src/engines/load/scenario-result.ts';
 import { type LiveRecord, LiveRecords } from '../../src/reporters/outputs/live-records.ts';
 import type { ScenarioResult } from '../../src/results/load-run.ts';
+import { sampleHarnessRun } from './sample-load-run.ts';
+import { sampleResults } from './sample-run.ts';
 
 const get = { op: 'get' };
 const set = { op: 'set' };
@@ -172,5 +174,37 @@ describe('live records', () => {
     expect(sum(points(end, 'http_reqs'))).toBe(result.requests.completed + result.requests.failed);
     expect(points(end, 'http_reqs').every((point) => point.final === true)).toBe(true);
     expect(end.at(-1)?.labels).toMatchObject({ scenario: 'command', engine: 'k6', target: 't' });
+  });
+
+  test("a conformance run's events: the target, each case's verdict with the rule it blames, problems, the run's end", () => {
+    const records = new LiveRecords(() => new Date('2026-12-01T20:00:00.000Z'));
+    records.runStart({ runId: 'r2', command: 'run', startedAt: '2026-12-01T20:00:00.000Z', reportDir: '/tmp/r' });
+    const [target] = records.target('ref', true);
+    expect(target).toMatchObject({ event: 'target', labels: { run_id: 'r2', target: 'ref' }, embedded: true });
+    const cases = sampleResults.flatMap((result) => records.caseResult(result));
+    expect(cases.map((record) => record.type === 'event' && record.verdict)).toEqual(
+      sampleResults.map((result) => result.verdict.kind),
+    );
+    expect(cases[1]).toMatchObject({
+      event: 'case',
+      case_id: 'kv.fail',
+      rules: ['B.a', 'B.b'],
+      rule: 'B.b',
+      reason: 'received <400> & "x" / expected 200 | y',
+    });
+    expect(cases[0]).not.toHaveProperty('reason');
+    expect(records.problem('the sink lost a request')[0]).toMatchObject({
+      event: 'problem',
+      line: 'the sink lost a request',
+    });
+    const run = sampleHarnessRun('/tmp/r');
+    expect(records.runEnd(run, { dropped_lines: 0 })[0]).toMatchObject({
+      event: 'run_end',
+      labels: { run_id: 'r2' },
+      exit_code: run.exitCode,
+      gate: 'failed',
+      problems: run.problems.length,
+      dropped_lines: 0,
+    });
   });
 });
