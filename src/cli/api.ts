@@ -10,10 +10,10 @@ export { defaultLoadSettings, type LoadSettings } from '../engines/load/load-set
 export { type LoadOptions, runLoad } from '../engines/load/run-load.ts';
 export { type MainJobOptions, runMainJob } from '../engines/run/main-job.ts';
 export { defineScenario } from '../protocol/scenario.ts';
-export { createReporters } from '../reporters/registry.ts';
+export { createReporters, type ReporterOptions } from '../reporters/registry.ts';
 export type { CaseResult, ConformanceRun } from '../results/conformance-run.ts';
 export type { HarnessRun } from '../results/harness-run.ts';
 export type { LoadRun, ScenarioResult } from '../results/load-run.ts';
-export type { LoadProgress, Reporter, RunEndContext } from '../results/reporter.ts';
+export type { LoadProgress, Reporter, RunEndContext, RunStart, ScenarioStart } from '../results/reporter.ts';
 export type { Target } from '../target/target.ts';
 export { defineConfig, type SvcHarnessConfig } from './config-file.ts';

@@ -5,6 +5,7 @@
  * are loaded by command-handlers.ts, only when their command runs.
  */
 import { loadFlagKinds } from '../engines/load/load-settings.ts';
+import { fileOutputKinds, outputKinds, plannedOutputKinds } from '../reporters/outputs/output-kinds.ts';
 import { reporterNames } from '../reporters/registry.ts';
 import { targetAreas } from '../target/areas.ts';
 import { dialectNames } from '../target/dialects.ts';
@@ -183,11 +184,37 @@ const sinkOptions = {
 } as const satisfies Record<string, OptionSpec>;
 
 const reporterOption = {
-  kind: 'enum',
+  kind: 'name-or-path',
   multiple: true,
   choices: reporterNames,
-  description: `Reporter by name: ${reporterNames.join(', ')}`,
+  noun: 'reporter',
+  example: './my-reporter.ts',
+  description: `Reporter by name (${reporterNames.join(', ')}) or the path of a module of your own whose default export is a Reporter (./my-reporter.ts; docs/api.md)`,
   default: 'all of them',
+} as const satisfies OptionSpec;
+
+/** How much the console says, on conformance, load and run (console-output.ts's levels). */
+const consoleOptions = {
+  quiet: {
+    kind: 'boolean',
+    description: 'The console prints only the failures and the gate line (the report files are the same)',
+  },
+  verbose: {
+    kind: 'boolean',
+    description: 'The console also prints every case’s verdict as it ends and a progress line each second of load',
+  },
+} as const satisfies Record<string, OptionSpec>;
+
+/** Live outputs of load and run (src/reporters/outputs/). */
+const outOption = {
+  kind: 'destination',
+  of: outputKinds,
+  noun: 'output',
+  files: fileOutputKinds,
+  planned: plannedOutputKinds,
+  multiple: true,
+  description:
+    'A live output KIND=DESTINATION: json=FILE writes NDJSON as the run goes, a line per metric point each second of load and per event (docs/outputs.md)',
 } as const satisfies OptionSpec;
 
 export const commandTable = {
@@ -330,6 +357,7 @@ export const commandTable = {
       },
       ...sinkOptions,
       reporter: reporterOption,
+      ...consoleOptions,
     },
   },
   load: {
@@ -365,6 +393,8 @@ export const commandTable = {
       'sink-threads': sinkOptions['sink-threads'],
       ...baselineOptions,
       reporter: reporterOption,
+      out: outOption,
+      ...consoleOptions,
     },
   },
   run: {
@@ -396,6 +426,8 @@ export const commandTable = {
       ...sinkOptions,
       ...baselineOptions,
       reporter: reporterOption,
+      out: outOption,
+      ...consoleOptions,
     },
   },
   regions: {

@@ -15,7 +15,7 @@ import { lazyValidator, readJsonFile, schemaProblem } from '../shared/json-file.
 import { importUserModule } from '../shared/user-module.ts';
 import { Refusal } from '../shared/value-kinds.ts';
 import { type CommandSpec, commandTable, type OptionSpec } from './command-table.ts';
-import { configKeyFlags, type SvcHarnessConfig } from './config-keys.ts';
+import { configKeyFlags, configKeyOf, type SvcHarnessConfig } from './config-keys.ts';
 import { didYouMean } from './parse-argv.ts';
 import { readOption } from './read-option.ts';
 
@@ -111,6 +111,8 @@ export function applyConfig(
     const flag = configKeyFlags[key];
     const option = flag === undefined ? undefined : spec.options[flag];
     if (flag === undefined || option === undefined || value === undefined || !unset(flag)) continue;
+    // `outs` fills load's repeatable --out, not k6 manifest's one file (config-keys.ts).
+    if (configKeyOf(flag, option) !== key) continue;
     out[flag] = configValue(commandOf(spec), option, key, value, file);
     applied?.set(flag, key);
   }

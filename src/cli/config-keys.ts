@@ -26,6 +26,12 @@ const renamed = {
   _: 'scenarios',
 } as const;
 
+/**
+ * A flag repeatable on some commands and taking one value on others, whose key is the plural where it
+ * repeats: `--out` is load's and run's live outputs (`outs`) and k6 manifest's one file (`out`).
+ */
+const pluralWhereRepeatable = { out: 'outs' } as const;
+
 type Camel<S extends string> = S extends `${infer Head}-${infer Tail}` ? `${Head}${Capitalize<Camel<Tail>>}` : S;
 type KeyOfFlag<Flag extends string> = Flag extends keyof typeof renamed ? (typeof renamed)[Flag] : Camel<Flag>;
 
@@ -75,8 +81,15 @@ type ConfigValue<O> = O extends { readonly pairs: 'string'; readonly pairNames: 
  * What a config file holds (schemas/config.schema.json says the same for JSON): each key's type is its
  * flag's kind (a duration: seconds or the grammar's text; a list: an array or the comma-separated text).
  */
+type SplitFlag = keyof typeof pluralWhereRepeatable & ConfigFlag;
+type Repeated = { readonly multiple: true };
+
 export type SvcHarnessConfig = {
-  readonly [Flag in ConfigFlag as KeyOfFlag<Flag>]?: ConfigValue<RowsOf<Flag>>;
+  readonly [Flag in Exclude<ConfigFlag, SplitFlag> as KeyOfFlag<Flag>]?: ConfigValue<RowsOf<Flag>>;
+} & {
+  readonly [Flag in SplitFlag]?: ConfigValue<Exclude<RowsOf<Flag>, Repeated>>;
+} & {
+  readonly [Flag in SplitFlag as (typeof pluralWhereRepeatable)[Flag]]?: ConfigValue<Extract<RowsOf<Flag>, Repeated>>;
 } & {
   /** Scenario names, paths of your own modules, or globs of them (`perf/*.ts`), for load and k6 manifest. */
   readonly scenarios?: readonly string[];
@@ -91,9 +104,15 @@ const isNotConfig = (flag: string) => notConfigFlags.some((name) => name === fla
 
 const renamedKeys: Readonly<Record<string, string>> = renamed;
 
-/** The key of a flag (`report-dir` → `reportDir`, `area` → `areas`, `_` → `scenarios`), as `KeyOfFlag` says. */
-export function configKeyOf(flag: string): string {
-  return renamedKeys[flag] ?? camel(flag);
+const pluralKeys: Readonly<Record<string, string>> = pluralWhereRepeatable;
+
+/**
+ * The key of a flag (`report-dir` → `reportDir`, `area` → `areas`, `_` → `scenarios`), as `KeyOfFlag`
+ * says; `option`, the command's row, where the key depends on it (`--out`: `outs` where it repeats).
+ */
+export function configKeyOf(flag: string, option?: OptionSpec): string {
+  const plural = option?.multiple === true ? pluralKeys[flag] : undefined;
+  return plural ?? renamedKeys[flag] ?? camel(flag);
 }
 
 const commands: Readonly<Record<string, CommandSpec>> = commandTable;
@@ -109,7 +128,7 @@ export function configKeyRows(): ReadonlyMap<string, { readonly flag: string; re
   for (const [, spec] of configReaders) {
     for (const [flag, option] of Object.entries(spec.options)) {
       if (isNotConfig(flag)) continue;
-      const key = configKeyOf(flag);
+      const key = configKeyOf(flag, option);
       const entry = keys.get(key) ?? { flag, rows: [] };
       entry.rows.push(option);
       keys.set(key, entry);

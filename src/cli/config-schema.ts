@@ -32,6 +32,11 @@ function itemSchema(option: OptionSpec): Schema {
       return anyOf({ type: 'integer' }, text);
     case 'enum':
       return { enum: [...option.choices] };
+    case 'destination':
+      // KIND=DESTINATION, its kind one of the closed set: the reader's refusal names them.
+      return { type: 'string', minLength: 3 };
+    case 'name-or-path':
+      return anyOf({ enum: [...option.choices] }, { type: 'string', minLength: 1 });
     case 'list':
       return anyOf(
         arrayOf(

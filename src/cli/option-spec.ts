@@ -4,12 +4,28 @@
  * are inferred from these rows (`SpecValues`), as vitest infers its CLI options from its table, so a
  * handler reads `values.timeout` as milliseconds with no cast.
  */
-import type { CountKind, DurationKind, EnumKind, ListKind, RateKind } from '../shared/value-kinds.ts';
+import type {
+  CountKind,
+  DestinationKind,
+  DurationKind,
+  EnumKind,
+  ListKind,
+  NameOrPathKind,
+  RateKind,
+} from '../shared/value-kinds.ts';
 
 /** Kinds with no bounds of their own: any text, a path (a config file's is resolved from its folder), a switch. */
 export type PlainKind = { readonly kind: 'string' } | { readonly kind: 'path' } | { readonly kind: 'boolean' };
 
-export type OptionKind = PlainKind | DurationKind | CountKind | RateKind | EnumKind | ListKind;
+export type OptionKind =
+  | PlainKind
+  | DurationKind
+  | CountKind
+  | RateKind
+  | EnumKind
+  | ListKind
+  | DestinationKind
+  | NameOrPathKind;
 
 export type OptionSpec = OptionKind & {
   readonly description: string;
@@ -34,13 +50,15 @@ export type KindValue<O> = O extends { readonly kind: 'boolean' }
     ? number
     : O extends { readonly kind: 'enum'; readonly choices: readonly (infer C)[] }
       ? C
-      : O extends { readonly kind: 'list'; readonly of: 'count' }
-        ? number[]
-        : O extends { readonly kind: 'list'; readonly of: readonly (infer C)[] }
-          ? C[]
-          : O extends { readonly kind: 'list' }
-            ? string[]
-            : string;
+      : O extends { readonly kind: 'destination'; readonly of: readonly (infer C extends string)[] }
+        ? { readonly kind: C; readonly destination: string }
+        : O extends { readonly kind: 'list'; readonly of: 'count' }
+          ? number[]
+          : O extends { readonly kind: 'list'; readonly of: readonly (infer C)[] }
+            ? C[]
+            : O extends { readonly kind: 'list' }
+              ? string[]
+              : string;
 
 /** A flag's value: its kind's, or an array of them when it is repeatable. */
 export type OptionValue<O> = O extends { readonly multiple: true } ? KindValue<O>[] : KindValue<O>;
@@ -66,6 +84,10 @@ export function valuePlaceholder(option: OptionSpec): string {
       return '<list>';
     case 'path':
       return '<path>';
+    case 'destination':
+      return '<kind=destination>';
+    case 'name-or-path':
+      return '<name-or-path>';
     default:
       return '<value>';
   }

@@ -5,7 +5,17 @@
  * caller words around the flag (`--timeout`) or the file's key (`config file F: timeout`).
  */
 import { isAbsolute, resolve } from 'node:path';
-import { Refusal, readCount, readDuration, readEnum, readList, readRate } from '../shared/value-kinds.ts';
+import {
+  isModulePath,
+  Refusal,
+  readCount,
+  readDestination,
+  readDuration,
+  readEnum,
+  readList,
+  readNameOrPath,
+  readRate,
+} from '../shared/value-kinds.ts';
 import type { OptionSpec } from './option-spec.ts';
 
 /** Where relative paths are resolved from: a config file's folder; undefined for the command line (as given). */
@@ -27,10 +37,8 @@ function readOne(option: OptionSpec, value: unknown, base: PathBase): unknown {
       return value;
     case 'string':
       return text(value);
-    case 'path': {
-      const path = text(value);
-      return base === undefined || isAbsolute(path) ? path : resolve(base, path);
-    }
+    case 'path':
+      return fromBase(text(value), base);
     case 'duration':
       return readDuration(option, value);
     case 'count':
@@ -41,7 +49,21 @@ function readOne(option: OptionSpec, value: unknown, base: PathBase): unknown {
       return readEnum(option, value);
     case 'list':
       return readList(option, value);
+    case 'destination': {
+      const read = readDestination(option, value);
+      const file = option.files?.includes(read.kind) === true;
+      return file ? { ...read, destination: fromBase(read.destination, base) } : read;
+    }
+    case 'name-or-path': {
+      const read = readNameOrPath(option, value);
+      return isModulePath(read) ? fromBase(read, base) : read;
+    }
   }
+}
+
+/** A path as given on the command line; a config file's resolved from its folder. */
+function fromBase(path: string, base: PathBase): string {
+  return base === undefined || isAbsolute(path) ? path : resolve(base, path);
 }
 
 function text(value: unknown): string {

@@ -127,8 +127,11 @@ const heartbeatMs = 10_000;
  */
 export function createConsoleObserver(
   stream: NodeJS.WritableStream & { isTTY?: boolean; columns?: number },
-  options: { readonly heartbeatMs?: number } = {},
+  options: { readonly heartbeatMs?: number; readonly level?: ConsoleLevel } = {},
 ): Omit<Reporter, 'name' | 'onRunEnd'> & { end(): void } {
+  const level = options.level ?? 'normal';
+  if (level === 'quiet') return quietObserver(stream);
+  const verbose = level === 'verbose';
   const done: CaseResult[] = [];
   let planned = 0;
   let lineShown = false;
@@ -172,12 +175,12 @@ export function createConsoleObserver(
     onResult(result) {
       done.push(result);
       if (stream.isTTY) {
-        if (gateFailingKinds.has(result.verdict.kind) || result.verdict.kind === 'blocked') {
+        if (verbose || gateFailingKinds.has(result.verdict.kind) || result.verdict.kind === 'blocked') {
           clear();
           write(`${resultLine(result)}\n`);
         }
         show();
-      } else if (result.verdict.kind !== 'pass') write(`${resultLine(result)}\n`);
+      } else if (verbose || result.verdict.kind !== 'pass') write(`${resultLine(result)}\n`);
     },
     onProblem(line) {
       clear();
@@ -189,8 +192,12 @@ export function createConsoleObserver(
       write(`${scenarioStartLine(name, line)}\n`);
     },
     onProgress(progress) {
-      // A rewritten line on a terminal; elsewhere (CI logs) a plain line every five seconds.
-      if (stream.isTTY) {
+      // A rewritten line on a terminal; elsewhere (CI logs) a plain line every five seconds; verbose,
+      // a plain line every second anywhere.
+      if (verbose) {
+        clear();
+        write(`${progressText(progress)}\n`);
+      } else if (stream.isTTY) {
         const width = Math.max(20, (stream.columns ?? 100) - 1);
         write(`\r\x1b[2K${progressText(progress).slice(0, width)}`);
         lineShown = true;
@@ -207,6 +214,46 @@ export function createConsoleObserver(
   };
 }
 
+/**
+ * How much the console says while a run goes (`--quiet`, `--verbose`): quiet, only the problems as
+ * they come, then the failures and the gate line; normal, the cases that did not pass, each scenario's
+ * start and end and a progress line; verbose, also every case's verdict and a progress line each second.
+ */
+export const consoleLevels = ['quiet', 'normal', 'verbose'] as const;
+export type ConsoleLevel = (typeof consoleLevels)[number];
+
+/** Quiet: nothing while the run goes but its problems (they are failures too). */
+function quietObserver(stream: NodeJS.WritableStream): Omit<Reporter, 'name' | 'onRunEnd'> & { end(): void } {
+  return {
+    onProblem(line) {
+      stream.write(`svc-harness: ${line}\n`);
+    },
+    end() {},
+  };
+}
+
+/** The quiet summary: what failed (cases, thresholds, scenarios' problems, an early stop), then the gate line. */
+export function renderQuietSummary(run: HarnessRun): string {
+  const lines: string[] = [];
+  for (const target of run.conformance?.targets ?? []) {
+    if (target.problem) lines.push(`${target.name}: not run: ${target.problem}`);
+    for (const result of target.cases) if (gateFailingKinds.has(result.verdict.kind)) lines.push(resultLine(result));
+  }
+  for (const scenario of run.load?.scenarios ?? []) {
+    if (scenario.problem) lines.push(`${scenario.name} (${scenario.engine}): problem: ${scenario.problem}`);
+  }
+  for (const threshold of failedThresholds(run.load)) {
+    lines.push(
+      `${threshold.scenario}: THRESHOLD FAILED ${threshold.expression} (value ${threshold.value ?? 'no data'})`,
+    );
+  }
+  for (const problem of run.load?.problems ?? []) lines.push(`load: ${problem}`);
+  if (run.compare?.regressed) lines.push('compared with the baseline: regressed');
+  if (run.aborted) lines.push(`stopped early: ${run.aborted}`);
+  lines.push(`gate: ${gateOf(run.exitCode)} (exit code ${run.exitCode}) in ${(run.durationMs / 1000).toFixed(1)} s`);
+  return `${lines.join('\n')}\n`;
+}
+
 type Stream = NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
 
 /**
@@ -217,15 +264,20 @@ export function createConsoleReporter(options: {
   readonly progress: Stream;
   readonly summary: NodeJS.WritableStream;
   readonly files: readonly string[];
+  /** @default 'normal' */
+  readonly level?: ConsoleLevel;
 }): Reporter {
-  const observer = createConsoleObserver(options.progress);
+  const level = options.level ?? 'normal';
+  const observer = createConsoleObserver(options.progress, { level });
   return {
     name: 'console',
     ...observer,
     onRunEnd(run, { redact }) {
       observer.end();
       // Every case that did not pass was printed once as it ended; the summary does not repeat it.
-      options.summary.write(redact(renderRunSummary(run, options.files, false)));
+      options.summary.write(
+        redact(level === 'quiet' ? renderQuietSummary(run) : renderRunSummary(run, options.files, false)),
+      );
     },
   };
 }

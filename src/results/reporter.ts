@@ -7,7 +7,7 @@
 import { harnessError, oneLine } from '../shared/errors.ts';
 import type { CaseResult } from './conformance-run.ts';
 import type { HarnessRun } from './harness-run.ts';
-import type { ScenarioResult } from './load-run.ts';
+import type { CheckTotals, LatencySummary, RequestCounts, ScenarioResult } from './load-run.ts';
 import type { RuleCatalog } from './rule.ts';
 
 /** What every reporter is handed with the finished run. */
@@ -21,7 +21,35 @@ export interface RunEndContext {
   readonly redact: (text: string) => string;
 }
 
-/** The live figures of a running load scenario. */
+/** A run begins: its id (the key prefix of what it writes to a target), command and report folder. */
+export interface RunStart {
+  readonly runId: string;
+  /** `load`, `run`, `conformance`, `regions` or `k6 merge`. */
+  readonly command: string;
+  /** ISO time. */
+  readonly startedAt: string;
+  readonly reportDir: string;
+}
+
+/** Who makes a load scenario's load, and against what (the third argument of `onScenarioStart`). */
+export interface ScenarioStart {
+  /** `node`, `node-undici` or `k6`. */
+  readonly engine: string;
+  /** The target's name. */
+  readonly target: string;
+  /** The target is the reference the run started itself. */
+  readonly embedded: boolean;
+  /** Seconds of measured load planned (0: the scenario's own count of requests). */
+  readonly durationS: number;
+}
+
+/**
+ * The live figures of a running load scenario, once a second. The first seven fields are what the
+ * console's line shows; the rest are what the live outputs (`--out`) carry. Counts are cumulative,
+ * since the scenario's measured load began, so a consumer that misses one event misses nothing; the
+ * scenario's result (`onScenarioEnd`) has the final ones, which add what ended after the last event
+ * (in-flight requests drained, `finish`'s checks). On k6 there is no event while it runs.
+ */
 export interface LoadProgress {
   readonly scenario: string;
   readonly elapsedS: number;
@@ -34,6 +62,19 @@ export interface LoadProgress {
   readonly errors: number;
   /** Dropped requests so far. */
   readonly dropped: number;
+  /** The engine making the load (`node`, `node-undici`). */
+  readonly engine?: string;
+  /** Every request so far: sent, completed, failed, dropped. */
+  readonly requests?: RequestCounts;
+  /** The same per tag set the scenario's requests carry (requests counted without tags are in none). */
+  readonly tags?: readonly { readonly tags: Readonly<Record<string, string>>; readonly requests: RequestCounts }[];
+  /** Each check's passes and fails so far. */
+  readonly checks?: readonly CheckTotals[];
+  /**
+   * The last whole second of the load (`second`, counted from 0 at the scenario's start) and the
+   * latency of the answers completed in it (ms, the report's series point of that second).
+   */
+  readonly lastSecond?: { readonly second: number; readonly latencyMs: LatencySummary };
 }
 
 export interface Reporter {
@@ -41,6 +82,8 @@ export interface Reporter {
   readonly name: string;
   /** The file it writes into the report folder, if any (the console names them). */
   readonly file?: string;
+  /** The run began (its context is open, nothing started against a target yet). */
+  onRunStart?(start: RunStart): void;
   /** A target's cases are about to run; `embedded` for the reference the run started itself. */
   onTarget?(name: string, embedded: boolean): void;
   /** How many cases are about to run against the current target. */
@@ -50,7 +93,7 @@ export interface Reporter {
   /** A one-line problem (a target down, a suite file that failed); already redacted. */
   onProblem?(line: string): void;
   /** A load scenario is about to run; `line` says how (model, rate or connections, duration). */
-  onScenarioStart?(name: string, line: string): void;
+  onScenarioStart?(name: string, line: string, start: ScenarioStart): void;
   /** Once a second while a load scenario runs. */
   onProgress?(progress: LoadProgress): void;
   /** A load scenario ended (its texts already redacted). */
@@ -62,44 +105,69 @@ export interface Reporter {
 /** The hooks a runner calls: every reporter's, in order; `onRunEnd` waits for each in turn. */
 export type RunEvents = Required<Omit<Reporter, 'name' | 'file'>>;
 
-export function reporterEvents(reporters: readonly Reporter[]): RunEvents {
+/** The hooks called while the run goes, each of every reporter in turn. */
+const liveHooks = [
+  'onRunStart',
+  'onTarget',
+  'onPlanned',
+  'onResult',
+  'onProblem',
+  'onScenarioStart',
+  'onProgress',
+  'onScenarioEnd',
+] as const satisfies readonly (keyof RunEvents)[];
+
+type LiveHook = (typeof liveHooks)[number];
+
+const reporterLabel = (reporter: Reporter) => `${reporter.name}${reporter.file ? ` (${reporter.file})` : ''}`;
+
+/**
+ * Every reporter's hooks as one. A live hook that throws (a reporter of the user's own, most likely)
+ * must not stop the run: it is called from the load's timers, where a throw would end the process. It
+ * is told once (`log`), that reporter hears no more live events (its `onRunEnd` still runs), and the
+ * run's end names it with any reporter that failed there; every other reporter renders and writes its files whatever one did.
+ */
+export function reporterEvents(reporters: readonly Reporter[], log: (line: string) => void = () => {}): RunEvents {
+  const failed = new Map<Reporter, string>();
+  const call = <Hook extends LiveHook>(hook: Hook, args: Parameters<RunEvents[Hook]>) => {
+    for (const reporter of reporters) {
+      if (failed.has(reporter)) continue;
+      const method = reporter[hook] as ((...given: Parameters<RunEvents[Hook]>) => void) | undefined;
+      if (method === undefined) continue;
+      try {
+        method.apply(reporter, args);
+      } catch (error) {
+        const line = `${reporterLabel(reporter)}: ${hook} threw: ${oneLine(error)}`;
+        failed.set(reporter, line);
+        log(`a reporter failed, it hears no more of this run: ${line}`);
+      }
+    }
+  };
   return {
-    onTarget: (name, embedded) => {
-      for (const reporter of reporters) reporter.onTarget?.(name, embedded);
-    },
-    onPlanned: (count) => {
-      for (const reporter of reporters) reporter.onPlanned?.(count);
-    },
-    onResult: (result) => {
-      for (const reporter of reporters) reporter.onResult?.(result);
-    },
-    onProblem: (line) => {
-      for (const reporter of reporters) reporter.onProblem?.(line);
-    },
-    onScenarioStart: (name, line) => {
-      for (const reporter of reporters) reporter.onScenarioStart?.(name, line);
-    },
-    onProgress: (progress) => {
-      for (const reporter of reporters) reporter.onProgress?.(progress);
-    },
-    onScenarioEnd: (result) => {
-      for (const reporter of reporters) reporter.onScenarioEnd?.(result);
-    },
+    onRunStart: (...args) => call('onRunStart', args),
+    onTarget: (...args) => call('onTarget', args),
+    onPlanned: (...args) => call('onPlanned', args),
+    onResult: (...args) => call('onResult', args),
+    onProblem: (...args) => call('onProblem', args),
+    onScenarioStart: (...args) => call('onScenarioStart', args),
+    onProgress: (...args) => call('onProgress', args),
+    onScenarioEnd: (...args) => call('onScenarioEnd', args),
     // Every reporter renders and writes, whatever another one did: one that fails leaves the others'
     // files written, and the run's one error names each that failed.
     onRunEnd: async (run, context) => {
-      const failed: string[] = [];
+      const failures = [...failed.values()];
+      // One that failed while the run went still writes what it can: its file may be whole.
       for (const reporter of reporters) {
         try {
           await reporter.onRunEnd?.(run, context);
         } catch (error) {
-          failed.push(`${reporter.name}${reporter.file ? ` (${reporter.file})` : ''}: ${oneLine(error)}`);
+          failures.push(`${reporterLabel(reporter)}: ${oneLine(error)}`);
         }
       }
-      if (failed.length > 0) {
+      if (failures.length > 0) {
         throw harnessError(
           'SVC_REPORTER',
-          `${failed.length === 1 ? 'a reporter' : `${failed.length} reporters`} failed, the others wrote their files: ${failed.join('; ')}`,
+          `${failures.length === 1 ? 'a reporter' : `${failures.length} reporters`} failed, the others wrote their files: ${failures.join('; ')}`,
         );
       }
     },

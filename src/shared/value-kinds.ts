@@ -193,3 +193,63 @@ export function readWords<C extends string>(spec: ListKind<C>, value: unknown): 
 export function readList(spec: ListKind, value: unknown): number[] | string[] {
   return spec.of === 'count' ? readCounts(spec.min ?? 1, value) : readWords(spec, value);
 }
+
+/**
+ * `KIND=DESTINATION` with KIND one of a closed set (`--out json=run.ndjson`): the kind and the rest of
+ * the text. `files` are the kinds whose destination is a path (a config file's is resolved from its
+ * folder); `planned` are kinds to come, named in the refusal of one that is not built yet.
+ */
+export interface DestinationKind<C extends string = string> {
+  readonly kind: 'destination';
+  readonly of: readonly C[];
+  /** What the kinds are of (`output`): `unknown output kind "csv"`. */
+  readonly noun: string;
+  readonly files?: readonly C[];
+  readonly planned?: readonly string[];
+}
+
+export interface Destination<C extends string = string> {
+  readonly kind: C;
+  readonly destination: string;
+}
+
+export function readDestination<C extends string>(spec: DestinationKind<C>, value: unknown): Destination<C> {
+  const kinds = `(kinds: ${spec.of.join(', ')}${spec.planned?.length ? `; to come: ${spec.planned.join(', ')}` : ''})`;
+  const match = typeof value === 'string' ? /^([^=]*)=(.+)$/s.exec(value.trim()) : null;
+  if (match === null) throw new Refusal((label) => `${label} ${quoted(value)} is not KIND=DESTINATION ${kinds}`);
+  const name = match[1]?.trim() ?? '';
+  const kind = spec.of.find((item) => item === name);
+  if (kind === undefined) {
+    const soon = spec.planned?.includes(name) ? ', not built yet' : '';
+    throw new Refusal((label) => `${label} ${quoted(value)}: unknown ${spec.noun} kind "${name}"${soon} ${kinds}`);
+  }
+  return { kind, destination: match[2]?.trim() ?? '' };
+}
+
+/**
+ * A word of a closed set, or a path to a module of the user's own (`--reporter json`, `--reporter
+ * ./my-reporter.ts`, as vitest takes a reporter): a text is a path when it has a slash, starts with a
+ * dot or ends in a module's extension. A config file's path is resolved from its folder.
+ */
+export interface NameOrPathKind<C extends string = string> {
+  readonly kind: 'name-or-path';
+  readonly choices: readonly C[];
+  /** What one is (`reporter`), and an example path, for the refusal. */
+  readonly noun: string;
+  readonly example: string;
+}
+
+/** A text that names a file rather than a word of a closed set. */
+export function isModulePath(text: string): boolean {
+  return /[/\\]/.test(text) || text.startsWith('.') || /\.(?:[cm]?[jt]s)$/.test(text);
+}
+
+export function readNameOrPath<C extends string>(spec: NameOrPathKind<C>, value: unknown): string {
+  const found = spec.choices.find((choice) => choice === value);
+  if (found !== undefined) return found;
+  if (typeof value === 'string' && value.trim() !== '' && isModulePath(value.trim())) return value.trim();
+  throw new Refusal(
+    (label) =>
+      `${label} ${quoted(value)} is no ${spec.noun} (${spec.noun}s: ${spec.choices.join(', ')}) and no path to a module of your own (${spec.example})`,
+  );
+}

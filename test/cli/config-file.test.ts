@@ -232,6 +232,9 @@ describe('the config file', () => {
       'tokenSecret',
       'resultsClaim',
       'out',
+      'outs',
+      'quiet',
+      'verbose',
     ] as const;
     expectTypeOf<ConfigKey>().toEqualTypeOf<(typeof keys)[number]>();
     expect(Object.keys(configKeyFlags).sort()).toEqual([...keys].sort());

@@ -13,6 +13,7 @@ import { Ajv } from 'ajv';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import schema from '../../schemas/report.schema.json' with { type: 'json' };
 import { type RunningReference, startReference } from '../../src/reference/reference-service.ts';
+import { targetSecrets } from '../../src/target/target.ts';
 import { launchChromium, openReport } from '../support/chromium.ts';
 import { expectLoadCompleted, expectOneLine, isLatencyThreshold } from '../support/cli-expect.ts';
 import { runCli } from '../support/run-cli.ts';
@@ -104,10 +105,15 @@ describe('svc-harness run', () => {
     // --timeout and --concurrency reach both halves (their effects are the conformance and load tests');
     // --warmup reaches the load half (it was read and then dropped).
     const flags = ['--duration', '2s', '--timeout', '8s', '--concurrency', '4', '--warmup', '300ms'];
-    const run = await runCli(['run', '--target', target, ...flags, '--report-dir', reportDir], {
-      reportDir,
-      timeoutMs: 170_000,
-    });
+    // A live output beside the reports (outside the folder, whose files are counted below).
+    const live = join(dir, 'main-job.ndjson');
+    const run = await runCli(
+      ['run', '--target', target, ...flags, '--out', `json=${live}`, '--report-dir', reportDir],
+      {
+        reportDir,
+        timeoutMs: 170_000,
+      },
+    );
     await expectNoSecrets(reference.target, reportDir, run);
     expect((await readdir(reportDir)).sort()).toEqual(['index.html', 'junit.xml', 'report.json', 'summary.md']);
     expect(validateReport(run.report), JSON.stringify(validateReport.errors)).toBe(true);
@@ -134,6 +140,36 @@ describe('svc-harness run', () => {
         scenario.name,
       ).toEqual([]);
     }
+    // The live output: a case event per case, as each ended, then every scenario's points adding up to
+    // its counts; no credential of the target in it either.
+    const text = await readFile(live, 'utf8');
+    for (const secret of targetSecrets(reference.target)) expect(text.includes(secret)).toBe(false);
+    const lines = text
+      .trim()
+      .split('\n')
+      .map(
+        (line) =>
+          JSON.parse(line) as {
+            event?: string;
+            metric?: string;
+            value?: number;
+            labels: { scenario?: string };
+          },
+      );
+    expect(lines[0]?.event).toBe('run_start');
+    expect(lines.filter((line) => line.event === 'case')).toHaveLength(report.totals.total);
+    expect(lines.findIndex((line) => line.event === 'case')).toBeLessThan(
+      lines.findIndex((line) => line.event === 'scenario_start'),
+    );
+    for (const scenario of report.load.scenarios) {
+      const reqs = lines.filter((line) => line.metric === 'http_reqs' && line.labels.scenario === scenario.name);
+      expect(
+        reqs.reduce((total, line) => total + (line.value ?? 0), 0),
+        scenario.name,
+      ).toBe(scenario.requests.completed + scenario.requests.failed);
+    }
+    expect(lines.at(-1)).toMatchObject({ event: 'run_end', exit_code: run.exitCode });
+
     const byName = new Map(report.load.scenarios.map((scenario) => [scenario.name, scenario]));
     expect(byName.get('command')?.settings.warmupS).toBe(0.3);
     expect(byName.get('transaction')?.lostUpdates).toBe(0);

@@ -77,6 +77,18 @@ describe('svc-harness installed from its tarball into an empty project', () => {
     expect(done.stdout).toMatch(/^command: \d+ of \d+ answered, [1-9]\d* progress events$/m);
   }, 130_000);
 
+  test("docs/api.md's reporter module: a TypeScript reporter typed by the package, run by its path", async () => {
+    const code = await example('ts', '// my-reporter.ts', 'docs/api.md');
+    await writeFile(join(project, 'my-reporter.ts'), code);
+    const line = /run with: (npx svc-harness .*)$/m.exec(code)?.[1] ?? '';
+    const done = await shell(`${line} --report-dir reports/mine`, 120_000, project);
+    expect(done.exitCode, `${done.stdout.slice(-2000)}\n${done.stderr.slice(-2000)}`).toBe(0);
+    expect(done.stdout).toMatch(/^my-reporter: command on node: [1-9]\d* seconds seen, [1-9]\d* completed in all$/m);
+    expect(await readFile(join(project, 'reports', 'mine', 'my-progress.txt'), 'utf8')).toMatch(
+      /^command 1 s: [1-9]\d* completed, p99 [\d.]+ ms$/m,
+    );
+  }, 130_000);
+
   test("a user's own TypeScript scenario, importing svc-harness/scenario, runs by its path and from a config file's glob", async () => {
     await mkdir(join(project, 'perf'));
     await writeFile(join(project, 'perf', 'my-echo.ts'), await example('ts', '// perf/my-echo.ts'));

@@ -1,11 +1,14 @@
 /** The kinds' readers: one reading for a flag's text and a config file's value, one wording for a refusal. */
 import { describe, expect, test } from 'vitest';
 import {
+  isModulePath,
   Refusal,
   readCount,
   readCounts,
+  readDestination,
   readDuration,
   readEnum,
+  readNameOrPath,
   readRate,
   readWords,
 } from '../../src/shared/value-kinds.ts';
@@ -65,5 +68,36 @@ describe('the value kinds', () => {
     expect(refusal(() => readWords(areas, 'kv,queues'))).toBe('unknown area "queues" in --flag (areas: kv, messaging)');
     expect(refusal(() => readWords(areas, ','))).toBe('--flag needs at least one area');
     expect(refusal(() => readWords({ ...areas, distinct: true }, 'kv,kv'))).toBe('--flag names the area "kv" twice');
+  });
+
+  test('a destination: KIND=DESTINATION of a closed set of kinds; one to come and one unknown refused apart', () => {
+    const out = { kind: 'destination', of: ['json'], noun: 'output', planned: ['otlp'] } as const;
+    expect(readDestination(out, 'json=a=b.ndjson')).toEqual({ kind: 'json', destination: 'a=b.ndjson' });
+    expect(refusal(() => readDestination(out, 'csv=x'))).toBe(
+      '--flag "csv=x": unknown output kind "csv" (kinds: json; to come: otlp)',
+    );
+    expect(refusal(() => readDestination(out, 'otlp=http://x'))).toBe(
+      '--flag "otlp=http://x": unknown output kind "otlp", not built yet (kinds: json; to come: otlp)',
+    );
+    expect(refusal(() => readDestination(out, 'json='))).toBe(
+      '--flag "json=" is not KIND=DESTINATION (kinds: json; to come: otlp)',
+    );
+  });
+
+  test('a name or a path: a word of the set as it is, a module path as given, anything else refused', () => {
+    const reporter = {
+      kind: 'name-or-path',
+      choices: ['json', 'console'],
+      noun: 'reporter',
+      example: './r.ts',
+    } as const;
+    expect(readNameOrPath(reporter, 'json')).toBe('json');
+    for (const path of ['./r.ts', 'lib/r.js', 'r.mjs', '../r.cts']) {
+      expect(isModulePath(path)).toBe(true);
+      expect(readNameOrPath(reporter, path)).toBe(path);
+    }
+    expect(refusal(() => readNameOrPath(reporter, 'jsno'))).toBe(
+      '--flag "jsno" is no reporter (reporters: json, console) and no path to a module of your own (./r.ts)',
+    );
   });
 });

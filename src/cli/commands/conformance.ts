@@ -1,14 +1,14 @@
 /** `svc-harness conformance`: the options into runConformance, with the reporters chosen by name. */
 import { runConformance } from '../../engines/conformance/run-conformance.ts';
-import { createReporters } from '../../reporters/registry.ts';
 import type { CommandValues } from '../command-table.ts';
 import { imageFlag, withImageTargets } from '../image-flag.ts';
 import { withInterrupts } from '../interrupts.ts';
+import { reportersOf } from '../reporter-flags.ts';
 import { sinkSettings } from '../sink-flags.ts';
 import { logLine, targetChoice } from '../target-flags.ts';
 
 export async function run(values: CommandValues<'conformance'>): Promise<number> {
-  const reporters = createReporters(values.reporter);
+  const reporters = await reportersOf('conformance', values);
   const sink = sinkSettings(values);
   const targets = targetChoice('conformance', values.target ?? []);
   const image = imageFlag(values);

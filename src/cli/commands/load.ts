@@ -5,11 +5,11 @@
 import { loadSettingsOf } from '../../engines/load/load-settings.ts';
 import { runLoad } from '../../engines/load/run-load.ts';
 import { listScenarios } from '../../engines/load/scenario-list.ts';
-import { createReporters } from '../../reporters/registry.ts';
 import type { CommandValues } from '../command-table.ts';
 import { baselineOption } from '../compare-flags.ts';
 import { imageFlag, withImageTargets } from '../image-flag.ts';
 import { withInterrupts } from '../interrupts.ts';
+import { reportersOf } from '../reporter-flags.ts';
 import { sinkSettings } from '../sink-flags.ts';
 import { oneTarget, targetChoice } from '../target-flags.ts';
 
@@ -19,11 +19,12 @@ export async function run(values: CommandValues<'load'>): Promise<number> {
     return 0;
   }
   const settings = loadSettingsOf(values, values.param ?? []);
-  const reporters = createReporters(values.reporter);
   const targets = targetChoice('load', oneTarget(values.target));
   const sink = sinkSettings(values);
   const baseline = baselineOption(values);
   const image = imageFlag(values);
+  // Last of the checks: the outputs' files are made here.
+  const reporters = await reportersOf('load', values);
   const result = await withInterrupts((signal) =>
     withImageTargets(image, targets.files, (files) =>
       runLoad({

@@ -1,8 +1,8 @@
 /** `svc-harness regions`: flags into options (checked first), then runRegions with the reporters. */
 import { runRegions } from '../../engines/regions/run-regions.ts';
-import { createReporters } from '../../reporters/registry.ts';
 import type { CommandValues } from '../command-table.ts';
 import { withInterrupts } from '../interrupts.ts';
+import { reportersOf } from '../reporter-flags.ts';
 import { sinkSettings } from '../sink-flags.ts';
 import { oneTarget, targetChoice } from '../target-flags.ts';
 
@@ -12,7 +12,7 @@ const defaultDurationMs = 10_000;
 export async function run(values: CommandValues<'regions'>): Promise<number> {
   // parse-argv took only a duration of 1s or more (the command table's row says so).
   const durationMs = values.duration ?? defaultDurationMs;
-  const reporters = createReporters(values.reporter);
+  const reporters = await reportersOf('regions', values);
   const targets = targetChoice('regions', oneTarget(values.target));
   const sink = sinkSettings(values);
   const result = await withInterrupts((signal) =>

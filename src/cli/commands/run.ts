@@ -6,11 +6,11 @@
 import { loadSettingsOf } from '../../engines/load/load-settings.ts';
 import { checkScenarioParams } from '../../engines/load/scenario-params.ts';
 import { runMainJob } from '../../engines/run/main-job.ts';
-import { createReporters } from '../../reporters/registry.ts';
 import type { CommandValues } from '../command-table.ts';
 import { baselineOption } from '../compare-flags.ts';
 import { imageFlag, withImageTargets } from '../image-flag.ts';
 import { withInterrupts } from '../interrupts.ts';
+import { reportersOf } from '../reporter-flags.ts';
 import { sinkSettings } from '../sink-flags.ts';
 import { logLine, oneTarget, targetChoice } from '../target-flags.ts';
 
@@ -22,11 +22,12 @@ export async function run(values: CommandValues<'run'>): Promise<number> {
   );
   // Before conformance starts: a parameter no scenario declares is a usage line, not a surprise after it.
   await checkScenarioParams(settings.params ?? {}, 'run');
-  const reporters = createReporters(values.reporter);
   const sink = sinkSettings(values);
   const baseline = baselineOption(values);
   const targets = targetChoice('run', oneTarget(values.target));
   const image = imageFlag(values);
+  // Last of the checks: the outputs' files are made here.
+  const reporters = await reportersOf('run', values);
   const result = await withInterrupts((signal) =>
     withImageTargets(image, targets.files, (files) =>
       runMainJob({

@@ -128,13 +128,16 @@ export async function openRunContext(
   let reference = starting && owned(starting);
   reference?.catch(() => {});
   let noticed = false;
+  const runId = randomBytes(4).toString('hex');
+  const events = reporterEvents(options.reporters ?? [], log);
+  events.onRunStart({ runId, command, startedAt: started.toISOString(), reportDir });
   return {
-    runId: randomBytes(4).toString('hex'),
+    runId,
     started,
     now,
     reportDir,
     signal: options.signal ?? new AbortController().signal,
-    events: reporterEvents(options.reporters ?? []),
+    events,
     log,
     fileTargets,
     reference() {

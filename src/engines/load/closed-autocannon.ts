@@ -14,6 +14,7 @@ import type { ErrorClass } from '../../results/load-run.ts';
 import type { LoadTarget } from './load-target.ts';
 import { type PartProgress, requestHeaders } from './open-model.ts';
 import { Recorder } from './recorder.ts';
+import { tickEachSecond } from './second-ticks.ts';
 
 export interface ClosedOptions {
   readonly connections: number;
@@ -184,16 +185,13 @@ export async function runClosed<State, Meta>(
   });
   const stop = () => instance.stop();
   signal.addEventListener('abort', stop, { once: true });
-  const timer = progress
-    ? setInterval(() => {
-        const last = recorder.lastSecond(performance.now());
-        progress({ ...last, errors: recorder.failures, dropped: 0 });
-      }, 1000)
+  const stopProgress = progress
+    ? tickEachSecond(options.origin, () => progress(recorder.progress(performance.now())))
     : undefined;
   try {
     await done;
   } finally {
-    if (timer) clearInterval(timer);
+    stopProgress?.();
     signal.removeEventListener('abort', stop);
   }
   // autocannon stops without waiting for its last answers (one per connection): those requests are

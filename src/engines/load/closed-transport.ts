@@ -14,6 +14,7 @@ import type { LoadTarget } from './load-target.ts';
 import { type PartProgress, requestHeaders } from './open-model.ts';
 import { recordResult } from './record-result.ts';
 import { Recorder } from './recorder.ts';
+import { tickEachSecond } from './second-ticks.ts';
 import { answerWaitCounter, type ClientName, openTransport } from './transport.ts';
 
 interface Sent<Meta> {
@@ -55,11 +56,8 @@ export async function runClosedLoop<State, Meta>(
     transport.send(request, headersFor(request), { request, at });
   };
 
-  const timer = progress
-    ? setInterval(() => {
-        const last = recorder.lastSecond(performance.now());
-        progress({ ...last, errors: recorder.failures, dropped: 0 });
-      }, 1000)
+  const stopProgress = progress
+    ? tickEachSecond(options.origin, () => progress(recorder.progress(performance.now())))
     : undefined;
   await new Promise<void>((resolve) => {
     const stop = () => {
@@ -74,7 +72,7 @@ export async function runClosedLoop<State, Meta>(
   stopping = true;
   // The answers in flight may come within the timeout (a second when interrupted: the user is waiting).
   const drained = await transport.drain(signal.aborted ? Math.min(1000, options.timeoutMs) : options.timeoutMs);
-  if (timer) clearInterval(timer);
+  stopProgress?.();
   if (!drained) recorder.cutShort(transport.inFlight, `still in flight ${options.timeoutMs} ms after the load ended`);
   // Answers that waited for the answer budget: their latency holds time the harness added.
   if (transport.memoryWaits > 0) recorder.tally(answerWaitCounter, transport.memoryWaits);

@@ -8,7 +8,7 @@ import { performance } from 'node:perf_hooks';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { LoadTarget } from './load-target.ts';
 import { runOpenPart } from './open-model.ts';
-import type { RecorderPart } from './recorder.ts';
+import type { PartProgress, RecorderPart } from './recorder.ts';
 import { loadScenario } from './scenario-registry.ts';
 import { constantSchedule, type RampStage, rampSchedule } from './schedule.ts';
 import type { ClientName } from './transport.ts';
@@ -31,13 +31,7 @@ export type WorkerCommand = { readonly type: 'start'; readonly originEpochMs: nu
 
 export type WorkerMessage =
   | { readonly type: 'ready' }
-  | {
-      readonly type: 'progress';
-      readonly rate: number;
-      readonly p99Ms: number;
-      readonly errors: number;
-      readonly dropped: number;
-    }
+  | ({ readonly type: 'progress' } & PartProgress)
   | { readonly type: 'done'; readonly part: RecorderPart }
   | { readonly type: 'failed'; readonly message: string };
 

@@ -12,8 +12,9 @@ import { seededRandom } from '../../protocol/scenario.ts';
 import type { ExchangeResult } from './exchange.ts';
 import type { LoadTarget } from './load-target.ts';
 import { recordResult } from './record-result.ts';
-import { Recorder } from './recorder.ts';
+import { type PartProgress, Recorder } from './recorder.ts';
 import type { Schedule } from './schedule.ts';
+import { tickEachSecond } from './second-ticks.ts';
 import { answerWaitCounter, type ClientName, openTransport } from './transport.ts';
 
 export interface PartOptions {
@@ -36,12 +37,7 @@ export interface SendObserver {
   answered(index: number, at: number, ok: boolean): void;
 }
 
-export interface PartProgress {
-  readonly rate: number;
-  readonly p99Ms: number;
-  readonly errors: number;
-  readonly dropped: number;
-}
+export type { PartProgress } from './recorder.ts';
 
 /** One request in flight: what the transport hands back with its result. */
 interface Sent<Meta> {
@@ -94,11 +90,8 @@ export async function runOpenPart<State, Meta>(
     transport.send(request, headersFor(request), { request, n, due });
   };
 
-  const progressTimer = hooks.progress
-    ? setInterval(() => {
-        const last = recorder.lastSecond(performance.now());
-        hooks.progress?.({ ...last, errors: recorder.failures, dropped: recorder.drops });
-      }, 1000)
+  const stopProgress = hooks.progress
+    ? tickEachSecond(options.origin, () => hooks.progress?.(recorder.progress(performance.now())))
     : undefined;
 
   // The scheduler: each tick sends everything due by now, then sleeps until the next arrival.
@@ -123,7 +116,7 @@ export async function runOpenPart<State, Meta>(
   // In-flight requests may finish within the drain time (interrupted, the user is waiting: a second at
   // most); what is left is cut short, and counted.
   const drained = await transport.drain(signal.aborted ? Math.min(1000, options.drainMs) : options.drainMs);
-  if (progressTimer) clearInterval(progressTimer);
+  stopProgress?.();
   if (!drained) recorder.cutShort(transport.inFlight, `still in flight ${options.drainMs} ms after the load ended`);
   // Answers that waited for the answer budget: their latency holds time the harness added.
   if (transport.memoryWaits > 0) recorder.tally(answerWaitCounter, transport.memoryWaits);

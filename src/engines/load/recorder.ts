@@ -70,7 +70,40 @@ export interface RecorderPart {
   readonly marks: Readonly<Record<string, readonly number[]>>;
 }
 
-const tagKey = (tags: Readonly<Record<string, string>>) =>
+/**
+ * What a part tells once a second while it runs: the console's figures, every count so far (in all,
+ * per tag set, per check), and the last whole second's latency histogram, encoded, which parts (worker
+ * threads) merge by decode and add.
+ */
+export interface PartProgress {
+  /** Requests that ended in the last whole second. */
+  readonly rate: number;
+  /** p99 (ms) of the last whole second's completed answers. */
+  readonly p99Ms: number;
+  readonly errors: number;
+  readonly dropped: number;
+  readonly requests: RequestCounts;
+  readonly tags: readonly { readonly tags: Readonly<Record<string, string>>; readonly requests: RequestCounts }[];
+  readonly checks: readonly CheckTotals[];
+  /** The last whole second, from 0 at the scenario's start; -1 before the first has ended. */
+  readonly second: number;
+  /** That second's completed answers' latency, encoded (a per-second histogram). */
+  readonly histogram: string;
+}
+
+let emptySecond: string | undefined;
+
+/** An empty per-second histogram, encoded once. */
+function emptySecondEncoded(): string {
+  if (emptySecond === undefined) {
+    const histogram = newSecondHistogram();
+    emptySecond = encodeHistogram(histogram);
+    histogram.destroy();
+  }
+  return emptySecond;
+}
+
+export const tagKey = (tags: Readonly<Record<string, string>>) =>
   Object.keys(tags)
     .sort()
     .map((key) => `${key}=${tags[key]}`)
@@ -359,6 +392,24 @@ export class Recorder {
     // One percentile of a small histogram: this runs on the sending thread once a second.
     const p99Ms = entry.histogram.totalCount === 0 ? 0 : Math.round(entry.histogram.getValueAtPercentile(99)) / 1000;
     return { rate: entry.counts.completed + entry.counts.failed, p99Ms };
+  }
+
+  /** The figures a part posts once a second (PartProgress), at `now` on the part's clock. */
+  progress(now: number): PartProgress {
+    const { rate, p99Ms } = this.lastSecond(now);
+    const second = Math.floor((now - this.#origin) / 1000) - 1;
+    const entry = this.#seconds.get(second);
+    return {
+      rate,
+      p99Ms,
+      errors: this.#counts.failed,
+      dropped: this.#counts.dropped,
+      requests: { ...this.#counts },
+      tags: [...this.#tags.values()].map((tag) => ({ tags: tag.tags, requests: { ...tag.counts } })),
+      checks: [...this.#checks.entries()].map(([name, check]) => ({ name, ...check })),
+      second,
+      histogram: entry?.histogram ? encodeHistogram(entry.histogram) : (entry?.encoded ?? emptySecondEncoded()),
+    };
   }
 
   get failures(): number {

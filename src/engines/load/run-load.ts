@@ -200,7 +200,6 @@ async function loadPlanned(
       if (item.scenario.sink) sink ??= startLoadSink(target, options.sink);
       const engine = prepared.get(item.engine) as PreparedEngine;
       const line = `${engine.label}${options.settings.model} model on ${target.name}${embedded ? ' (embedded reference)' : ''}`;
-      events.onScenarioStart(item.name, line);
       const scenarioRun = {
         scenario: item.scenario,
         file: item.file,
@@ -213,9 +212,16 @@ async function loadPlanned(
         progress: events.onProgress,
         ...(options.maxDurationS !== undefined && { maxDurationS: options.maxDurationS }),
       };
+      const planned = scenarioOptions(scenarioRun);
+      events.onScenarioStart(item.name, line, {
+        engine: item.engine,
+        target: target.name,
+        embedded,
+        durationS: planned.durationS,
+      });
       // Every engine reads within the scenario's cap on one answer (k6 in its setup and finish only:
       // k6 itself reads whole answers, and its memory guard is the bound there).
-      const capped = withAnswerCap(scenarioRun, scenarioOptions(scenarioRun));
+      const capped = withAnswerCap(scenarioRun, planned);
       const result = redactResult(await engine.run(capped), redact);
       results.push(result);
       events.onScenarioEnd(result);

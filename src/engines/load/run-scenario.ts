@@ -9,6 +9,7 @@ import { oneLine } from '../../shared/errors.ts';
 import { runClosedLoop } from './closed-transport.ts';
 import { type Fanout, openFanout } from './fanout.ts';
 import { type PartProgress, runOpenPart } from './open-model.ts';
+import { progressOf } from './part-progress.ts';
 import { type MergedParts, mergeParts, type RecorderPart } from './recorder.ts';
 import {
   type DriverInput,
@@ -55,19 +56,18 @@ async function nodeLoad(input: DriverInput, client: ClientName): Promise<DriverL
   let fanout: Fanout | undefined;
   const parts: RecorderPart[] = [];
   const origin = performance.now();
+  // Progress counts from the measured load's start: a warm-up before it is in no figure.
+  let measuredFrom = origin;
   const partProgress = new Map<number, PartProgress>();
-  const report = () => {
-    const all = [...partProgress.values()];
-    run.progress({
-      scenario: scenario.name,
-      elapsedS: (performance.now() - origin) / 1000,
-      durationS: options.durationS,
-      rate: all.reduce((sum, item) => sum + item.rate, 0),
-      p99Ms: Math.max(0, ...all.map((item) => item.p99Ms)),
-      errors: all.reduce((sum, item) => sum + item.errors, 0),
-      dropped: all.reduce((sum, item) => sum + item.dropped, 0),
-    });
-  };
+  const report = () =>
+    run.progress(
+      progressOf([...partProgress.values()], {
+        scenario: scenario.name,
+        engine: base.engine,
+        elapsedS: (performance.now() - measuredFrom) / 1000,
+        durationS: options.durationS,
+      }),
+    );
   let delivery: DeliveryAccounting | undefined;
   const warmupTallies: Readonly<Record<string, number>>[] = [];
   try {
@@ -112,6 +112,7 @@ async function nodeLoad(input: DriverInput, client: ClientName): Promise<DriverL
       const warmupS = base.settings.warmupS ?? 0;
       const warmup = warmupS > 0 ? await warmUp(run, client, options, state, warmupS) : undefined;
       if (warmup !== undefined) warmupTallies.push(warmup);
+      measuredFrom = performance.now();
       const recorder = await runOpenPart(
         scenario,
         state,

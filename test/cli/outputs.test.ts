@@ -1,0 +1,291 @@
+/**
+ * `--out json=FILE` end to end (issue 38): a load run against the embedded reference writes NDJSON as
+ * it goes, whose counts, read back line by line, add up to report.json's exactly (in all, per tag set,
+ * per check), with the run's events in order; a run killed by SIGKILL mid-way leaves every complete
+ * line readable; an unknown kind is one line, exit 2; a destination that cannot be written (a folder,
+ * a full disk) is one line and the run goes on; `--quiet` and `--verbose` say less and more.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { type RunningReference, startReference } from '../../src/reference/reference-service.ts';
+import { expectLoadCompleted, expectOneLine } from '../support/cli-expect.ts';
+import { waitFor } from '../support/processes.ts';
+import { runCli, startCli } from '../support/run-cli.ts';
+
+interface Counts {
+  readonly sent: number;
+  readonly completed: number;
+  readonly failed: number;
+  readonly dropped: number;
+}
+interface ReportScenario {
+  readonly name: string;
+  readonly engine: string;
+  readonly requests: Counts;
+  readonly tags: readonly { readonly tags: Record<string, string>; readonly requests: Counts }[];
+  readonly checks: readonly { readonly name: string; readonly passes: number; readonly fails: number }[];
+  readonly thresholds: readonly { readonly expression: string; readonly ok: boolean }[];
+  readonly series: readonly { readonly second: number; readonly p99: number; readonly completed: number }[];
+}
+interface Report {
+  readonly exitCode: number;
+  readonly load: { readonly scenarios: readonly ReportScenario[] };
+}
+interface Line {
+  readonly type: 'point' | 'event';
+  readonly time: string;
+  readonly metric?: string;
+  readonly event?: string;
+  readonly kind?: string;
+  readonly value?: number;
+  readonly count?: number;
+  readonly total?: number;
+  readonly second?: number;
+  readonly p99?: number;
+  readonly final?: boolean;
+  readonly elapsed_s?: number;
+  readonly labels: Record<string, string>;
+  readonly tags?: Record<string, string>;
+  readonly [fact: string]: unknown;
+}
+
+const tagKey = (tags: Record<string, string> = {}) =>
+  Object.keys(tags)
+    .sort()
+    .map((key) => `${key}=${tags[key]}`)
+    .join(',');
+
+const readLines = async (path: string): Promise<Line[]> =>
+  (await readFile(path, 'utf8'))
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => JSON.parse(line) as Line);
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'svc-cli-outputs-'));
+});
+afterAll(() => rm(dir, { recursive: true, force: true }));
+
+describe('load --out json=FILE', () => {
+  test('the NDJSON, read back line by line, adds up to report.json exactly; two outputs hold the same; --verbose prints each second', async () => {
+    const reportDir = join(dir, 'report');
+    const file = join(dir, 'run.ndjson');
+    const again = join(dir, 'again.ndjson');
+    const run = await runCli(
+      [
+        'load',
+        'command',
+        '--duration',
+        '3s',
+        '--out',
+        `json=${file}`,
+        '--out',
+        `json=${again}`,
+        '--verbose',
+        '--report-dir',
+        reportDir,
+      ],
+      { reportDir, timeoutMs: 90_000 },
+    );
+    const report = run.report as Report;
+    const context = `${run.stdout.slice(-2000)}\n${run.stderr.slice(-2000)}`;
+    expectLoadCompleted(run.exitCode, report.load.scenarios, context);
+    const lines = await readLines(file);
+    const runId = lines[0]?.labels.run_id;
+    expect(runId).toMatch(/^[0-9a-f]{8}$/);
+    expect(lines.every((line) => line.labels.run_id === runId && !Number.isNaN(Date.parse(line.time)))).toBe(true);
+
+    // The events, in order: the run, the scenario, its thresholds, its end, the run's end.
+    const events = lines.filter((line) => line.type === 'event').map((line) => line.event);
+    const [scenario] = report.load.scenarios;
+    if (scenario === undefined) throw new Error('no scenario in the report');
+    expect(events).toEqual([
+      'run_start',
+      'scenario_start',
+      ...scenario.thresholds.map(() => 'threshold'),
+      'scenario_end',
+      'run_end',
+    ]);
+    expect(lines.at(-1)).toMatchObject({ event: 'run_end', exit_code: report.exitCode, dropped_lines: 0 });
+    const start = lines.find((line) => line.event === 'scenario_start');
+    expect(start?.labels).toEqual({ run_id: runId, scenario: 'command', engine: 'node', target: 'reference' });
+
+    // Points came while the load ran: before the scenario's end, live ones (with their seconds).
+    const endAt = lines.findIndex((line) => line.event === 'scenario_end');
+    const live = lines.slice(0, endAt).filter((line) => line.metric === 'http_reqs' && line.final === undefined);
+    expect(live.length, context).toBeGreaterThan(0);
+    expect(live.every((line) => typeof line.elapsed_s === 'number')).toBe(true);
+
+    const points = lines.filter((line) => line.type === 'point');
+    const sum = (metric: string, field: 'value' | 'count' | 'total', of: (line: Line) => boolean = () => true) =>
+      points
+        .filter((line) => line.metric === metric && of(line))
+        .reduce((total, line) => total + (line[field] ?? 0), 0);
+    const { requests } = scenario;
+    expect(sum('http_reqs', 'value')).toBe(requests.completed + requests.failed);
+    expect(sum('http_req_failed', 'count')).toBe(requests.failed);
+    expect(sum('http_req_failed', 'total')).toBe(requests.completed + requests.failed);
+    expect(sum('dropped_iterations', 'value')).toBe(requests.dropped);
+    expect(scenario.tags.length).toBeGreaterThan(1);
+    for (const tag of scenario.tags) {
+      const ofTag = (line: Line) => tagKey(line.tags) === tagKey(tag.tags);
+      expect(sum('http_reqs', 'value', ofTag), tagKey(tag.tags)).toBe(tag.requests.completed + tag.requests.failed);
+      expect(sum('http_req_failed', 'count', ofTag)).toBe(tag.requests.failed);
+    }
+    const checks = new Map<string, { passes: number; fails: number }>();
+    for (const check of scenario.checks) {
+      const known = checks.get(check.name) ?? { passes: 0, fails: 0 };
+      checks.set(check.name, { passes: known.passes + check.passes, fails: known.fails + check.fails });
+    }
+    for (const [name, totals] of checks) {
+      const ofCheck = (line: Line) => line.labels.check === name;
+      expect(sum('checks', 'count', ofCheck), name).toBe(totals.passes);
+      expect(sum('checks', 'total', ofCheck), name).toBe(totals.passes + totals.fails);
+    }
+    // Each second's latency is the report's series point of that second.
+    const trends = points.filter((line) => line.metric === 'http_req_duration');
+    expect(trends.length).toBeGreaterThan(0);
+    for (const trend of trends) {
+      const point = scenario.series.find((item) => item.second === trend.second);
+      expect(trend.p99, `second ${trend.second}`).toBe(point?.p99);
+      expect(trend.count).toBe(point?.completed);
+    }
+    expect(lines.find((line) => line.event === 'scenario_end')).toMatchObject({ requests: scenario.requests });
+
+    // The second output holds the same records.
+    const second = await readLines(again);
+    expect(second.map((line) => [line.type, line.metric ?? line.event])).toEqual(
+      lines.map((line) => [line.type, line.metric ?? line.event]),
+    );
+    // --verbose: a progress line each second, on stderr.
+    expect(run.stderr.match(/^command: \d+\/3 s · \d+ req\/s/gm)?.length ?? 0, run.stderr).toBeGreaterThanOrEqual(2);
+  }, 100_000);
+
+  test('an unknown kind, or a value that is no KIND=DESTINATION, is one line naming the kinds, exit 2, and nothing starts', async () => {
+    for (const [value, line] of [
+      [
+        'csv=out.csv',
+        /^svc-harness: load: --out "csv=out.csv": unknown output kind "csv" \(kinds: json; to come: prometheus-rw, otlp\) \[SVC_USAGE\]$/,
+      ],
+      [
+        'otlp=http://127.0.0.1:4318',
+        /^svc-harness: load: --out "otlp=http:\/\/127\.0\.0\.1:4318": unknown output kind "otlp", not built yet \(kinds: json; to come: prometheus-rw, otlp\) \[SVC_USAGE\]$/,
+      ],
+      [
+        'run.ndjson',
+        /^svc-harness: load: --out "run\.ndjson" is not KIND=DESTINATION \(kinds: json; to come: prometheus-rw, otlp\) \[SVC_USAGE\]$/,
+      ],
+    ] as const) {
+      const reportDir = join(dir, `bad-${value.split('=')[0]}`);
+      const run = await runCli(['load', 'command', '--out', value, '--report-dir', reportDir], { timeoutMs: 30_000 });
+      expectOneLine(run, line);
+      expect(existsSync(reportDir)).toBe(false);
+    }
+  }, 60_000);
+
+  test("outs in a config file: the same kinds, a file's destination relative to the config file", async () => {
+    const project = join(dir, 'configured');
+    await mkdir(project);
+    const config = join(project, 'svc-harness.config.json');
+    await writeFile(config, JSON.stringify({ outs: ['csv=x'] }));
+    const bad = await runCli(['load', 'command'], { cwd: project, timeoutMs: 30_000 });
+    expectOneLine(
+      bad,
+      /config file .*svc-harness\.config\.json: outs "csv=x": unknown output kind "csv" \(kinds: json/,
+    );
+    await writeFile(config, JSON.stringify({ outs: 'json=live/run.ndjson', duration: 1, reportDir: 'reports' }));
+    // Run from elsewhere: the destination is the config file's folder's, not the working folder's.
+    const run = await runCli(['load', 'command', '--config', config, '--quiet'], { timeoutMs: 90_000 });
+    expect(run.exitCode, run.stderr).not.toBe(2);
+    const lines = await readLines(join(project, 'live', 'run.ndjson'));
+    expect(lines.at(-1)?.event).toBe('run_end');
+  }, 100_000);
+
+  test('a destination that cannot be written (a folder, a full disk) is one line; the run goes on and writes its reports; --quiet says only the gate', async () => {
+    const folder = join(dir, 'a-folder');
+    await mkdir(folder);
+    const reportDir = join(dir, 'report-unwritable');
+    const outs = ['--out', `json=${folder}`, ...(existsSync('/dev/full') ? ['--out', 'json=/dev/full'] : [])];
+    const run = await runCli(['load', 'command', '--duration', '1s', ...outs, '--quiet', '--report-dir', reportDir], {
+      reportDir,
+      timeoutMs: 90_000,
+    });
+    const report = run.report as Report;
+    expectLoadCompleted(run.exitCode, report.load.scenarios, run.stderr);
+    expect(run.stderr).toMatch(
+      /^load: --out json=.*a-folder: cannot be written \(EISDIR.*\); the run goes on without this output$/m,
+    );
+    if (existsSync('/dev/full')) {
+      expect(run.stderr).toMatch(
+        /^load: --out json=\/dev\/full: (\d+) of \1 lines dropped \(ENOSPC.*\); the run's reports have everything$/m,
+      );
+    }
+    // Quiet: nothing else on stderr (no scenario line, no progress), and the gate line alone on stdout.
+    expect(run.stderr.split('\n').filter(Boolean).length, run.stderr).toBe(existsSync('/dev/full') ? 2 : 1);
+    expect(run.stdout.trim(), run.stdout).toMatch(/^gate: passed \(exit code 0\) in [\d.]+ s$/);
+  }, 100_000);
+
+  test('--quiet and --verbose together are one line, exit 2', async () => {
+    expectOneLine(
+      await runCli(['load', 'command', '--quiet', '--verbose'], { timeoutMs: 30_000 }),
+      /^svc-harness: load: --quiet and --verbose ask for opposite consoles; give one \[SVC_USAGE\]$/,
+    );
+  });
+});
+
+describe('a run killed with SIGKILL', () => {
+  let reference: RunningReference;
+  beforeAll(async () => {
+    // Its own process serves the target: the killed run leaves nothing of the reference's behind.
+    reference = await startReference();
+  });
+  afterAll(() => reference?.stop());
+
+  test('leaves every complete line of its NDJSON readable', async () => {
+    const target = join(dir, 'target.json');
+    await writeFile(target, JSON.stringify(reference.target));
+    const file = join(dir, 'killed.ndjson');
+    const started = startCli(
+      [
+        'load',
+        'command',
+        '--target',
+        target,
+        '--duration',
+        '30s',
+        '--rate',
+        '300',
+        '--out',
+        `json=${file}`,
+        '--report-dir',
+        join(dir, 'killed'),
+      ],
+      { timeoutMs: 90_000 },
+    );
+    const liveLines = () =>
+      (existsSync(file) ? readFileSync(file, 'utf8') : '').split('\n').filter((line) => line.includes('"http_reqs"'))
+        .length;
+    // Some seconds of points written: then killed, mid-run, with no chance to flush or end.
+    const underWay = await waitFor(() => liveLines() >= 6, 60_000);
+    expect(underWay, started.stderr()).toBe(true);
+    started.child.kill('SIGKILL');
+    const done = await started.finished;
+    expect(done.signal).toBe('SIGKILL');
+    const text = await readFile(file, 'utf8');
+    const complete = text
+      .slice(0, text.lastIndexOf('\n') + 1)
+      .split('\n')
+      .filter(Boolean);
+    expect(complete.length).toBeGreaterThanOrEqual(8);
+    const lines = complete.map((line) => JSON.parse(line) as Line);
+    expect(lines[0]?.event).toBe('run_start');
+    expect(lines.some((line) => line.event === 'scenario_start')).toBe(true);
+    // Killed, it never ended: no scenario_end, no run_end.
+    expect(lines.some((line) => line.event === 'run_end')).toBe(false);
+    expect(lines.filter((line) => line.metric === 'http_reqs').every((line) => (line.value ?? -1) >= 0)).toBe(true);
+  }, 100_000);
+});

@@ -1,0 +1,210 @@
+/**
+ * The live outputs' records (src/reporters/outputs/live-records.ts) from a real Recorder's progress
+ * and a real scenario result: counters that are increases since the series' last point, per tag set
+ * and per check, whose sums (live points plus the scenario's final ones) equal the result exactly,
+ * requests counted without tags included; the last second's latency as the report's series point;
+ * events with the run's labels.
+ */
+import { describe, expect, test } from 'vitest';
+import { progressOf } from '../../src/engines/load/part-progress.ts';
+import { mergeParts, Recorder } from '../../src/engines/load/recorder.ts';
+import { scenarioResult } from '../../src/engines/load/scenario-result.ts';
+import { type LiveRecord, LiveRecords } from '../../src/reporters/outputs/live-records.ts';
+import type { ScenarioResult } from '../../src/results/load-run.ts';
+import { sampleHarnessRun } from './sample-load-run.ts';
+import { sampleResults } from './sample-run.ts';
+
+const get = { op: 'get' };
+const set = { op: 'set' };
+
+/** A scenario of 3 s on one recorder: progress after each second, then more answers and a cut-short rest. */
+function recordedScenario(): { records: LiveRecord[]; result: ScenarioResult } {
+  const clock = new Date('2026-12-01T20:00:00.000Z');
+  const records = new LiveRecords(() => clock);
+  const out: LiveRecord[] = [
+    ...records.runStart({ runId: 'r1', command: 'load', startedAt: clock.toISOString(), reportDir: '/tmp/r' }),
+    ...records.scenarioStart('command', 'node, open model', {
+      engine: 'node',
+      target: 'embedded',
+      embedded: true,
+      durationS: 3,
+    }),
+  ];
+  const recorder = new Recorder(0);
+  const progress = (now: number) =>
+    out.push(
+      ...records.progress(
+        progressOf([recorder.progress(now)], {
+          scenario: 'command',
+          engine: 'node',
+          elapsedS: now / 1000,
+          durationS: 3,
+        }),
+      ),
+    );
+  for (let second = 0; second < 3; second++) {
+    for (let n = 0; n < 10 + second; n++) {
+      const at = second * 1000 + n * 10;
+      const tags = n % 3 === 0 ? set : get;
+      recorder.sent(tags, at);
+      if (n === 4) recorder.failed(tags, 'status', '500', at + 1);
+      else recorder.completed(tags, 1, 1 + n, at + 2);
+      recorder.check('status 200', n !== 4);
+    }
+    recorder.dropped(get, second * 1000 + 500);
+    progress((second + 1) * 1000 + 5);
+  }
+  // After the last progress: answers in the drain, then two requests cut short (counted without tags).
+  recorder.sent(get, 2990);
+  recorder.completed(get, 1, 3, 3100);
+  recorder.cutShort(2, 'still in flight', true);
+  recorder.droppedUntagged(3, 2995);
+  const base = {
+    name: 'command',
+    title: 'Commands',
+    engine: 'node' as const,
+    model: 'open' as const,
+    settings: { durationS: 3, connections: 10, workers: 1, seed: 1 },
+    startedAt: clock.toISOString(),
+  };
+  const result = scenarioResult({
+    base,
+    merged: mergeParts([recorder.part()]),
+    finish: { checks: [{ name: 'status 200', ok: false }] },
+    problems: [],
+    loadSeconds: 3,
+    durationMs: 3200,
+    thresholds: [],
+  });
+  recorder.destroy();
+  out.push(...records.scenarioEnd(result));
+  return { records: out, result };
+}
+
+const points = (records: readonly LiveRecord[], metric: string) =>
+  records.filter((record) => record.type === 'point' && record.metric === metric) as (LiveRecord & {
+    value: number;
+    count?: number;
+    total?: number;
+    tags: Record<string, string>;
+    final?: true;
+  })[];
+
+const sum = (items: readonly { value: number }[]) => items.reduce((total, item) => total + item.value, 0);
+
+describe('live records', () => {
+  const { records, result } = recordedScenario();
+
+  test('the counters add up to the result exactly: in all, per tag set, and per check', () => {
+    const ended = result.requests.completed + result.requests.failed;
+    expect(sum(points(records, 'http_reqs'))).toBe(ended);
+    expect(points(records, 'http_req_failed').reduce((total, point) => total + (point.count ?? 0), 0)).toBe(
+      result.requests.failed,
+    );
+    expect(sum(points(records, 'dropped_iterations'))).toBe(result.requests.dropped);
+    for (const tag of result.tags) {
+      const ofTag = points(records, 'http_reqs').filter((point) => point.tags.op === tag.tags.op);
+      expect(sum(ofTag)).toBe(tag.requests.completed + tag.requests.failed);
+    }
+    // The requests counted without tags (cut short, k6-style drops) are the empty tag set's.
+    const untagged = points(records, 'http_reqs').filter((point) => Object.keys(point.tags).length === 0);
+    expect(sum(untagged)).toBe(2);
+    const checks = points(records, 'checks');
+    const passes = result.checks.reduce((total, check) => total + check.passes, 0);
+    const fails = result.checks.reduce((total, check) => total + check.fails, 0);
+    expect(checks.reduce((total, point) => total + (point.count ?? 0), 0)).toBe(passes);
+    expect(checks.reduce((total, point) => total + (point.total ?? 0), 0)).toBe(passes + fails);
+  });
+
+  test('live points are increases since the last, with a rate; the end adds what they had not counted, marked final', () => {
+    const live = points(records, 'http_reqs').filter((point) => point.final === undefined);
+    const gets = live.filter((point) => point.tags.op === 'get').map((point) => point.value);
+    const sets = live.filter((point) => point.tags.op === 'set').map((point) => point.value);
+    // 10, 11, 12 requests a second, every third a set.
+    expect(sets).toEqual([4, 4, 4]);
+    expect(gets).toEqual([6, 7, 8]);
+    const first = live.find((point) => point.tags.op === 'get') as { kind: string; elapsed_s: number; rate: number };
+    expect(first).toMatchObject({ kind: 'counter', elapsed_s: 1.005 });
+    expect(first.rate).toBeCloseTo(6 / 1.005, 2);
+    const final = points(records, 'http_reqs').filter((point) => point.final === true);
+    expect(final.map((point) => [point.tags, point.value])).toEqual(
+      expect.arrayContaining([
+        [get, 1],
+        [{}, 2],
+      ]),
+    );
+    expect(final.every((point) => !('rate' in point))).toBe(true);
+  });
+
+  test("the last whole second's latency is the report's series point of that second", () => {
+    const trends = records.filter((record) => record.type === 'point' && record.metric === 'http_req_duration');
+    expect(trends.map((point) => (point as { second: number }).second)).toEqual([0, 1, 2]);
+    for (const trend of trends as unknown as {
+      second: number;
+      p50: number;
+      p99: number;
+      max: number;
+      count: number;
+    }[]) {
+      const series = result.series.find((point) => point.second === trend.second);
+      expect(trend).toMatchObject({ unit: 'ms', p50: series?.p50, p99: series?.p99, max: series?.max });
+      expect(trend.count).toBe(series?.completed);
+    }
+  });
+
+  test('every record has the run id; a load record the scenario, engine and target; events say what happened', () => {
+    expect(records.every((record) => record.labels.run_id === 'r1')).toBe(true);
+    for (const record of records.filter((item) => item.type === 'point')) {
+      expect(record.labels).toMatchObject({ scenario: 'command', engine: 'node', target: 'embedded' });
+    }
+    const events = records.filter((record) => record.type === 'event').map((record) => record.event);
+    expect(events).toEqual(['run_start', 'scenario_start', 'scenario_end']);
+    expect(records.at(-1)).toMatchObject({
+      event: 'scenario_end',
+      requests: result.requests,
+      latency_ms: { count: result.latencyMs.count, p99: result.latencyMs.p99 },
+    });
+  });
+
+  test('a scenario that told no progress (k6) has all of its counts in its final points', () => {
+    const records = new LiveRecords();
+    records.scenarioStart('command', 'k6', { engine: 'k6', target: 't', embedded: false, durationS: 1 });
+    const { result } = recordedScenario();
+    const end = records.scenarioEnd({ ...result, engine: 'k6' });
+    expect(sum(points(end, 'http_reqs'))).toBe(result.requests.completed + result.requests.failed);
+    expect(points(end, 'http_reqs').every((point) => point.final === true)).toBe(true);
+    expect(end.at(-1)?.labels).toMatchObject({ scenario: 'command', engine: 'k6', target: 't' });
+  });
+
+  test("a conformance run's events: the target, each case's verdict with the rule it blames, problems, the run's end", () => {
+    const records = new LiveRecords(() => new Date('2026-12-01T20:00:00.000Z'));
+    records.runStart({ runId: 'r2', command: 'run', startedAt: '2026-12-01T20:00:00.000Z', reportDir: '/tmp/r' });
+    const [target] = records.target('ref', true);
+    expect(target).toMatchObject({ event: 'target', labels: { run_id: 'r2', target: 'ref' }, embedded: true });
+    const cases = sampleResults.flatMap((result) => records.caseResult(result));
+    expect(cases.map((record) => record.type === 'event' && record.verdict)).toEqual(
+      sampleResults.map((result) => result.verdict.kind),
+    );
+    expect(cases[1]).toMatchObject({
+      event: 'case',
+      case_id: 'kv.fail',
+      rules: ['B.a', 'B.b'],
+      rule: 'B.b',
+      reason: 'received <400> & "x" / expected 200 | y',
+    });
+    expect(cases[0]).not.toHaveProperty('reason');
+    expect(records.problem('the sink lost a request')[0]).toMatchObject({
+      event: 'problem',
+      line: 'the sink lost a request',
+    });
+    const run = sampleHarnessRun('/tmp/r');
+    expect(records.runEnd(run, { dropped_lines: 0 })[0]).toMatchObject({
+      event: 'run_end',
+      labels: { run_id: 'r2' },
+      exit_code: run.exitCode,
+      gate: 'failed',
+      problems: run.problems.length,
+      dropped_lines: 0,
+    });
+  });
+});
