@@ -64,6 +64,8 @@ const knownLongSeconds: Readonly<Record<string, number>> = {
   'test/reliability/hostile-stall.test.ts': 16,
   'test/engines/load/transport-equal.test.ts': 14,
   'test/cli/conformance.test.ts': 13,
+  'test/cli/api.test.ts': 12,
+  'test/conformance/dialect.test.ts': 11,
   'test/mutation/run-mutation.test.ts': 13,
   'test/conformance/support/messaging-sink.test.ts': 12,
   'test/cli/k6-operator.test.ts': 10,
