@@ -16,7 +16,7 @@ const packageTests = ['test/package/**/*.test.ts', 'test/cli/image-target.test.t
 const exhaustiveTests = ['test/conformance/self-validation*.test.ts', 'test/third-party/**/*.test.ts'];
 /**
  * Tests that judge how a process's memory settles, which other tests' load on the cores changes: run
- * alone, after the unit tests (`npm test`). Beside them, serve-memory.test.ts failed three fresh-clone
+ * alone, after the unit tests (`npm test`). Beside them, serve-memory.test.ts failed two fresh-clone
  * CIs in a row (the peak held for 40 s) and passes alone every time.
  */
 const quietTests = ['test/cli/serve-memory.test.ts'];
