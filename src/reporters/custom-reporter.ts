@@ -5,22 +5,12 @@
  * that makes one; anything else is one line before the run starts.
  */
 import { basename, resolve } from 'node:path';
-import type { Reporter } from '../results/reporter.ts';
+import { liveHooks, type Reporter } from '../results/reporter.ts';
 import { harnessError } from '../shared/errors.ts';
 import { importUserModule } from '../shared/user-module.ts';
 
-/** The hooks a reporter may have (the `Reporter` interface's). */
-export const reporterHooks = [
-  'onRunStart',
-  'onTarget',
-  'onPlanned',
-  'onResult',
-  'onProblem',
-  'onScenarioStart',
-  'onProgress',
-  'onScenarioEnd',
-  'onRunEnd',
-] as const satisfies readonly (keyof Reporter)[];
+/** The hooks a reporter may have (the `Reporter` interface's): the live ones, then the run's end. */
+export const reporterHooks = [...liveHooks, 'onRunEnd'] as const satisfies readonly (keyof Reporter)[];
 
 const isClass = (value: (...args: unknown[]) => unknown) => /^class[\s{]/.test(Function.prototype.toString.call(value));
 

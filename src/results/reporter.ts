@@ -106,7 +106,7 @@ export interface Reporter {
 export type RunEvents = Required<Omit<Reporter, 'name' | 'file'>>;
 
 /** The hooks called while the run goes, each of every reporter in turn. */
-const liveHooks = [
+export const liveHooks = [
   'onRunStart',
   'onTarget',
   'onPlanned',
