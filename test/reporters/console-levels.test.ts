@@ -3,27 +3,13 @@
  * problems while the run goes, then the failures and the gate line; verbose adds every case's verdict
  * and a progress line each second, on a terminal as anywhere; normal is as it was.
  */
-import { Writable } from 'node:stream';
 import { describe, expect, test } from 'vitest';
 import { createConsoleReporter, renderQuietSummary } from '../../src/reporters/console-output.ts';
 import type { LoadProgress } from '../../src/results/reporter.ts';
 import { createRuleCatalog } from '../../src/results/rule.ts';
+import { Capture } from './capture-stream.ts';
 import { sampleHarnessRun } from './sample-load-run.ts';
 import { sampleResults } from './sample-run.ts';
-
-class Capture extends Writable {
-  text = '';
-  isTTY: boolean;
-  columns = 200;
-  constructor(isTTY: boolean) {
-    super();
-    this.isTTY = isTTY;
-  }
-  override _write(chunk: Buffer, _encoding: BufferEncoding, done: () => void) {
-    this.text += chunk.toString();
-    done();
-  }
-}
 
 const progress = (elapsedS: number): LoadProgress => ({
   scenario: 'command',

@@ -1,4 +1,3 @@
-import { Writable } from 'node:stream';
 import { describe, expect, test } from 'vitest';
 import {
   createConsoleObserver,
@@ -8,22 +7,9 @@ import {
   resultLine,
 } from '../../src/reporters/console-output.ts';
 import { latencyTableLines, progressText, scenarioLines } from '../../src/reporters/load-console.ts';
+import { Capture } from './capture-stream.ts';
 import { fanoutEndpoints, sampleHarnessRun, sampleLoadRun } from './sample-load-run.ts';
 import { sampleResults, sampleRun, wrongTokenResults } from './sample-run.ts';
-
-class Capture extends Writable {
-  text = '';
-  isTTY: boolean;
-  columns = 200;
-  constructor(isTTY: boolean) {
-    super();
-    this.isTTY = isTTY;
-  }
-  override _write(chunk: Buffer, _encoding: BufferEncoding, done: () => void) {
-    this.text += chunk.toString();
-    done();
-  }
-}
 
 describe('console output', () => {
   test('a result line names verdict, case, rules and reason', () => {
