@@ -18,7 +18,7 @@ export function regionsVerdict(run: RegionsRun): string {
   const by =
     difference === null
       ? ''
-      : ` by ${ms(difference.value)}${difference.interval ? ` (95% interval ${difference.interval[0].toFixed(2)} to ${difference.interval[1].toFixed(2)} ms)` : ''}`;
+      : ` by ${ms(difference.value)}${difference.interval ? ` (95% interval ${difference.interval[0].toFixed(2)} to ${difference.interval[1].toFixed(2)} ms)` : ' (no 95% interval from fewer than 6 rounds)'}`;
   return run.significant
     ? `regions: ${first} is faster than ${second}${by}, beyond the noise`
     : `regions: ${first} and ${second} do not differ beyond the noise${by}`;

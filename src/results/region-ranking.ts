@@ -7,11 +7,15 @@
  * within a few hundred milliseconds, so drift on the machine lands on every region of a round alike,
  * and a region's score in a round (the geometric mean over its operations of the round's median
  * latency) is paired with the other regions' in that round. The ranking is by the mean score over the
- * rounds. "Significant": the 95% interval of the mean paired difference between the second and the
- * first (a bootstrap over rounds, 2,000 resamples) lies above 5% of the first's score. The 5% is the
- * practical floor, as compare's tolerance: two regions on one server, measured on a shared machine,
- * can differ by a hair beyond a short run's interval (seen in CI), and no one picks a region for that. Each region's percentiles come from
- * all its samples, with intervals from the same bootstrap over rounds.
+ * rounds. "Significant": the 95% interval of the paired difference between the second and the first
+ * lies above 5% of the first's score. The interval is the distribution-free one of Wilcoxon's signed-rank
+ * test (the Hodges–Lehmann estimate, with the Walsh averages cut at the exact critical value), not a
+ * bootstrap of the mean: on a shared 2-core machine one round in eight can be hit by a neighbour's burst,
+ * and a mean bootstrapped over eight rounds took that one round for a difference (two regions on one
+ * server came out "significant" in a fresh-clone CI). Fewer than six rounds cannot make a 95% interval
+ * this way, and are never significant. The 5% is the practical floor, as compare's tolerance: no one
+ * picks a region for less. Each region's percentiles come from all its samples, with intervals from a
+ * bootstrap over rounds.
  */
 
 import { quantileSorted } from 'simple-statistics';
@@ -55,7 +59,10 @@ export interface RegionRanking {
   readonly scores: readonly RegionScore[];
   /** The first beats the second beyond the noise. False with fewer than two regions. */
   readonly significant: boolean;
-  /** Second minus first, ms, with its 95% interval (paired over rounds); null with fewer than two regions. */
+  /**
+   * Second minus first, ms: the Hodges–Lehmann estimate over the paired rounds with its 95% signed-rank
+   * interval (null with fewer than six paired rounds); null with fewer than two regions.
+   */
   readonly difference: Estimate | null;
   readonly operations: readonly OperationLatency[];
   readonly rounds: number;
@@ -66,7 +73,7 @@ export interface RegionRanking {
 export const minimumDifferenceShare = 0.05;
 
 export const regionsMethod =
-  'interleaved rounds (shuffled order); a region scores the geometric mean of its operations’ median latency per round; paired bootstrap over rounds (2,000 resamples), 95% percentile intervals; significant: the difference’s interval above 5% of the fastest score';
+  'interleaved rounds (shuffled order); a region scores the geometric mean of its operations’ median latency per round; difference: Hodges–Lehmann over paired rounds with its 95% Wilcoxon signed-rank interval; significant: that interval above 5% of the fastest score; scores and percentiles: bootstrap over rounds (2,000 resamples), 95% percentile intervals';
 
 const resamples = 2000;
 
@@ -80,6 +87,50 @@ function interval(draws: number[]): readonly [number, number] | null {
   if (draws.length < 20) return null;
   draws.sort((a, b) => a - b);
   return [quantileSorted(draws, 0.025), quantileSorted(draws, 0.975)];
+}
+
+/**
+ * How many Walsh averages to cut from each end for a two-sided 95% signed-rank interval over `n` pairs:
+ * the largest `k` with P(W+ < k) ≤ 2.5% under the exact null distribution (each of the 2^n sign patterns
+ * alike). Undefined when even W+ = 0 is likelier than that (n < 6).
+ */
+export function signedRankCut(n: number): number | undefined {
+  const most = (n * (n + 1)) / 2;
+  // probabilities[w]: P(W+ = w) over the first i ranks, built rank by rank (halved each step, no overflow).
+  let probabilities = [1];
+  for (let rank = 1; rank <= n; rank += 1) {
+    const next = new Array<number>(probabilities.length + rank).fill(0);
+    probabilities.forEach((p, w) => {
+      next[w] = (next[w] ?? 0) + p / 2;
+      next[w + rank] = (next[w + rank] ?? 0) + p / 2;
+    });
+    probabilities = next;
+  }
+  let below = 0;
+  let cut = 0;
+  for (let w = 0; w <= most; w += 1) {
+    below += probabilities[w] ?? 0;
+    if (below > 0.025) break;
+    cut = w + 1;
+  }
+  return cut === 0 ? undefined : cut;
+}
+
+/** The Hodges–Lehmann estimate of paired differences and its 95% signed-rank interval. */
+export function hodgesLehmann(differences: readonly number[]): Estimate {
+  const walsh: number[] = [];
+  for (let i = 0; i < differences.length; i += 1) {
+    for (let j = i; j < differences.length; j += 1) {
+      walsh.push(((differences[i] as number) + (differences[j] as number)) / 2);
+    }
+  }
+  if (walsh.length === 0) return { value: Number.NaN, interval: null };
+  walsh.sort((a, b) => a - b);
+  const cut = signedRankCut(differences.length);
+  return {
+    value: quantileSorted(walsh, 0.5),
+    interval: cut === undefined ? null : [walsh[cut - 1] as number, walsh[walsh.length - cut] as number],
+  };
 }
 
 /** Per region and round: the geometric mean over operations of the round's medians. */
@@ -130,17 +181,7 @@ export function rankRegions(samples: readonly RoundSamples[], seed = 1): RegionR
     const a = scores.get(first.region) ?? new Map<number, number>();
     const b = scores.get(second.region) ?? new Map<number, number>();
     const paired = rounds.filter((round) => a.has(round) && b.has(round));
-    const differenceOf = (picked: readonly number[]) =>
-      picked.reduce((sum, round) => sum + ((b.get(round) ?? 0) - (a.get(round) ?? 0)), 0) / Math.max(picked.length, 1);
-    const draws: number[] = [];
-    for (let i = 0; i < resamples && paired.length > 1; i += 1) {
-      draws.push(
-        differenceOf(
-          Array.from({ length: paired.length }, () => paired[Math.floor(random() * paired.length)] as number),
-        ),
-      );
-    }
-    difference = { value: differenceOf(paired), interval: interval(draws) };
+    difference = hodgesLehmann(paired.map((round) => (b.get(round) ?? 0) - (a.get(round) ?? 0)));
   }
   const operations: OperationLatency[] = [];
   for (const region of regions) {
