@@ -1,0 +1,265 @@
+/**
+ * An implementation the soak starts itself (a target file's `process` section, issue 39), and the
+ * process faults done to it: SIGKILL and start again, a graceful restart (SIGTERM, then SIGKILL after
+ * `stopTimeoutMs`), SIGSTOP and SIGCONT. It runs in a process group of its own, and every signal goes
+ * to the group: an implementation started through npx or a shell has children (its server, its Redis),
+ * and a pause or a kill that reached only the parent would leave them serving. Ready means the probe
+ * answered: any HTTP answer below 500 from `ready.url` (a kv answering 401 unauthenticated is up), or a
+ * TCP connection to `ready.port`. Each fault reports what it measured: when the process was down and
+ * how long until it was ready again. An exit nobody asked for is counted and kept (the soak reports it:
+ * a crash under load is a finding, not a fault of the harness). Nothing outlives the harness: on its
+ * exit the group is SIGCONT'ed and SIGKILL'ed.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { connect } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { request } from 'undici';
+import { oneLine } from '../../shared/errors.ts';
+
+/** How the soak starts the implementation and knows it is up. */
+export interface ProcessSpec {
+  readonly command: string;
+  readonly args?: readonly string[];
+  /** Added to the harness's own environment. */
+  readonly env?: Readonly<Record<string, string>>;
+  readonly cwd?: string;
+  readonly ready: { readonly url: string } | { readonly port: number; readonly host?: string };
+  /** How long a start may take before the soak gives up on it. @default 30000 */
+  readonly readyTimeoutMs?: number;
+  /** How long a graceful stop may take before SIGKILL. @default 10000 */
+  readonly stopTimeoutMs?: number;
+}
+
+/** What one process fault measured, ms on the harness's clock (performance.now()). */
+export interface ProcessFaultTiming {
+  readonly action: 'kill' | 'restart' | 'pause';
+  readonly startedAt: number;
+  /** The old process gone (kill, restart) or continued (pause). */
+  readonly healedAt: number;
+  /** Ready again: the probe answered (equal to healedAt for a pause, which starts nothing). */
+  readonly readyAt: number;
+  /** The process before and after (a pause keeps it). */
+  readonly pidBefore: number | undefined;
+  readonly pidAfter: number | undefined;
+}
+
+/** An exit the soak did not cause. */
+export interface UnexpectedExit {
+  readonly at: number;
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
+  /** The last lines it wrote. */
+  readonly output: string;
+}
+
+const probeEveryMs = 50;
+const probeTimeoutMs = 1000;
+const keptOutputLines = 8;
+
+/** Every group still running: killed if the harness exits without stopping them (a second Ctrl-C). */
+const liveGroups = new Set<number>();
+let exitHookInstalled = false;
+
+function signalGroup(pid: number | undefined, signal: NodeJS.Signals): void {
+  if (pid === undefined) return;
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // Gone already: nothing to signal.
+  }
+}
+
+function trackGroup(pid: number): void {
+  liveGroups.add(pid);
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.once('exit', () => {
+    for (const group of liveGroups) {
+      signalGroup(group, 'SIGCONT');
+      signalGroup(group, 'SIGKILL');
+    }
+  });
+}
+
+async function answers(spec: ProcessSpec['ready']): Promise<boolean> {
+  if ('url' in spec) {
+    try {
+      const answer = await request(spec.url, {
+        headersTimeout: probeTimeoutMs,
+        bodyTimeout: probeTimeoutMs,
+        signal: AbortSignal.timeout(probeTimeoutMs),
+      });
+      await answer.body.dump();
+      return answer.statusCode < 500;
+    } catch {
+      return false;
+    }
+  }
+  return new Promise((resolve) => {
+    const socket = connect({ port: spec.port, host: spec.host ?? '127.0.0.1' });
+    const done = (ok: boolean) => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.setTimeout(probeTimeoutMs, () => done(false));
+    socket.once('connect', () => done(true));
+    socket.once('error', () => done(false));
+  });
+}
+
+export class ManagedProcess {
+  readonly #spec: ProcessSpec;
+  #child: ChildProcess | undefined;
+  #exited: Promise<void> = Promise.resolve();
+  /** Set while the soak itself ends the process, so its exit is not counted as unexpected. */
+  #stopping = false;
+  #paused = false;
+  #output: string[] = [];
+  readonly unexpectedExits: UnexpectedExit[] = [];
+  readonly faults: ProcessFaultTiming[] = [];
+
+  private constructor(spec: ProcessSpec) {
+    this.#spec = spec;
+  }
+
+  /** Starts the implementation and waits until it is ready; throws one line when it is not in time. */
+  static async start(spec: ProcessSpec): Promise<ManagedProcess> {
+    const managed = new ManagedProcess(spec);
+    await managed.#launch();
+    return managed;
+  }
+
+  get pid(): number | undefined {
+    return this.#child?.pid;
+  }
+
+  get paused(): boolean {
+    return this.#paused;
+  }
+
+  /** The last lines the implementation wrote (stdout and stderr), for a one-line reason. */
+  get recentOutput(): string {
+    return this.#output.join(' | ');
+  }
+
+  async #launch(): Promise<void> {
+    const spec = this.#spec;
+    const child = spawn(spec.command, [...(spec.args ?? [])], {
+      cwd: spec.cwd,
+      env: { ...process.env, ...spec.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
+    this.#child = child;
+    const keep = (chunk: Buffer) => {
+      const lines = chunk
+        .toString('utf8')
+        .split('\n')
+        .map((line) => line.trim())
+        .filter(Boolean);
+      this.#output = [...this.#output, ...lines].slice(-keptOutputLines);
+    };
+    child.stdout?.on('data', keep);
+    child.stderr?.on('data', keep);
+    let gone = false;
+    this.#exited = new Promise<void>((resolve) => {
+      child.once('exit', (code, signal) => {
+        gone = true;
+        if (child.pid !== undefined) liveGroups.delete(child.pid);
+        if (!this.#stopping) {
+          this.unexpectedExits.push({ at: performance.now(), code, signal, output: this.recentOutput });
+        }
+        resolve();
+      });
+      child.once('error', (error) => {
+        keep(Buffer.from(error.message));
+        if (child.pid === undefined) {
+          gone = true;
+          resolve();
+        }
+      });
+    });
+    if (child.pid !== undefined) trackGroup(child.pid);
+    const deadline = performance.now() + (spec.readyTimeoutMs ?? 30_000);
+    while (!(await answers(spec.ready))) {
+      if (gone) throw new Error(`${spec.command} exited before it was ready: ${this.recentOutput || 'no output'}`);
+      if (performance.now() > deadline) {
+        await this.#end('SIGKILL');
+        throw new Error(
+          `${spec.command} was not ready within ${(spec.readyTimeoutMs ?? 30_000) / 1000} s: ${this.recentOutput || 'no output'}`,
+        );
+      }
+      await sleep(probeEveryMs);
+    }
+  }
+
+  /** Ends the current process: `signal` to the group, SIGKILL after the stop timeout; waits for the exit. */
+  async #end(signal: NodeJS.Signals): Promise<void> {
+    const child = this.#child;
+    if (child === undefined || child.exitCode !== null || child.signalCode !== null) return;
+    this.#stopping = true;
+    try {
+      if (this.#paused) this.#continue();
+      signalGroup(child.pid, signal);
+      const timer = setTimeout(() => signalGroup(child.pid, 'SIGKILL'), this.#spec.stopTimeoutMs ?? 10_000);
+      await this.#exited;
+      clearTimeout(timer);
+      // What the parent left of its group (a shell's or npx's children) goes too.
+      signalGroup(child.pid, 'SIGKILL');
+    } finally {
+      this.#stopping = false;
+    }
+  }
+
+  #continue(): void {
+    signalGroup(this.#child?.pid, 'SIGCONT');
+    this.#paused = false;
+  }
+
+  async #replace(action: 'kill' | 'restart'): Promise<ProcessFaultTiming> {
+    const startedAt = performance.now();
+    const pidBefore = this.pid;
+    await this.#end(action === 'kill' ? 'SIGKILL' : 'SIGTERM');
+    const healedAt = performance.now();
+    await this.#launch();
+    const timing = { action, startedAt, healedAt, readyAt: performance.now(), pidBefore, pidAfter: this.pid };
+    this.faults.push(timing);
+    return timing;
+  }
+
+  /** SIGKILL, then start again and wait until ready. */
+  kill(): Promise<ProcessFaultTiming> {
+    return this.#replace('kill');
+  }
+
+  /** A graceful restart: SIGTERM (SIGKILL after the stop timeout), start again, wait until ready. */
+  restart(): Promise<ProcessFaultTiming> {
+    return this.#replace('restart');
+  }
+
+  /** SIGSTOP for `windowMs` (cut short by `signal`), then SIGCONT. */
+  async pause(windowMs: number, signal?: AbortSignal): Promise<ProcessFaultTiming> {
+    const startedAt = performance.now();
+    const pid = this.pid;
+    signalGroup(pid, 'SIGSTOP');
+    this.#paused = true;
+    try {
+      await sleep(windowMs, undefined, { signal }).catch(() => undefined);
+    } finally {
+      this.#continue();
+    }
+    const healedAt = performance.now();
+    const timing = { action: 'pause' as const, startedAt, healedAt, readyAt: healedAt, pidBefore: pid, pidAfter: pid };
+    this.faults.push(timing);
+    return timing;
+  }
+
+  /** The end of the soak: continued if paused, SIGTERM, SIGKILL after the stop timeout. Never throws. */
+  async stop(): Promise<void> {
+    try {
+      await this.#end('SIGTERM');
+    } catch (error) {
+      this.#output.push(`stop: ${oneLine(error)}`);
+    }
+  }
+}
