@@ -1,0 +1,93 @@
+/** The soak's checker: lost by key with the faults around it, indeterminates never lost, recovery per fault. */
+import { describe, expect, test } from 'vitest';
+import { type CheckedIteration, checkSoak, type KeyArrival } from '../../src/results/soak-check.ts';
+
+const iteration = (
+  index: number,
+  fate: CheckedIteration['fate'],
+  sentAt: number,
+  answeredAt?: number,
+): CheckedIteration => ({
+  index,
+  fate,
+  sentAt,
+  ...(answeredAt !== undefined && { answeredAt }),
+  keys: [`delivery:${index}`],
+});
+const arrived = (entries: [number, number, number?][]) =>
+  new Map<string, KeyArrival>(
+    entries.map(([index, at, count]) => [`delivery:${index}`, { firstAt: at, count: count ?? 1 }]),
+  );
+
+describe('checkSoak', () => {
+  test('a clean run: everything acknowledged arrived once, nothing lost, nothing unexpected', () => {
+    const check = checkSoak(
+      [iteration(0, 'acknowledged', 0), iteration(1, 'acknowledged', 10)],
+      arrived([
+        [0, 5],
+        [1, 15],
+      ]),
+      [],
+    );
+    expect(check).toMatchObject({ acknowledged: 2, expectedKeys: 2, lost: [], duplicates: 0, unexpected: 0 });
+  });
+
+  test('a key acknowledged during a kill and never delivered is lost, by key, with the kill named', () => {
+    const check = checkSoak(
+      [iteration(0, 'acknowledged', 1000), iteration(1, 'acknowledged', 20_000), iteration(2, 'acknowledged', 60_000)],
+      arrived([[0, 1100]]),
+      [
+        { id: 'f1-1', text: 'kill every 10m', startAt: 19_000, healedAt: 21_000 },
+        { id: 'f1-2', text: 'kill every 10m', startAt: 120_000, healedAt: 121_000 },
+      ],
+    );
+    expect(check.lost).toEqual([
+      { key: 'delivery:1', index: 1, sentAt: 20_000, faults: ['f1-1'] },
+      { key: 'delivery:2', index: 2, sentAt: 60_000, faults: [] },
+    ]);
+    expect(check.faults[0]).toMatchObject({ id: 'f1-1', drainedS: null });
+  });
+
+  test('indeterminate iterations are never lost; one that arrives is delivered, not unexpected; a refused one expects nothing', () => {
+    const check = checkSoak(
+      [
+        iteration(0, 'indeterminate', 0),
+        iteration(1, 'indeterminate', 0),
+        iteration(2, 'refused', 0, 5),
+        iteration(3, 'acknowledged', 0, 5),
+      ],
+      arrived([
+        [0, 50],
+        [2, 60],
+        [3, 70, 3],
+        [9, 80],
+      ]),
+      [],
+    );
+    expect(check.lost).toEqual([]);
+    expect(check.indeterminate).toEqual({ total: 2, delivered: 1, undelivered: 1 });
+    expect(check.refused).toBe(1);
+    expect(check.duplicates).toBe(2);
+    // The refused iteration's key and a key nobody caused.
+    expect(check.unexpected).toBe(2);
+  });
+
+  test("per fault: the errors while it lasted, heal to first success, heal to the backlog's last arrival", () => {
+    const check = checkSoak(
+      [
+        iteration(0, 'indeterminate', 10_000),
+        iteration(1, 'refused', 11_000, 11_010),
+        iteration(2, 'acknowledged', 11_500, 11_600),
+        iteration(3, 'acknowledged', 12_500, 12_700),
+      ],
+      arrived([
+        [2, 14_000],
+        [3, 12_900],
+      ]),
+      [{ id: 'f1-1', text: 'pause 2s every 1m', startAt: 10_000, healedAt: 12_000 }],
+    );
+    expect(check.faults).toEqual([
+      { id: 'f1-1', text: 'pause 2s every 1m', errors: 2, firstSuccessS: 0.7, drainedS: 2 },
+    ]);
+  });
+});
