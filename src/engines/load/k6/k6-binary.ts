@@ -3,19 +3,15 @@
  * proxy into a cache that later runs reuse, else one line with the ways to get it. Every binary's
  * version is checked first: the harness hands k6 a TypeScript entry, which k6 runs as it is only
  * from v1.0 on (v0.57–v0.x needed `--compatibility-mode=experimental_enhanced`).
- *
- * Why a throwaway module and not `go install go.k6.io/k6/v2@v2.2.0`: measured on these machines,
- * `go install` looks the module up for deprecation notices, falls through to a direct fetch that is
- * not reachable and fails, while `go build` inside a module that requires k6 builds in one to three
- * minutes (most of it downloading modules on a first build).
+ * The build is go-tool.ts's (a throwaway module; one to three minutes, most of it downloading modules
+ * on a first build).
  */
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
-import { homedir, tmpdir } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { harnessError, oneLine } from '../../../shared/errors.ts';
+import { buildGoTool, cacheDir, goBinary, onPath } from '../../../shared/go-tool.ts';
 
 const run = promisify(execFile);
 
@@ -37,12 +33,6 @@ export interface FindK6Options {
   readonly build?: boolean;
   /** Told before a build starts (it takes minutes). */
   readonly log?: (line: string) => void;
-}
-
-/** `$SVC_HARNESS_CACHE`, else `$XDG_CACHE_HOME/svc-harness`, else `~/.cache/svc-harness`. */
-export function cacheDir(env: Readonly<Record<string, string | undefined>> = process.env): string {
-  if (env.SVC_HARNESS_CACHE) return env.SVC_HARNESS_CACHE;
-  return join(env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'svc-harness');
 }
 
 export const cachedK6Path = (env: Readonly<Record<string, string | undefined>> = process.env) =>
@@ -87,18 +77,7 @@ async function versionOf(path: string, where: string): Promise<string> {
   return version;
 }
 
-function onPath(name: string, env: Readonly<Record<string, string | undefined>>): string | undefined {
-  for (const dir of (env.PATH ?? '').split(delimiter)) {
-    if (dir && existsSync(join(dir, name))) return join(dir, name);
-  }
-  return undefined;
-}
-
-function goBinary(env: Readonly<Record<string, string | undefined>>): string | undefined {
-  return onPath('go', env) ?? (existsSync('/usr/local/go/bin/go') ? '/usr/local/go/bin/go' : undefined);
-}
-
-/** Builds the pinned k6 into the cache: a module of its own in a temporary folder, then a rename. */
+/** Builds the pinned k6 into the cache (go-tool.ts). */
 export async function buildK6(
   env: Readonly<Record<string, string | undefined>> = process.env,
   log: (line: string) => void = () => {},
@@ -106,42 +85,17 @@ export async function buildK6(
   const go = goBinary(env);
   if (!go) throw harnessError('SVC_K6_UNAVAILABLE', noK6Line());
   const target = cachedK6Path(env);
-  await mkdir(join(target, '..'), { recursive: true });
-  const module = await mkdtemp(join(tmpdir(), 'svc-harness-k6-build-'));
   log(`k6: building k6 v${pinnedK6} from the Go module proxy into ${target} (once; a first build takes minutes)`);
   try {
-    await writeFile(
-      join(module, 'go.mod'),
-      `module svcharness/k6build\n\ngo 1.24\n\nrequire go.k6.io/k6/v2 v${pinnedK6}\n`,
+    return await buildGoTool(
+      { module: 'go.k6.io/k6/v2', version: `v${pinnedK6}`, mainPackage: 'go.k6.io/k6/v2', target },
+      go,
+      env,
     );
-    // The blank import keeps the requirement when go resolves the module graph.
-    await writeFile(join(module, 'tools.go'), '//go:build tools\n\npackage tools\n\nimport _ "go.k6.io/k6/v2"\n');
-    // A unique name, renamed into place: two builds at once both succeed, and nobody runs half a file.
-    const partial = `${target}.${process.pid}.partial`;
-    await run(go, ['build', '-o', partial, 'go.k6.io/k6/v2'], {
-      cwd: module,
-      env: { ...env, GOFLAGS: '-mod=mod', GOTOOLCHAIN: env.GOTOOLCHAIN ?? 'local' },
-      timeout: 15 * 60_000,
-      maxBuffer: 16 * 1024 * 1024,
-    });
-    await rename(partial, target);
-    return target;
   } catch (error) {
-    if (isHarnessErrorLike(error)) throw error;
-    const stderr = typeof error === 'object' && error !== null && 'stderr' in error ? String(error.stderr) : '';
-    const last = stderr.trim().split('\n').pop() ?? oneLine(error);
-    throw harnessError('SVC_K6_UNAVAILABLE', `k6: building v${pinnedK6} with ${go} failed: ${last}`);
-  } finally {
-    await rm(module, { recursive: true, force: true });
+    throw harnessError('SVC_K6_UNAVAILABLE', `k6: building v${pinnedK6} with ${go} failed: ${oneLine(error)}`);
   }
 }
-
-const isHarnessErrorLike = (error: unknown) =>
-  typeof error === 'object' &&
-  error !== null &&
-  'code' in error &&
-  typeof error.code === 'string' &&
-  error.code.startsWith('SVC_');
 
 function noK6Line(): string {
   return `no k6: set K6_BINARY, put k6 (v${minimumK6} or newer) on PATH, install Go so the harness can build v${pinnedK6}, or run \`npx svc-harness k6 install\` where Go is`;

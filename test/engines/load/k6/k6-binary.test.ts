@@ -12,7 +12,6 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import {
-  cacheDir,
   cachedK6Path,
   findK6,
   minimumK6,
@@ -20,6 +19,7 @@ import {
   parseK6Version,
   pinnedK6,
 } from '../../../../src/engines/load/k6/k6-binary.ts';
+import { cacheDir } from '../../../../src/shared/go-tool.ts';
 import { harnessRejection, tempFolder } from './k6-fixtures.ts';
 
 let dir: string;
