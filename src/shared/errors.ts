@@ -57,6 +57,10 @@ export const errorCatalog = {
     exitCode: ExitCode.notJudged,
     summary: 'no usable k6: none on K6_BINARY or PATH, too old, or the build from the Go module proxy failed',
   },
+  SVC_TOOL_UNAVAILABLE: {
+    exitCode: ExitCode.notJudged,
+    summary: 'a tool the soak drives (toxiproxy) is not on PATH or its env variable, and could not be built',
+  },
   SVC_GATE_FAILED: { exitCode: ExitCode.failed, summary: 'the run completed and a gate failed' },
   SVC_THRESHOLDS_FAILED: { exitCode: ExitCode.thresholds, summary: 'a load run completed and a threshold failed' },
   SVC_REGRESSED: {
