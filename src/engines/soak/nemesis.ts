@@ -1,0 +1,138 @@
+/**
+ * The soak's nemesis (Jepsen's word): it walks the fault timeline (fault-schedule.ts) beside the load,
+ * doing each occurrence to the process (managed-process.ts) or a network path (network-faults.ts), and
+ * writes down what really happened: when each started and was healed (a kill or restart: when the
+ * implementation was ready again), and what failed, as the checker and the report read them. Process
+ * faults go in turn (a pause is healed before the next starts); network faults overlap them. On abort
+ * (Ctrl-C, the load's end), whatever is on is healed before it returns: nothing stays paused, cut or
+ * slowed after the run. A fault that cannot be done (no process to kill, toxiproxy refusing) is written
+ * down as failed with its reason and the run goes on.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { oneLine } from '../../shared/errors.ts';
+import { isProcessFault, type NetworkFaultSpec, type ProcessFaultSpec } from '../../shared/fault-spec.ts';
+import type { FaultOccurrence } from './fault-schedule.ts';
+import type { ManagedProcess } from './managed-process.ts';
+import type { NetworkFaults } from './network-faults.ts';
+
+/** One occurrence as it happened (Unix ms). */
+export interface DoneFault {
+  readonly id: string;
+  readonly text: string;
+  readonly action: FaultOccurrence['spec']['action'];
+  readonly plannedStartMs: number;
+  readonly startAt: number;
+  /** Healed: continued, toxics removed, or (kill, restart) ready again. */
+  readonly healedAt: number;
+  /** A kill's or restart's: the old process gone. */
+  readonly downUntil?: number;
+  /** Why it could not be done or healed; the run went on. */
+  readonly error?: string;
+  /** Cut short by the run's end. */
+  readonly cut?: true;
+}
+
+export interface NemesisParts {
+  readonly process?: ManagedProcess;
+  readonly network?: NetworkFaults;
+  /** Unix ms now (the run context's clock). */
+  readonly now?: () => number;
+}
+
+/** Waits until `at` (ms from `origin`), or the signal; false when aborted first. */
+async function waitUntil(origin: number, at: number, now: () => number, signal: AbortSignal): Promise<boolean> {
+  const wait = origin + at - now();
+  if (wait > 0) await sleep(wait, undefined, { signal }).catch(() => undefined);
+  return !signal.aborted;
+}
+
+async function doProcess(
+  spec: ProcessFaultSpec,
+  occurrence: FaultOccurrence,
+  parts: NemesisParts,
+  now: () => number,
+  signal: AbortSignal,
+): Promise<Omit<DoneFault, 'id' | 'text' | 'action' | 'plannedStartMs'>> {
+  const startAt = now();
+  const target = parts.process;
+  if (target === undefined) {
+    return {
+      startAt,
+      healedAt: startAt,
+      error: 'no process of the soak’s own to do it to (a target file’s `process`)',
+    };
+  }
+  try {
+    if (spec.action === 'pause') {
+      const wasCut = () => signal.aborted;
+      await target.pause(occurrence.endMs - occurrence.startMs, signal);
+      return { startAt, healedAt: now(), ...(wasCut() && { cut: true as const }) };
+    }
+    const timing = spec.action === 'kill' ? await target.kill() : await target.restart();
+    const offset = now() - performance.now();
+    return { startAt, downUntil: Math.round(timing.healedAt + offset), healedAt: Math.round(timing.readyAt + offset) };
+  } catch (error) {
+    return { startAt, healedAt: now(), error: oneLine(error) };
+  }
+}
+
+async function doNetwork(
+  spec: NetworkFaultSpec,
+  occurrence: FaultOccurrence,
+  origin: number,
+  parts: NemesisParts,
+  now: () => number,
+  signal: AbortSignal,
+): Promise<Omit<DoneFault, 'id' | 'text' | 'action' | 'plannedStartMs'>> {
+  const startAt = now();
+  const network = parts.network;
+  if (network === undefined) return { startAt, healedAt: startAt, error: 'no proxy on the soak’s paths' };
+  try {
+    await network.inject(spec, occurrence.id);
+  } catch (error) {
+    return { startAt, healedAt: now(), error: oneLine(error) };
+  }
+  const whole = await waitUntil(origin, occurrence.endMs, now, signal);
+  try {
+    await network.heal(spec, occurrence.id);
+    return { startAt, healedAt: now(), ...(!whole && { cut: true as const }) };
+  } catch (error) {
+    return { startAt, healedAt: now(), error: `not healed: ${oneLine(error)}` };
+  }
+}
+
+/**
+ * Does `timeline` from `origin` (Unix ms, the start of the measured load) until it ends or `signal`
+ * aborts; resolves with every occurrence begun, in start order, once all are healed.
+ */
+export async function runNemesis(
+  timeline: readonly FaultOccurrence[],
+  origin: number,
+  parts: NemesisParts,
+  signal: AbortSignal,
+): Promise<DoneFault[]> {
+  const now = parts.now ?? Date.now;
+  const done: Promise<DoneFault | undefined>[] = [];
+  let processTurn: Promise<unknown> = Promise.resolve();
+  for (const occurrence of timeline) {
+    if (!(await waitUntil(origin, occurrence.startMs, now, signal))) break;
+    const { spec } = occurrence;
+    const base = { id: occurrence.id, text: spec.text, action: spec.action, plannedStartMs: occurrence.startMs };
+    if (isProcessFault(spec)) {
+      // In turn: a process fault due while the last is on waits for it.
+      // One whose turn comes after the run ended is not done at all.
+      const turn = processTurn.then(async () =>
+        signal.aborted ? undefined : { ...base, ...(await doProcess(spec, occurrence, parts, now, signal)) },
+      );
+      processTurn = turn;
+      done.push(turn);
+    } else {
+      done.push(doNetwork(spec, occurrence, origin, parts, now, signal).then((result) => ({ ...base, ...result })));
+    }
+  }
+  const results = (await Promise.all(done)).filter((item): item is DoneFault => item !== undefined);
+  // Whatever a failed heal left on the paths goes too.
+  if (results.some((item) => item.error?.startsWith('not healed')))
+    await parts.network?.healAll().catch(() => undefined);
+  return results.sort((a, b) => a.startAt - b.startAt || a.id.localeCompare(b.id));
+}
