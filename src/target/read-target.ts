@@ -53,7 +53,7 @@ export function parseTarget(value: unknown, origin: string): Target {
 /** Reads and validates a target file; synchronous, so a suite file can resolve its target while collected. */
 export function loadTargetFileSync(path: string): Target {
   const parsed = parseTarget(readJsonFile(path, 'target file'), `file ${path}`);
-  const target = withAdapterPath(parsed, path);
+  const target = withProcessFolder(withAdapterPath(parsed, path), path);
   if (target.tls?.ca === undefined) return target;
   // The CA file is named relative to the target file, read here once so a wrong path is one line now.
   const ca = resolve(dirname(path), target.tls.ca);
@@ -76,6 +76,24 @@ function withAdapterPath(target: Target, path: string): Target {
     throw harnessError('SVC_CONFIG', `target file ${path}: messaging.adapter ${adapter} cannot be read`);
   }
   return { ...target, messaging: { ...target.messaging, adapter: absolute } };
+}
+
+/**
+ * A process's folder named relative to the target file, made absolute; a command with a slash too (a
+ * bare name is looked up on PATH when it starts).
+ */
+function withProcessFolder(target: Target, path: string): Target {
+  const template = target.process;
+  if (template === undefined) return target;
+  const base = dirname(path);
+  return {
+    ...target,
+    process: {
+      ...template,
+      ...(template.cwd !== undefined && { cwd: resolve(base, template.cwd) }),
+      ...(template.command.includes('/') && { command: resolve(base, template.command) }),
+    },
+  };
 }
 
 /** The same reader for async callers: a problem is a rejection rather than a throw. */

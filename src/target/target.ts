@@ -114,6 +114,22 @@ export interface ImageTemplate {
   };
 }
 
+/**
+ * An implementation the soak starts itself (a target file's `process`), so it can kill, restart and
+ * pause it; the target's URLs are where it serves once ready.
+ */
+export interface ProcessTemplate {
+  readonly command: string;
+  readonly args?: readonly string[];
+  /** Added to the harness's environment; values of secret-looking names are redacted (`processSecrets`). */
+  readonly env?: Readonly<Record<string, string>>;
+  /** Absolute once read (a target file names it relative to its folder). */
+  readonly cwd?: string;
+  readonly ready: { readonly url: string } | { readonly port: number; readonly host?: string };
+  readonly readyTimeout?: string;
+  readonly stopTimeout?: string;
+}
+
 export interface Target {
   /** A label for reports. @default 'target' */
   readonly name: string;
@@ -130,6 +146,8 @@ export interface Target {
   readonly sink?: SinkSettings;
   /** A container to start as this target (`--image`). */
   readonly image?: ImageTemplate;
+  /** A process the soak starts as this target. */
+  readonly process?: ProcessTemplate;
 }
 
 export type TargetArea = 'messaging' | 'kv' | 'management';
@@ -152,8 +170,22 @@ export function targetSecrets(target: Target): string[] {
     target.management?.password,
     target.admin?.token,
     ...targetUrls(target).flatMap(urlSecrets),
+    ...processSecrets(target.process),
   ];
   return secrets.filter((s): s is string => typeof s === 'string' && s.length > 0);
+}
+
+/** Names of environment variables that hold a secret, as CI systems mask them. */
+const secretName = /TOKEN|SECRET|PASSWORD|PASSWD|KEY|CREDENTIAL/i;
+
+/**
+ * The values of a process's environment whose names say they are secret: only those, because the rest
+ * (a port, a mode) are ordinary words that redaction would otherwise cut out of every report.
+ */
+export function processSecrets(template: ProcessTemplate | undefined): string[] {
+  return Object.entries(template?.env ?? {})
+    .filter(([name]) => secretName.test(name))
+    .map(([, value]) => value);
 }
 
 function targetUrls(target: Target): string[] {

@@ -9,6 +9,7 @@ import {
   parseTarget,
   targetFromEnv,
 } from '../../src/target/read-target.ts';
+import { targetSecrets } from '../../src/target/target.ts';
 
 let dir: string;
 beforeAll(async () => {
@@ -113,6 +114,50 @@ describe('extra headers and TLS trust', () => {
     expect(() => parseTarget({ sink: { port: 70000 }, kv: { url: 'https://kv.example', token: 't' } }, 'test')).toThrow(
       /sink\.port/,
     );
+  });
+});
+
+describe("a target's process (the soak's own implementation)", () => {
+  test('cwd and a command with a slash resolve against the target file; a bare command stays for PATH', async () => {
+    const file = join(dir, 'process.json');
+    const ready = { url: 'http://127.0.0.1:8080/' };
+    await writeFile(
+      file,
+      JSON.stringify({
+        kv: { url: 'http://127.0.0.1:8080', token: 't' },
+        process: { command: './bin/serve', cwd: 'impl', ready },
+      }),
+    );
+    expect(loadTargetFileSync(file).process).toEqual({
+      command: join(dir, 'bin', 'serve'),
+      cwd: join(dir, 'impl'),
+      ready,
+    });
+    await writeFile(
+      file,
+      JSON.stringify({ kv: { url: 'http://a', token: 't' }, process: { command: 'npx', ready: { port: 8080 } } }),
+    );
+    expect(loadTargetFileSync(file).process).toEqual({ command: 'npx', ready: { port: 8080 } });
+  });
+
+  test('no readiness, or a probe of neither kind, is one line', () => {
+    expect(() => parseTarget({ kv: { url: 'http://a', token: 't' }, process: { command: 'x' } }, 'x')).toThrow(
+      /^target x: process must have required property 'ready'$/,
+    );
+    expect(() =>
+      parseTarget({ kv: { url: 'http://a', token: 't' }, process: { command: 'x', ready: { path: '/' } } }, 'x'),
+    ).toThrow(/^target x: process\.ready /);
+  });
+
+  test('only environment values whose names say secret are secrets: a port stays a word of the report', () => {
+    const target = parseTarget(
+      {
+        kv: { url: 'http://a', token: 'kv-token' },
+        process: { command: 'x', ready: { port: 1 }, env: { PORT: '8080', API_TOKEN: 'p-token', DB_PASSWORD: 'pw-1' } },
+      },
+      'x',
+    );
+    expect(targetSecrets(target).sort()).toEqual(['kv-token', 'p-token', 'pw-1']);
   });
 });
 
