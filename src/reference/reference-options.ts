@@ -37,6 +37,18 @@ export interface ReferenceOptions {
   dialect?: DialectName;
   /** Milliseconds added to every answer of area B (`serve --kv-latency`), a slowdown to detect. @default 0 */
   kvLatencyMs?: number;
+  /**
+   * Tokens to start with instead of random ones (`serve` reads them from its environment): a reference
+   * the soak kills and starts again answers to the same credentials, as a real service does across a
+   * restart. The messaging account needs none: it lives in Redis. @default random
+   */
+  tokens?: StartTokens;
+}
+
+/** The credentials a reference starts with when they are given. */
+export interface StartTokens {
+  readonly kv?: { readonly token: string; readonly readOnlyToken: string };
+  readonly admin?: string;
 }
 
 export const defaultMaxRequestBytes = 10 * 1024 * 1024;

@@ -69,7 +69,7 @@ export async function startReference(options: ReferenceOptions = {}): Promise<Ru
       });
     }
 
-    const adminToken = randomBytes(32).toString('base64url');
+    const adminToken = options.tokens?.admin ?? randomBytes(32).toString('base64url');
     const adminApp = server(adminBodyLimit);
     cleanup.push(() => adminApp.close());
     const routes = running.flatMap(({ started }) => started.adminRoutes ?? []);

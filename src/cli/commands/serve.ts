@@ -8,7 +8,7 @@ import { writeFile } from 'node:fs/promises';
 import { allFaults, allSilences } from '../../reference/areas.ts';
 import type { RetryBackoff } from '../../reference/messaging/backoff.ts';
 import { redactRedisUrl } from '../../reference/redis/redis-url.ts';
-import { defaultMaxRequestBytes, type MessagingOptions } from '../../reference/reference-options.ts';
+import { defaultMaxRequestBytes, type MessagingOptions, type StartTokens } from '../../reference/reference-options.ts';
 import { type RunningReference, startReference } from '../../reference/reference-service.ts';
 import { placesOf } from '../../results/rule.ts';
 import { parseDurationMs } from '../../shared/duration.ts';
@@ -52,6 +52,7 @@ export async function run(values: ServeValues): Promise<number> {
     dailyRequestLimit: dailyRequestLimit ?? null,
     ...(kvLatencyMs !== undefined && { kvLatencyMs }),
     dialect: values.dialect ?? 'svc',
+    ...startTokens(process.env),
   });
   const stopped = waitForSignal(reference);
   const targetFile = values['write-target'];
@@ -67,6 +68,31 @@ export async function run(values: ServeValues): Promise<number> {
   // Start-up leaves its garbage resident (a just-started `serve` sat at 300 MB): one collection frees it.
   collectAfterBurst();
   return stopped;
+}
+
+/**
+ * Tokens to start with, from the environment (never flags: a flag's value shows in `ps`): the soak
+ * starts `serve` again after a kill, and the new process must answer to the credentials the run holds.
+ * SVC_SERVE_KV_TOKEN and SVC_SERVE_KV_READONLY_TOKEN go together; SVC_SERVE_ADMIN_TOKEN alone.
+ */
+export function startTokens(env: Readonly<Record<string, string | undefined>>): { tokens?: StartTokens } {
+  const token = env.SVC_SERVE_KV_TOKEN;
+  const readOnlyToken = env.SVC_SERVE_KV_READONLY_TOKEN;
+  if ((token === undefined) !== (readOnlyToken === undefined)) {
+    throw harnessError(
+      'SVC_USAGE',
+      'serve: SVC_SERVE_KV_TOKEN and SVC_SERVE_KV_READONLY_TOKEN are set together, or neither',
+    );
+  }
+  const admin = env.SVC_SERVE_ADMIN_TOKEN;
+  if ([token, readOnlyToken, admin].includes('')) {
+    throw harnessError('SVC_USAGE', 'serve: an SVC_SERVE_*_TOKEN variable is set and empty');
+  }
+  const tokens: StartTokens = {
+    ...(token !== undefined && readOnlyToken !== undefined && { kv: { token, readOnlyToken } }),
+    ...(admin !== undefined && { admin }),
+  };
+  return Object.keys(tokens).length === 0 ? {} : { tokens };
 }
 
 /**

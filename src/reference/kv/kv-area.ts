@@ -16,7 +16,7 @@ import { KvLimits } from './kv-limits.ts';
 import type { KvPluginOptions } from './kv-plugin.ts';
 import { type KvSilenceCheck, noSilence } from './kv-silences.ts';
 import { KvStreams } from './kv-streams.ts';
-import { KvTokens } from './kv-tokens.ts';
+import { type DatabaseTokens, KvTokens } from './kv-tokens.ts';
 import { RedisConnections } from './redis-connections.ts';
 
 export interface KvAreaOptions {
@@ -36,6 +36,8 @@ export interface KvAreaOptions {
   readonly streamBufferBytes?: number;
   /** The vendor header names the service answers to. @default the spec's (`Svc-`) */
   readonly dialect?: Dialect;
+  /** The database's tokens to start with. @default random */
+  readonly tokens?: DatabaseTokens;
 }
 
 export interface KvArea {
@@ -63,7 +65,7 @@ export async function startKvArea(options: KvAreaOptions): Promise<KvArea> {
     const commands = parseCommandReply(await client.sendCommand(['COMMAND']));
     const json = jsonSupportFrom(commands);
     const policy = new CommandPolicy(commands, json, fault);
-    const tokens = new KvTokens(fault('reset-keeps-tokens'));
+    const tokens = new KvTokens(fault('reset-keeps-tokens'), options.tokens);
     const limits = new KvLimits(options.maxRequestBytes, options.dailyRequestLimit ?? null);
     const { writeDeadlineMs, replyDeadlineMs } = options;
     const engine = new KvEngine({

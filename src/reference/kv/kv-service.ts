@@ -27,6 +27,7 @@ export async function startKvService(settings: AreaSettings): Promise<StartedAre
     replyDeadlineMs: options.replyDeadlineMs,
     streamBufferBytes: options.streamBufferBytes,
     dialect: settings.dialect,
+    ...(options.tokens?.kv !== undefined && { tokens: options.tokens.kv }),
   });
   return {
     routes: async (app) => {

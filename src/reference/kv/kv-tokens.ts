@@ -32,8 +32,9 @@ export class KvTokens {
   readonly #aclTokenByUser = new Map<string, string>();
   readonly #keepRetired: boolean;
 
-  constructor(keepRetired: boolean) {
+  constructor(keepRetired: boolean, initial?: DatabaseTokens) {
     this.#keepRetired = keepRetired;
+    if (initial !== undefined) this.#current = initial;
   }
 
   get database(): DatabaseTokens {
