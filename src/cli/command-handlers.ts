@@ -14,6 +14,7 @@ export const commandHandlers: { readonly [Name in CommandName]: () => Promise<Co
   conformance: () => import('./commands/conformance.ts'),
   load: () => import('./commands/load.ts'),
   run: () => import('./commands/run.ts'),
+  soak: () => import('./commands/soak.ts'),
   regions: () => import('./commands/regions.ts'),
   compare: () => import('./commands/compare.ts'),
   'k6 install': () => import('./commands/k6-install.ts'),

@@ -397,6 +397,52 @@ export const commandTable = {
       ...consoleOptions,
     },
   },
+  soak: {
+    summary:
+      'Load for a long time while faults strike the implementation (kill, restart, pause; partition, latency, bandwidth, reset on a path), then every fault as it happened and the messages the load accounts for',
+    positionals: {
+      name: 'scenario',
+      description: 'Scenarios to run, one after another, each for --duration (default: all)',
+    },
+    options: {
+      config: configOption,
+      target: {
+        kind: 'path',
+        description:
+          'Target file; with "process", the soak starts the implementation itself and can kill, restart and pause it',
+        default: 'the reference, started by the soak in a process of its own on a Redis of its own',
+      },
+      fault: {
+        kind: 'string',
+        multiple: true,
+        description:
+          'A fault: kill every 10m, restart every 30m, pause 5s every 7m, partition sink 30s every 15m, latency 200ms±50ms for 60s every 20m, bandwidth 100KB/s for 60s every 20m, reset for 10s every 5m; a path is target (default) or sink; "after D" sets the first',
+        default: 'none',
+      },
+      ...loadOptions,
+      duration: {
+        ...loadOptions.duration,
+        description: 'How long each scenario runs under the faults',
+        default: '10m',
+      },
+      seed: {
+        ...loadOptions.seed,
+        description: 'Seed of the scenarios’ random choices and of the faults’ times (written into soak.json)',
+      },
+      'report-dir': {
+        kind: 'path',
+        description: 'Where soak.json goes, beside the load’s report.json, junit.xml, summary.md and index.html',
+        default: 'reports/<timestamp>/',
+      },
+      'sink-host': sinkOptions['sink-host'],
+      'sink-port': sinkOptions['sink-port'],
+      'sink-url': sinkOptions['sink-url'],
+      'sink-threads': sinkOptions['sink-threads'],
+      reporter: reporterOption,
+      out: outOption,
+      ...consoleOptions,
+    },
+  },
   run: {
     summary: 'The main job: conformance, then a short load run of every scenario the target supports, into one report',
     options: {

@@ -10,7 +10,7 @@
  *   closed, as a cut cable; a refusal would tell the sender at once, a partition does not).
  */
 import type { FaultPath, NetworkFaultSpec } from '../../shared/fault-spec.ts';
-import type { Proxy, Toxic, Toxiproxy } from './toxiproxy.ts';
+import type { Toxic, Toxiproxy, ToxiproxyProxy } from './toxiproxy.ts';
 
 /** The toxics one occurrence `id` of `spec` adds. */
 export function toxicsOf(spec: NetworkFaultSpec, id: string): Toxic[] {
@@ -43,32 +43,37 @@ export function toxicsOf(spec: NetworkFaultSpec, id: string): Toxic[] {
   }
 }
 
-/** The soak's proxies by path, and the faults on them. */
+/**
+ * The soak's proxies by path, and the faults on them. A path may have several proxies (the target's
+ * areas on ports of their own): a fault on the path is on each.
+ */
 export class NetworkFaults {
   readonly #server: Toxiproxy;
-  readonly #proxies: ReadonlyMap<FaultPath, Proxy>;
+  readonly #proxies: ReadonlyMap<FaultPath, readonly ToxiproxyProxy[]>;
 
-  constructor(server: Toxiproxy, proxies: ReadonlyMap<FaultPath, Proxy>) {
+  constructor(server: Toxiproxy, proxies: ReadonlyMap<FaultPath, readonly ToxiproxyProxy[]>) {
     this.#server = server;
     this.#proxies = proxies;
   }
 
-  #proxy(path: FaultPath): Proxy {
-    const proxy = this.#proxies.get(path);
-    if (proxy === undefined) throw new Error(`no proxy on the ${path} path`);
-    return proxy;
+  #onPath(path: FaultPath): readonly ToxiproxyProxy[] {
+    const proxies = this.#proxies.get(path) ?? [];
+    if (proxies.length === 0) throw new Error(`no proxy on the ${path} path`);
+    return proxies;
   }
 
   /** Puts occurrence `id` of `spec` on its path. */
   async inject(spec: NetworkFaultSpec, id: string): Promise<void> {
-    const proxy = this.#proxy(spec.path);
-    for (const toxic of toxicsOf(spec, id)) await this.#server.addToxic(proxy.name, toxic);
+    for (const proxy of this.#onPath(spec.path)) {
+      for (const toxic of toxicsOf(spec, id)) await this.#server.addToxic(proxy.name, toxic);
+    }
   }
 
   /** Removes what occurrence `id` added. */
   async heal(spec: NetworkFaultSpec, id: string): Promise<void> {
-    const proxy = this.#proxy(spec.path);
-    for (const toxic of toxicsOf(spec, id)) await this.#server.removeToxic(proxy.name, toxic.name);
+    for (const proxy of this.#onPath(spec.path)) {
+      for (const toxic of toxicsOf(spec, id)) await this.#server.removeToxic(proxy.name, toxic.name);
+    }
   }
 
   /** Removes every toxic left (the run's end, an abort). */

@@ -74,7 +74,7 @@ export interface Toxic {
   readonly attributes: Readonly<Record<string, number>>;
 }
 
-export interface Proxy {
+export interface ToxiproxyProxy {
   readonly name: string;
   /** `127.0.0.1:PORT`, where the proxied side connects. */
   readonly listen: string;
@@ -153,7 +153,7 @@ export class Toxiproxy {
   }
 
   /** A proxy to `upstream` (`host:port`) on a free loopback port. */
-  async proxy(name: string, upstream: string): Promise<Proxy> {
+  async proxy(name: string, upstream: string): Promise<ToxiproxyProxy> {
     const made = (await this.#call('POST', '/proxies', {
       name,
       listen: '127.0.0.1:0',

@@ -29,7 +29,7 @@ beforeAll(async () => {
   });
   proxyServer = await Toxiproxy.start(await findToxiproxy(), 1);
   const proxy = await proxyServer.proxy('target', `127.0.0.1:${port}`);
-  network = new NetworkFaults(proxyServer, new Map([['target', proxy]]));
+  network = new NetworkFaults(proxyServer, new Map([['target', [proxy]]]));
   through = `http://${proxy.listen}/`;
 }, 120_000);
 

@@ -25,7 +25,7 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
   server = await Toxiproxy.start(await findToxiproxy(), 1);
   const proxy = await server.proxy('target', `127.0.0.1:${(upstream.address() as AddressInfo).port}`);
-  faults = new NetworkFaults(server, new Map([['target', proxy]]));
+  faults = new NetworkFaults(server, new Map([['target', [proxy]]]));
   url = `http://${proxy.listen}/`;
 }, 120_000);
 

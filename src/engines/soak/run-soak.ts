@@ -1,0 +1,209 @@
+/**
+ * `svc-harness soak` (issue 39): load for a long time while a nemesis faults the implementation, then
+ * what happened. The steps, each its own module:
+ *
+ * 1. the fault specs read (fault-spec.ts) and laid out over the run, seeded (fault-schedule.ts);
+ * 2. the implementation started when the soak can start it (soak-implementation.ts: the target file's
+ *    `process`, or the reference in a process of its own), the network paths put through toxiproxy
+ *    when a network fault is asked for (soak-paths.ts);
+ * 3. the load, as `load` runs it (runLoad: its reports, thresholds and live outputs), and beside it,
+ *    from the first scenario's start, the nemesis (nemesis.ts), stopped when the load ends;
+ * 4. everything the soak started stopped (also on Ctrl-C, also when a step threw), and `soak.json`
+ *    written beside the load's reports: the seed, the timeline, each fault as it happened, the
+ *    implementation's exits nobody asked for. Lost messages are the load's own accounting (every
+ *    accepted publish against the sink), which the load's thresholds and report already judge.
+ *
+ * A fault that could not be done leaves the run not judged (exit 2): the soak did not test what it was
+ * asked to. A crash of the implementation that the soak did not cause fails it (exit 1).
+ */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { LoadRun } from '../../results/load-run.ts';
+import type { Reporter } from '../../results/reporter.ts';
+import { ExitCode, harnessError } from '../../shared/errors.ts';
+import { type FaultSpec, FaultSpecError, isProcessFault, parseFaultSpec } from '../../shared/fault-spec.ts';
+import { createRedactor, redactStrings } from '../../shared/redact.ts';
+import { defaultReportDir } from '../../shared/report-files.ts';
+import { loadTargetFileSync } from '../../target/read-target.ts';
+import { type SinkSettings, type Target, targetSecrets } from '../../target/target.ts';
+import type { RunCommonOptions } from '../context/run-context.ts';
+import { defaultLoadSettings, type LoadSettings } from '../load/load-settings.ts';
+import { runLoad } from '../load/run-load.ts';
+import { scenarioNames, scenariosDir } from '../load/scenario-registry.ts';
+import { type FaultOccurrence, faultSchedule } from './fault-schedule.ts';
+import type { UnexpectedExit } from './managed-process.ts';
+import { type DoneFault, runNemesis } from './nemesis.ts';
+import { startSoakImplementation } from './soak-implementation.ts';
+import { startSoakPaths } from './soak-paths.ts';
+
+export interface SoakOptions extends RunCommonOptions {
+  /** @default every scenario */
+  readonly scenarios?: readonly string[];
+  /** A target file (with `process`, the soak starts it); none: the reference, in a process of its own. */
+  readonly target?: string;
+  /** A target read from the SVC_* environment (the CLI reads it only when no file is given). */
+  readonly environmentTarget?: Target;
+  /** Fault specs (`kill every 10m`, …). */
+  readonly faults?: readonly string[];
+  /** `durationS` is each scenario's; `seed` also seeds the faults. */
+  readonly settings?: LoadSettings;
+  readonly thresholds?: readonly string[];
+  readonly sink?: SinkSettings;
+  readonly scenariosDir?: string;
+  /** Extra `serve` flags for the reference (the tests' `--retry-backoff`). */
+  readonly serveArgs?: readonly string[];
+}
+
+export interface SoakRun {
+  readonly load: LoadRun;
+  readonly seed: number;
+  readonly timeline: readonly FaultOccurrence[];
+  readonly faults: readonly DoneFault[];
+  readonly implementation: 'reference' | 'process' | 'given';
+  readonly unexpectedExits: readonly UnexpectedExit[];
+  readonly problems: readonly string[];
+  readonly reportDir: string;
+  /** Unix ms of the faults' time 0 (the measured load's start); undefined when the load never began. */
+  readonly origin?: number;
+  readonly exitCode: number;
+}
+
+/** How long a kill or restart is taken to keep the process busy when the timeline places the next one. */
+const restartAllowanceMs = 2000;
+
+/** The reference retries a failed delivery after 0.5 s, doubling: the real backoff waits minutes, past a soak's grace. */
+const referenceServeArgs = ['--retry-backoff', '500ms'];
+
+/** Every spec read; the first that does not read is one usage line. */
+export function readFaultSpecs(texts: readonly string[]): FaultSpec[] {
+  return texts.map((text) => {
+    try {
+      return parseFaultSpec(text);
+    } catch (error) {
+      if (error instanceof FaultSpecError) throw harnessError('SVC_USAGE', `soak: --fault ${error.message}`);
+      throw error;
+    }
+  });
+}
+
+export async function runSoak(options: SoakOptions): Promise<SoakRun> {
+  const settings = options.settings ?? defaultLoadSettings;
+  const specs = readFaultSpecs(options.faults ?? []);
+  const log = options.log ?? (() => {});
+  const fileTarget = options.target === undefined ? options.environmentTarget : loadTargetFileSync(options.target);
+  const reportDir = options.reportDir ?? defaultReportDir((options.now ?? (() => new Date()))());
+  const names = options.scenarios?.length ? options.scenarios : scenarioNames(options.scenariosDir ?? scenariosDir);
+  const eachMs = (settings.durationS ?? 0) * 1000;
+  const timeline = faultSchedule(specs, eachMs * names.length, settings.seed, restartAllowanceMs);
+
+  const implementation = await startSoakImplementation(
+    fileTarget,
+    specs.some(isProcessFault),
+    options.serveArgs ?? referenceServeArgs,
+  );
+  const problems: string[] = [];
+  let load: LoadRun | undefined;
+  let faults: DoneFault[] = [];
+  let origin: number | undefined;
+  try {
+    const paths = await startSoakPaths(specs, implementation.target, options.sink, settings.seed, log);
+    try {
+      const stopNemesis = new AbortController();
+      const signal = options.signal ? AbortSignal.any([stopNemesis.signal, options.signal]) : stopNemesis.signal;
+      let nemesis: Promise<DoneFault[]> | undefined;
+      const parts = {
+        ...(implementation.process !== undefined && { process: implementation.process }),
+        ...(paths.network !== undefined && { network: paths.network }),
+      };
+      // The faults' time 0 is the measured load's start: the first scenario's, once its set-up is done.
+      const starter: Reporter = {
+        name: 'soak',
+        onScenarioStart: () => {
+          if (nemesis !== undefined) return;
+          origin = Date.now();
+          nemesis = runNemesis(timeline, origin, parts, signal);
+        },
+      };
+      // The load reads the target the soak runs against as a file (mode 600, removed after): its own
+      // reading, with its lines, and no claim that it came from the environment.
+      const folder = await mkdtemp(join(tmpdir(), 'svc-soak-target-'));
+      const targetFile = join(folder, 'target.json');
+      await writeFile(targetFile, JSON.stringify(paths.target), { mode: 0o600 });
+      try {
+        load = await runLoad({
+          ...(options.scenarios !== undefined && { scenarios: options.scenarios }),
+          target: targetFile,
+          settings,
+          ...(options.thresholds !== undefined && { thresholds: options.thresholds }),
+          ...(paths.sink !== undefined && { sink: paths.sink }),
+          ...(options.scenariosDir !== undefined && { scenariosDir: options.scenariosDir }),
+          reportDir,
+          reporters: [...(options.reporters ?? []), starter],
+          ...(options.signal !== undefined && { signal: options.signal }),
+          ...(options.now !== undefined && { now: options.now }),
+          log,
+        });
+      } finally {
+        stopNemesis.abort();
+        faults = await (nemesis ?? Promise.resolve([]));
+        await rm(folder, { recursive: true, force: true });
+      }
+    } finally {
+      await paths.stop();
+    }
+  } finally {
+    await implementation.stop();
+  }
+  for (const fault of faults) {
+    if (fault.error !== undefined) problems.push(`fault ${fault.id} (${fault.text}): ${fault.error}`);
+  }
+  const unexpectedExits = implementation.process?.unexpectedExits ?? [];
+  for (const exit of unexpectedExits) {
+    problems.push(
+      `the implementation exited on its own (${exit.signal ?? `code ${exit.code}`})${exit.output ? `: ${exit.output}` : ''}`,
+    );
+  }
+  const exitCode = faults.some((fault) => fault.error !== undefined)
+    ? ExitCode.notJudged
+    : unexpectedExits.length > 0 && load.exitCode === ExitCode.ok
+      ? ExitCode.failed
+      : load.exitCode;
+  // Only what the soak itself wrote down (an exit's output may quote a token); the load's run was
+  // redacted by the load, and its encoded histograms are never touched again.
+  const redact = createRedactor([...implementation.secrets, ...targetSecrets(implementation.target)]);
+  const run: SoakRun = {
+    load,
+    seed: settings.seed,
+    timeline,
+    faults: redactStrings(faults, redact),
+    implementation: implementation.kind,
+    unexpectedExits: redactStrings(unexpectedExits, redact),
+    problems: redactStrings(problems, redact),
+    reportDir,
+    ...(origin !== undefined && { origin }),
+    exitCode,
+  };
+  await writeFile(join(reportDir, 'soak.json'), `${JSON.stringify(soakJson(run), null, 2)}\n`);
+  return run;
+}
+
+/** What soak.json holds: the soak's own facts; the load's are in report.json beside it. */
+function soakJson(run: SoakRun) {
+  return {
+    seed: run.seed,
+    implementation: run.implementation,
+    timeline: run.timeline.map((item) => ({
+      id: item.id,
+      fault: item.spec.text,
+      startS: item.startMs / 1000,
+      endS: item.endMs / 1000,
+      ...(item.delayedMs > 0 && { delayedS: item.delayedMs / 1000 }),
+    })),
+    faults: run.faults,
+    unexpectedExits: run.unexpectedExits,
+    problems: run.problems,
+    ...(run.origin !== undefined && { startedAt: new Date(run.origin).toISOString() }),
+    exitCode: run.exitCode,
+  };
+}
