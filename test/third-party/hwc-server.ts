@@ -14,7 +14,8 @@ if (!token || !redisUrl) {
   process.exit(2);
 }
 const app = createApp({ token, redisUrl });
-const server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, (info) => {
+// PORT: a fixed port, for a soak that starts it again after a kill at the address its target names.
+const server = serve({ fetch: app.fetch, port: Number(process.env.PORT ?? 0), hostname: '127.0.0.1' }, (info) => {
   process.stdout.write(`listening ${info.port}\n`);
 });
 process.on('SIGTERM', () => server.close(() => process.exit(0)));

@@ -11,6 +11,7 @@
  * exit the group is SIGCONT'ed and SIGKILL'ed.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { request } from 'undici';
@@ -67,6 +68,39 @@ function signalGroup(pid: number | undefined, signal: NodeJS.Signals): void {
   } catch {
     // Gone already: nothing to signal.
   }
+}
+
+/**
+ * Whether any process of group `pgid` still runs. Zombies do not count: an orphan whose new parent
+ * (a container's first process) never reaps it stays one for good. Read from /proc where there is
+ * one; elsewhere, whether the group takes a signal at all.
+ */
+function groupAlive(pgid: number | undefined): boolean {
+  if (pgid === undefined) return false;
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    try {
+      process.kill(-pgid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+    } catch {
+      continue;
+    }
+    // "pid (comm) state ppid pgrp …": the name may hold spaces and parentheses, so read after the last ')'.
+    const [state, , group] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if (Number(group) === pgid && state !== 'Z') return true;
+  }
+  return false;
 }
 
 function trackGroup(pid: number): void {
@@ -200,12 +234,17 @@ export class ManagedProcess {
     this.#stopping = true;
     try {
       if (this.#paused) this.#continue();
+      const deadline = performance.now() + (this.#spec.stopTimeoutMs ?? 10_000);
       signalGroup(child.pid, signal);
       const timer = setTimeout(() => signalGroup(child.pid, 'SIGKILL'), this.#spec.stopTimeoutMs ?? 10_000);
       await this.#exited;
       clearTimeout(timer);
-      // What the parent left of its group (a shell's or npx's children) goes too.
+      // The rest of the group (a shell's or npx's children) is given the same time to end on the signal
+      // (a parent shell may exit before its server has said goodbye), then killed; either way it is
+      // gone when this returns, so the next start finds its port free.
+      while (groupAlive(child.pid) && performance.now() < deadline) await sleep(20);
       signalGroup(child.pid, 'SIGKILL');
+      while (groupAlive(child.pid)) await sleep(10);
     } finally {
       this.#stopping = false;
     }

@@ -28,7 +28,7 @@ export interface DoneFault {
   readonly downUntil?: number;
   /** Why it could not be done or healed; the run went on. */
   readonly error?: string;
-  /** Cut short by the run's end. */
+  /** Cut short by the run's end (an abort, or a window the timeline ended with the run). */
   readonly cut?: true;
 }
 
@@ -38,6 +38,9 @@ export interface NemesisParts {
   /** Unix ms now (the run context's clock). */
   readonly now?: () => number;
 }
+
+/** The timeline ended its window at the run's end, before its length was up. */
+const shortened = (occurrence: FaultOccurrence) => occurrence.endMs - occurrence.startMs < occurrence.spec.windowMs;
 
 /** Waits until `at` (ms from `origin`), or the signal; false when aborted first. */
 async function waitUntil(origin: number, at: number, now: () => number, signal: AbortSignal): Promise<boolean> {
@@ -64,9 +67,8 @@ async function doProcess(
   }
   try {
     if (spec.action === 'pause') {
-      const wasCut = () => signal.aborted;
       await target.pause(occurrence.endMs - occurrence.startMs, signal);
-      return { startAt, healedAt: now(), ...(wasCut() && { cut: true as const }) };
+      return { startAt, healedAt: now(), ...((signal.aborted || shortened(occurrence)) && { cut: true as const }) };
     }
     const timing = spec.action === 'kill' ? await target.kill() : await target.restart();
     const offset = now() - performance.now();
@@ -95,7 +97,7 @@ async function doNetwork(
   const whole = await waitUntil(origin, occurrence.endMs, now, signal);
   try {
     await network.heal(spec, occurrence.id);
-    return { startAt, healedAt: now(), ...(!whole && { cut: true as const }) };
+    return { startAt, healedAt: now(), ...((!whole || shortened(occurrence)) && { cut: true as const }) };
   } catch (error) {
     return { startAt, healedAt: now(), error: `not healed: ${oneLine(error)}` };
   }

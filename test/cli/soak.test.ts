@@ -1,0 +1,204 @@
+/**
+ * `svc-harness soak` as a user runs it, on compressed schedules (seconds, not hours): the reference
+ * (started by the soak as `serve` over a Redis of its own) killed and paused under publish fan-out with
+ * every accepted publish delivered; network faults on both paths through a real toxiproxy; a target
+ * file's process (a third-party key-value implementation from npm) killed and started again; and bad
+ * input as one line. The latency of a faulted run is nobody's gate here: its thresholds may fail (99).
+ */
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import type { RedisBacking } from '../../src/reference/redis/redis-backing.ts';
+import { findFreePort } from '../../src/shared/free-port.ts';
+import { startTestRedis } from '../support/reference-fixture.ts';
+import { repoRoot, runCli } from '../support/run-cli.ts';
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'svc-soak-test-'));
+});
+afterAll(() => rm(dir, { recursive: true, force: true }));
+
+interface SoakJson {
+  readonly implementation: string;
+  readonly timeline: readonly { readonly id: string; readonly fault: string }[];
+  readonly faults: readonly {
+    readonly id: string;
+    readonly action: string;
+    readonly error?: string;
+    readonly cut?: true;
+    readonly startAt: number;
+    readonly healedAt: number;
+  }[];
+  readonly problems: readonly string[];
+  readonly exitCode: number;
+}
+
+interface Delivery {
+  readonly expected: number;
+  readonly received: number;
+  readonly lost: number;
+  readonly unexpected: number;
+}
+
+interface SoakReport {
+  readonly load: {
+    readonly scenarios: readonly {
+      readonly requests: { readonly completed: number; readonly failed: number };
+      readonly messaging?: { readonly accepted: number; readonly delivery?: Delivery };
+    }[];
+  };
+}
+
+async function soak(name: string, args: readonly string[], timeoutMs = 150_000) {
+  const reportDir = join(dir, name);
+  const done = await runCli(['soak', ...args, '--report-dir', reportDir], { reportDir, timeoutMs });
+  const soakFile = join(reportDir, 'soak.json');
+  const soakJson = existsSync(soakFile) ? (JSON.parse(await readFile(soakFile, 'utf8')) as SoakJson) : undefined;
+  return { ...done, soak: soakJson, report: done.report as SoakReport | undefined };
+}
+
+const context = (run: { stdout: string; stderr: string }) => `${run.stdout.slice(-2500)}\n${run.stderr.slice(-1500)}`;
+
+describe('svc-harness soak', () => {
+  test('the reference killed twice and paused under publish fan-out: every accepted publish delivered to every endpoint, 0 lost', async () => {
+    const run = await soak('reference-kills', [
+      'publish-fanout',
+      '--duration',
+      '9s',
+      '--rate',
+      '30',
+      '--fault',
+      'kill every 4s after 2s',
+      '--fault',
+      'pause 700ms every 4s after 4s',
+    ]);
+    expect([0, 99], context(run)).toContain(run.exitCode);
+    expect(run.soak?.implementation).toBe('reference');
+    expect(run.soak?.problems).toEqual([]);
+    const done = run.soak?.faults ?? [];
+    expect(done.map((fault) => [fault.id, fault.action, fault.error])).toEqual(
+      run.soak?.timeline.map((item) => [item.id, item.fault.split(' ')[0], undefined]),
+    );
+    expect(done.filter((fault) => fault.action === 'kill')).toHaveLength(2);
+    const scenario = run.report?.load.scenarios[0];
+    const delivery = scenario?.messaging?.delivery;
+    // Eight endpoints by default: each accepted publish is expected at each.
+    expect(scenario?.messaging?.accepted).toBeGreaterThan(0);
+    expect(delivery?.expected).toBe((scenario?.messaging?.accepted ?? 0) * 8);
+    expect(delivery, context(run)).toMatchObject({ lost: 0, unexpected: 0 });
+    expect(delivery?.received).toBe(delivery?.expected);
+    // The kills cost the publisher: requests refused or reset while the reference was down.
+    expect(scenario?.requests.failed).toBeGreaterThan(0);
+    expect(run.stdout).toMatch(/^soak: 4 of 4 faults done \(seed 1\)/m);
+  }, 180_000);
+
+  test('network faults on both paths through toxiproxy: latency on the target path, a partition of the sink, nothing lost', async () => {
+    const run = await soak('network', [
+      'publish-fanout',
+      '--duration',
+      '7s',
+      '--rate',
+      '30',
+      '--fault',
+      'latency 150ms±50ms for 1500ms every 5s after 1s',
+      '--fault',
+      'partition sink 1500ms every 5s after 3s',
+    ]);
+    expect([0, 99], context(run)).toContain(run.exitCode);
+    expect(run.soak?.faults.map((fault) => [fault.id, fault.error])).toEqual(
+      run.soak?.timeline.map((item) => [item.id, undefined]),
+    );
+    expect(new Set(run.soak?.faults.map((fault) => fault.action))).toEqual(new Set(['latency', 'partition']));
+    // Each lasted its length, but the one the run's end cut short.
+    for (const fault of (run.soak?.faults ?? []).filter((item) => item.cut !== true)) {
+      expect(fault.healedAt - fault.startAt).toBeGreaterThanOrEqual(1400);
+    }
+    const delivery = run.report?.load.scenarios[0]?.messaging?.delivery;
+    expect(delivery, context(run)).toMatchObject({ lost: 0, unexpected: 0 });
+    expect(delivery?.received).toBe(delivery?.expected);
+  }, 180_000);
+
+  describe("a target file's process", () => {
+    let redis: RedisBacking;
+    beforeAll(async () => {
+      redis = await startTestRedis();
+    });
+    afterAll(() => redis?.stop());
+
+    test('a third-party key-value server (npm) killed and restarted by the soak, at the address its target names', async () => {
+      const port = await findFreePort();
+      const target = join(dir, 'hwc.json');
+      await writeFile(
+        target,
+        JSON.stringify({
+          name: 'hwc',
+          kv: { url: `http://127.0.0.1:${port}`, token: 'soak-token-0123456789' },
+          process: {
+            command: process.execPath,
+            args: [join(repoRoot, 'test/third-party/hwc-server.ts')],
+            env: {
+              PORT: String(port),
+              URS_TOKEN: 'soak-token-0123456789',
+              REDIS_URL: `${redis.url.replace(/\/+$/, '')}/4`,
+            },
+            ready: { port },
+          },
+        }),
+      );
+      const run = await soak('process', [
+        // Its pipeline endpoint: it answers no path form (GET /get/k is its 404).
+        'pipeline',
+        '--target',
+        target,
+        '--duration',
+        '6s',
+        '--rate',
+        '40',
+        '--fault',
+        'kill every 3s after 2s',
+      ]);
+      expect([0, 99], context(run)).toContain(run.exitCode);
+      expect(run.soak?.implementation).toBe('process');
+      expect(run.soak?.faults.map((fault) => [fault.action, fault.error])).toEqual([
+        ['kill', undefined],
+        ['kill', undefined],
+      ]);
+      const requests = run.report?.load.scenarios[0]?.requests;
+      // Answered before, between and after the kills: 40/s for 6 s, less what the kills refused.
+      expect(requests?.completed, context(run)).toBeGreaterThan(80);
+      expect(run.stdout).not.toContain('soak-token-0123456789');
+      expect(await readFile(join(dir, 'process', 'soak.json'), 'utf8')).not.toContain('soak-token-0123456789');
+    }, 180_000);
+  });
+
+  test.each([
+    [
+      ['--fault', 'explode every 1m'],
+      /^svc-harness: soak: --fault "explode every 1m" is not a fault: "explode" is none of kill, restart/,
+    ],
+    [['--fault', 'pause 10m every 5m'], /it lasts 600 s, as long as its period or longer/],
+  ])('bad input %j is one line, exit 2, before anything starts', async (args, line) => {
+    const run = await soak('bad', ['command', '--duration', '2s', ...args], 30_000);
+    expect(run.exitCode).toBe(2);
+    expect(run.stderr.trim().split('\n')).toHaveLength(1);
+    expect(run.stderr).toMatch(line);
+    expect(run.soak).toBeUndefined();
+  });
+
+  test('a process fault on a target the soak did not start is one line naming what it needs', async () => {
+    const target = join(dir, 'given.json');
+    await writeFile(target, JSON.stringify({ kv: { url: 'http://127.0.0.1:9', token: 't' } }));
+    const run = await soak(
+      'given',
+      ['command', '--target', target, '--duration', '2s', '--fault', 'kill every 1s'],
+      30_000,
+    );
+    expect(run.exitCode).toBe(2);
+    expect(run.stderr).toMatch(
+      /soak: kill, restart and pause need an implementation the soak starts: a target file with "process"/,
+    );
+  });
+});
