@@ -9,7 +9,7 @@
  * panel's query of the Grafana dashboard in examples/, its variables set to the run, returns data.
  * A refusing and a hanging endpoint cost the run nothing but one line each.
  */
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -277,5 +277,18 @@ describe('an endpoint that refuses, hangs or is not a URL', () => {
       }),
       /^svc-harness: load: --out "prometheus-rw=notaurl": "notaurl" is not an http:\/\/ or https:\/\/ URL \(prometheus-rw=http:\/\/HOST:PORT\/PATH\) \[SVC_USAGE\]$/,
     );
+    // The same in a config file's outs, its credentials masked.
+    const project = join(dir, 'configured');
+    await mkdir(project);
+    await writeFile(
+      join(project, 'svc-harness.config.json'),
+      JSON.stringify({ outs: ['prometheus-rw=ftp://u:hunter2@h/'] }),
+    );
+    const configured = await runCli(['load', 'command'], { cwd: project, timeoutMs: 30_000 });
+    expectOneLine(
+      configured,
+      /config file .*svc-harness\.config\.json: outs "prometheus-rw=ftp:\/\/\*\*\*@h\/": "ftp:\/\/\*\*\*@h\/" is not an http:\/\/ or https:\/\/ URL/,
+    );
+    expect(configured.stderr).not.toContain('hunter2');
   });
 });
