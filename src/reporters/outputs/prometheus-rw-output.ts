@@ -26,7 +26,11 @@ import { encodeWriteRequest, remoteWriteHeaders, type TimeSeries } from './remot
 export interface RemoteWriteOptions {
   /** How often the samples queued are sealed into a batch and sent. @default 1000 */
   readonly flushEveryMs?: number;
-  /** A batch is sealed at once when it holds this many samples. @default 5000 */
+  /**
+   * A batch is sealed at once when it holds this many samples. Encoding is on the caller's thread:
+   * measured here, 2,000 samples of six labels take about 4 ms (protobuf and snappy), a second of a
+   * scenario with ten tag sets (about 60 samples) a tenth of a millisecond. @default 2000
+   */
   readonly maxBatchSamples?: number;
   /** Batches waiting behind the one in flight; past it the oldest is dropped. @default 10 */
   readonly maxQueuedBatches?: number;
@@ -69,7 +73,7 @@ export function openPrometheusRwOutput(destination: string, options: RemoteWrite
   const problem = remoteWriteUrlProblem(destination);
   if (problem !== undefined) throw new Error(`${shownDestination(destination)} ${problem}`);
   const flushEveryMs = options.flushEveryMs ?? 1000;
-  const maxBatchSamples = options.maxBatchSamples ?? 5000;
+  const maxBatchSamples = options.maxBatchSamples ?? 2000;
   const maxQueuedBatches = options.maxQueuedBatches ?? 10;
   const requestTimeoutMs = options.requestTimeoutMs ?? 5000;
 
