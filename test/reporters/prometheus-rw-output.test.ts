@@ -2,9 +2,9 @@
  * The prometheus-rw writer (src/reporters/outputs/prometheus-rw-output.ts) against real loopback
  * servers (node:http), each case bounded in time: a receiver that takes the batches (remote write 1.0's
  * headers, basic authentication from the URL, each series' samples rising in time, counters' last
- * samples the sums); one that refuses (a closed port, a 500), one that never answers, and one slower
- * than the run (the queue's bound): `write` never waits, the batches lost are counted, close() ends
- * within its time, and the first reason is one line without the URL's secret.
+ * samples the sums); one that refuses (a closed port, a 500), one that vanishes mid-run, one that never
+ * answers, and one slower than the run (the queue's bound): `write` never waits, the batches lost are
+ * counted, close() ends within its time, and the first reason is one line without the URL's secret.
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { afterEach, describe, expect, test } from 'vitest';
@@ -124,6 +124,26 @@ describe('openPrometheusRwOutput', () => {
     expect(refused.error).toMatch(/ECONNREFUSED/);
     expect(answered).toMatchObject({ written: 0, error: 'HTTP 500: out of bounds' });
     expect(answered.dropped).toBeGreaterThanOrEqual(2);
+  });
+
+  test('an endpoint that vanishes mid-run: what it took is written, what came after is dropped and counted', async () => {
+    let taken = 0;
+    const url = await serve((_request, _body, respond) => {
+      taken++;
+      respond(200);
+    });
+    const writer = open(`${url}/api/v1/write`, { flushEveryMs: 20 });
+    writeSeconds(writer, 2);
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    expect(taken).toBeGreaterThan(0);
+    const server = servers.pop();
+    if (server) await closeServer(server);
+    expect(writeSeconds(writer, 4, new Date('2026-12-01T20:00:05Z'))).toBeLessThan(50);
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    const totals = await writer.close(2000);
+    expect(totals.written).toBe(taken);
+    expect(totals.dropped).toBeGreaterThanOrEqual(1);
+    expect(totals.error).toMatch(/ECONNREFUSED|ECONNRESET|socket|closed/i);
   });
 
   test('an endpoint that never answers: each request ends at its deadline, close() within its time, nothing waits', async () => {

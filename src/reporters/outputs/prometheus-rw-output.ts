@@ -183,9 +183,14 @@ export function openPrometheusRwOutput(destination: string, options: RemoteWrite
     unit: 'batches',
     write(records: readonly LiveRecord[]) {
       if (closed) return;
-      for (const sample of series.samples(records)) {
-        pending.push(sample);
-        if (pending.length >= maxBatchSamples) seal();
+      try {
+        for (const sample of series.samples(records)) {
+          pending.push(sample);
+          if (pending.length >= maxBatchSamples) seal();
+        }
+      } catch (cause) {
+        // Never a throw into the run: a record that cannot be mapped costs its samples, counted as one batch.
+        fail(`not mapped: ${oneLineOf(cause)}`);
       }
     },
     totals,
