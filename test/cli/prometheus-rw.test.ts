@@ -46,6 +46,8 @@ interface Report {
   readonly load: { readonly scenarios: readonly ReportScenario[] };
 }
 
+/** Grafana's reference to the dashboard's data-source variable, as its panels name it. */
+const dataSourceVariable = ['$', '{datasource}'].join('');
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const total = (results: readonly QueryResult[]) => results.reduce((sum, result) => sum + Number(result.value?.[1]), 0);
 
@@ -194,6 +196,13 @@ describe('load --out prometheus-rw=URL, against a real Prometheus', () => {
     const expressions = panelsOf(dashboard.panels).flatMap((panel) =>
       panel.targets.map((target) => ({ title: panel.title, expr: target.expr })),
     );
+    // Every panel and query reads the data-source variable's Prometheus; ids are unique.
+    const panels = panelsOf(dashboard.panels);
+    expect(new Set(panels.map((panel) => panel.id)).size).toBe(panels.length);
+    for (const panel of panels) {
+      expect(panel.datasource, panel.title).toEqual({ type: 'prometheus', uid: dataSourceVariable });
+      for (const target of panel.targets) expect(target.datasource, panel.title).toEqual(panel.datasource);
+    }
     const titles = expressions.map((item) => item.title).join(' · ');
     for (const wanted of ['Request rate', 'Failure share', 'p99', 'Dropped iterations', 'Checks']) {
       expect(titles).toContain(wanted);
@@ -212,8 +221,10 @@ describe('load --out prometheus-rw=URL, against a real Prometheus', () => {
 });
 
 interface Panel {
+  readonly id: number;
   readonly title: string;
-  readonly targets: readonly { readonly expr: string }[];
+  readonly datasource: unknown;
+  readonly targets: readonly { readonly expr: string; readonly datasource: unknown }[];
   readonly panels?: readonly Panel[];
 }
 interface Dashboard {
