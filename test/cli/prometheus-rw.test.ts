@@ -47,7 +47,8 @@ interface Report {
 }
 
 /** Grafana's reference to the dashboard's data-source variable, as its panels name it. */
-const dataSourceVariable = ['$', '{datasource}'].join('');
+// biome-ignore lint/suspicious/noTemplateCurlyInString: Grafana's variable syntax, not a template string
+const dataSourceVariable = '${datasource}';
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const total = (results: readonly QueryResult[]) => results.reduce((sum, result) => sum + Number(result.value?.[1]), 0);
 
