@@ -75,6 +75,7 @@ const knownLongSeconds: Readonly<Record<string, number>> = {
   'test/mutation/run-mutation.test.ts': 13,
   'test/conformance/support/messaging-sink.test.ts': 12,
   'test/cli/k6-operator.test.ts': 10,
+  'test/cli/prometheus-rw.test.ts': 17,
   'test/engines/load/accounting.test.ts': 9,
   'test/reliability/interrupts.test.ts': 25,
   'test/reference/kv/kv-faults.test.ts': 9,

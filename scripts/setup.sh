@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Sets up svc-harness on a fresh machine: redis-server (for the embedded reference service), then the
+# Sets up svc-harness on a fresh machine: redis-server (for the embedded reference service), prometheus
+# (for the prometheus-rw output's tests), then the
 # npm packages, which bring a supported Node (24, node_modules/.bin/node) on linux-x64 where the
 # machine's Node is older. Safe to run again.
 set -euo pipefail
@@ -20,6 +21,19 @@ if ! command -v redis-server >/dev/null 2>&1; then
     # The Debian package starts a system Redis; the reference starts its own, so leave that one alone.
   else
     say "no redis-server on PATH: install it (apt-get install redis-server), or pass --redis-url, or run a container engine"
+  fi
+fi
+
+# Prometheus (2.42 or newer: --web.enable-remote-write-receiver) for the prometheus-rw output's tests,
+# which start their own on a free loopback port; the harness itself never needs it.
+if ! command -v prometheus >/dev/null 2>&1; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    say "installing prometheus (Debian package) for the prometheus-rw output's tests"
+    apt-get update -qq >/dev/null
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq prometheus >/dev/null
+    # The Debian package may start a system Prometheus on :9090; the tests start their own, so leave it alone.
+  else
+    say "no prometheus on PATH: install it (apt-get install prometheus, 2.42 or newer) for the prometheus-rw output's tests"
   fi
 fi
 

@@ -197,7 +197,9 @@ export function readList(spec: ListKind, value: unknown): number[] | string[] {
 /**
  * `KIND=DESTINATION` with KIND one of a closed set (`--out json=run.ndjson`): the kind and the rest of
  * the text. `files` are the kinds whose destination is a path (a config file's is resolved from its
- * folder); `planned` are kinds to come, named in the refusal of one that is not built yet.
+ * folder); `urls` those whose destination is an http:// or https:// URL (anything else is refused, its
+ * credentials masked in the refusal); `planned` are kinds to come, named in the refusal of one that is
+ * not built yet.
  */
 export interface DestinationKind<C extends string = string> {
   readonly kind: 'destination';
@@ -205,6 +207,7 @@ export interface DestinationKind<C extends string = string> {
   /** What the kinds are of (`output`): `unknown output kind "csv"`. */
   readonly noun: string;
   readonly files?: readonly C[];
+  readonly urls?: readonly C[];
   readonly planned?: readonly string[];
 }
 
@@ -223,8 +226,28 @@ export function readDestination<C extends string>(spec: DestinationKind<C>, valu
     const soon = spec.planned?.includes(name) ? ', not built yet' : '';
     throw new Refusal((label) => `${label} ${quoted(value)}: unknown ${spec.noun} kind "${name}"${soon} ${kinds}`);
   }
-  return { kind, destination: match[2]?.trim() ?? '' };
+  const destination = match[2]?.trim() ?? '';
+  if (spec.urls?.includes(kind) && !isHttpUrl(destination)) {
+    const shown = masked(destination);
+    throw new Refusal(
+      (label) =>
+        `${label} "${kind}=${shown}": "${shown}" is not an http:// or https:// URL (${kind}=http://HOST:PORT/PATH)`,
+    );
+  }
+  return { kind, destination };
 }
+
+function isHttpUrl(text: string): boolean {
+  try {
+    const url = new URL(text);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
+  } catch {
+    return false;
+  }
+}
+
+/** A URL-like text with its credentials (`//user:secret@`) masked, for a line that echoes it. */
+const masked = (text: string) => text.replace(/\/\/[^/@]*@/, '//***@');
 
 /**
  * A word of a closed set, or a path to a module of the user's own (`--reporter json`, `--reporter

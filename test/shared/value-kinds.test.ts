@@ -84,6 +84,21 @@ describe('the value kinds', () => {
     );
   });
 
+  test("a destination of a URL kind is an http:// or https:// URL; a refusal masks the URL's credentials", () => {
+    const out = { kind: 'destination', of: ['json', 'rw'], noun: 'output', urls: ['rw'] } as const;
+    expect(readDestination(out, 'rw=https://u:p@h:9/api/v1/write')).toEqual({
+      kind: 'rw',
+      destination: 'https://u:p@h:9/api/v1/write',
+    });
+    expect(readDestination(out, 'json=notaurl')).toEqual({ kind: 'json', destination: 'notaurl' });
+    expect(refusal(() => readDestination(out, 'rw=notaurl'))).toBe(
+      '--flag "rw=notaurl": "notaurl" is not an http:// or https:// URL (rw=http://HOST:PORT/PATH)',
+    );
+    expect(refusal(() => readDestination(out, 'rw=ftp://u:secret@h/x'))).toBe(
+      '--flag "rw=ftp://***@h/x": "ftp://***@h/x" is not an http:// or https:// URL (rw=http://HOST:PORT/PATH)',
+    );
+  });
+
   test('a name or a path: a word of the set as it is, a module path as given, anything else refused', () => {
     const reporter = {
       kind: 'name-or-path',

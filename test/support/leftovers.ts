@@ -1,6 +1,6 @@
 /**
  * vitest globalSetup of the project's tests: nothing may be left behind by any test. It notes the
- * redis-server processes and `svc-*` temporary folders that exist before the run, and fails the run
+ * redis-server and prometheus processes and `svc-*` temporary folders that exist before the run, and fails the run
  * when new ones are still there after every test has ended (a test that forgot to stop what it
  * started, or code under test that leaks).
  */
@@ -15,13 +15,13 @@ interface Snapshot {
 
 let before: Snapshot | undefined;
 
-/** Live redis-server processes (zombies, already dead, are not leftovers). */
+/** Live redis-server and prometheus processes (zombies, already dead, are not leftovers). */
 function redisServers(): Set<number> {
   const out = execFileSync('ps', ['-eo', 'pid=,stat=,comm='], { encoding: 'utf8' });
   const pids = out
     .split('\n')
     .map((line) => line.trim().split(/\s+/))
-    .filter(([, stat, command]) => command === 'redis-server' && !stat?.startsWith('Z'))
+    .filter(([, stat, command]) => (command === 'redis-server' || command === 'prometheus') && !stat?.startsWith('Z'))
     .map(([pid]) => Number(pid));
   return new Set(pids);
 }
@@ -48,7 +48,7 @@ export async function teardown(): Promise<void> {
     if (redis.length === 0 && folders.length === 0) return;
     if (attempt === 19) {
       throw new Error(
-        `left behind by the tests: ${redis.length} redis-server (${redis.join(', ')}), ${folders.length} temporary folders (${folders.join(', ')})`,
+        `left behind by the tests: ${redis.length} redis-server or prometheus (${redis.join(', ')}), ${folders.length} temporary folders (${folders.join(', ')})`,
       );
     }
     await new Promise((resolve) => setTimeout(resolve, 250));

@@ -7,7 +7,7 @@
 import type { Reporter } from '../../results/reporter.ts';
 import { oneLine } from '../../shared/errors.ts';
 import { LiveRecords } from './live-records.ts';
-import { type OutputKind, openOutput } from './output-kinds.ts';
+import { type OutputKind, openOutput, showDestination } from './output-kinds.ts';
 import type { OutputWriter } from './output-writer.ts';
 
 /** One `--out`: its kind and destination (a file, a URL). */
@@ -29,7 +29,8 @@ export function createOutputReporters(
   now: () => Date = () => new Date(),
 ): Reporter[] {
   return specs.flatMap((spec) => {
-    const label = `--out ${spec.kind}=${spec.destination}`;
+    // Named by what a line may show (a URL's credentials masked), never by the destination as given.
+    const label = `--out ${spec.kind}=${showDestination[spec.kind](spec.destination)}`;
     let writer: OutputWriter;
     try {
       writer = openOutput[spec.kind](spec.destination);
