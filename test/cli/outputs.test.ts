@@ -64,6 +64,58 @@ const readLines = async (path: string): Promise<Line[]> =>
     .filter((line) => line !== '')
     .map((line) => JSON.parse(line) as Line);
 
+/**
+ * The points of a scenario's lines add up to its report exactly (in all, per tag set, per check), live
+ * points came before its end, and each second's latency is the report's series point of that second
+ * (on k6, of the samples read by then: a late sample may still join its second).
+ */
+function expectPointsAddUp(lines: readonly Line[], scenario: ReportScenario, context: string): void {
+  // Points came while the load ran: before the scenario's end, live ones (with their seconds).
+  const endAt = lines.findIndex((line) => line.event === 'scenario_end');
+  const live = lines.slice(0, endAt).filter((line) => line.metric === 'http_reqs' && line.final === undefined);
+  expect(live.length, context).toBeGreaterThan(0);
+  expect(live.every((line) => typeof line.elapsed_s === 'number')).toBe(true);
+
+  const points = lines.filter((line) => line.type === 'point');
+  const sum = (metric: string, field: 'value' | 'count' | 'total', of: (line: Line) => boolean = () => true) =>
+    points.filter((line) => line.metric === metric && of(line)).reduce((total, line) => total + (line[field] ?? 0), 0);
+  const { requests } = scenario;
+  expect(sum('http_reqs', 'value')).toBe(requests.completed + requests.failed);
+  expect(sum('http_req_failed', 'count')).toBe(requests.failed);
+  expect(sum('http_req_failed', 'total')).toBe(requests.completed + requests.failed);
+  expect(sum('dropped_iterations', 'value')).toBe(requests.dropped);
+  expect(scenario.tags.length).toBeGreaterThan(1);
+  for (const tag of scenario.tags) {
+    const ofTag = (line: Line) => tagKey(line.tags) === tagKey(tag.tags);
+    expect(sum('http_reqs', 'value', ofTag), tagKey(tag.tags)).toBe(tag.requests.completed + tag.requests.failed);
+    expect(sum('http_req_failed', 'count', ofTag)).toBe(tag.requests.failed);
+  }
+  const checks = new Map<string, { passes: number; fails: number }>();
+  for (const check of scenario.checks) {
+    const known = checks.get(check.name) ?? { passes: 0, fails: 0 };
+    checks.set(check.name, { passes: known.passes + check.passes, fails: known.fails + check.fails });
+  }
+  for (const [name, totals] of checks) {
+    const ofCheck = (line: Line) => line.labels.check === name;
+    expect(sum('checks', 'count', ofCheck), name).toBe(totals.passes);
+    expect(sum('checks', 'total', ofCheck), name).toBe(totals.passes + totals.fails);
+  }
+  // Each second's latency is the report's series point of that second.
+  const trends = points.filter((line) => line.metric === 'http_req_duration');
+  expect(trends.length).toBeGreaterThan(0);
+  for (const trend of trends) {
+    const point = scenario.series.find((item) => item.second === trend.second);
+    if (scenario.engine === 'k6') {
+      expect(trend.count, `second ${trend.second}`).toBeLessThanOrEqual(point?.completed ?? 0);
+    } else {
+      expect(trend.p99, `second ${trend.second}`).toBe(point?.p99);
+      expect(trend.count).toBe(point?.completed);
+    }
+  }
+  const liveTotal = live.reduce((total, line) => total + (line.value ?? 0), 0);
+  expect(liveTotal, context).toBeGreaterThan(0);
+}
+
 let dir: string;
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'svc-cli-outputs-'));
@@ -114,46 +166,7 @@ describe('load --out json=FILE', () => {
     const start = lines.find((line) => line.event === 'scenario_start');
     expect(start?.labels).toEqual({ run_id: runId, scenario: 'command', engine: 'node', target: 'reference' });
 
-    // Points came while the load ran: before the scenario's end, live ones (with their seconds).
-    const endAt = lines.findIndex((line) => line.event === 'scenario_end');
-    const live = lines.slice(0, endAt).filter((line) => line.metric === 'http_reqs' && line.final === undefined);
-    expect(live.length, context).toBeGreaterThan(0);
-    expect(live.every((line) => typeof line.elapsed_s === 'number')).toBe(true);
-
-    const points = lines.filter((line) => line.type === 'point');
-    const sum = (metric: string, field: 'value' | 'count' | 'total', of: (line: Line) => boolean = () => true) =>
-      points
-        .filter((line) => line.metric === metric && of(line))
-        .reduce((total, line) => total + (line[field] ?? 0), 0);
-    const { requests } = scenario;
-    expect(sum('http_reqs', 'value')).toBe(requests.completed + requests.failed);
-    expect(sum('http_req_failed', 'count')).toBe(requests.failed);
-    expect(sum('http_req_failed', 'total')).toBe(requests.completed + requests.failed);
-    expect(sum('dropped_iterations', 'value')).toBe(requests.dropped);
-    expect(scenario.tags.length).toBeGreaterThan(1);
-    for (const tag of scenario.tags) {
-      const ofTag = (line: Line) => tagKey(line.tags) === tagKey(tag.tags);
-      expect(sum('http_reqs', 'value', ofTag), tagKey(tag.tags)).toBe(tag.requests.completed + tag.requests.failed);
-      expect(sum('http_req_failed', 'count', ofTag)).toBe(tag.requests.failed);
-    }
-    const checks = new Map<string, { passes: number; fails: number }>();
-    for (const check of scenario.checks) {
-      const known = checks.get(check.name) ?? { passes: 0, fails: 0 };
-      checks.set(check.name, { passes: known.passes + check.passes, fails: known.fails + check.fails });
-    }
-    for (const [name, totals] of checks) {
-      const ofCheck = (line: Line) => line.labels.check === name;
-      expect(sum('checks', 'count', ofCheck), name).toBe(totals.passes);
-      expect(sum('checks', 'total', ofCheck), name).toBe(totals.passes + totals.fails);
-    }
-    // Each second's latency is the report's series point of that second.
-    const trends = points.filter((line) => line.metric === 'http_req_duration');
-    expect(trends.length).toBeGreaterThan(0);
-    for (const trend of trends) {
-      const point = scenario.series.find((item) => item.second === trend.second);
-      expect(trend.p99, `second ${trend.second}`).toBe(point?.p99);
-      expect(trend.count).toBe(point?.completed);
-    }
+    expectPointsAddUp(lines, scenario, context);
     expect(lines.find((line) => line.event === 'scenario_end')).toMatchObject({ requests: scenario.requests });
 
     // The second output holds the same records.
@@ -163,6 +176,43 @@ describe('load --out json=FILE', () => {
     );
     // --verbose: a progress line each second, on stderr.
     expect(run.stderr.match(/^command: \d+\/3 s · \d+ req\/s/gm)?.length ?? 0, run.stderr).toBeGreaterThanOrEqual(2);
+  }, 100_000);
+
+  test('on k6 (two segments): live points while k6 runs, labelled engine=k6, adding up to report.json exactly', async () => {
+    const reportDir = join(dir, 'report-k6');
+    const file = join(dir, 'k6.ndjson');
+    const run = await runCli(
+      [
+        'load',
+        'command',
+        '--engine',
+        'k6',
+        '--segments',
+        '2',
+        '--duration',
+        '4s',
+        '--out',
+        `json=${file}`,
+        '--report-dir',
+        reportDir,
+      ],
+      { reportDir, timeoutMs: 90_000 },
+    );
+    const report = run.report as Report;
+    const context = `${run.stdout.slice(-2000)}\n${run.stderr.slice(-2000)}`;
+    expectLoadCompleted(run.exitCode, report.load.scenarios, context);
+    const [scenario] = report.load.scenarios;
+    if (scenario === undefined) throw new Error('no scenario in the report');
+    const lines = await readLines(file);
+    const start = lines.find((line) => line.event === 'scenario_start');
+    expect(start?.labels).toMatchObject({ scenario: 'command', engine: 'k6', target: 'reference' });
+    expect(lines.filter((line) => line.type === 'point').every((line) => line.labels.engine === 'k6')).toBe(true);
+    expectPointsAddUp(lines, scenario, context);
+    // Most of the load was told while it ran: the final points carry only the last moments.
+    const live = lines.filter((line) => line.metric === 'http_reqs' && line.final === undefined);
+    const told = live.reduce((total, line) => total + (line.value ?? 0), 0);
+    expect(told, context).toBeGreaterThan((scenario.requests.completed + scenario.requests.failed) / 2);
+    expect(new Set(live.map((line) => line.elapsed_s)).size, context).toBeGreaterThanOrEqual(2);
   }, 100_000);
 
   test('an unknown kind, or a value that is no KIND=DESTINATION, is one line naming the kinds, exit 2, and nothing starts', async () => {
