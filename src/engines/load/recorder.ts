@@ -421,6 +421,19 @@ export class Recorder {
   }
 
   part(): RecorderPart {
+    return this.#part(true);
+  }
+
+  /**
+   * The part so far without its seconds: the counts, checks and whole histograms (overall, per tag
+   * set) that live thresholds are judged over once a second. Cheap enough for that: no per-second
+   * histogram is encoded.
+   */
+  totals(): RecorderPart {
+    return this.#part(false);
+  }
+
+  #part(withSeconds: boolean): RecorderPart {
     this.#applyWithdrawn();
     return {
       counts: { ...this.#counts },
@@ -432,7 +445,7 @@ export class Recorder {
         commands: entry.commands,
         histogram: encodeHistogram(entry.histogram),
       })),
-      seconds: [...this.#seconds.entries()].map(([second, entry]) => ({
+      seconds: [...(withSeconds ? this.#seconds : new Map<number, SecondEntry>()).entries()].map(([second, entry]) => ({
         second,
         counts: { ...entry.counts },
         histogram: entry.histogram

@@ -11,13 +11,26 @@
  * point, so a consumer adds them up; a scenario's end carries, marked `final`, whatever its live points
  * had not counted (requests ended in the drain, `finish`'s checks, all of a k6 run), so the points of
  * a scenario add up to its result exactly, in all, per tag set and per check.
+ *
+ * Beside them: each threshold's current value once a second (`threshold`, a gauge, with whether it
+ * holds) and an event when it crosses (`threshold_crossed`); a scenario's phases (`phase_start`,
+ * `phase_end`: its warm-up, its measured load); and at a messaging scenario's end, each stream's
+ * accounting (`messages_*` counters and `message_latency`, labelled `stream`), which the sink makes
+ * only once the load is over.
  */
 import type { CaseResult } from '../../results/conformance-run.ts';
 import { gateOf } from '../../results/conformance-run.ts';
 import type { HarnessRun } from '../../results/harness-run.ts';
-import type { CheckTotals, RequestCounts, ScenarioResult } from '../../results/load-run.ts';
-import type { LoadProgress, RunStart, ScenarioStart } from '../../results/reporter.ts';
+import type {
+  CheckTotals,
+  LatencySummary,
+  RequestCounts,
+  ScenarioResult,
+  ThresholdResult,
+} from '../../results/load-run.ts';
+import type { LoadProgress, PhaseChange, RunStart, ScenarioStart } from '../../results/reporter.ts';
 import { verdictRule } from '../../results/verdict.ts';
+import { messagingStreams } from '../messaging-streams.ts';
 
 /** Who a record is about: the run, and for load the scenario, its engine and target (a check's name too). */
 export interface RecordLabels {
@@ -26,7 +39,14 @@ export interface RecordLabels {
   readonly engine?: string;
   readonly target?: string;
   readonly check?: string;
+  /** A threshold's point: its expression, as written (`http_req_duration{op:GET}: p(99)<50`). */
+  readonly threshold?: string;
+  /** A messaging stream's point: `delivery`, `callback`, `failure_callback`, `waiter`, or `fanout` (kv-fanout's subscribers). */
+  readonly stream?: MessageStream;
 }
+
+/** The streams a messaging scenario accounts for, and kv-fanout's deliveries to its subscribers. */
+export type MessageStream = 'delivery' | 'callback' | 'failure_callback' | 'waiter' | 'fanout';
 
 interface RecordBase {
   /** ISO time the record was made. */
@@ -78,7 +98,67 @@ export interface TrendPoint extends RecordBase {
   readonly max: number;
 }
 
-export type MetricPoint = CounterPoint | RatePoint | TrendPoint;
+/**
+ * A threshold's value over the scenario's load so far, once a second while it runs (`labels.threshold`
+ * its expression): what it would be judged if the scenario ended now.
+ */
+export interface ThresholdPoint extends RecordBase {
+  readonly type: 'point';
+  readonly metric: 'threshold';
+  readonly kind: 'gauge';
+  /** The value compared (ms, a fraction, a count, as in the report); null while there is no data. */
+  readonly value: number | null;
+  /** It holds (false while there is no data, as at the end). */
+  readonly ok: boolean;
+  /** The threshold's metric (`http_req_duration`). */
+  readonly threshold_metric: string;
+  readonly source: ThresholdResult['source'];
+  readonly elapsed_s: number;
+}
+
+/**
+ * A messaging stream's accounting at its scenario's end (`final`, `labels.stream`): the sink accounts
+ * once the load is over, so there are no live points of it. `messages_expected` the arrivals the
+ * accepted iterations must cause; `_received` those that came (each once), `_lost` those that did
+ * not, `_duplicated` arrivals beyond a key's first, `_unexpected` arrivals nothing expected,
+ * `_out_of_order` (fan-out only) deliveries behind a later one.
+ */
+export interface MessageCounterPoint extends RecordBase {
+  readonly type: 'point';
+  readonly metric:
+    | 'messages_expected'
+    | 'messages_received'
+    | 'messages_lost'
+    | 'messages_duplicated'
+    | 'messages_unexpected'
+    | 'messages_out_of_order';
+  readonly kind: 'counter';
+  readonly value: number;
+  readonly tags: Readonly<Record<string, string>>;
+  readonly final: true;
+}
+
+/** A messaging stream's latency over the whole scenario (deliveries and waiters from the send, callbacks from the delivery). */
+export interface MessageLatencyPoint extends RecordBase {
+  readonly type: 'point';
+  readonly metric: 'message_latency';
+  readonly kind: 'trend';
+  readonly unit: 'ms';
+  readonly count: number;
+  readonly p50: number;
+  readonly p90: number;
+  readonly p99: number;
+  readonly max: number;
+  readonly final: true;
+}
+
+export type MetricPoint =
+  | CounterPoint
+  | RatePoint
+  | TrendPoint
+  | ThresholdPoint
+  | MessageCounterPoint
+  | MessageLatencyPoint;
 
 /** Something that happened: `event` says what, the other fields its facts (snake_case). */
 export interface EventRecord extends RecordBase {
@@ -89,7 +169,10 @@ export interface EventRecord extends RecordBase {
     | 'case'
     | 'problem'
     | 'scenario_start'
+    | 'phase_start'
+    | 'phase_end'
     | 'threshold'
+    | 'threshold_crossed'
     | 'scenario_end'
     | 'run_end';
   readonly [fact: string]: unknown;
@@ -119,6 +202,8 @@ interface ScenarioState {
   readonly checks: Map<string, { passes: number; fails: number }>;
   lastElapsedS: number;
   lastSecond: number;
+  /** Each threshold's last told state (by expression): a change is a crossing. */
+  readonly holds: Map<string, boolean>;
 }
 
 /**
@@ -236,6 +321,7 @@ export class LiveRecords {
       checks: new Map(),
       lastElapsedS: 0,
       lastSecond: -1,
+      holds: new Map(),
     });
     this.#target = start.target;
     return [this.#event('scenario_start', labels, { line, embedded: start.embedded, duration_s: start.durationS })];
@@ -283,7 +369,64 @@ export class LiveRecords {
         max,
       });
     }
+    for (const threshold of progress.thresholds ?? []) {
+      points.push(
+        {
+          type: 'point',
+          metric: 'threshold',
+          kind: 'gauge',
+          labels: { ...state.labels, threshold: threshold.expression },
+          time,
+          elapsed_s: elapsed,
+          value: threshold.value === null ? null : round(threshold.value, 6),
+          ok: threshold.ok,
+          threshold_metric: threshold.metric,
+          source: threshold.source,
+        },
+        ...this.#crossing(state, threshold, { elapsed_s: elapsed }),
+      );
+    }
     return points;
+  }
+
+  /** A `threshold_crossed` event when a threshold's state differs from the one last told (none the first time). */
+  #crossing(
+    state: ScenarioState,
+    threshold: ThresholdResult,
+    at: { readonly elapsed_s: number } | { readonly final: true },
+  ): EventRecord[] {
+    const was = state.holds.get(threshold.expression);
+    state.holds.set(threshold.expression, threshold.ok);
+    if (was === undefined || was === threshold.ok) return [];
+    return [
+      this.#event('threshold_crossed', state.labels, {
+        expression: threshold.expression,
+        metric: threshold.metric,
+        source: threshold.source,
+        ok: threshold.ok,
+        was_ok: was,
+        value: threshold.value,
+        ...at,
+      }),
+    ];
+  }
+
+  /** A scenario's phase begins or ends: its warm-up (unmeasured), its measured load. */
+  phase(change: PhaseChange): LiveRecord[] {
+    const state = this.#state(change.scenario, change.engine);
+    const labels =
+      state?.labels ??
+      this.#labels({
+        scenario: change.scenario,
+        engine: change.engine,
+        ...(this.#target && { target: this.#target }),
+      });
+    return [
+      this.#event(change.edge === 'start' ? 'phase_start' : 'phase_end', labels, {
+        phase: change.phase,
+        duration_s: change.durationS,
+      }),
+    ];
   }
 
   /** http_reqs and http_req_failed (always), dropped_iterations (when some) of one tag set since its last point. */
@@ -392,6 +535,7 @@ export class LiveRecords {
         checks: new Map(),
         lastElapsedS: 0,
         lastSecond: -1,
+        holds: new Map(),
       } satisfies ScenarioState);
     this.#scenarios.delete(`${result.name}\u0000${result.engine}`);
     const at = { time: this.#now().toISOString(), final: true } as const;
@@ -404,8 +548,10 @@ export class LiveRecords {
       records.push(...this.#requestPoints(state, key, bucket.tags, bucket.requests, at));
     }
     records.push(...this.#checkPoints(state, checksByName(result.checks), at));
+    records.push(...this.#messagePoints(state, result, at));
     for (const threshold of result.thresholds) {
       records.push(
+        ...this.#crossing(state, threshold, { final: true }),
         this.#event('threshold', state.labels, {
           expression: threshold.expression,
           metric: threshold.metric,
@@ -426,6 +572,78 @@ export class LiveRecords {
       }),
     );
     return records;
+  }
+
+  /** Each messaging stream's accounting, and kv-fanout's deliveries, as final counters and a latency trend. */
+  #messagePoints(
+    state: ScenarioState,
+    result: ScenarioResult,
+    at: { readonly time: string; readonly final: true },
+  ): MetricPoint[] {
+    const streams: {
+      stream: MessageStream;
+      counts: Partial<Record<MessageCounterPoint['metric'], number>>;
+      latencyMs: LatencySummary;
+    }[] = [];
+    const names = { delivery: 'delivery', callback: 'callback', failureCallback: 'failure_callback', waiter: 'waiter' };
+    const { messaging, delivery } = result.accounting;
+    for (const entry of messaging ? messagingStreams(messaging) : []) {
+      const { accounting } = entry;
+      streams.push({
+        stream: names[entry.series] as MessageStream,
+        counts: {
+          messages_expected: accounting.expected,
+          messages_received: accounting.received,
+          messages_lost: accounting.lost,
+          messages_duplicated: accounting.duplicated,
+          messages_unexpected: accounting.unexpected,
+        },
+        latencyMs: accounting.latencyMs,
+      });
+    }
+    if (delivery) {
+      streams.push({
+        stream: 'fanout',
+        counts: {
+          messages_expected: delivery.expected,
+          messages_received: delivery.received,
+          messages_lost: delivery.lost,
+          messages_duplicated: delivery.duplicated,
+          messages_out_of_order: delivery.outOfOrder,
+        },
+        latencyMs: delivery.latencyMs,
+      });
+    }
+    return streams.flatMap(({ stream, counts, latencyMs }): MetricPoint[] => {
+      const labels = { ...state.labels, stream };
+      const { count, p50, p90, p99, max } = latencyMs;
+      return [
+        ...Object.entries(counts).map(
+          ([metric, value]): MessageCounterPoint => ({
+            type: 'point',
+            metric: metric as MessageCounterPoint['metric'],
+            kind: 'counter',
+            labels,
+            tags: {},
+            ...at,
+            value,
+          }),
+        ),
+        {
+          type: 'point',
+          metric: 'message_latency',
+          kind: 'trend',
+          unit: 'ms',
+          labels,
+          ...at,
+          count,
+          p50,
+          p90,
+          p99,
+          max,
+        },
+      ];
+    });
   }
 
   runEnd(run: HarnessRun, facts: Readonly<Record<string, unknown>> = {}): LiveRecord[] {

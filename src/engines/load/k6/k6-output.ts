@@ -189,6 +189,14 @@ export class K6LiveRead {
     });
     return { parts, firstMs: Math.min(...started.map((entry) => entry.firstMs)) };
   }
+
+  /** A scenario's totals so far (Recorder.totals), one per file whose recorder started: what live thresholds judge. */
+  totals(scenario: string): RecorderPart[] {
+    return this.#files.flatMap((file) => {
+      const recorder = file.get(scenario)?.started;
+      return recorder ? [recorder.totals()] : [];
+    });
+  }
 }
 
 export async function readK6Outputs(files: readonly string[], options: ReadOptions = {}): Promise<K6Output> {

@@ -13,6 +13,7 @@ import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ScenarioResult } from '../../../results/load-run.ts';
 import { oneLine } from '../../../shared/errors.ts';
+import { currentThresholds, liveThresholdsOf } from '../live-thresholds.ts';
 import { progressOf } from '../part-progress.ts';
 import { mergeParts } from '../recorder.ts';
 import { type DriverInput, type DriverLoad, type LoadDriver, runScenarioLifecycle } from '../scenario-lifecycle.ts';
@@ -206,17 +207,18 @@ async function loadOnK6(input: DriverInput, k6: K6Binary, segments: number): Pro
     const reading = readK6Outputs(outputs, { onBadFile: (line) => problems.push(line), live });
     // Awaited below, once k6 is done; a rejection before then is not an unhandled one.
     reading.catch(() => {});
+    const judged = liveThresholdsOf(run.thresholds);
     const ticks = setInterval(() => {
       const sofar = live.progress(scenario.name);
       if (sofar === undefined) return;
-      run.progress(
-        progressOf(sofar.parts, {
-          scenario: scenario.name,
-          engine: 'k6',
-          elapsedS: Math.max(0, (Date.now() - sofar.firstMs) / 1000),
-          durationS: options.durationS,
-        }),
-      );
+      const progress = progressOf(sofar.parts, {
+        scenario: scenario.name,
+        engine: 'k6',
+        elapsedS: Math.max(0, (Date.now() - sofar.firstMs) / 1000),
+        durationS: options.durationS,
+      });
+      const thresholds = currentThresholds(input.base, judged, live.totals(scenario.name), progress.elapsedS);
+      run.progress(thresholds.length === 0 ? progress : { ...progress, thresholds });
     }, 1000);
     let finished: Finished[];
     try {
