@@ -47,6 +47,9 @@ interface Line {
   readonly p99?: number;
   readonly final?: boolean;
   readonly elapsed_s?: number;
+  readonly ok?: boolean;
+  readonly phase?: string;
+  readonly expression?: string;
   readonly labels: Record<string, string>;
   readonly tags?: Record<string, string>;
   readonly [fact: string]: unknown;
@@ -116,6 +119,27 @@ function expectPointsAddUp(lines: readonly Line[], scenario: ReportScenario, con
   expect(liveTotal, context).toBeGreaterThan(0);
 }
 
+/**
+ * Each threshold's value came once a second while the load ran (a gauge before the scenario's end),
+ * and a crossing event says each change of its state, the end's judgement included.
+ */
+function expectLiveThresholds(lines: readonly Line[], scenario: ReportScenario): void {
+  const endAt = lines.findIndex((line) => line.event === 'scenario_end');
+  for (const threshold of scenario.thresholds) {
+    const gauges = lines
+      .slice(0, endAt)
+      .filter((line) => line.metric === 'threshold' && line.labels.threshold === threshold.expression);
+    expect(gauges.length, threshold.expression).toBeGreaterThan(0);
+    expect(gauges.every((line) => line.kind === 'gauge' && typeof line.ok === 'boolean')).toBe(true);
+    const states = [...gauges.map((line) => line.ok), threshold.ok];
+    const changes = states.filter((ok, index) => index > 0 && ok !== states[index - 1]).length;
+    const crossings = lines.filter(
+      (line) => line.event === 'threshold_crossed' && line.expression === threshold.expression,
+    );
+    expect(crossings.length, threshold.expression).toBe(changes);
+  }
+}
+
 let dir: string;
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'svc-cli-outputs-'));
@@ -151,17 +175,25 @@ describe('load --out json=FILE', () => {
     expect(runId).toMatch(/^[0-9a-f]{8}$/);
     expect(lines.every((line) => line.labels.run_id === runId && !Number.isNaN(Date.parse(line.time)))).toBe(true);
 
-    // The events, in order: the run, the scenario, its thresholds, its end, the run's end.
-    const events = lines.filter((line) => line.type === 'event').map((line) => line.event);
+    // The events, in order: the run, the scenario, its phases (the warm-up, the measured load), its
+    // thresholds, its end, the run's end (a threshold crossing, should one cross, between them).
+    const events = lines
+      .filter((line) => line.type === 'event' && line.event !== 'threshold_crossed')
+      .map((line) => [line.event, line.phase]);
     const [scenario] = report.load.scenarios;
     if (scenario === undefined) throw new Error('no scenario in the report');
     expect(events).toEqual([
-      'run_start',
-      'scenario_start',
-      ...scenario.thresholds.map(() => 'threshold'),
-      'scenario_end',
-      'run_end',
+      ['run_start', undefined],
+      ['scenario_start', undefined],
+      ['phase_start', 'warmup'],
+      ['phase_end', 'warmup'],
+      ['phase_start', 'load'],
+      ['phase_end', 'load'],
+      ...scenario.thresholds.map(() => ['threshold', undefined]),
+      ['scenario_end', undefined],
+      ['run_end', undefined],
     ]);
+    expectLiveThresholds(lines, scenario);
     expect(lines.at(-1)).toMatchObject({ event: 'run_end', exit_code: report.exitCode, dropped_lines: 0 });
     const start = lines.find((line) => line.event === 'scenario_start');
     expect(start?.labels).toEqual({ run_id: runId, scenario: 'command', engine: 'node', target: 'reference' });
@@ -208,6 +240,12 @@ describe('load --out json=FILE', () => {
     expect(start?.labels).toMatchObject({ scenario: 'command', engine: 'k6', target: 'reference' });
     expect(lines.filter((line) => line.type === 'point').every((line) => line.labels.engine === 'k6')).toBe(true);
     expectPointsAddUp(lines, scenario, context);
+    expectLiveThresholds(lines, scenario);
+    const phases = lines.filter((line) => line.event?.startsWith('phase_')).map((line) => [line.event, line.phase]);
+    expect(phases).toEqual([
+      ['phase_start', 'load'],
+      ['phase_end', 'load'],
+    ]);
     // Most of the load was told while it ran: the final points carry only the last moments.
     const live = lines.filter((line) => line.metric === 'http_reqs' && line.final === undefined);
     const told = live.reduce((total, line) => total + (line.value ?? 0), 0);

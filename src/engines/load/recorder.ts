@@ -89,6 +89,8 @@ export interface PartProgress {
   readonly second: number;
   /** That second's completed answers' latency, encoded (a per-second histogram). */
   readonly histogram: string;
+  /** The part's totals so far (Recorder.totals), when asked: what live thresholds are judged over. */
+  readonly totals?: RecorderPart;
 }
 
 let emptySecond: string | undefined;
@@ -394,8 +396,8 @@ export class Recorder {
     return { rate: entry.counts.completed + entry.counts.failed, p99Ms };
   }
 
-  /** The figures a part posts once a second (PartProgress), at `now` on the part's clock. */
-  progress(now: number): PartProgress {
+  /** The figures a part posts once a second (PartProgress), at `now` on the part's clock; its totals too when asked. */
+  progress(now: number, withTotals = false): PartProgress {
     const { rate, p99Ms } = this.lastSecond(now);
     const second = Math.floor((now - this.#origin) / 1000) - 1;
     const entry = this.#seconds.get(second);
@@ -409,6 +411,7 @@ export class Recorder {
       checks: [...this.#checks.entries()].map(([name, check]) => ({ name, ...check })),
       second,
       histogram: entry?.histogram ? encodeHistogram(entry.histogram) : (entry?.encoded ?? emptySecondEncoded()),
+      ...(withTotals && { totals: this.totals() }),
     };
   }
 

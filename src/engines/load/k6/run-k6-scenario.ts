@@ -208,6 +208,9 @@ async function loadOnK6(input: DriverInput, k6: K6Binary, segments: number): Pro
     // Awaited below, once k6 is done; a rejection before then is not an unhandled one.
     reading.catch(() => {});
     const judged = liveThresholdsOf(run.thresholds);
+    const phase = (edge: 'start' | 'end') =>
+      run.phase?.({ scenario: scenario.name, engine: 'k6', phase: 'load', edge, durationS: options.durationS });
+    phase('start');
     const ticks = setInterval(() => {
       const sofar = live.progress(scenario.name);
       if (sofar === undefined) return;
@@ -228,6 +231,7 @@ async function loadOnK6(input: DriverInput, k6: K6Binary, segments: number): Pro
       clearTimeout(killTimer);
       clearInterval(ticks);
       live.stop();
+      phase('end');
       run.signal.removeEventListener('abort', stop);
       process.off('exit', kill);
     }
