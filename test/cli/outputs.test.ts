@@ -29,6 +29,20 @@ interface ReportScenario {
   readonly checks: readonly { readonly name: string; readonly passes: number; readonly fails: number }[];
   readonly thresholds: readonly { readonly expression: string; readonly ok: boolean }[];
   readonly series: readonly { readonly second: number; readonly p99: number; readonly completed: number }[];
+  /** A messaging scenario's accounting, per stream. */
+  readonly messaging?: Partial<
+    Record<
+      'delivery' | 'callbacks' | 'failureCallbacks' | 'waiters',
+      {
+        readonly expected: number;
+        readonly received: number;
+        readonly lost: number;
+        readonly duplicated: number;
+        readonly unexpected: number;
+        readonly latencyMs: { readonly count: number; readonly p99: number };
+      } | null
+    >
+  >;
 }
 interface Report {
   readonly exitCode: number;
@@ -251,6 +265,69 @@ describe('load --out json=FILE', () => {
     const told = live.reduce((total, line) => total + (line.value ?? 0), 0);
     expect(told, context).toBeGreaterThan((scenario.requests.completed + scenario.requests.failed) / 2);
     expect(new Set(live.map((line) => line.elapsed_s)).size, context).toBeGreaterThanOrEqual(2);
+  }, 100_000);
+
+  test("a messaging scenario on k6: each stream's accounting in its final records, equal to report.json's", async () => {
+    const reportDir = join(dir, 'report-messaging');
+    const file = join(dir, 'messaging.ndjson');
+    const run = await runCli(
+      [
+        'load',
+        'publish-fanout',
+        '--engine',
+        'k6',
+        '--duration',
+        '2s',
+        '--out',
+        `json=${file}`,
+        '--report-dir',
+        reportDir,
+      ],
+      { reportDir, timeoutMs: 90_000 },
+    );
+    const report = run.report as Report;
+    const context = `${run.stdout.slice(-2000)}\n${run.stderr.slice(-2000)}`;
+    expectLoadCompleted(run.exitCode, report.load.scenarios, context);
+    const [scenario] = report.load.scenarios;
+    const messaging = scenario?.messaging;
+    if (scenario === undefined || messaging === undefined) throw new Error(`no messaging accounting: ${context}`);
+    const lines = await readLines(file);
+    const ended = lines
+      .filter((line) => line.metric === 'http_reqs')
+      .reduce((total, line) => total + (line.value ?? 0), 0);
+    expect(ended).toBe(scenario.requests.completed + scenario.requests.failed);
+    const names = {
+      delivery: 'delivery',
+      callbacks: 'callback',
+      failureCallbacks: 'failure_callback',
+      waiters: 'waiter',
+    };
+    let streams = 0;
+    for (const [key, stream] of Object.entries(names)) {
+      const accounting = messaging[key as keyof typeof names];
+      const points = lines.filter((line) => line.type === 'point' && line.labels.stream === stream);
+      // report.json writes a stream the scenario lacks as null.
+      if (accounting === undefined || accounting === null) {
+        expect(points, stream).toEqual([]);
+        continue;
+      }
+      streams++;
+      const value = (metric: string) => points.find((line) => line.metric === metric)?.value;
+      expect(value('messages_expected'), stream).toBe(accounting.expected);
+      expect(value('messages_received'), stream).toBe(accounting.received);
+      expect(value('messages_lost'), stream).toBe(accounting.lost);
+      expect(value('messages_duplicated'), stream).toBe(accounting.duplicated);
+      expect(value('messages_unexpected'), stream).toBe(accounting.unexpected);
+      expect(points.find((line) => line.metric === 'message_latency')).toMatchObject({
+        final: true,
+        count: accounting.latencyMs.count,
+        p99: accounting.latencyMs.p99,
+      });
+      // Accounted at the end only: every one is final, after the last live point.
+      expect(points.every((line) => line.final === true)).toBe(true);
+    }
+    expect(streams).toBeGreaterThan(0);
+    expect(messaging.delivery?.expected ?? 0, context).toBeGreaterThan(0);
   }, 100_000);
 
   test('an unknown kind, or a value that is no KIND=DESTINATION, is one line naming the kinds, exit 2, and nothing starts', async () => {
