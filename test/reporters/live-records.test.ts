@@ -169,7 +169,7 @@ describe('live records', () => {
     });
   });
 
-  test('a scenario that told no progress (k6) has all of its counts in its final points', () => {
+  test('a scenario that told no progress (k6 ended before its first second was read) has all of its counts in its final points', () => {
     const records = new LiveRecords();
     records.scenarioStart('command', 'k6', { engine: 'k6', target: 't', embedded: false, durationS: 1 });
     const { result } = recordedScenario();
