@@ -8,7 +8,7 @@ import type { DeliveryAccounting, ScenarioResult } from '../../results/load-run.
 import { oneLine } from '../../shared/errors.ts';
 import { runClosedLoop } from './closed-transport.ts';
 import { type Fanout, openFanout } from './fanout.ts';
-import { currentThresholds, liveThresholdsOf } from './live-thresholds.ts';
+import { liveThresholdsOf, withThresholds } from './live-thresholds.ts';
 import { type PartProgress, runOpenPart } from './open-model.ts';
 import { progressOf } from './part-progress.ts';
 import { type MergedParts, mergeParts, type RecorderPart } from './recorder.ts';
@@ -70,8 +70,7 @@ async function nodeLoad(input: DriverInput, client: ClientName): Promise<DriverL
       durationS: options.durationS,
     });
     const totals = parts.flatMap((part) => (part.totals ? [part.totals] : []));
-    const thresholds = currentThresholds(base, judged, totals, progress.elapsedS);
-    run.progress(thresholds.length === 0 ? progress : { ...progress, thresholds });
+    run.progress(withThresholds(progress, base, judged, totals));
   };
   // The phases as they begin and end: the warm-up (open model, one part), then the measured load.
   let loading = false;

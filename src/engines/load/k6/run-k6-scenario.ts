@@ -13,7 +13,7 @@ import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ScenarioResult } from '../../../results/load-run.ts';
 import { oneLine } from '../../../shared/errors.ts';
-import { currentThresholds, liveThresholdsOf } from '../live-thresholds.ts';
+import { liveThresholdsOf, withThresholds } from '../live-thresholds.ts';
 import { progressOf } from '../part-progress.ts';
 import { mergeParts } from '../recorder.ts';
 import { type DriverInput, type DriverLoad, type LoadDriver, runScenarioLifecycle } from '../scenario-lifecycle.ts';
@@ -220,8 +220,7 @@ async function loadOnK6(input: DriverInput, k6: K6Binary, segments: number): Pro
         elapsedS: Math.max(0, (Date.now() - sofar.firstMs) / 1000),
         durationS: options.durationS,
       });
-      const thresholds = currentThresholds(input.base, judged, live.totals(scenario.name), progress.elapsedS);
-      run.progress(thresholds.length === 0 ? progress : { ...progress, thresholds });
+      run.progress(withThresholds(progress, input.base, judged, judged.length > 0 ? live.totals(scenario.name) : []));
     }, 1000);
     let finished: Finished[];
     try {
