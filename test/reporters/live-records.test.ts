@@ -337,4 +337,37 @@ describe('thresholds, phases and messaging streams', () => {
     ]);
     expect(of('callback')).toEqual({});
   });
+
+  test("kv-fanout's deliveries to its subscribers: the same counters under stream fanout, out of order among them", () => {
+    const { result } = recordedScenario();
+    const delivery = {
+      subscribers: 8,
+      expected: 80,
+      received: 78,
+      lost: 2,
+      duplicated: 1,
+      outOfOrder: 3,
+      latencyMs: result.latencyMs,
+      histogram: result.histogram,
+    };
+    const records = new LiveRecords();
+    records.scenarioStart('kv-fanout', 'node', { ...start, engine: 'node' });
+    const end = records.scenarioEnd({ ...result, name: 'kv-fanout', accounting: { delivery } });
+    const fanout = end.filter((record) => record.type === 'point' && record.labels.stream === 'fanout');
+    expect(
+      Object.fromEntries(
+        fanout.map((record) => [
+          record.type === 'point' && record.metric,
+          'value' in record ? record.value : record.count,
+        ]),
+      ),
+    ).toEqual({
+      messages_expected: 80,
+      messages_received: 78,
+      messages_lost: 2,
+      messages_duplicated: 1,
+      messages_out_of_order: 3,
+      message_latency: result.latencyMs.count,
+    });
+  });
 });
