@@ -14,6 +14,13 @@ export { createReporters, type ReporterOptions } from '../reporters/registry.ts'
 export type { CaseResult, ConformanceRun } from '../results/conformance-run.ts';
 export type { HarnessRun } from '../results/harness-run.ts';
 export type { LoadRun, ScenarioResult } from '../results/load-run.ts';
-export type { LoadProgress, Reporter, RunEndContext, RunStart, ScenarioStart } from '../results/reporter.ts';
+export type {
+  LoadProgress,
+  PhaseChange,
+  Reporter,
+  RunEndContext,
+  RunStart,
+  ScenarioStart,
+} from '../results/reporter.ts';
 export type { Target } from '../target/target.ts';
 export { defineConfig, type SvcHarnessConfig } from './config-file.ts';

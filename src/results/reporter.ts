@@ -7,7 +7,7 @@
 import { harnessError, oneLine } from '../shared/errors.ts';
 import type { CaseResult } from './conformance-run.ts';
 import type { HarnessRun } from './harness-run.ts';
-import type { CheckTotals, LatencySummary, RequestCounts, ScenarioResult } from './load-run.ts';
+import type { CheckTotals, LatencySummary, RequestCounts, ScenarioResult, ThresholdResult } from './load-run.ts';
 import type { RuleCatalog } from './rule.ts';
 
 /** What every reporter is handed with the finished run. */
@@ -48,7 +48,8 @@ export interface ScenarioStart {
  * console's line shows; the rest are what the live outputs (`--out`) carry. Counts are cumulative,
  * since the scenario's measured load began, so a consumer that misses one event misses nothing; the
  * scenario's result (`onScenarioEnd`) has the final ones, which add what ended after the last event
- * (in-flight requests drained, `finish`'s checks). On k6 there is no event while it runs.
+ * (in-flight requests drained, `finish`'s checks). On k6 the figures are those of its outputs read
+ * so far (k6-output.ts follows the files k6 writes).
  */
 export interface LoadProgress {
   readonly scenario: string;
@@ -62,7 +63,7 @@ export interface LoadProgress {
   readonly errors: number;
   /** Dropped requests so far. */
   readonly dropped: number;
-  /** The engine making the load (`node`, `node-undici`). */
+  /** The engine making the load (`node`, `node-undici`, `k6`). */
   readonly engine?: string;
   /** Every request so far: sent, completed, failed, dropped. */
   readonly requests?: RequestCounts;
@@ -75,6 +76,25 @@ export interface LoadProgress {
    * latency of the answers completed in it (ms, the report's series point of that second).
    */
   readonly lastSecond?: { readonly second: number; readonly latencyMs: LatencySummary };
+  /**
+   * The scenario's thresholds over its load so far, as they would be judged if it ended now: those of
+   * the metrics the load itself counts (`http_req_duration`, `http_req_failed`, `http_reqs`, `checks`,
+   * `dropped_iterations`, `commands`). What only the end knows (a messaging stream's accounting,
+   * `finish`'s updates) is judged at the end only.
+   */
+  readonly thresholds?: readonly ThresholdResult[];
+}
+
+/** A scenario's phase: its unmeasured warm-up, or its measured load. */
+export interface PhaseChange {
+  readonly scenario: string;
+  /** The engine making the load. */
+  readonly engine: string;
+  readonly phase: 'warmup' | 'load';
+  /** The phase begins or ends. */
+  readonly edge: 'start' | 'end';
+  /** Seconds the phase is planned for (0: the scenario's own count of requests). */
+  readonly durationS: number;
 }
 
 export interface Reporter {
@@ -94,6 +114,8 @@ export interface Reporter {
   onProblem?(line: string): void;
   /** A load scenario is about to run; `line` says how (model, rate or connections, duration). */
   onScenarioStart?(name: string, line: string, start: ScenarioStart): void;
+  /** A load scenario's phase (its warm-up, its measured load) begins or ends. */
+  onPhase?(change: PhaseChange): void;
   /** Once a second while a load scenario runs. */
   onProgress?(progress: LoadProgress): void;
   /** A load scenario ended (its texts already redacted). */
@@ -113,6 +135,7 @@ export const liveHooks = [
   'onResult',
   'onProblem',
   'onScenarioStart',
+  'onPhase',
   'onProgress',
   'onScenarioEnd',
 ] as const satisfies readonly (keyof RunEvents)[];
@@ -150,6 +173,7 @@ export function reporterEvents(reporters: readonly Reporter[], log: (line: strin
     onResult: (...args) => call('onResult', args),
     onProblem: (...args) => call('onProblem', args),
     onScenarioStart: (...args) => call('onScenarioStart', args),
+    onPhase: (...args) => call('onPhase', args),
     onProgress: (...args) => call('onProgress', args),
     onScenarioEnd: (...args) => call('onScenarioEnd', args),
     // Every reporter renders and writes, whatever another one did: one that fails leaves the others'

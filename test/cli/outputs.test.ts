@@ -29,6 +29,20 @@ interface ReportScenario {
   readonly checks: readonly { readonly name: string; readonly passes: number; readonly fails: number }[];
   readonly thresholds: readonly { readonly expression: string; readonly ok: boolean }[];
   readonly series: readonly { readonly second: number; readonly p99: number; readonly completed: number }[];
+  /** A messaging scenario's accounting, per stream. */
+  readonly messaging?: Partial<
+    Record<
+      'delivery' | 'callbacks' | 'failureCallbacks' | 'waiters',
+      {
+        readonly expected: number;
+        readonly received: number;
+        readonly lost: number;
+        readonly duplicated: number;
+        readonly unexpected: number;
+        readonly latencyMs: { readonly count: number; readonly p99: number };
+      } | null
+    >
+  >;
 }
 interface Report {
   readonly exitCode: number;
@@ -47,6 +61,9 @@ interface Line {
   readonly p99?: number;
   readonly final?: boolean;
   readonly elapsed_s?: number;
+  readonly ok?: boolean;
+  readonly phase?: string;
+  readonly expression?: string;
   readonly labels: Record<string, string>;
   readonly tags?: Record<string, string>;
   readonly [fact: string]: unknown;
@@ -63,6 +80,79 @@ const readLines = async (path: string): Promise<Line[]> =>
     .split('\n')
     .filter((line) => line !== '')
     .map((line) => JSON.parse(line) as Line);
+
+/**
+ * The points of a scenario's lines add up to its report exactly (in all, per tag set, per check), live
+ * points came before its end, and each second's latency is the report's series point of that second
+ * (on k6, of the samples read by then: a late sample may still join its second).
+ */
+function expectPointsAddUp(lines: readonly Line[], scenario: ReportScenario, context: string): void {
+  // Points came while the load ran: before the scenario's end, live ones (with their seconds).
+  const endAt = lines.findIndex((line) => line.event === 'scenario_end');
+  const live = lines.slice(0, endAt).filter((line) => line.metric === 'http_reqs' && line.final === undefined);
+  expect(live.length, context).toBeGreaterThan(0);
+  expect(live.every((line) => typeof line.elapsed_s === 'number')).toBe(true);
+
+  const points = lines.filter((line) => line.type === 'point');
+  const sum = (metric: string, field: 'value' | 'count' | 'total', of: (line: Line) => boolean = () => true) =>
+    points.filter((line) => line.metric === metric && of(line)).reduce((total, line) => total + (line[field] ?? 0), 0);
+  const { requests } = scenario;
+  expect(sum('http_reqs', 'value')).toBe(requests.completed + requests.failed);
+  expect(sum('http_req_failed', 'count')).toBe(requests.failed);
+  expect(sum('http_req_failed', 'total')).toBe(requests.completed + requests.failed);
+  expect(sum('dropped_iterations', 'value')).toBe(requests.dropped);
+  expect(scenario.tags.length).toBeGreaterThan(1);
+  for (const tag of scenario.tags) {
+    const ofTag = (line: Line) => tagKey(line.tags) === tagKey(tag.tags);
+    expect(sum('http_reqs', 'value', ofTag), tagKey(tag.tags)).toBe(tag.requests.completed + tag.requests.failed);
+    expect(sum('http_req_failed', 'count', ofTag)).toBe(tag.requests.failed);
+  }
+  const checks = new Map<string, { passes: number; fails: number }>();
+  for (const check of scenario.checks) {
+    const known = checks.get(check.name) ?? { passes: 0, fails: 0 };
+    checks.set(check.name, { passes: known.passes + check.passes, fails: known.fails + check.fails });
+  }
+  for (const [name, totals] of checks) {
+    const ofCheck = (line: Line) => line.labels.check === name;
+    expect(sum('checks', 'count', ofCheck), name).toBe(totals.passes);
+    expect(sum('checks', 'total', ofCheck), name).toBe(totals.passes + totals.fails);
+  }
+  // Each second's latency is the report's series point of that second.
+  const trends = points.filter((line) => line.metric === 'http_req_duration');
+  expect(trends.length).toBeGreaterThan(0);
+  for (const trend of trends) {
+    const point = scenario.series.find((item) => item.second === trend.second);
+    if (scenario.engine === 'k6') {
+      expect(trend.count, `second ${trend.second}`).toBeLessThanOrEqual(point?.completed ?? 0);
+    } else {
+      expect(trend.p99, `second ${trend.second}`).toBe(point?.p99);
+      expect(trend.count).toBe(point?.completed);
+    }
+  }
+  const liveTotal = live.reduce((total, line) => total + (line.value ?? 0), 0);
+  expect(liveTotal, context).toBeGreaterThan(0);
+}
+
+/**
+ * Each threshold's value came once a second while the load ran (a gauge before the scenario's end),
+ * and a crossing event says each change of its state, the end's judgement included.
+ */
+function expectLiveThresholds(lines: readonly Line[], scenario: ReportScenario): void {
+  const endAt = lines.findIndex((line) => line.event === 'scenario_end');
+  for (const threshold of scenario.thresholds) {
+    const gauges = lines
+      .slice(0, endAt)
+      .filter((line) => line.metric === 'threshold' && line.labels.threshold === threshold.expression);
+    expect(gauges.length, threshold.expression).toBeGreaterThan(0);
+    expect(gauges.every((line) => line.kind === 'gauge' && typeof line.ok === 'boolean')).toBe(true);
+    const states = [...gauges.map((line) => line.ok), threshold.ok];
+    const changes = states.filter((ok, index) => index > 0 && ok !== states[index - 1]).length;
+    const crossings = lines.filter(
+      (line) => line.event === 'threshold_crossed' && line.expression === threshold.expression,
+    );
+    expect(crossings.length, threshold.expression).toBe(changes);
+  }
+}
 
 let dir: string;
 beforeAll(async () => {
@@ -99,61 +189,30 @@ describe('load --out json=FILE', () => {
     expect(runId).toMatch(/^[0-9a-f]{8}$/);
     expect(lines.every((line) => line.labels.run_id === runId && !Number.isNaN(Date.parse(line.time)))).toBe(true);
 
-    // The events, in order: the run, the scenario, its thresholds, its end, the run's end.
-    const events = lines.filter((line) => line.type === 'event').map((line) => line.event);
+    // The events, in order: the run, the scenario, its phases (the warm-up, the measured load), its
+    // thresholds, its end, the run's end (a threshold crossing, should one cross, between them).
+    const events = lines
+      .filter((line) => line.type === 'event' && line.event !== 'threshold_crossed')
+      .map((line) => [line.event, line.phase]);
     const [scenario] = report.load.scenarios;
     if (scenario === undefined) throw new Error('no scenario in the report');
     expect(events).toEqual([
-      'run_start',
-      'scenario_start',
-      ...scenario.thresholds.map(() => 'threshold'),
-      'scenario_end',
-      'run_end',
+      ['run_start', undefined],
+      ['scenario_start', undefined],
+      ['phase_start', 'warmup'],
+      ['phase_end', 'warmup'],
+      ['phase_start', 'load'],
+      ['phase_end', 'load'],
+      ...scenario.thresholds.map(() => ['threshold', undefined]),
+      ['scenario_end', undefined],
+      ['run_end', undefined],
     ]);
+    expectLiveThresholds(lines, scenario);
     expect(lines.at(-1)).toMatchObject({ event: 'run_end', exit_code: report.exitCode, dropped_lines: 0 });
     const start = lines.find((line) => line.event === 'scenario_start');
     expect(start?.labels).toEqual({ run_id: runId, scenario: 'command', engine: 'node', target: 'reference' });
 
-    // Points came while the load ran: before the scenario's end, live ones (with their seconds).
-    const endAt = lines.findIndex((line) => line.event === 'scenario_end');
-    const live = lines.slice(0, endAt).filter((line) => line.metric === 'http_reqs' && line.final === undefined);
-    expect(live.length, context).toBeGreaterThan(0);
-    expect(live.every((line) => typeof line.elapsed_s === 'number')).toBe(true);
-
-    const points = lines.filter((line) => line.type === 'point');
-    const sum = (metric: string, field: 'value' | 'count' | 'total', of: (line: Line) => boolean = () => true) =>
-      points
-        .filter((line) => line.metric === metric && of(line))
-        .reduce((total, line) => total + (line[field] ?? 0), 0);
-    const { requests } = scenario;
-    expect(sum('http_reqs', 'value')).toBe(requests.completed + requests.failed);
-    expect(sum('http_req_failed', 'count')).toBe(requests.failed);
-    expect(sum('http_req_failed', 'total')).toBe(requests.completed + requests.failed);
-    expect(sum('dropped_iterations', 'value')).toBe(requests.dropped);
-    expect(scenario.tags.length).toBeGreaterThan(1);
-    for (const tag of scenario.tags) {
-      const ofTag = (line: Line) => tagKey(line.tags) === tagKey(tag.tags);
-      expect(sum('http_reqs', 'value', ofTag), tagKey(tag.tags)).toBe(tag.requests.completed + tag.requests.failed);
-      expect(sum('http_req_failed', 'count', ofTag)).toBe(tag.requests.failed);
-    }
-    const checks = new Map<string, { passes: number; fails: number }>();
-    for (const check of scenario.checks) {
-      const known = checks.get(check.name) ?? { passes: 0, fails: 0 };
-      checks.set(check.name, { passes: known.passes + check.passes, fails: known.fails + check.fails });
-    }
-    for (const [name, totals] of checks) {
-      const ofCheck = (line: Line) => line.labels.check === name;
-      expect(sum('checks', 'count', ofCheck), name).toBe(totals.passes);
-      expect(sum('checks', 'total', ofCheck), name).toBe(totals.passes + totals.fails);
-    }
-    // Each second's latency is the report's series point of that second.
-    const trends = points.filter((line) => line.metric === 'http_req_duration');
-    expect(trends.length).toBeGreaterThan(0);
-    for (const trend of trends) {
-      const point = scenario.series.find((item) => item.second === trend.second);
-      expect(trend.p99, `second ${trend.second}`).toBe(point?.p99);
-      expect(trend.count).toBe(point?.completed);
-    }
+    expectPointsAddUp(lines, scenario, context);
     expect(lines.find((line) => line.event === 'scenario_end')).toMatchObject({ requests: scenario.requests });
 
     // The second output holds the same records.
@@ -163,6 +222,112 @@ describe('load --out json=FILE', () => {
     );
     // --verbose: a progress line each second, on stderr.
     expect(run.stderr.match(/^command: \d+\/3 s · \d+ req\/s/gm)?.length ?? 0, run.stderr).toBeGreaterThanOrEqual(2);
+  }, 100_000);
+
+  test('on k6 (two segments): live points while k6 runs, labelled engine=k6, adding up to report.json exactly', async () => {
+    const reportDir = join(dir, 'report-k6');
+    const file = join(dir, 'k6.ndjson');
+    const run = await runCli(
+      [
+        'load',
+        'command',
+        '--engine',
+        'k6',
+        '--segments',
+        '2',
+        '--duration',
+        '4s',
+        '--out',
+        `json=${file}`,
+        '--report-dir',
+        reportDir,
+      ],
+      { reportDir, timeoutMs: 90_000 },
+    );
+    const report = run.report as Report;
+    const context = `${run.stdout.slice(-2000)}\n${run.stderr.slice(-2000)}`;
+    expectLoadCompleted(run.exitCode, report.load.scenarios, context);
+    const [scenario] = report.load.scenarios;
+    if (scenario === undefined) throw new Error('no scenario in the report');
+    const lines = await readLines(file);
+    const start = lines.find((line) => line.event === 'scenario_start');
+    expect(start?.labels).toMatchObject({ scenario: 'command', engine: 'k6', target: 'reference' });
+    expect(lines.filter((line) => line.type === 'point').every((line) => line.labels.engine === 'k6')).toBe(true);
+    expectPointsAddUp(lines, scenario, context);
+    expectLiveThresholds(lines, scenario);
+    const phases = lines.filter((line) => line.event?.startsWith('phase_')).map((line) => [line.event, line.phase]);
+    expect(phases).toEqual([
+      ['phase_start', 'load'],
+      ['phase_end', 'load'],
+    ]);
+    // Most of the load was told while it ran: the final points carry only the last moments.
+    const live = lines.filter((line) => line.metric === 'http_reqs' && line.final === undefined);
+    const told = live.reduce((total, line) => total + (line.value ?? 0), 0);
+    expect(told, context).toBeGreaterThan((scenario.requests.completed + scenario.requests.failed) / 2);
+    expect(new Set(live.map((line) => line.elapsed_s)).size, context).toBeGreaterThanOrEqual(2);
+  }, 100_000);
+
+  test("a messaging scenario on k6: each stream's accounting in its final records, equal to report.json's", async () => {
+    const reportDir = join(dir, 'report-messaging');
+    const file = join(dir, 'messaging.ndjson');
+    const run = await runCli(
+      [
+        'load',
+        'publish-fanout',
+        '--engine',
+        'k6',
+        '--duration',
+        '2s',
+        '--out',
+        `json=${file}`,
+        '--report-dir',
+        reportDir,
+      ],
+      { reportDir, timeoutMs: 90_000 },
+    );
+    const report = run.report as Report;
+    const context = `${run.stdout.slice(-2000)}\n${run.stderr.slice(-2000)}`;
+    expectLoadCompleted(run.exitCode, report.load.scenarios, context);
+    const [scenario] = report.load.scenarios;
+    const messaging = scenario?.messaging;
+    if (scenario === undefined || messaging === undefined) throw new Error(`no messaging accounting: ${context}`);
+    const lines = await readLines(file);
+    const ended = lines
+      .filter((line) => line.metric === 'http_reqs')
+      .reduce((total, line) => total + (line.value ?? 0), 0);
+    expect(ended).toBe(scenario.requests.completed + scenario.requests.failed);
+    const names = {
+      delivery: 'delivery',
+      callbacks: 'callback',
+      failureCallbacks: 'failure_callback',
+      waiters: 'waiter',
+    };
+    let streams = 0;
+    for (const [key, stream] of Object.entries(names)) {
+      const accounting = messaging[key as keyof typeof names];
+      const points = lines.filter((line) => line.type === 'point' && line.labels.stream === stream);
+      // report.json writes a stream the scenario lacks as null.
+      if (accounting === undefined || accounting === null) {
+        expect(points, stream).toEqual([]);
+        continue;
+      }
+      streams++;
+      const value = (metric: string) => points.find((line) => line.metric === metric)?.value;
+      expect(value('messages_expected'), stream).toBe(accounting.expected);
+      expect(value('messages_received'), stream).toBe(accounting.received);
+      expect(value('messages_lost'), stream).toBe(accounting.lost);
+      expect(value('messages_duplicated'), stream).toBe(accounting.duplicated);
+      expect(value('messages_unexpected'), stream).toBe(accounting.unexpected);
+      expect(points.find((line) => line.metric === 'message_latency')).toMatchObject({
+        final: true,
+        count: accounting.latencyMs.count,
+        p99: accounting.latencyMs.p99,
+      });
+      // Accounted at the end only: every one is final, after the last live point.
+      expect(points.every((line) => line.final === true)).toBe(true);
+    }
+    expect(streams).toBeGreaterThan(0);
+    expect(messaging.delivery?.expected ?? 0, context).toBeGreaterThan(0);
   }, 100_000);
 
   test('an unknown kind, or a value that is no KIND=DESTINATION, is one line naming the kinds, exit 2, and nothing starts', async () => {

@@ -3,15 +3,18 @@
  * and a real scenario result: counters that are increases since the series' last point, per tag set
  * and per check, whose sums (live points plus the scenario's final ones) equal the result exactly,
  * requests counted without tags included; the last second's latency as the report's series point;
- * events with the run's labels.
+ * events with the run's labels; thresholds' current values once a second with an event at each
+ * crossing (the end's judgement included); phases; a messaging scenario's streams at its end.
  */
 import { describe, expect, test } from 'vitest';
 import { progressOf } from '../../src/engines/load/part-progress.ts';
 import { mergeParts, Recorder } from '../../src/engines/load/recorder.ts';
 import { scenarioResult } from '../../src/engines/load/scenario-result.ts';
+import { seededRandom } from '../../src/protocol/scenario.ts';
 import { type LiveRecord, LiveRecords } from '../../src/reporters/outputs/live-records.ts';
 import type { ScenarioResult } from '../../src/results/load-run.ts';
 import { sampleHarnessRun } from './sample-load-run.ts';
+import { sampleMessaging } from './sample-messaging.ts';
 import { sampleResults } from './sample-run.ts';
 
 const get = { op: 'get' };
@@ -166,7 +169,7 @@ describe('live records', () => {
     });
   });
 
-  test('a scenario that told no progress (k6) has all of its counts in its final points', () => {
+  test('a scenario that told no progress (k6 ended before its first second was read) has all of its counts in its final points', () => {
     const records = new LiveRecords();
     records.scenarioStart('command', 'k6', { engine: 'k6', target: 't', embedded: false, durationS: 1 });
     const { result } = recordedScenario();
@@ -205,6 +208,166 @@ describe('live records', () => {
       gate: 'failed',
       problems: run.problems.length,
       dropped_lines: 0,
+    });
+  });
+});
+
+describe('thresholds, phases and messaging streams', () => {
+  const start = { engine: 'k6', target: 't', embedded: false, durationS: 3 };
+  const judged = (ok: boolean, value: number | null) => ({
+    expression: 'http_req_duration: p(99) < 5',
+    metric: 'http_req_duration',
+    source: 'cli' as const,
+    ok,
+    value,
+  });
+  const tick = (elapsedS: number, thresholds: ReturnType<typeof judged>[]) => ({
+    scenario: 'command',
+    engine: 'k6',
+    elapsedS,
+    durationS: 3,
+    rate: 0,
+    p99Ms: 0,
+    errors: 0,
+    dropped: 0,
+    requests: { sent: 0, completed: 0, failed: 0, dropped: 0 },
+    thresholds,
+  });
+
+  test("a threshold's value each second as a gauge, and an event each time it crosses (the end's judgement too)", () => {
+    const records = new LiveRecords(() => new Date('2026-12-01T20:00:00.000Z'));
+    records.runStart({ runId: 'r3', command: 'load', startedAt: '2026-12-01T20:00:00.000Z', reportDir: '/tmp/r' });
+    records.scenarioStart('command', 'k6', start);
+    const told = [
+      records.progress(tick(1, [judged(false, null)])),
+      records.progress(tick(2, [judged(true, 3.2)])),
+      records.progress(tick(3, [judged(true, 4.1)])),
+      records.progress(tick(4, [judged(false, 6.5)])),
+    ];
+    const gauges = told.flat().filter((record) => record.type === 'point' && record.metric === 'threshold');
+    expect(gauges).toHaveLength(4);
+    expect(gauges[1]).toMatchObject({
+      kind: 'gauge',
+      labels: { run_id: 'r3', scenario: 'command', engine: 'k6', threshold: 'http_req_duration: p(99) < 5' },
+      value: 3.2,
+      ok: true,
+      threshold_metric: 'http_req_duration',
+      source: 'cli',
+      elapsed_s: 2,
+    });
+    // No data yet: null, not holding.
+    expect(gauges[0]).toMatchObject({ value: null, ok: false });
+    const crossings = told.map((batch) => batch.filter((record) => record.type === 'event'));
+    // The first value is no crossing; failing → held at 2 s, held → failing at 4 s.
+    expect(crossings.map((batch) => batch.length)).toEqual([0, 1, 0, 1]);
+    expect(crossings[1]?.[0]).toMatchObject({
+      event: 'threshold_crossed',
+      ok: true,
+      was_ok: false,
+      value: 3.2,
+      elapsed_s: 2,
+    });
+    expect(crossings[3]?.[0]).toMatchObject({ ok: false, was_ok: true, value: 6.5 });
+    // The end judges it held after all: a crossing, then its judgement.
+    const { result } = recordedScenario();
+    const end = records.scenarioEnd({ ...result, engine: 'k6', thresholds: [judged(true, 4.9)] });
+    const events = end.filter((record) => record.type === 'event');
+    expect(events.map((record) => record.event)).toEqual(['threshold_crossed', 'threshold', 'scenario_end']);
+    expect(events[0]).toMatchObject({ ok: true, was_ok: false, final: true });
+  });
+
+  test("a phase begins and ends: phase_start and phase_end with the scenario's labels", () => {
+    const records = new LiveRecords(() => new Date('2026-12-01T20:00:00.000Z'));
+    records.runStart({ runId: 'r4', command: 'load', startedAt: '2026-12-01T20:00:00.000Z', reportDir: '/tmp/r' });
+    records.scenarioStart('command', 'node', { ...start, engine: 'node' });
+    const change = { scenario: 'command', engine: 'node', phase: 'warmup', durationS: 1 } as const;
+    const [begin] = records.phase({ ...change, edge: 'start' });
+    const [end] = records.phase({ ...change, edge: 'end' });
+    const labels = { run_id: 'r4', scenario: 'command', engine: 'node', target: 't' };
+    expect(begin).toMatchObject({ type: 'event', event: 'phase_start', labels, phase: 'warmup', duration_s: 1 });
+    expect(end).toMatchObject({ type: 'event', event: 'phase_end', labels, phase: 'warmup' });
+  });
+
+  test("a messaging scenario's streams at its end: expected, received, lost, duplicated, unexpected and latency per stream", () => {
+    const messaging = sampleMessaging(
+      [
+        {
+          stream: 'delivery',
+          expected: [{ tags: {}, count: 40 }],
+          lost: { 0: 2 },
+          duplicated: { 0: 3 },
+          unexpected: 1,
+          medianMs: 4,
+        },
+        { stream: 'failureCallback', expected: [{ tags: {}, count: 5 }], medianMs: 9 },
+      ],
+      { accepted: 40, seconds: 2, seed: seededRandom(3) },
+    );
+    const { result } = recordedScenario();
+    const records = new LiveRecords();
+    records.scenarioStart('publish', 'node', { ...start, engine: 'node' });
+    const end = records.scenarioEnd({ ...result, name: 'publish', accounting: { messaging } });
+    const of = (stream: string) =>
+      Object.fromEntries(
+        end
+          .filter((record) => record.type === 'point' && record.labels.stream === stream)
+          .map((record) => [record.type === 'point' && record.metric, record]),
+      );
+    const delivery = of('delivery');
+    const accounting = messaging.delivery;
+    expect(delivery.messages_expected).toMatchObject({ kind: 'counter', final: true, value: accounting?.expected });
+    expect(delivery.messages_received).toMatchObject({ value: accounting?.received });
+    expect(delivery.messages_lost).toMatchObject({ value: 2 });
+    expect(delivery.messages_duplicated).toMatchObject({ value: 3 });
+    expect(delivery.messages_unexpected).toMatchObject({ value: 1 });
+    expect(delivery.message_latency).toMatchObject({
+      kind: 'trend',
+      unit: 'ms',
+      final: true,
+      count: accounting?.latencyMs.count,
+      p99: accounting?.latencyMs.p99,
+    });
+    expect(Object.keys(of('failure_callback')).sort()).toEqual([
+      'message_latency',
+      'messages_duplicated',
+      'messages_expected',
+      'messages_lost',
+      'messages_received',
+      'messages_unexpected',
+    ]);
+    expect(of('callback')).toEqual({});
+  });
+
+  test("kv-fanout's deliveries to its subscribers: the same counters under stream fanout, out of order among them", () => {
+    const { result } = recordedScenario();
+    const delivery = {
+      subscribers: 8,
+      expected: 80,
+      received: 78,
+      lost: 2,
+      duplicated: 1,
+      outOfOrder: 3,
+      latencyMs: result.latencyMs,
+      histogram: result.histogram,
+    };
+    const records = new LiveRecords();
+    records.scenarioStart('kv-fanout', 'node', { ...start, engine: 'node' });
+    const end = records.scenarioEnd({ ...result, name: 'kv-fanout', accounting: { delivery } });
+    const fanout = end.filter((record) => record.type === 'point' && record.labels.stream === 'fanout');
+    expect(
+      Object.fromEntries(
+        fanout.map((record) => [
+          record.type === 'point' && record.metric,
+          'value' in record ? record.value : record.count,
+        ]),
+      ),
+    ).toEqual({
+      messages_expected: 80,
+      messages_received: 78,
+      messages_lost: 2,
+      messages_duplicated: 1,
+      messages_out_of_order: 3,
+      message_latency: result.latencyMs.count,
     });
   });
 });

@@ -24,6 +24,8 @@ export interface ClosedOptions {
   readonly origin: number;
   /** Says why the run stopped early (autocannon: an answer past the cap). */
   readonly problem?: (line: string) => void;
+  /** Each second's progress carries the part's totals (the scenario has live thresholds). */
+  readonly totals?: boolean;
 }
 
 /** autocannon's per-connection client: its documented events, and `destroy`, which ends it for good. */
@@ -186,7 +188,7 @@ export async function runClosed<State, Meta>(
   const stop = () => instance.stop();
   signal.addEventListener('abort', stop, { once: true });
   const stopProgress = progress
-    ? tickEachSecond(options.origin, () => progress(recorder.progress(performance.now())))
+    ? tickEachSecond(options.origin, () => progress(recorder.progress(performance.now(), options.totals)))
     : undefined;
   try {
     await done;

@@ -57,7 +57,7 @@ export async function runClosedLoop<State, Meta>(
   };
 
   const stopProgress = progress
-    ? tickEachSecond(options.origin, () => progress(recorder.progress(performance.now())))
+    ? tickEachSecond(options.origin, () => progress(recorder.progress(performance.now(), options.totals)))
     : undefined;
   await new Promise<void>((resolve) => {
     const stop = () => {

@@ -24,6 +24,8 @@ export interface WorkerInput {
   readonly seed: number;
   readonly part: { readonly index: number; readonly count: number };
   readonly client: ClientName;
+  /** Each second's progress carries the part's totals (the scenario has live thresholds). */
+  readonly totals: boolean;
 }
 
 /** From the main thread: start now that every worker is ready (the schedule's origin, epoch ms), or stop. */
@@ -68,6 +70,7 @@ async function main(input: WorkerInput): Promise<void> {
         part: input.part,
         origin: originEpochMs - performance.timeOrigin,
         drainMs: input.drainMs,
+        totals: input.totals,
       },
       controller.signal,
       { progress: (progress) => port.postMessage({ type: 'progress', ...progress } satisfies WorkerMessage) },

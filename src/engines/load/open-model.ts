@@ -29,6 +29,8 @@ export interface PartOptions {
   readonly origin: number;
   /** How long in-flight requests may finish after the schedule ends (or is stopped). */
   readonly drainMs: number;
+  /** Each second's progress carries the part's totals (the scenario has live thresholds). */
+  readonly totals?: boolean;
 }
 
 /** Hears about every publish, for the fan-out accounting (main thread only). */
@@ -91,7 +93,7 @@ export async function runOpenPart<State, Meta>(
   };
 
   const stopProgress = hooks.progress
-    ? tickEachSecond(options.origin, () => hooks.progress?.(recorder.progress(performance.now())))
+    ? tickEachSecond(options.origin, () => hooks.progress?.(recorder.progress(performance.now(), options.totals)))
     : undefined;
 
   // The scheduler: each tick sends everything due by now, then sleeps until the next arrival.

@@ -89,6 +89,8 @@ export interface PartProgress {
   readonly second: number;
   /** That second's completed answers' latency, encoded (a per-second histogram). */
   readonly histogram: string;
+  /** The part's totals so far (Recorder.totals), when asked: what live thresholds are judged over. */
+  readonly totals?: RecorderPart;
 }
 
 let emptySecond: string | undefined;
@@ -394,8 +396,8 @@ export class Recorder {
     return { rate: entry.counts.completed + entry.counts.failed, p99Ms };
   }
 
-  /** The figures a part posts once a second (PartProgress), at `now` on the part's clock. */
-  progress(now: number): PartProgress {
+  /** The figures a part posts once a second (PartProgress), at `now` on the part's clock; its totals too when asked. */
+  progress(now: number, withTotals = false): PartProgress {
     const { rate, p99Ms } = this.lastSecond(now);
     const second = Math.floor((now - this.#origin) / 1000) - 1;
     const entry = this.#seconds.get(second);
@@ -409,6 +411,7 @@ export class Recorder {
       checks: [...this.#checks.entries()].map(([name, check]) => ({ name, ...check })),
       second,
       histogram: entry?.histogram ? encodeHistogram(entry.histogram) : (entry?.encoded ?? emptySecondEncoded()),
+      ...(withTotals && { totals: this.totals() }),
     };
   }
 
@@ -421,6 +424,19 @@ export class Recorder {
   }
 
   part(): RecorderPart {
+    return this.#part(true);
+  }
+
+  /**
+   * The part so far without its seconds: the counts, checks and whole histograms (overall, per tag
+   * set) that live thresholds are judged over once a second. Cheap enough for that: no per-second
+   * histogram is encoded.
+   */
+  totals(): RecorderPart {
+    return this.#part(false);
+  }
+
+  #part(withSeconds: boolean): RecorderPart {
     this.#applyWithdrawn();
     return {
       counts: { ...this.#counts },
@@ -432,7 +448,7 @@ export class Recorder {
         commands: entry.commands,
         histogram: encodeHistogram(entry.histogram),
       })),
-      seconds: [...this.#seconds.entries()].map(([second, entry]) => ({
+      seconds: [...(withSeconds ? this.#seconds : new Map<number, SecondEntry>()).entries()].map(([second, entry]) => ({
         second,
         counts: { ...entry.counts },
         histogram: entry.histogram

@@ -210,6 +210,7 @@ async function loadPlanned(
         runId,
         signal,
         progress: events.onProgress,
+        phase: events.onPhase,
         ...(options.maxDurationS !== undefined && { maxDurationS: options.maxDurationS }),
       };
       const planned = scenarioOptions(scenarioRun);

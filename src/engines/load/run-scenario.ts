@@ -8,6 +8,7 @@ import type { DeliveryAccounting, ScenarioResult } from '../../results/load-run.
 import { oneLine } from '../../shared/errors.ts';
 import { runClosedLoop } from './closed-transport.ts';
 import { type Fanout, openFanout } from './fanout.ts';
+import { liveThresholdsOf, withThresholds } from './live-thresholds.ts';
 import { type PartProgress, runOpenPart } from './open-model.ts';
 import { progressOf } from './part-progress.ts';
 import { type MergedParts, mergeParts, type RecorderPart } from './recorder.ts';
@@ -59,15 +60,24 @@ async function nodeLoad(input: DriverInput, client: ClientName): Promise<DriverL
   // Progress counts from the measured load's start: a warm-up before it is in no figure.
   let measuredFrom = origin;
   const partProgress = new Map<number, PartProgress>();
-  const report = () =>
-    run.progress(
-      progressOf([...partProgress.values()], {
-        scenario: scenario.name,
-        engine: base.engine,
-        elapsedS: (performance.now() - measuredFrom) / 1000,
-        durationS: options.durationS,
-      }),
-    );
+  const judged = liveThresholdsOf(run.thresholds);
+  const report = () => {
+    const parts = [...partProgress.values()];
+    const progress = progressOf(parts, {
+      scenario: scenario.name,
+      engine: base.engine,
+      elapsedS: (performance.now() - measuredFrom) / 1000,
+      durationS: options.durationS,
+    });
+    const totals = parts.flatMap((part) => (part.totals ? [part.totals] : []));
+    run.progress(withThresholds(progress, base, judged, totals));
+  };
+  // The phases as they begin and end: the warm-up (open model, one part), then the measured load.
+  let loading = false;
+  const phase = (name: 'warmup' | 'load', edge: 'start' | 'end', durationS: number) => {
+    if (name === 'load') loading = edge === 'start';
+    run.phase?.({ scenario: scenario.name, engine: base.engine, phase: name, edge, durationS });
+  };
   let delivery: DeliveryAccounting | undefined;
   const warmupTallies: Readonly<Record<string, number>>[] = [];
   try {
@@ -82,11 +92,13 @@ async function nodeLoad(input: DriverInput, client: ClientName): Promise<DriverL
         seed: options.seed,
         origin: performance.now(),
         problem: (line: string) => problems.push(line),
+        totals: judged.length > 0,
       };
       const onProgress = (progress: PartProgress) => {
         partProgress.set(0, progress);
         report();
       };
+      phase('load', 'start', options.durationS);
       // Loaded on use: autocannon is a fifth of the engine's start-up memory, and only node-undici's closed model needs it.
       const recorder =
         client === 'undici'
@@ -102,6 +114,7 @@ async function nodeLoad(input: DriverInput, client: ClientName): Promise<DriverL
       parts.push(recorder.part());
       recorder.destroy();
     } else if (options.workers > 1) {
+      phase('load', 'start', options.durationS);
       parts.push(
         ...(await runWorkers(run, client, options, state, (index, progress) => {
           partProgress.set(index, progress);
@@ -110,9 +123,12 @@ async function nodeLoad(input: DriverInput, client: ClientName): Promise<DriverL
       );
     } else {
       const warmupS = base.settings.warmupS ?? 0;
+      if (warmupS > 0) phase('warmup', 'start', warmupS);
       const warmup = warmupS > 0 ? await warmUp(run, client, options, state, warmupS) : undefined;
+      if (warmupS > 0) phase('warmup', 'end', warmupS);
       if (warmup !== undefined) warmupTallies.push(warmup);
       measuredFrom = performance.now();
+      phase('load', 'start', options.durationS);
       const recorder = await runOpenPart(
         scenario,
         state,
@@ -131,6 +147,7 @@ async function nodeLoad(input: DriverInput, client: ClientName): Promise<DriverL
       parts.push(recorder.part());
       recorder.destroy();
     }
+    phase('load', 'end', options.durationS);
     if (fanout) {
       const finished = await fanout.finish(2000);
       delivery = finished.delivery;
@@ -138,6 +155,7 @@ async function nodeLoad(input: DriverInput, client: ClientName): Promise<DriverL
     }
   } catch (error) {
     problems.push(`the load stopped: ${oneLine(error)}`);
+    if (loading) phase('load', 'end', options.durationS);
   } finally {
     fanout?.close();
   }
@@ -210,5 +228,6 @@ function onePart(run: ScenarioRun, options: PlannedOptions, schedule: Schedule) 
     part: { index: 0, count: 1 },
     origin: performance.now(),
     drainMs: run.settings.timeoutMs,
+    totals: liveThresholdsOf(run.thresholds).length > 0,
   };
 }

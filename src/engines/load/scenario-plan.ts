@@ -14,7 +14,7 @@ import {
   type ScenarioOptions,
   type SinkUrls,
 } from '../../protocol/scenario.ts';
-import type { LoadProgress } from '../../results/reporter.ts';
+import type { LoadProgress, PhaseChange } from '../../results/reporter.ts';
 import type { Threshold } from '../../results/threshold.ts';
 import type { LoadSettings } from './load-settings.ts';
 import type { LoadTarget } from './load-target.ts';
@@ -41,6 +41,8 @@ export interface ScenarioRun {
   readonly runId: string;
   readonly signal: AbortSignal;
   readonly progress: (progress: LoadProgress) => void;
+  /** A phase of the scenario (its warm-up, its measured load) begins or ends. */
+  readonly phase?: (change: PhaseChange) => void;
   /** The main job's short runs: the scenario's default duration capped to this. */
   readonly maxDurationS?: number;
   /** The run's sink, started once when a scenario has a `sink` part (messaging load). */

@@ -3,10 +3,12 @@
  * the same schedule; the clock starts once every one has loaded; their recorder parts come back as
  * plain data.
  */
+
 import { performance } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
 import type { ScenarioOptions } from '../../protocol/scenario.ts';
 import { sourceFile } from '../../shared/source-files.ts';
+import { liveThresholdsOf } from './live-thresholds.ts';
 import type { WorkerCommand, WorkerInput, WorkerMessage } from './load-worker.ts';
 import type { PartProgress } from './open-model.ts';
 import type { RecorderPart } from './recorder.ts';
@@ -36,6 +38,7 @@ export async function runWorkers(
       seed: options.seed,
       part: { index, count: options.workers },
       client,
+      totals: liveThresholdsOf(run.thresholds).length > 0,
     };
     return new Worker(new URL(sourceFile('./load-worker'), import.meta.url), { workerData: input });
   });

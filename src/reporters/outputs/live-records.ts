@@ -11,91 +11,35 @@
  * point, so a consumer adds them up; a scenario's end carries, marked `final`, whatever its live points
  * had not counted (requests ended in the drain, `finish`'s checks, all of a k6 run), so the points of
  * a scenario add up to its result exactly, in all, per tag set and per check.
+ *
+ * Beside them: each threshold's current value once a second (`threshold`, a gauge, with whether it
+ * holds) and an event when it crosses (`threshold_crossed`); a scenario's phases (`phase_start`,
+ * `phase_end`: its warm-up, its measured load); and at a messaging scenario's end, each stream's
+ * accounting (`messages_*` counters and `message_latency`, labelled `stream`), which the sink makes
+ * only once the load is over.
  */
 import type { CaseResult } from '../../results/conformance-run.ts';
 import { gateOf } from '../../results/conformance-run.ts';
 import type { HarnessRun } from '../../results/harness-run.ts';
-import type { CheckTotals, RequestCounts, ScenarioResult } from '../../results/load-run.ts';
-import type { LoadProgress, RunStart, ScenarioStart } from '../../results/reporter.ts';
+import type { CheckTotals, RequestCounts, ScenarioResult, ThresholdResult } from '../../results/load-run.ts';
+import type { LoadProgress, PhaseChange, RunStart, ScenarioStart } from '../../results/reporter.ts';
 import { verdictRule } from '../../results/verdict.ts';
+import type { EventRecord, LiveRecord, RecordLabels } from './live-record-types.ts';
+import { messagePoints } from './message-records.ts';
 
-/** Who a record is about: the run, and for load the scenario, its engine and target (a check's name too). */
-export interface RecordLabels {
-  readonly run_id?: string;
-  readonly scenario?: string;
-  readonly engine?: string;
-  readonly target?: string;
-  readonly check?: string;
-}
-
-interface RecordBase {
-  /** ISO time the record was made. */
-  readonly time: string;
-  readonly labels: RecordLabels;
-}
-
-/** A counter's increase since the series' last point. */
-export interface CounterPoint extends RecordBase {
-  readonly type: 'point';
-  readonly metric: 'http_reqs' | 'dropped_iterations';
-  readonly kind: 'counter';
-  readonly value: number;
-  /** The scenario's tag set the requests carried (`{}`: none, and the requests counted without tags). */
-  readonly tags: Readonly<Record<string, string>>;
-  /** Per second over the interval since the series' last point (live points only). */
-  readonly rate?: number;
-  /** Seconds since the scenario's measured load began (live points only). */
-  readonly elapsed_s?: number;
-  /** What the live points had not counted, at the scenario's end. */
-  readonly final?: true;
-}
-
-/** A share since the series' last point: `count` of `total` (`value` = count / total, 0 when total is 0). */
-export interface RatePoint extends RecordBase {
-  readonly type: 'point';
-  readonly metric: 'http_req_failed' | 'checks';
-  readonly kind: 'rate';
-  readonly value: number;
-  readonly count: number;
-  readonly total: number;
-  readonly tags: Readonly<Record<string, string>>;
-  readonly elapsed_s?: number;
-  readonly final?: true;
-}
-
-/** Latency of the answers completed in one whole second of the scenario (the report's series point). */
-export interface TrendPoint extends RecordBase {
-  readonly type: 'point';
-  readonly metric: 'http_req_duration';
-  readonly kind: 'trend';
-  readonly unit: 'ms';
-  /** That second, from 0 at the scenario's start. */
-  readonly second: number;
-  readonly count: number;
-  readonly p50: number;
-  readonly p90: number;
-  readonly p99: number;
-  readonly max: number;
-}
-
-export type MetricPoint = CounterPoint | RatePoint | TrendPoint;
-
-/** Something that happened: `event` says what, the other fields its facts (snake_case). */
-export interface EventRecord extends RecordBase {
-  readonly type: 'event';
-  readonly event:
-    | 'run_start'
-    | 'target'
-    | 'case'
-    | 'problem'
-    | 'scenario_start'
-    | 'threshold'
-    | 'scenario_end'
-    | 'run_end';
-  readonly [fact: string]: unknown;
-}
-
-export type LiveRecord = MetricPoint | EventRecord;
+export type {
+  CounterPoint,
+  EventRecord,
+  LiveRecord,
+  MessageCounterPoint,
+  MessageLatencyPoint,
+  MessageStream,
+  MetricPoint,
+  RatePoint,
+  RecordLabels,
+  ThresholdPoint,
+  TrendPoint,
+} from './live-record-types.ts';
 
 const zero: RequestCounts = { sent: 0, completed: 0, failed: 0, dropped: 0 };
 
@@ -119,6 +63,8 @@ interface ScenarioState {
   readonly checks: Map<string, { passes: number; fails: number }>;
   lastElapsedS: number;
   lastSecond: number;
+  /** Each threshold's last told state (by expression): a change is a crossing. */
+  readonly holds: Map<string, boolean>;
 }
 
 /**
@@ -236,6 +182,7 @@ export class LiveRecords {
       checks: new Map(),
       lastElapsedS: 0,
       lastSecond: -1,
+      holds: new Map(),
     });
     this.#target = start.target;
     return [this.#event('scenario_start', labels, { line, embedded: start.embedded, duration_s: start.durationS })];
@@ -283,7 +230,64 @@ export class LiveRecords {
         max,
       });
     }
+    for (const threshold of progress.thresholds ?? []) {
+      points.push(
+        {
+          type: 'point',
+          metric: 'threshold',
+          kind: 'gauge',
+          labels: { ...state.labels, threshold: threshold.expression },
+          time,
+          elapsed_s: elapsed,
+          value: threshold.value === null ? null : round(threshold.value, 6),
+          ok: threshold.ok,
+          threshold_metric: threshold.metric,
+          source: threshold.source,
+        },
+        ...this.#crossing(state, threshold, { elapsed_s: elapsed }),
+      );
+    }
     return points;
+  }
+
+  /** A `threshold_crossed` event when a threshold's state differs from the one last told (none the first time). */
+  #crossing(
+    state: ScenarioState,
+    threshold: ThresholdResult,
+    at: { readonly elapsed_s: number } | { readonly final: true },
+  ): EventRecord[] {
+    const was = state.holds.get(threshold.expression);
+    state.holds.set(threshold.expression, threshold.ok);
+    if (was === undefined || was === threshold.ok) return [];
+    return [
+      this.#event('threshold_crossed', state.labels, {
+        expression: threshold.expression,
+        metric: threshold.metric,
+        source: threshold.source,
+        ok: threshold.ok,
+        was_ok: was,
+        value: threshold.value,
+        ...at,
+      }),
+    ];
+  }
+
+  /** A scenario's phase begins or ends: its warm-up (unmeasured), its measured load. */
+  phase(change: PhaseChange): LiveRecord[] {
+    const state = this.#state(change.scenario, change.engine);
+    const labels =
+      state?.labels ??
+      this.#labels({
+        scenario: change.scenario,
+        engine: change.engine,
+        ...(this.#target && { target: this.#target }),
+      });
+    return [
+      this.#event(change.edge === 'start' ? 'phase_start' : 'phase_end', labels, {
+        phase: change.phase,
+        duration_s: change.durationS,
+      }),
+    ];
   }
 
   /** http_reqs and http_req_failed (always), dropped_iterations (when some) of one tag set since its last point. */
@@ -392,6 +396,7 @@ export class LiveRecords {
         checks: new Map(),
         lastElapsedS: 0,
         lastSecond: -1,
+        holds: new Map(),
       } satisfies ScenarioState);
     this.#scenarios.delete(`${result.name}\u0000${result.engine}`);
     const at = { time: this.#now().toISOString(), final: true } as const;
@@ -404,8 +409,10 @@ export class LiveRecords {
       records.push(...this.#requestPoints(state, key, bucket.tags, bucket.requests, at));
     }
     records.push(...this.#checkPoints(state, checksByName(result.checks), at));
+    records.push(...messagePoints(state.labels, result, at));
     for (const threshold of result.thresholds) {
       records.push(
+        ...this.#crossing(state, threshold, { final: true }),
         this.#event('threshold', state.labels, {
           expression: threshold.expression,
           metric: threshold.metric,

@@ -68,6 +68,7 @@ function outputReporter(
     onResult: (result) => hand(() => records.caseResult(result)),
     onProblem: (line) => hand(() => records.problem(line)),
     onScenarioStart: (name, line, start) => hand(() => records.scenarioStart(name, line, start)),
+    onPhase: (change) => hand(() => records.phase(change)),
     onProgress: (progress) => hand(() => records.progress(progress)),
     onScenarioEnd: (result) => hand(() => records.scenarioEnd(result)),
     async onRunEnd(run) {

@@ -10,11 +10,14 @@
  */
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
+import type { Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import { parseThreshold, type Threshold } from '../../../results/threshold.ts';
 import { harnessError, oneLine } from '../../../shared/errors.ts';
+import type { PartProgress } from '../recorder.ts';
 import { Recorder, type RecorderPart } from '../recorder.ts';
 import { errorClassOfK6 } from './k6-codes.ts';
+import { FollowStop, followFile } from './k6-follow.ts';
 import { commandsTag, garbageLimitTag, garbageStatusTag, k6Metrics } from './script/k6-config.ts';
 
 /** Tags k6 or k6-operator add; what is left are the scenario's own (`batch`, `op`). */
@@ -81,6 +84,13 @@ export interface K6Output {
 const holdBack = 2_000;
 
 /**
+ * A file followed while k6 writes it starts its recorder once its samples span this long: k6 writes
+ * about in time order (a flush every 200 ms), so the earliest is among them, and the live figures
+ * need not wait for 2,000 samples of a slow scenario.
+ */
+const holdBackMs = 1_000;
+
+/**
  * One scenario in one file. Its seconds count from the file's first sample of the scenario, so second
  * 0 is the load's first second (as on the node engine), not a wall-clock second cut in two; k6
  * writes about, not exactly, in time order, so the first samples are held back and the earliest of
@@ -89,11 +99,16 @@ const holdBack = 2_000;
 class FileScenario {
   #recorder: Recorder | undefined;
   #pending: ((recorder: Recorder) => void)[] = [];
+  readonly #followed: boolean;
   originMs = 0;
   sent = 0;
   answered = 0;
   firstMs = Number.POSITIVE_INFINITY;
   lastMs = 0;
+
+  constructor(followed: boolean) {
+    this.#followed = followed;
+  }
 
   /** A sample at `at` (epoch ms); `record` puts it into the recorder, now or once it starts. */
   add(at: number, record?: (recorder: Recorder) => void): void {
@@ -101,7 +116,14 @@ class FileScenario {
     if (at > this.lastMs) this.lastMs = at;
     if (!record) return;
     if (this.#recorder) record(this.#recorder);
-    else if (this.#pending.push(record) >= holdBack) this.recorder();
+    else if (this.#pending.push(record) >= holdBack || (this.#followed && this.lastMs - this.firstMs >= holdBackMs)) {
+      this.recorder();
+    }
+  }
+
+  /** The recorder if it started (a followed file's live figures come from it). */
+  get started(): Recorder | undefined {
+    return this.#recorder;
   }
 
   recorder(): Recorder {
@@ -122,6 +144,59 @@ export interface ReadOptions {
    * a file is an SVC_CONFIG error (files handed to `k6 merge`).
    */
   readonly onBadFile?: (line: string) => void;
+  /**
+   * The files are still being written (k6 runs): each is read as it grows, all at once, until
+   * `live.stop()`, then to its end; `live.progress` has the figures read so far.
+   */
+  readonly live?: K6LiveRead;
+}
+
+/**
+ * The live side of reading files k6 still writes: the figures of each file's recorders so far, as the
+ * node engine's parts post them (PartProgress). They come from the very recorders whose parts make
+ * the result at the end, so what the live figures counted is part of the result, never more.
+ */
+export class K6LiveRead {
+  readonly follow = new FollowStop();
+  readonly #files: ReadonlyMap<string, FileScenario>[] = [];
+
+  /** @internal A file's scenarios, registered by the reader as it opens the file. */
+  register(scenarios: ReadonlyMap<string, FileScenario>): void {
+    this.#files.push(scenarios);
+  }
+
+  /** k6 has exited: read every file to its end. */
+  stop(): void {
+    this.follow.stop();
+  }
+
+  /**
+   * A scenario's figures so far, one part per file whose recorder started (undefined before any
+   * did), each file's seconds moved to the earliest file's as at the end, and the epoch ms of the
+   * scenario's first sample. A file's "now" is its newest sample: its last whole second is the one
+   * before, which k6's flushes have written by then.
+   */
+  progress(scenario: string): { readonly parts: PartProgress[]; readonly firstMs: number } | undefined {
+    const started = this.#files
+      .map((file) => file.get(scenario))
+      .filter((entry): entry is FileScenario => entry?.started !== undefined);
+    if (started.length === 0) return undefined;
+    const start = Math.min(...started.map((entry) => entry.originMs));
+    const parts = started.map((entry) => {
+      const part = (entry.started as Recorder).progress(entry.lastMs);
+      const shift = Math.round((entry.originMs - start) / 1000);
+      return shift === 0 || part.second < 0 ? part : { ...part, second: part.second + shift };
+    });
+    return { parts, firstMs: Math.min(...started.map((entry) => entry.firstMs)) };
+  }
+
+  /** A scenario's totals so far (Recorder.totals), one per file whose recorder started: what live thresholds judge. */
+  totals(scenario: string): RecorderPart[] {
+    return this.#files.flatMap((file) => {
+      const recorder = file.get(scenario)?.started;
+      return recorder ? [recorder.totals()] : [];
+    });
+  }
 }
 
 export async function readK6Outputs(files: readonly string[], options: ReadOptions = {}): Promise<K6Output> {
@@ -138,8 +213,11 @@ export async function readK6Outputs(files: readonly string[], options: ReadOptio
     return entry;
   };
 
-  for (const file of files) {
+  const live = options.live;
+  /** One file's samples, per scenario (its sent, answered and span beside its recorder). */
+  const readOne = async (file: string): Promise<Map<string, FileScenario>> => {
     const perScenario = new Map<string, FileScenario>();
+    live?.register(perScenario);
     const interned = new Map<string, Readonly<Record<string, string>>>();
     const ownTags = (tags: Readonly<Record<string, string>>) => {
       const kept: [string, string][] = [];
@@ -156,18 +234,18 @@ export async function readK6Outputs(files: readonly string[], options: ReadOptio
     const forScenario = (name: string): FileScenario => {
       let entry = perScenario.get(name);
       if (!entry) {
-        entry = new FileScenario();
+        entry = new FileScenario(live !== undefined);
         perScenario.set(name, entry);
       }
       return entry;
     };
 
-    const source = createReadStream(file);
+    const source: Readable = live ? followFile(file, live.follow) : createReadStream(file);
     let stream: NodeJS.ReadableStream = source;
     if (file.endsWith('.gz')) {
       const gunzip = createGunzip();
       // pipe() does not pass the file's errors on (a missing file, a folder): the reader must see them.
-      source.on('error', (error) => gunzip.destroy(error));
+      source.on('error', (error: Error) => gunzip.destroy(error));
       stream = source.pipe(gunzip);
     }
     const lines = createInterface({ input: stream, crlfDelay: Number.POSITIVE_INFINITY });
@@ -252,7 +330,17 @@ export async function readK6Outputs(files: readonly string[], options: ReadOptio
       lines.close();
       source.destroy();
     }
+    return perScenario;
+  };
 
+  // Followed files grow together: all read at once. Their parts are taken in the files' order.
+  const read = live
+    ? await Promise.all(files.map(readOne))
+    : await files.reduce<Promise<Map<string, FileScenario>[]>>(
+        async (done, file) => [...(await done), await readOne(file)],
+        Promise.resolve([]),
+      );
+  for (const perScenario of read) {
     for (const [name, entry] of perScenario) {
       // Sent by the script, never answered: k6 stopped (interrupted) before their samples were made.
       const recorder = entry.recorder();

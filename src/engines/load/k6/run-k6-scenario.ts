@@ -13,6 +13,8 @@ import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ScenarioResult } from '../../../results/load-run.ts';
 import { oneLine } from '../../../shared/errors.ts';
+import { liveThresholdsOf, withThresholds } from '../live-thresholds.ts';
+import { progressOf } from '../part-progress.ts';
 import { mergeParts } from '../recorder.ts';
 import { type DriverInput, type DriverLoad, type LoadDriver, runScenarioLifecycle } from '../scenario-lifecycle.ts';
 import { type ScenarioRun, scheduleOf } from '../scenario-plan.ts';
@@ -22,7 +24,7 @@ import { k6Exit } from './k6-codes.ts';
 import { runFolder, writeEntry } from './k6-entry.ts';
 import { guardMemory, k6GoMemoryLimit, k6MaxRssBytes } from './k6-memory-guard.ts';
 import { k6Options } from './k6-options.ts';
-import { readK6Outputs } from './k6-output.ts';
+import { K6LiveRead, readK6Outputs } from './k6-output.ts';
 import type { K6Config } from './script/k6-config.ts';
 
 /** `0,1/3,2/3,1` and the i-th segment `1/3:2/3`, as k6-operator writes them. */
@@ -200,12 +202,35 @@ async function loadOnK6(input: DriverInput, k6: K6Binary, segments: number): Pro
     run.signal.addEventListener('abort', stop, { once: true });
     if (run.signal.aborted) stop();
     process.on('exit', kill);
+    // k6's outputs read as k6 writes them: the live figures each second, the result once k6 is done.
+    const live = new K6LiveRead();
+    const reading = readK6Outputs(outputs, { onBadFile: (line) => problems.push(line), live });
+    // Awaited below, once k6 is done; a rejection before then is not an unhandled one.
+    reading.catch(() => {});
+    const judged = liveThresholdsOf(run.thresholds);
+    const phase = (edge: 'start' | 'end') =>
+      run.phase?.({ scenario: scenario.name, engine: 'k6', phase: 'load', edge, durationS: options.durationS });
+    phase('start');
+    const ticks = setInterval(() => {
+      const sofar = live.progress(scenario.name);
+      if (sofar === undefined) return;
+      const progress = progressOf(sofar.parts, {
+        scenario: scenario.name,
+        engine: 'k6',
+        elapsedS: Math.max(0, (Date.now() - sofar.firstMs) / 1000),
+        durationS: options.durationS,
+      });
+      run.progress(withThresholds(progress, input.base, judged, judged.length > 0 ? live.totals(scenario.name) : []));
+    }, 1000);
     let finished: Finished[];
     try {
       const maxRss = k6MaxRssBytes();
       finished = await Promise.all(children.map((child) => waitFor(child, deadlineMs, maxRss)));
     } finally {
       clearTimeout(killTimer);
+      clearInterval(ticks);
+      live.stop();
+      phase('end');
       run.signal.removeEventListener('abort', stop);
       process.off('exit', kill);
     }
@@ -222,7 +247,7 @@ async function loadOnK6(input: DriverInput, k6: K6Binary, segments: number): Pro
         problems.push(`k6${which} was stopped from outside the harness (exit ${exit.code}, ${exit.name})`);
       }
     });
-    const read = await readK6Outputs(outputs, { onBadFile: (line) => problems.push(line) });
+    const read = await reading;
     const mine = read.scenarios.get(scenario.name);
     if (mine) {
       merged = mergeParts(mine.parts);

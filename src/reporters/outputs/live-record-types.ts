@@ -1,0 +1,155 @@
+/**
+ * The records every live output writes (live-records.ts makes them): metric points and events, one
+ * closed union, so each output kind maps each record by its `metric`/`event` and `kind` to its own wire
+ * format. Kinds: `counter` (an increase since the series' last point), `rate` (`count` of `total`
+ * since then), `trend` (latency percentiles, ms), `gauge` (a value as it stands: a threshold's).
+ */
+import type { ThresholdResult } from '../../results/load-run.ts';
+
+/** Who a record is about: the run, and for load the scenario, its engine and target (a check's name too). */
+export interface RecordLabels {
+  readonly run_id?: string;
+  readonly scenario?: string;
+  readonly engine?: string;
+  readonly target?: string;
+  readonly check?: string;
+  /** A threshold's point: its expression, as written (`http_req_duration{op:GET}: p(99)<50`). */
+  readonly threshold?: string;
+  /** A messaging stream's point: `delivery`, `callback`, `failure_callback`, `waiter`, or `fanout` (kv-fanout's subscribers). */
+  readonly stream?: MessageStream;
+}
+
+/** The streams a messaging scenario accounts for, and kv-fanout's deliveries to its subscribers. */
+export type MessageStream = 'delivery' | 'callback' | 'failure_callback' | 'waiter' | 'fanout';
+
+interface RecordBase {
+  /** ISO time the record was made. */
+  readonly time: string;
+  readonly labels: RecordLabels;
+}
+
+/** A counter's increase since the series' last point. */
+export interface CounterPoint extends RecordBase {
+  readonly type: 'point';
+  readonly metric: 'http_reqs' | 'dropped_iterations';
+  readonly kind: 'counter';
+  readonly value: number;
+  /** The scenario's tag set the requests carried (`{}`: none, and the requests counted without tags). */
+  readonly tags: Readonly<Record<string, string>>;
+  /** Per second over the interval since the series' last point (live points only). */
+  readonly rate?: number;
+  /** Seconds since the scenario's measured load began (live points only). */
+  readonly elapsed_s?: number;
+  /** What the live points had not counted, at the scenario's end. */
+  readonly final?: true;
+}
+
+/** A share since the series' last point: `count` of `total` (`value` = count / total, 0 when total is 0). */
+export interface RatePoint extends RecordBase {
+  readonly type: 'point';
+  readonly metric: 'http_req_failed' | 'checks';
+  readonly kind: 'rate';
+  readonly value: number;
+  readonly count: number;
+  readonly total: number;
+  readonly tags: Readonly<Record<string, string>>;
+  readonly elapsed_s?: number;
+  readonly final?: true;
+}
+
+/** Latency of the answers completed in one whole second of the scenario (the report's series point). */
+export interface TrendPoint extends RecordBase {
+  readonly type: 'point';
+  readonly metric: 'http_req_duration';
+  readonly kind: 'trend';
+  readonly unit: 'ms';
+  /** That second, from 0 at the scenario's start. */
+  readonly second: number;
+  readonly count: number;
+  readonly p50: number;
+  readonly p90: number;
+  readonly p99: number;
+  readonly max: number;
+}
+
+/**
+ * A threshold's value over the scenario's load so far, once a second while it runs (`labels.threshold`
+ * its expression): what it would be judged if the scenario ended now.
+ */
+export interface ThresholdPoint extends RecordBase {
+  readonly type: 'point';
+  readonly metric: 'threshold';
+  readonly kind: 'gauge';
+  /** The value compared (ms, a fraction, a count, as in the report); null while there is no data. */
+  readonly value: number | null;
+  /** It holds (false while there is no data, as at the end). */
+  readonly ok: boolean;
+  /** The threshold's metric (`http_req_duration`). */
+  readonly threshold_metric: string;
+  readonly source: ThresholdResult['source'];
+  readonly elapsed_s: number;
+}
+
+/**
+ * A messaging stream's accounting at its scenario's end (`final`, `labels.stream`): the sink accounts
+ * once the load is over, so there are no live points of it. `messages_expected` the arrivals the
+ * accepted iterations must cause; `_received` those that came (each once), `_lost` those that did
+ * not, `_duplicated` arrivals beyond a key's first, `_unexpected` arrivals nothing expected,
+ * `_out_of_order` (fan-out only) deliveries behind a later one.
+ */
+export interface MessageCounterPoint extends RecordBase {
+  readonly type: 'point';
+  readonly metric:
+    | 'messages_expected'
+    | 'messages_received'
+    | 'messages_lost'
+    | 'messages_duplicated'
+    | 'messages_unexpected'
+    | 'messages_out_of_order';
+  readonly kind: 'counter';
+  readonly value: number;
+  readonly tags: Readonly<Record<string, string>>;
+  readonly final: true;
+}
+
+/** A messaging stream's latency over the whole scenario (deliveries and waiters from the send, callbacks from the delivery). */
+export interface MessageLatencyPoint extends RecordBase {
+  readonly type: 'point';
+  readonly metric: 'message_latency';
+  readonly kind: 'trend';
+  readonly unit: 'ms';
+  readonly count: number;
+  readonly p50: number;
+  readonly p90: number;
+  readonly p99: number;
+  readonly max: number;
+  readonly final: true;
+}
+
+export type MetricPoint =
+  | CounterPoint
+  | RatePoint
+  | TrendPoint
+  | ThresholdPoint
+  | MessageCounterPoint
+  | MessageLatencyPoint;
+
+/** Something that happened: `event` says what, the other fields its facts (snake_case). */
+export interface EventRecord extends RecordBase {
+  readonly type: 'event';
+  readonly event:
+    | 'run_start'
+    | 'target'
+    | 'case'
+    | 'problem'
+    | 'scenario_start'
+    | 'phase_start'
+    | 'phase_end'
+    | 'threshold'
+    | 'threshold_crossed'
+    | 'scenario_end'
+    | 'run_end';
+  readonly [fact: string]: unknown;
+}
+
+export type LiveRecord = MetricPoint | EventRecord;
