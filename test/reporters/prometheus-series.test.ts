@@ -122,6 +122,32 @@ describe('PrometheusSeries', () => {
   });
 });
 
+describe("the live records' gauges and labels", () => {
+  test("a threshold's gauge: its value (none while it has no data) and _ok as 1 or 0, labelled by its expression", () => {
+    const series = new PrometheusSeries();
+    const gauge = (value: number | null, ok: boolean): LiveRecord =>
+      ({
+        type: 'point',
+        metric: 'threshold',
+        kind: 'gauge',
+        labels: { ...labels, threshold: 'http_req_duration: p(99) < 1500' },
+        time: at(1),
+        value,
+        ok,
+        threshold_metric: 'http_req_duration',
+        source: 'scenario',
+        elapsed_s: 1,
+      }) as LiveRecord;
+    const samples = series.samples([gauge(null, false), gauge(12.5, true)]);
+    expect(samples.map((sample) => [named(sample).__name__, sample.value])).toEqual([
+      ['svc_harness_threshold_ok', 0],
+      ['svc_harness_threshold', 12.5],
+      ['svc_harness_threshold_ok', 1],
+    ]);
+    expect(named(samples[1] as Sample).threshold).toBe('http_req_duration: p(99) < 1500');
+  });
+});
+
 describe('the remote-write body', () => {
   test('a snappy-compressed WriteRequest that reads back as the series sent', () => {
     const timeseries = [

@@ -11,6 +11,8 @@
  *   `{outcome="false"}` adds `total - count`. A pair of counters, not a gauge of the share: counters
  *   add up over series and time (`rate()` of the true ones over `rate()` of both is the share over any
  *   window), a gauge of one second's share does not, and the counts stay exact (the report's).
+ * - gauge (a threshold's current value, once a second): `svc_harness_<metric>` with the value (no
+ *   sample while it has none) and `svc_harness_<metric>_ok`, 1 while it holds, else 0;
  * - trend (`http_req_duration`): gauges of one whole second's latency,
  *   `svc_harness_<metric>_seconds{quantile="0.5"|"0.9"|"0.99"|"1"}` (1 is the max, as a quantile is),
  *   in seconds (Prometheus' base unit; the records are in ms), and a counter of the answers they
@@ -42,7 +44,7 @@ export interface Sample {
 
 export const metricPrefix = 'svc_harness_';
 
-const recordLabelNames = ['run_id', 'scenario', 'engine', 'target', 'check'] as const;
+const recordLabelNames = ['run_id', 'scenario', 'engine', 'target', 'check', 'threshold', 'stream'] as const;
 const reserved = new Set<string>([...recordLabelNames, 'outcome', 'quantile', '__name__']);
 
 /** A label name Prometheus takes (`[a-zA-Z_][a-zA-Z0-9_]*`, `__` reserved to it). */
@@ -113,6 +115,17 @@ export class PrometheusSeries {
         add(`${name}_count`, [], point.count);
         return;
       }
+      case 'gauge': {
+        // A threshold's current value, as the report writes it; no sample while it has no data.
+        const name = metricName(point.metric);
+        const labels = series(name, base, []);
+        if (point.value !== null) out.push({ key: keyOf(labels), labels, value: point.value, timestampMs });
+        const okLabels = series(`${name}_ok`, base, []);
+        out.push({ key: keyOf(okLabels), labels: okLabels, value: point.ok ? 1 : 0, timestampMs });
+        return;
+      }
+      default:
+        point satisfies never;
     }
   }
 }
