@@ -6,7 +6,7 @@
 # binary is reused at once.
 #
 # Only what the tests need, to keep a cold build short on a 2-core machine: the OTLP receiver
-# (core) and contrib's file exporter (JSON lines), plus the file config provider. Pinned at
+# (core) and contrib's file exporter (JSON lines), plus the file and env config providers. Pinned at
 # collector v0.161.0 (core v1.67.0): the newest release whose fileexporter the Go module proxy
 # serves with every package it needs (go-partial.tsv: fileexporter v0.161.0; newer failed).
 #
@@ -43,11 +43,13 @@ require (
 	github.com/open-telemetry/opentelemetry-collector-contrib/exporter/fileexporter v$release
 	go.opentelemetry.io/collector/component v$stable
 	go.opentelemetry.io/collector/confmap v$stable
+	go.opentelemetry.io/collector/confmap/provider/envprovider v$stable
 	go.opentelemetry.io/collector/confmap/provider/fileprovider v$stable
 	go.opentelemetry.io/collector/exporter v$stable
 	go.opentelemetry.io/collector/otelcol v$release
 	go.opentelemetry.io/collector/receiver v$stable
 	go.opentelemetry.io/collector/receiver/otlpreceiver v$release
+	go.opentelemetry.io/collector/service v$release
 )
 MOD
 cat >"$module/main.go" <<'GO'
@@ -60,11 +62,13 @@ import (
 	"github.com/open-telemetry/opentelemetry-collector-contrib/exporter/fileexporter"
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/confmap"
+	"go.opentelemetry.io/collector/confmap/provider/envprovider"
 	"go.opentelemetry.io/collector/confmap/provider/fileprovider"
 	"go.opentelemetry.io/collector/exporter"
 	"go.opentelemetry.io/collector/otelcol"
 	"go.opentelemetry.io/collector/receiver"
 	"go.opentelemetry.io/collector/receiver/otlpreceiver"
+	"go.opentelemetry.io/collector/service/telemetry/otelconftelemetry"
 )
 
 func factories() (otelcol.Factories, error) {
@@ -76,7 +80,8 @@ func factories() (otelcol.Factories, error) {
 	if err != nil {
 		return otelcol.Factories{}, err
 	}
-	return otelcol.Factories{Receivers: receivers, Exporters: exporters}, nil
+	// The collector's own telemetry (its logs; the tests' config turns its metrics off).
+	return otelcol.Factories{Receivers: receivers, Exporters: exporters, Telemetry: otelconftelemetry.NewFactory()}, nil
 }
 
 func main() {
@@ -85,7 +90,8 @@ func main() {
 		Factories: factories,
 		ConfigProviderSettings: otelcol.ConfigProviderSettings{
 			ResolverSettings: confmap.ResolverSettings{
-				ProviderFactories: []confmap.ProviderFactory{fileprovider.NewFactory()},
+				// env: the collector's default scheme for ${VAR} in a config.
+				ProviderFactories: []confmap.ProviderFactory{fileprovider.NewFactory(), envprovider.NewFactory()},
 			},
 		},
 	}

@@ -5,7 +5,7 @@
  * are loaded by command-handlers.ts, only when their command runs.
  */
 import { loadFlagKinds } from '../engines/load/load-settings.ts';
-import { fileOutputKinds, outputKinds, plannedOutputKinds } from '../reporters/outputs/output-kinds.ts';
+import { fileOutputKinds, outputKinds, plannedOutputKinds, urlOutputKinds } from '../reporters/outputs/output-kinds.ts';
 import { reporterNames } from '../reporters/registry.ts';
 import { targetAreas } from '../target/areas.ts';
 import { dialectNames } from '../target/dialects.ts';
@@ -211,10 +211,11 @@ const outOption = {
   of: outputKinds,
   noun: 'output',
   files: fileOutputKinds,
+  urls: urlOutputKinds,
   planned: plannedOutputKinds,
   multiple: true,
   description:
-    'A live output KIND=DESTINATION: json=FILE writes NDJSON as the run goes, a line per metric point each second of load and per event (docs/outputs.md)',
+    'A live output KIND=DESTINATION: json=FILE writes NDJSON as the run goes, a line per metric point each second of load and per event; otlp=URL sends OpenTelemetry metrics over OTLP/HTTP (docs/outputs.md)',
 } as const satisfies OptionSpec;
 
 export const commandTable = {

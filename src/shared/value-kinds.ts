@@ -197,7 +197,8 @@ export function readList(spec: ListKind, value: unknown): number[] | string[] {
 /**
  * `KIND=DESTINATION` with KIND one of a closed set (`--out json=run.ndjson`): the kind and the rest of
  * the text. `files` are the kinds whose destination is a path (a config file's is resolved from its
- * folder); `planned` are kinds to come, named in the refusal of one that is not built yet.
+ * folder); `urls` are the kinds whose destination is an http:// or https:// URL, refused here when it
+ * is not one; `planned` are kinds to come, named in the refusal of one that is not built yet.
  */
 export interface DestinationKind<C extends string = string> {
   readonly kind: 'destination';
@@ -205,6 +206,7 @@ export interface DestinationKind<C extends string = string> {
   /** What the kinds are of (`output`): `unknown output kind "csv"`. */
   readonly noun: string;
   readonly files?: readonly C[];
+  readonly urls?: readonly C[];
   readonly planned?: readonly string[];
 }
 
@@ -223,7 +225,17 @@ export function readDestination<C extends string>(spec: DestinationKind<C>, valu
     const soon = spec.planned?.includes(name) ? ', not built yet' : '';
     throw new Refusal((label) => `${label} ${quoted(value)}: unknown ${spec.noun} kind "${name}"${soon} ${kinds}`);
   }
-  return { kind, destination: match[2]?.trim() ?? '' };
+  const destination = match[2]?.trim() ?? '';
+  if (spec.urls?.includes(kind) && !isHttpUrl(destination)) {
+    // Only the kind is named: a URL that did not parse may still hold a token.
+    throw new Refusal((label) => `${label} "${kind}=…": the ${kind} destination is not an http:// or https:// URL`);
+  }
+  return { kind, destination };
+}
+
+function isHttpUrl(text: string): boolean {
+  const url = URL.parse(text);
+  return url !== null && (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
 }
 
 /**

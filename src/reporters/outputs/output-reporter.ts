@@ -29,7 +29,7 @@ export function createOutputReporters(
   now: () => Date = () => new Date(),
 ): Reporter[] {
   return specs.flatMap((spec) => {
-    const label = `--out ${spec.kind}=${spec.destination}`;
+    const label = `--out ${spec.kind}=${withoutCredentials(spec.destination)}`;
     let writer: OutputWriter;
     try {
       writer = openOutput[spec.kind](spec.destination);
@@ -39,6 +39,18 @@ export function createOutputReporters(
     }
     return [outputReporter(label, spec, writer, log, now)];
   });
+}
+
+/** A URL's user and password, and its query (where tokens go), as `***`: the label is printed. */
+export function withoutCredentials(destination: string): string {
+  const url = URL.parse(destination);
+  if (url === null || !/^https?:$/.test(url.protocol)) return destination;
+  if (url.username !== '' || url.password !== '') {
+    url.username = '***';
+    url.password = '';
+  }
+  if (url.search !== '') url.search = '?***';
+  return url.href;
 }
 
 function outputReporter(
