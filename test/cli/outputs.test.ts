@@ -169,15 +169,20 @@ describe('load --out json=FILE', () => {
     for (const [value, line] of [
       [
         'csv=out.csv',
-        /^svc-harness: load: --out "csv=out.csv": unknown output kind "csv" \(kinds: json; to come: prometheus-rw, otlp\) \[SVC_USAGE\]$/,
+        /^svc-harness: load: --out "csv=out.csv": unknown output kind "csv" \(kinds: json, otlp; to come: prometheus-rw\) \[SVC_USAGE\]$/,
       ],
       [
-        'otlp=http://127.0.0.1:4318',
-        /^svc-harness: load: --out "otlp=http:\/\/127\.0\.0\.1:4318": unknown output kind "otlp", not built yet \(kinds: json; to come: prometheus-rw, otlp\) \[SVC_USAGE\]$/,
+        'prometheus-rw=http://127.0.0.1:9090/api/v1/write',
+        /^svc-harness: load: --out "prometheus-rw=http:\/\/127\.0\.0\.1:9090\/api\/v1\/write": unknown output kind "prometheus-rw", not built yet \(kinds: json, otlp; to come: prometheus-rw\) \[SVC_USAGE\]$/,
       ],
       [
         'run.ndjson',
-        /^svc-harness: load: --out "run\.ndjson" is not KIND=DESTINATION \(kinds: json; to come: prometheus-rw, otlp\) \[SVC_USAGE\]$/,
+        /^svc-harness: load: --out "run\.ndjson" is not KIND=DESTINATION \(kinds: json, otlp; to come: prometheus-rw\) \[SVC_USAGE\]$/,
+      ],
+      // A URL kind's destination that is no http(s) URL: refused before the run, the value not repeated.
+      [
+        'otlp=notaurl',
+        /^svc-harness: load: --out "otlp=…": the otlp destination is not an http:\/\/ or https:\/\/ URL \[SVC_USAGE\]$/,
       ],
     ] as const) {
       const reportDir = join(dir, `bad-${value.split('=')[0]}`);

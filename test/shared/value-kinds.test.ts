@@ -82,6 +82,17 @@ describe('the value kinds', () => {
     expect(refusal(() => readDestination(out, 'json='))).toBe(
       '--flag "json=" is not KIND=DESTINATION (kinds: json; to come: otlp)',
     );
+    // A URL kind: an http(s) URL, anything else refused without repeating it (it may hold a token).
+    const urls = { kind: 'destination', of: ['json', 'otlp'], noun: 'output', urls: ['otlp'] } as const;
+    expect(readDestination(urls, 'otlp=http://127.0.0.1:4318')).toEqual({
+      kind: 'otlp',
+      destination: 'http://127.0.0.1:4318',
+    });
+    for (const bad of ['otlp=notaurl', 'otlp=ftp://host/x', 'otlp=user:secret@host']) {
+      expect(refusal(() => readDestination(urls, bad))).toBe(
+        '--flag "otlp=…": the otlp destination is not an http:// or https:// URL',
+      );
+    }
   });
 
   test('a name or a path: a word of the set as it is, a module path as given, anything else refused', () => {
