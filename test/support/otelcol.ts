@@ -65,7 +65,7 @@ export interface OtlpRequest {
 export const attributesOf = (attributes: OtlpAttributes = []): Record<string, string> =>
   Object.fromEntries(attributes.map((item) => [item.key, item.value.stringValue ?? '']));
 
-export const valueOf = (point: OtlpDataPoint): number =>
+export const pointValue = (point: OtlpDataPoint): number =>
   point.asInt !== undefined ? Number(point.asInt) : (point.asDouble ?? 0);
 
 export interface RunningCollector {
