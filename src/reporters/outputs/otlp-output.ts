@@ -148,7 +148,10 @@ function recordPoint(instruments: Instruments, point: MetricPoint): void {
 
 /** An error's first line with any URL's user and password taken out. */
 function safeLine(error: unknown): string {
-  const text = error instanceof Error ? error.message : String(error);
+  const message = error instanceof Error ? error.message : String(error);
+  // The exporter's HTTP errors carry the status as a number (`Bad Request` alone says too little).
+  const status = typeof error === 'object' && error !== null && 'code' in error ? error.code : undefined;
+  const text = typeof status === 'number' ? `HTTP ${status} ${message}` : message;
   return (text.split('\n')[0] ?? '').replace(/(\w+:\/\/)[^/\s@]*@/g, '$1***@').slice(0, 300);
 }
 
