@@ -7,12 +7,13 @@
  * nothing but a line at the end, with no credential of its URL in it.
  */
 
-import { mkdtemp, rm } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { expectLoadCompleted } from '../support/cli-expect.ts';
+import { expectLoadCompleted, expectOneLine } from '../support/cli-expect.ts';
 import { closeServer, listenOnLoopback } from '../support/loopback.ts';
 import {
   attributesOf,
@@ -178,6 +179,23 @@ describe('load --out otlp=URL', () => {
     },
     150_000,
   );
+});
+
+describe('load --out otlp=URL, bad input', () => {
+  test('a destination that is no http(s) URL, on the command line or in outs, is one line, exit 2, before anything starts', async () => {
+    const reportDir = join(dir, 'report-bad');
+    const line = /"otlp=…": the otlp destination is not an http:\/\/ or https:\/\/ URL \[SVC_USAGE\]$/;
+    expectOneLine(
+      await runCli(['load', 'command', '--out', 'otlp=notaurl', '--report-dir', reportDir], { timeoutMs: 30_000 }),
+      line,
+    );
+    const project = join(dir, 'configured');
+    await mkdir(project);
+    await writeFile(join(project, 'svc-harness.config.json'), JSON.stringify({ outs: ['otlp=127.0.0.1:4318'] }));
+    const configured = await runCli(['load', 'command'], { cwd: project, timeoutMs: 30_000 });
+    expectOneLine(configured, /config file .*svc-harness\.config\.json: outs "otlp=…": the otlp destination/);
+    expect(existsSync(reportDir)).toBe(false);
+  }, 60_000);
 });
 
 describe('load --out otlp=URL, an endpoint that never answers', () => {

@@ -89,16 +89,14 @@ export async function startCollector(): Promise<RunningCollector> {
   for (let attempt = 0; ; attempt++) {
     const port = await findFreePort();
     const config = join(dir, 'config.json');
-    // JSON is YAML: the collector reads it as its config. Its own metrics off (no :8888 listener).
+    // JSON is YAML: the collector reads it as its config. No service::telemetry: the build's own is
+    // warnings on stderr and nothing else (no :8888 listener).
     await writeFile(
       config,
       JSON.stringify({
         receivers: { otlp: { protocols: { http: { endpoint: `127.0.0.1:${port}` } } } },
         exporters: { file: { path: file, flush_interval: '100ms' } },
-        service: {
-          telemetry: { logs: { level: 'warn' }, metrics: { level: 'none' } },
-          pipelines: { metrics: { receivers: ['otlp'], exporters: ['file'] } },
-        },
+        service: { pipelines: { metrics: { receivers: ['otlp'], exporters: ['file'] } } },
       }),
     );
     const child = spawn(binary, ['--config', `file:${config}`], { stdio: ['ignore', 'pipe', 'pipe'] });
