@@ -8,7 +8,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { afterEach, describe, expect, test } from 'vitest';
 import type { LiveRecord } from '../../src/reporters/outputs/live-records.ts';
-import { openOtlpOutput, otlpAttributes, otlpMetricsUrl } from '../../src/reporters/outputs/otlp-output.ts';
+import { openOtlpOutput, otlpMetricsUrl } from '../../src/reporters/outputs/otlp-output.ts';
+import { otlpAttributes } from '../../src/reporters/outputs/otlp-sdk.ts';
 import { withoutCredentials } from '../../src/reporters/outputs/output-reporter.ts';
 import { closeServer, listenOnLoopback } from '../support/loopback.ts';
 
