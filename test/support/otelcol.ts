@@ -107,7 +107,15 @@ export async function startCollector(): Promise<RunningCollector> {
     child.stderr?.on('data', (chunk: Buffer) => {
       output += chunk.toString();
     });
-    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    // A worker that dies mid-test takes its collector with it: nothing is left running.
+    const orphaned = () => child.kill('SIGKILL');
+    process.once('exit', orphaned);
+    const exited = new Promise<void>((resolve) =>
+      child.once('exit', () => {
+        process.off('exit', orphaned);
+        resolve();
+      }),
+    );
     const url = `http://127.0.0.1:${port}`;
     const deadline = Date.now() + 20_000;
     let up = false;
