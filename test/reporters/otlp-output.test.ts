@@ -2,7 +2,8 @@
  * The OTLP output's writer against endpoints that fail, on real loopback node:http servers: one that
  * refuses every export (HTTP 400), one that is gone (nothing listens), and one that accepts and never
  * answers. The caller's write never waits on any of them, close() keeps its bound, every failed
- * export is one dropped batch, and the error it reports holds no credential of the URL. What a real
+ * export is one dropped batch, and the error it reports holds no credential of the URL. A token in
+ * OTEL_EXPORTER_OTLP_HEADERS reaches the endpoint and no error line. What a real
  * collector receives is test/cli/outputs-otlp.test.ts's.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -108,6 +109,29 @@ describe('the OTLP URL and attributes', () => {
     expect(withoutCredentials('http://127.0.0.1:4318')).toBe('http://127.0.0.1:4318/');
     expect(withoutCredentials('live/run.ndjson')).toBe('live/run.ndjson');
   });
+});
+
+describe('headers', () => {
+  test("a backend's token comes from the SDK's own OTEL_EXPORTER_OTLP_HEADERS, and is in no error", async () => {
+    const seen: (string | undefined)[] = [];
+    const { url } = await serve((request, response) => {
+      seen.push(request.headers.authorization);
+      request.resume();
+      response.writeHead(401).end();
+    });
+    const before = process.env.OTEL_EXPORTER_OTLP_HEADERS;
+    process.env.OTEL_EXPORTER_OTLP_HEADERS = 'authorization=Bearer t0ken';
+    try {
+      const { totals } = await drive(url, 500);
+      expect(seen.length).toBeGreaterThan(0);
+      expect(seen.every((value) => value === 'Bearer t0ken')).toBe(true);
+      expect(totals.error).toMatch(/^HTTP 401/);
+      expect(totals.error).not.toContain('t0ken');
+    } finally {
+      if (before === undefined) delete process.env.OTEL_EXPORTER_OTLP_HEADERS;
+      else process.env.OTEL_EXPORTER_OTLP_HEADERS = before;
+    }
+  }, 15_000);
 });
 
 describe('an endpoint that fails never holds the caller', () => {
