@@ -5,7 +5,7 @@
  * are loaded by command-handlers.ts, only when their command runs.
  */
 import { loadFlagKinds } from '../engines/load/load-settings.ts';
-import { fileOutputKinds, outputKinds, plannedOutputKinds, urlOutputKinds } from '../reporters/outputs/output-kinds.ts';
+import { fileOutputKinds, outputKinds, urlOutputKinds } from '../reporters/outputs/output-kinds.ts';
 import { reporterNames } from '../reporters/registry.ts';
 import { targetAreas } from '../target/areas.ts';
 import { dialectNames } from '../target/dialects.ts';
@@ -212,10 +212,9 @@ const outOption = {
   noun: 'output',
   files: fileOutputKinds,
   urls: urlOutputKinds,
-  planned: plannedOutputKinds,
   multiple: true,
   description:
-    'A live output KIND=DESTINATION: json=FILE writes NDJSON as the run goes, a line per metric point each second of load and per event; prometheus-rw=URL sends the metric points to a Prometheus remote-write receiver (docs/outputs.md)',
+    'A live output KIND=DESTINATION: json=FILE writes NDJSON as the run goes, a line per metric point each second of load and per event; prometheus-rw=URL sends the metric points to a Prometheus remote-write receiver; otlp=URL sends them as OpenTelemetry metrics over OTLP/HTTP (docs/outputs.md)',
 } as const satisfies OptionSpec;
 
 export const commandTable = {

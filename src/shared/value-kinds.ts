@@ -197,9 +197,8 @@ export function readList(spec: ListKind, value: unknown): number[] | string[] {
 /**
  * `KIND=DESTINATION` with KIND one of a closed set (`--out json=run.ndjson`): the kind and the rest of
  * the text. `files` are the kinds whose destination is a path (a config file's is resolved from its
- * folder); `urls` those whose destination is an http:// or https:// URL (anything else is refused, its
- * credentials masked in the refusal); `planned` are kinds to come, named in the refusal of one that is
- * not built yet.
+ * folder); `urls` are the kinds whose destination is an http:// or https:// URL, refused here when it
+ * is not one; `planned` are kinds to come, named in the refusal of one that is not built yet.
  */
 export interface DestinationKind<C extends string = string> {
   readonly kind: 'destination';
@@ -228,26 +227,16 @@ export function readDestination<C extends string>(spec: DestinationKind<C>, valu
   }
   const destination = match[2]?.trim() ?? '';
   if (spec.urls?.includes(kind) && !isHttpUrl(destination)) {
-    const shown = masked(destination);
-    throw new Refusal(
-      (label) =>
-        `${label} "${kind}=${shown}": "${shown}" is not an http:// or https:// URL (${kind}=http://HOST:PORT/PATH)`,
-    );
+    // Only the kind is named: a URL that did not parse may still hold a token.
+    throw new Refusal((label) => `${label} "${kind}=…": the ${kind} destination is not an http:// or https:// URL`);
   }
   return { kind, destination };
 }
 
 function isHttpUrl(text: string): boolean {
-  try {
-    const url = new URL(text);
-    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
-  } catch {
-    return false;
-  }
+  const url = URL.parse(text);
+  return url !== null && (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
 }
-
-/** A URL-like text with its credentials (`//user:secret@`) masked, for a line that echoes it. */
-const masked = (text: string) => text.replace(/\/\/[^/@]*@/, '//***@');
 
 /**
  * A word of a closed set, or a path to a module of the user's own (`--reporter json`, `--reporter

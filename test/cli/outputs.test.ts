@@ -334,15 +334,16 @@ describe('load --out json=FILE', () => {
     for (const [value, line] of [
       [
         'csv=out.csv',
-        /^svc-harness: load: --out "csv=out.csv": unknown output kind "csv" \(kinds: json, prometheus-rw; to come: otlp\) \[SVC_USAGE\]$/,
-      ],
-      [
-        'otlp=http://127.0.0.1:4318',
-        /^svc-harness: load: --out "otlp=http:\/\/127\.0\.0\.1:4318": unknown output kind "otlp", not built yet \(kinds: json, prometheus-rw; to come: otlp\) \[SVC_USAGE\]$/,
+        /^svc-harness: load: --out "csv=out.csv": unknown output kind "csv" \(kinds: json, prometheus-rw, otlp\) \[SVC_USAGE\]$/,
       ],
       [
         'run.ndjson',
-        /^svc-harness: load: --out "run\.ndjson" is not KIND=DESTINATION \(kinds: json, prometheus-rw; to come: otlp\) \[SVC_USAGE\]$/,
+        /^svc-harness: load: --out "run\.ndjson" is not KIND=DESTINATION \(kinds: json, prometheus-rw, otlp\) \[SVC_USAGE\]$/,
+      ],
+      // A URL kind's destination that is no http(s) URL: refused before the run, the value not repeated.
+      [
+        'otlp=notaurl',
+        /^svc-harness: load: --out "otlp=…": the otlp destination is not an http:\/\/ or https:\/\/ URL \[SVC_USAGE\]$/,
       ],
     ] as const) {
       const reportDir = join(dir, `bad-${value.split('=')[0]}`);

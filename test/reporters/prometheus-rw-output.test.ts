@@ -10,8 +10,9 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { afterEach, describe, expect, test } from 'vitest';
 import type { LiveRecord } from '../../src/reporters/outputs/live-records.ts';
 import type { OutputWriter } from '../../src/reporters/outputs/output-writer.ts';
-import { openPrometheusRwOutput, shownDestination } from '../../src/reporters/outputs/prometheus-rw-output.ts';
+import { openPrometheusRwOutput } from '../../src/reporters/outputs/prometheus-rw-output.ts';
 import { decodeWriteRequest, type TimeSeries } from '../../src/reporters/outputs/remote-write.ts';
+import { withoutCredentials } from '../../src/reporters/outputs/shown-url.ts';
 import { findFreePort } from '../../src/shared/free-port.ts';
 import { closeServer, listenOnLoopback } from '../support/loopback.ts';
 
@@ -161,7 +162,9 @@ describe('openPrometheusRwOutput', () => {
     expect(totals.written).toBe(0);
     expect(totals.dropped).toBeGreaterThanOrEqual(2);
     expect(totals.error).toBe('no answer within 0.2 s');
-    expect(shownDestination(`http://rw:hunter2@${url.slice('http://'.length)}/api/v1/write`)).not.toContain('hunter2');
+    expect(withoutCredentials(`http://rw:hunter2@${url.slice('http://'.length)}/api/v1/write`)).not.toContain(
+      'hunter2',
+    );
   });
 
   test('an endpoint slower than the run: the queue is bounded, the oldest batches dropped, and the newest carries the totals', async () => {

@@ -82,9 +82,20 @@ describe('the value kinds', () => {
     expect(refusal(() => readDestination(out, 'json='))).toBe(
       '--flag "json=" is not KIND=DESTINATION (kinds: json; to come: otlp)',
     );
+    // A URL kind: an http(s) URL, anything else refused without repeating it (it may hold a token).
+    const urls = { kind: 'destination', of: ['json', 'otlp'], noun: 'output', urls: ['otlp'] } as const;
+    expect(readDestination(urls, 'otlp=http://127.0.0.1:4318')).toEqual({
+      kind: 'otlp',
+      destination: 'http://127.0.0.1:4318',
+    });
+    for (const bad of ['otlp=notaurl', 'otlp=ftp://host/x', 'otlp=user:secret@host']) {
+      expect(refusal(() => readDestination(urls, bad))).toBe(
+        '--flag "otlp=…": the otlp destination is not an http:// or https:// URL',
+      );
+    }
   });
 
-  test("a destination of a URL kind is an http:// or https:// URL; a refusal masks the URL's credentials", () => {
+  test('a destination of a URL kind is an http:// or https:// URL; a refusal never repeats it', () => {
     const out = { kind: 'destination', of: ['json', 'rw'], noun: 'output', urls: ['rw'] } as const;
     expect(readDestination(out, 'rw=https://u:p@h:9/api/v1/write')).toEqual({
       kind: 'rw',
@@ -92,10 +103,10 @@ describe('the value kinds', () => {
     });
     expect(readDestination(out, 'json=notaurl')).toEqual({ kind: 'json', destination: 'notaurl' });
     expect(refusal(() => readDestination(out, 'rw=notaurl'))).toBe(
-      '--flag "rw=notaurl": "notaurl" is not an http:// or https:// URL (rw=http://HOST:PORT/PATH)',
+      '--flag "rw=…": the rw destination is not an http:// or https:// URL',
     );
     expect(refusal(() => readDestination(out, 'rw=ftp://u:secret@h/x'))).toBe(
-      '--flag "rw=ftp://***@h/x": "ftp://***@h/x" is not an http:// or https:// URL (rw=http://HOST:PORT/PATH)',
+      '--flag "rw=…": the rw destination is not an http:// or https:// URL',
     );
   });
 

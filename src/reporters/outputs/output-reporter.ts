@@ -7,8 +7,9 @@
 import type { Reporter } from '../../results/reporter.ts';
 import { oneLine } from '../../shared/errors.ts';
 import { LiveRecords } from './live-records.ts';
-import { type OutputKind, openOutput, showDestination } from './output-kinds.ts';
+import { type OutputKind, openOutput } from './output-kinds.ts';
 import type { OutputWriter } from './output-writer.ts';
+import { withoutCredentials } from './shown-url.ts';
 
 /** One `--out`: its kind and destination (a file, a URL). */
 export interface OutputSpec {
@@ -29,8 +30,7 @@ export function createOutputReporters(
   now: () => Date = () => new Date(),
 ): Reporter[] {
   return specs.flatMap((spec) => {
-    // Named by what a line may show (a URL's credentials masked), never by the destination as given.
-    const label = `--out ${spec.kind}=${showDestination[spec.kind](spec.destination)}`;
+    const label = `--out ${spec.kind}=${withoutCredentials(spec.destination)}`;
     let writer: OutputWriter;
     try {
       writer = openOutput[spec.kind](spec.destination);

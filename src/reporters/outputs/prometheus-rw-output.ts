@@ -14,7 +14,7 @@
  * - `close(withinMs)` sends what is left and waits at most that long; what is still unsent is dropped.
  *
  * Credentials in the URL (`https://user:secret@host/api/v1/write`) are sent as basic authentication and
- * never shown: the URL the output is named by has them masked (`shownDestination`).
+ * never shown: the URL the output is named by has them masked (`withoutCredentials`, shown-url.ts).
  */
 import { Agent, request } from 'undici';
 import { oneLine } from '../../shared/errors.ts';
@@ -22,6 +22,7 @@ import type { LiveRecord } from './live-records.ts';
 import type { OutputWriter } from './output-writer.ts';
 import { PrometheusSeries, type Sample } from './prometheus-series.ts';
 import { encodeWriteRequest, remoteWriteHeaders, type TimeSeries } from './remote-write.ts';
+import { withoutCredentials } from './shown-url.ts';
 
 export interface RemoteWriteOptions {
   /** How often the samples queued are sealed into a batch and sent. @default 1000 */
@@ -42,19 +43,6 @@ interface Batch {
   readonly body: Uint8Array;
 }
 
-/** The URL with its credentials masked, to name the output in a line. */
-export function shownDestination(destination: string): string {
-  try {
-    const url = new URL(destination);
-    if (url.username === '' && url.password === '') return destination;
-    url.username = '***';
-    url.password = '';
-    return url.href;
-  } catch {
-    return destination;
-  }
-}
-
 /** An http or https URL, or the reason it is not one (without its credentials). */
 export function remoteWriteUrlProblem(destination: string): string | undefined {
   let url: URL;
@@ -71,7 +59,7 @@ export function remoteWriteUrlProblem(destination: string): string | undefined {
 
 export function openPrometheusRwOutput(destination: string, options: RemoteWriteOptions = {}): OutputWriter {
   const problem = remoteWriteUrlProblem(destination);
-  if (problem !== undefined) throw new Error(`${shownDestination(destination)} ${problem}`);
+  if (problem !== undefined) throw new Error(`${withoutCredentials(destination)} ${problem}`);
   const flushEveryMs = options.flushEveryMs ?? 1000;
   const maxBatchSamples = options.maxBatchSamples ?? 2000;
   const maxQueuedBatches = options.maxQueuedBatches ?? 10;
