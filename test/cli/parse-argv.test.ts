@@ -134,7 +134,7 @@ describe('parseArgv', () => {
 
   test('unknown commands, unknown flags, missing values and positionals are one usage line', () => {
     expect(usageError(() => parseArgv(['nope']))).toBe(
-      'unknown command "nope" (commands: serve, conformance, load, run, regions, compare, k6 install, k6 merge, k6 manifest, rules)',
+      'unknown command "nope" (commands: serve, conformance, load, soak, run, regions, compare, k6 install, k6 merge, k6 manifest, rules)',
     );
     for (const argv of [
       ['conformance', '--bogus'],
@@ -160,12 +160,12 @@ describe('parseArgv', () => {
       `load: unknown flag --sink-wiat; did you mean --sink-wait, a flag of conformance, run, not of load?${tail('load')}`,
     );
     expect(usageError(() => parseArgv(['conformance', '--rate', '5']))).toBe(
-      `conformance: unknown flag --rate; --rate is a flag of load, k6 manifest${tail('conformance')}`,
+      `conformance: unknown flag --rate; --rate is a flag of load, soak, k6 manifest${tail('conformance')}`,
     );
     expect(usageError(() => parseArgv(['load', '--zzzzzzzz']))).toBe(`load: unknown flag --zzzzzzzz${tail('load')}`);
     expect(usageError(() => parseArgv(['run', '-x']))).toBe(`run: unknown flag -x${tail('run')}`);
     expect(usageError(() => parseArgv(['lod']))).toBe(
-      'unknown command "lod"; did you mean load? (commands: serve, conformance, load, run, regions, compare, k6 install, k6 merge, k6 manifest, rules)',
+      'unknown command "lod"; did you mean load? (commands: serve, conformance, load, soak, run, regions, compare, k6 install, k6 merge, k6 manifest, rules)',
     );
   });
 
