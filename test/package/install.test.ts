@@ -45,7 +45,13 @@ describe('svc-harness installed from its tarball into an empty project', () => {
 
   test('every block of the README is one these tests run verbatim, or one CI runs', async () => {
     const ci = await readFile(join(repoRoot, '.ci', 'run'), 'utf8');
-    const runHere = ['npm pack', '// perf/my-echo.ts', '// svc-harness.config.ts', 'mkdir -p .github/workflows'];
+    const runHere = [
+      'npm pack',
+      '// perf/my-echo.ts',
+      '// svc-harness.config.ts',
+      'mkdir -p .github/workflows',
+      'npx svc-harness soak',
+    ];
     for (const block of fencedBlocks(await readme())) {
       const here = runHere.some((first) => block.text.startsWith(first));
       // The fresh machine's two commands are CI's own steps (.ci/run: set-up, the main job, npm test).
