@@ -63,10 +63,9 @@ describe('svc-harness installed from its tarball, run against a target file', ()
       problems: string[];
     };
     expect(soak.problems, context).toEqual([]);
-    expect(soak.faults.map((fault) => [fault.action, fault.error])).toEqual([
-      ['kill', undefined],
-      ['kill', undefined],
-    ]);
+    // Every 10 s over 30 s: at 10 s, about 20 s, and about 30 s when the jitter moves it inside the run.
+    expect(soak.faults.length).toBeGreaterThanOrEqual(2);
+    for (const fault of soak.faults) expect([fault.action, fault.error]).toEqual(['kill', undefined]);
     const report = JSON.parse(await readFile(join(dir, 'report.json'), 'utf8')) as {
       load: {
         scenarios: {
