@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { expectLoadCompleted, expectOneLine } from '../support/cli-expect.ts';
+import type { Report } from '../support/load-report.ts';
 import { closeServer, listenOnLoopback } from '../support/loopback.ts';
 import {
   attributesOf,
@@ -25,25 +26,6 @@ import {
   startCollector,
 } from '../support/otelcol.ts';
 import { runCli } from '../support/run-cli.ts';
-
-interface Counts {
-  readonly sent: number;
-  readonly completed: number;
-  readonly failed: number;
-  readonly dropped: number;
-}
-interface ReportScenario {
-  readonly name: string;
-  readonly requests: Counts;
-  readonly tags: readonly { readonly tags: Record<string, string>; readonly requests: Counts }[];
-  readonly checks: readonly { readonly name: string; readonly passes: number; readonly fails: number }[];
-  readonly thresholds: readonly { readonly expression: string; readonly ok: boolean }[];
-  readonly series: readonly { readonly second: number; readonly p99: number; readonly max: number }[];
-}
-interface Report {
-  readonly exitCode: number;
-  readonly load: { readonly scenarios: readonly ReportScenario[] };
-}
 
 const labelNames = new Set(['run_id', 'scenario', 'engine', 'target', 'check']);
 /** A data point's tag set, as a key (its attributes other than the labels). */

@@ -12,42 +12,10 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { type RunningReference, startReference } from '../../src/reference/reference-service.ts';
 import { expectLoadCompleted, expectOneLine } from '../support/cli-expect.ts';
+import type { Report, ReportScenario } from '../support/load-report.ts';
 import { waitFor } from '../support/processes.ts';
 import { runCli, startCli } from '../support/run-cli.ts';
 
-interface Counts {
-  readonly sent: number;
-  readonly completed: number;
-  readonly failed: number;
-  readonly dropped: number;
-}
-interface ReportScenario {
-  readonly name: string;
-  readonly engine: string;
-  readonly requests: Counts;
-  readonly tags: readonly { readonly tags: Record<string, string>; readonly requests: Counts }[];
-  readonly checks: readonly { readonly name: string; readonly passes: number; readonly fails: number }[];
-  readonly thresholds: readonly { readonly expression: string; readonly ok: boolean }[];
-  readonly series: readonly { readonly second: number; readonly p99: number; readonly completed: number }[];
-  /** A messaging scenario's accounting, per stream. */
-  readonly messaging?: Partial<
-    Record<
-      'delivery' | 'callbacks' | 'failureCallbacks' | 'waiters',
-      {
-        readonly expected: number;
-        readonly received: number;
-        readonly lost: number;
-        readonly duplicated: number;
-        readonly unexpected: number;
-        readonly latencyMs: { readonly count: number; readonly p99: number };
-      } | null
-    >
-  >;
-}
-interface Report {
-  readonly exitCode: number;
-  readonly load: { readonly scenarios: readonly ReportScenario[] };
-}
 interface Line {
   readonly type: 'point' | 'event';
   readonly time: string;

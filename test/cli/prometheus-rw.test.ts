@@ -16,35 +16,10 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { findFreePort } from '../../src/shared/free-port.ts';
 import { expectLoadCompleted, expectOneLine } from '../support/cli-expect.ts';
+import type { Report, ReportScenario } from '../support/load-report.ts';
 import { closeServer, listenOnLoopback } from '../support/loopback.ts';
 import { type QueryResult, type RunningPrometheus, startPrometheus } from '../support/prometheus.ts';
 import { type CliRun, repoRoot, runCli, startCli } from '../support/run-cli.ts';
-
-interface Counts {
-  readonly sent: number;
-  readonly completed: number;
-  readonly failed: number;
-  readonly dropped: number;
-}
-interface ReportScenario {
-  readonly name: string;
-  readonly requests: Counts;
-  readonly tags: readonly { readonly tags: Record<string, string>; readonly requests: Counts }[];
-  readonly checks: readonly { readonly name: string; readonly passes: number; readonly fails: number }[];
-  readonly thresholds: readonly { readonly expression: string; readonly ok: boolean }[];
-  readonly series: readonly {
-    readonly second: number;
-    readonly completed: number;
-    readonly p50: number;
-    readonly p90: number;
-    readonly p99: number;
-    readonly max: number;
-  }[];
-}
-interface Report {
-  readonly exitCode: number;
-  readonly load: { readonly scenarios: readonly ReportScenario[] };
-}
 
 /** Grafana's reference to the dashboard's data-source variable, as its panels name it. */
 // biome-ignore lint/suspicious/noTemplateCurlyInString: Grafana's variable syntax, not a template string
