@@ -9,12 +9,14 @@ export type { RunCommonOptions } from '../engines/context/run-context.ts';
 export { defaultLoadSettings, type LoadSettings } from '../engines/load/load-settings.ts';
 export { type LoadOptions, runLoad } from '../engines/load/run-load.ts';
 export { type MainJobOptions, runMainJob } from '../engines/run/main-job.ts';
+export { runSoak, type SoakOptions, type SoakRun } from '../engines/soak/run-soak.ts';
 export { defineScenario } from '../protocol/scenario.ts';
 export { createReporters, type ReporterOptions } from '../reporters/registry.ts';
 export type { CaseResult, ConformanceRun } from '../results/conformance-run.ts';
 export type { HarnessRun } from '../results/harness-run.ts';
 export type { LoadRun, ScenarioResult } from '../results/load-run.ts';
 export type {
+  FaultChange,
   LoadProgress,
   PhaseChange,
   Reporter,

@@ -97,6 +97,24 @@ export interface PhaseChange {
   readonly durationS: number;
 }
 
+/** A soak's fault is done to the implementation, or healed (`svc-harness soak`). */
+export interface FaultChange {
+  /** `f<spec>-<n>`: the spec's index and the occurrence's number. */
+  readonly id: string;
+  /** The spec as written (`kill every 10m`). */
+  readonly fault: string;
+  readonly action: string;
+  /** The path of a network fault (`target`, `sink`). */
+  readonly path?: string;
+  readonly edge: 'start' | 'end';
+  /** Seconds since the faults' time 0 (the measured load's start). */
+  readonly elapsedS: number;
+  /** Why it could not be done or healed (at its end). */
+  readonly error?: string;
+  /** Healed early: the run ended first (at its end). */
+  readonly cut?: boolean;
+}
+
 export interface Reporter {
   /** The name `--reporter` chooses it by. */
   readonly name: string;
@@ -118,6 +136,8 @@ export interface Reporter {
   onPhase?(change: PhaseChange): void;
   /** Once a second while a load scenario runs. */
   onProgress?(progress: LoadProgress): void;
+  /** A soak's fault starts, or is healed. */
+  onFault?(change: FaultChange): void;
   /** A load scenario ended (its texts already redacted). */
   onScenarioEnd?(result: ScenarioResult): void;
   /** The run ended, completely or not (`run.aborted`): render and write. */
@@ -137,6 +157,7 @@ export const liveHooks = [
   'onScenarioStart',
   'onPhase',
   'onProgress',
+  'onFault',
   'onScenarioEnd',
 ] as const satisfies readonly (keyof RunEvents)[];
 
@@ -174,6 +195,7 @@ export function reporterEvents(reporters: readonly Reporter[], log: (line: strin
     onProblem: (...args) => call('onProblem', args),
     onScenarioStart: (...args) => call('onScenarioStart', args),
     onPhase: (...args) => call('onPhase', args),
+    onFault: (...args) => call('onFault', args),
     onProgress: (...args) => call('onProgress', args),
     onScenarioEnd: (...args) => call('onScenarioEnd', args),
     // Every reporter renders and writes, whatever another one did: one that fails leaves the others'

@@ -106,8 +106,21 @@ describe('svc-harness soak', () => {
       'latency 150ms±50ms for 1500ms every 5s after 1s',
       '--fault',
       'partition sink 1500ms every 5s after 3s',
+      '--out',
+      `json=${join(dir, 'network.ndjson')}`,
     ]);
     expect([0, 99], context(run)).toContain(run.exitCode);
+    // Watched live: each fault's start and end are events of the NDJSON output, in the order they happened.
+    const events = (await readFile(join(dir, 'network.ndjson'), 'utf8'))
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { event?: string; fault_id?: string; path?: string })
+      .filter((record) => record.event === 'fault_start' || record.event === 'fault_end');
+    expect(events.filter((record) => record.event === 'fault_start').map((record) => record.fault_id)).toEqual(
+      run.soak?.faults.map((fault) => fault.id),
+    );
+    expect(events.filter((record) => record.event === 'fault_end')).toHaveLength(run.soak?.faults.length ?? -1);
+    expect(events.find((record) => record.fault_id === 'f2-1')?.path).toBe('sink');
     expect(run.soak?.faults.map((fault) => [fault.id, fault.error])).toEqual(
       run.soak?.timeline.map((item) => [item.id, undefined]),
     );

@@ -288,6 +288,38 @@ describe('thresholds, phases and messaging streams', () => {
     expect(end).toMatchObject({ type: 'event', event: 'phase_end', labels, phase: 'warmup' });
   });
 
+  test("a soak's fault: fault_start, then fault_end with its error or cut, labelled by the run and target", () => {
+    const records = new LiveRecords(() => new Date('2026-12-01T20:00:00.000Z'));
+    records.runStart({ runId: 'r5', command: 'soak', startedAt: '2026-12-01T20:00:00.000Z', reportDir: '/tmp/r' });
+    records.target('reference', false);
+    const change = { id: 'f2-1', fault: 'partition sink 30s every 15m', action: 'partition', path: 'sink' } as const;
+    const [begin] = records.fault({ ...change, edge: 'start', elapsedS: 900.0004 });
+    const [end] = records.fault({ ...change, edge: 'end', elapsedS: 930.1, cut: true });
+    const labels = { run_id: 'r5', target: 'reference' };
+    expect(begin).toEqual({
+      type: 'event',
+      time: '2026-12-01T20:00:00.000Z',
+      event: 'fault_start',
+      labels,
+      fault_id: 'f2-1',
+      fault: 'partition sink 30s every 15m',
+      action: 'partition',
+      path: 'sink',
+      elapsed_s: 900,
+    });
+    expect(end).toMatchObject({ event: 'fault_end', labels, elapsed_s: 930.1, cut: true });
+    const [failed] = records.fault({
+      id: 'f1-1',
+      fault: 'kill every 1m',
+      action: 'kill',
+      edge: 'end',
+      elapsedS: 60,
+      error: 'no process',
+    });
+    expect(failed).toMatchObject({ event: 'fault_end', action: 'kill', error: 'no process' });
+    expect(failed).not.toHaveProperty('path');
+  });
+
   test("a messaging scenario's streams at its end: expected, received, lost, duplicated, unexpected and latency per stream", () => {
     const messaging = sampleMessaging(
       [

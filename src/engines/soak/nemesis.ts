@@ -9,6 +9,7 @@
  * down as failed with its reason and the run goes on.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { FaultChange } from '../../results/reporter.ts';
 import { oneLine } from '../../shared/errors.ts';
 import { isProcessFault, type NetworkFaultSpec, type ProcessFaultSpec } from '../../shared/fault-spec.ts';
 import type { FaultOccurrence } from './fault-schedule.ts';
@@ -37,6 +38,8 @@ export interface NemesisParts {
   readonly network?: NetworkFaults;
   /** Unix ms now (the run context's clock). */
   readonly now?: () => number;
+  /** Told as each occurrence starts and as it is healed (the live outputs' fault events). */
+  readonly onChange?: (change: FaultChange) => void;
 }
 
 /** The timeline ended its window at the run's end, before its length was up. */
@@ -114,6 +117,33 @@ export async function runNemesis(
   signal: AbortSignal,
 ): Promise<DoneFault[]> {
   const now = parts.now ?? Date.now;
+  const tell = (
+    occurrence: FaultOccurrence,
+    edge: FaultChange['edge'],
+    result?: Omit<DoneFault, 'id' | 'text' | 'action' | 'plannedStartMs'>,
+  ) => {
+    const { spec } = occurrence;
+    parts.onChange?.({
+      id: occurrence.id,
+      fault: spec.text,
+      action: spec.action,
+      ...('path' in spec && { path: spec.path }),
+      edge,
+      elapsedS: ((edge === 'start' ? (result?.startAt ?? now()) : (result?.healedAt ?? now())) - origin) / 1000,
+      ...(result?.error !== undefined && { error: result.error }),
+      ...(result?.cut === true && { cut: true }),
+    });
+  };
+  // Each occurrence's start is told when it is begun, its end when it is healed.
+  const told = async (
+    occurrence: FaultOccurrence,
+    work: () => Promise<Omit<DoneFault, 'id' | 'text' | 'action' | 'plannedStartMs'>>,
+  ) => {
+    tell(occurrence, 'start');
+    const result = await work();
+    tell(occurrence, 'end', result);
+    return result;
+  };
   const done: Promise<DoneFault | undefined>[] = [];
   let processTurn: Promise<unknown> = Promise.resolve();
   for (const occurrence of timeline) {
@@ -124,12 +154,19 @@ export async function runNemesis(
       // In turn: a process fault due while the last is on waits for it.
       // One whose turn comes after the run ended is not done at all.
       const turn = processTurn.then(async () =>
-        signal.aborted ? undefined : { ...base, ...(await doProcess(spec, occurrence, parts, now, signal)) },
+        signal.aborted
+          ? undefined
+          : { ...base, ...(await told(occurrence, () => doProcess(spec, occurrence, parts, now, signal))) },
       );
       processTurn = turn;
       done.push(turn);
     } else {
-      done.push(doNetwork(spec, occurrence, origin, parts, now, signal).then((result) => ({ ...base, ...result })));
+      done.push(
+        told(occurrence, () => doNetwork(spec, occurrence, origin, parts, now, signal)).then((result) => ({
+          ...base,
+          ...result,
+        })),
+      );
     }
   }
   const results = (await Promise.all(done)).filter((item): item is DoneFault => item !== undefined);

@@ -20,7 +20,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { LoadRun } from '../../results/load-run.ts';
-import type { Reporter } from '../../results/reporter.ts';
+import { type Reporter, reporterEvents } from '../../results/reporter.ts';
 import { ExitCode, harnessError } from '../../shared/errors.ts';
 import { type FaultSpec, FaultSpecError, isProcessFault, parseFaultSpec } from '../../shared/fault-spec.ts';
 import { createRedactor, redactStrings } from '../../shared/redact.ts';
@@ -112,17 +112,27 @@ export async function runSoak(options: SoakOptions): Promise<SoakRun> {
       const stopNemesis = new AbortController();
       const signal = options.signal ? AbortSignal.any([stopNemesis.signal, options.signal]) : stopNemesis.signal;
       let nemesis: Promise<DoneFault[]> | undefined;
+      // The faults go to the reporters as they happen (the live outputs' fault events), each reporter's
+      // failure kept from the run as the load's own events do.
+      const events = reporterEvents(options.reporters ?? [], log);
       const parts = {
         ...(implementation.process !== undefined && { process: implementation.process }),
         ...(paths.network !== undefined && { network: paths.network }),
+        onChange: events.onFault,
       };
       // The faults' time 0 is the measured load's start: the first scenario's, once its set-up is done.
+      // They end with the load, before any reporter renders: this reporter is first, so its end heals
+      // what is on and tells the other reporters (the live outputs) before they close.
       const starter: Reporter = {
         name: 'soak',
         onScenarioStart: () => {
           if (nemesis !== undefined) return;
           origin = Date.now();
           nemesis = runNemesis(timeline, origin, parts, signal);
+        },
+        async onRunEnd() {
+          stopNemesis.abort();
+          faults = await (nemesis ?? Promise.resolve([]));
         },
       };
       // The load reads the target the soak runs against as a file (mode 600, removed after): its own
@@ -139,7 +149,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakRun> {
           ...(paths.sink !== undefined && { sink: paths.sink }),
           ...(options.scenariosDir !== undefined && { scenariosDir: options.scenariosDir }),
           reportDir,
-          reporters: [...(options.reporters ?? []), starter],
+          reporters: [starter, ...(options.reporters ?? [])],
           ...(options.signal !== undefined && { signal: options.signal }),
           ...(options.now !== undefined && { now: options.now }),
           log,

@@ -145,6 +145,8 @@ export interface EventRecord extends RecordBase {
     | 'scenario_start'
     | 'phase_start'
     | 'phase_end'
+    | 'fault_start'
+    | 'fault_end'
     | 'threshold'
     | 'threshold_crossed'
     | 'scenario_end'

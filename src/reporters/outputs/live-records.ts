@@ -22,7 +22,7 @@ import type { CaseResult } from '../../results/conformance-run.ts';
 import { gateOf } from '../../results/conformance-run.ts';
 import type { HarnessRun } from '../../results/harness-run.ts';
 import type { CheckTotals, RequestCounts, ScenarioResult, ThresholdResult } from '../../results/load-run.ts';
-import type { LoadProgress, PhaseChange, RunStart, ScenarioStart } from '../../results/reporter.ts';
+import type { FaultChange, LoadProgress, PhaseChange, RunStart, ScenarioStart } from '../../results/reporter.ts';
 import { verdictRule } from '../../results/verdict.ts';
 import type { EventRecord, LiveRecord, RecordLabels } from './live-record-types.ts';
 import { messagePoints } from './message-records.ts';
@@ -287,6 +287,25 @@ export class LiveRecords {
         phase: change.phase,
         duration_s: change.durationS,
       }),
+    ];
+  }
+
+  /** A soak's fault done to the implementation, or healed. */
+  fault(change: FaultChange): LiveRecord[] {
+    return [
+      this.#event(
+        change.edge === 'start' ? 'fault_start' : 'fault_end',
+        this.#labels(this.#target ? { target: this.#target } : {}),
+        {
+          fault_id: change.id,
+          fault: change.fault,
+          action: change.action,
+          ...(change.path !== undefined && { path: change.path }),
+          elapsed_s: round(change.elapsedS),
+          ...(change.error !== undefined && { error: change.error }),
+          ...(change.cut === true && { cut: true }),
+        },
+      ),
     ];
   }
 

@@ -69,6 +69,7 @@ function outputReporter(
     onProblem: (line) => hand(() => records.problem(line)),
     onScenarioStart: (name, line, start) => hand(() => records.scenarioStart(name, line, start)),
     onPhase: (change) => hand(() => records.phase(change)),
+    onFault: (change) => hand(() => records.fault(change)),
     onProgress: (progress) => hand(() => records.progress(progress)),
     onScenarioEnd: (result) => hand(() => records.scenarioEnd(result)),
     async onRunEnd(run) {

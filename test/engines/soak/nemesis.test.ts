@@ -11,6 +11,7 @@ import { ManagedProcess } from '../../../src/engines/soak/managed-process.ts';
 import { runNemesis } from '../../../src/engines/soak/nemesis.ts';
 import { NetworkFaults } from '../../../src/engines/soak/network-faults.ts';
 import { findToxiproxy, Toxiproxy } from '../../../src/engines/soak/toxiproxy.ts';
+import type { FaultChange } from '../../../src/results/reporter.ts';
 import { parseFaultSpec } from '../../../src/shared/fault-spec.ts';
 import { findFreePort } from '../../../src/shared/free-port.ts';
 
@@ -51,15 +52,28 @@ describe('runNemesis', () => {
   test('a kill, a pause and latency, each done at its time and healed, as they happened', async () => {
     const pidBefore = managed.pid;
     const origin = Date.now();
+    const changes: FaultChange[] = [];
     const done = await runNemesis(
       timeline(
         ['kill every 10s after 300ms', 'pause 700ms every 10s after 1500ms', 'latency 300ms for 1s every 10s after 1s'],
         3000,
       ),
       origin,
-      { process: managed, network },
+      { process: managed, network, onChange: (change) => changes.push(change) },
       new AbortController().signal,
     );
+    // Told as they happened, in time order, the network fault with its path.
+    expect(changes.map((change) => `${change.id} ${change.edge}`)).toEqual([
+      'f1-1 start',
+      'f1-1 end',
+      'f3-1 start',
+      'f2-1 start',
+      // The latency ends at 2 s sharp; the pause, begun at 1.5 s or later (after the kill's start-up), at 2.2 s or later.
+      'f3-1 end',
+      'f2-1 end',
+    ]);
+    expect(changes.find((change) => change.id === 'f3-1')?.path).toBe('target');
+    expect(changes[0]?.elapsedS).toBeGreaterThanOrEqual(0.3);
     expect(done.map((item) => [item.id, item.action, item.error])).toEqual([
       ['f1-1', 'kill', undefined],
       ['f3-1', 'latency', undefined],
