@@ -279,3 +279,52 @@ describe('an endpoint that refuses, hangs or is not a URL', () => {
     expect(configured.stderr).not.toContain('hunter2');
   });
 });
+
+describe('load --engine k6 --out prometheus-rw=URL', () => {
+  test("k6's points reach Prometheus while k6 runs, and its counts are report.json's exactly", async () => {
+    const reportDir = join(dir, 'k6-report');
+    const started = startCli(
+      [
+        'load',
+        'command',
+        '--engine',
+        'k6',
+        '--duration',
+        '4s',
+        '--rate',
+        '200',
+        '--out',
+        `prometheus-rw=${prometheus.writeUrl}`,
+        '--report-dir',
+        reportDir,
+      ],
+      { reportDir, timeoutMs: 120_000 },
+    );
+    let ended = false;
+    void started.finished.then(() => {
+      ended = true;
+    });
+    let live = 0;
+    while (!ended && live === 0) {
+      live = total(await prometheus.query('svc_harness_http_reqs_total{engine="k6"}').catch(() => []));
+      await sleep(100);
+    }
+    const done = await started.finished;
+    const context = `${done.stdout.slice(-1500)}\n${done.stderr.slice(-1500)}`;
+    const [k6] = (done.report as Report).load.scenarios;
+    expectLoadCompleted(done.exitCode, (done.report as Report).load.scenarios, context);
+    const requests = k6?.requests ?? { completed: 0, failed: 0, dropped: 0, sent: 0 };
+    // A part of the run, read while k6 was still running.
+    expect(live, context).toBeGreaterThan(0);
+    expect(live).toBeLessThan(requests.completed + requests.failed);
+    const ids = await prometheus.query('count by (run_id) (svc_harness_http_reqs_total{engine="k6"})');
+    expect(ids).toHaveLength(1);
+    const of = `run_id="${ids[0]?.metric.run_id}", engine="k6"`;
+    expect(total(await prometheus.query(`svc_harness_http_reqs_total{${of}}`))).toBe(
+      requests.completed + requests.failed,
+    );
+    expect(total(await prometheus.query(`svc_harness_http_req_failed_total{${of}, outcome="true"}`))).toBe(
+      requests.failed,
+    );
+  }, 150_000);
+});
