@@ -68,6 +68,31 @@ describe('live thresholds', () => {
     expect(now[2]?.value).toBeCloseTo(4 / 200, 6);
   });
 
+  test("over two parts (two worker threads), the same as the end's judgement of both merged", () => {
+    const [a, b] = [recorded(), recorded()];
+    b.completed({ op: 'get' }, 1, 40, 5000);
+    const live = [
+      ...liveThresholdsOf(thresholds),
+      parseThreshold('commands: count>100', 'cli'),
+      parseThreshold('dropped_iterations: count<1', 'cli'),
+      parseThreshold('http_req_failed{op:set}: rate<0.5', 'cli'),
+    ];
+    const now = currentThresholds(base, live, [a.totals(), b.totals()], 2);
+    const end = scenarioResult({
+      base,
+      merged: mergeParts([a.part(), b.part()]),
+      finish: {},
+      problems: [],
+      loadSeconds: 2,
+      durationMs: 2000,
+      thresholds: live,
+    }).thresholds;
+    a.destroy();
+    b.destroy();
+    expect(now).toEqual(end);
+    expect(now.find((threshold) => threshold.metric === 'http_reqs')?.value).toBe(400);
+  });
+
   test('withThresholds judges once, when read; without live thresholds the progress is as it was', () => {
     const recorder = recorded();
     const progress: LoadProgress = {
