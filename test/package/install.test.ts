@@ -139,6 +139,7 @@ describe('svc-harness installed from its tarball into an empty project', () => {
         'runConformance',
         'runLoad',
         'runMainJob',
+        'runSoak',
       ],
       'function',
     ]);
