@@ -120,13 +120,14 @@ export async function runSoak(options: SoakOptions): Promise<SoakRun> {
         ...(paths.network !== undefined && { network: paths.network }),
         onChange: events.onFault,
       };
-      // The faults' time 0 is the measured load's start: the first scenario's, once its set-up is done.
-      // They end with the load, before any reporter renders: this reporter is first, so its end heals
-      // what is on and tells the other reporters (the live outputs) before they close.
+      // The faults' time 0 is the measured load's start: the first scenario's load phase, once its
+      // set-up and warm-up are done (the time 0 of its per-second series). They end with the load,
+      // before any reporter renders: this reporter is first, so its end heals what is on and tells
+      // the other reporters (the live outputs) before they close.
       const starter: Reporter = {
         name: 'soak',
-        onScenarioStart: () => {
-          if (nemesis !== undefined) return;
+        onPhase: (change) => {
+          if (nemesis !== undefined || change.phase !== 'load' || change.edge !== 'start') return;
           origin = Date.now();
           nemesis = runNemesis(timeline, origin, parts, signal);
         },
