@@ -8,6 +8,9 @@ import type { Target, TargetArea } from '../target/target.ts';
 import { allFaults, allSilences } from './areas.ts';
 import { FaultSet } from './fault-registry.ts';
 
+/** The reference's own search for redis-server (an executable file on PATH), for an engine that starts one beside it (the soak). */
+export { findRedisServer } from './redis/redis-server-process.ts';
+
 export interface EmbeddedReference {
   readonly target: Target;
   /** Secrets beyond the target's own (a password in the Redis URL), for redaction. */

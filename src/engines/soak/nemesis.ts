@@ -33,6 +33,9 @@ export interface DoneFault {
   readonly cut?: true;
 }
 
+/** What doing one occurrence found: the part of a DoneFault that is not its occurrence's. */
+type FaultOutcome = Omit<DoneFault, 'id' | 'text' | 'action' | 'plannedStartMs'>;
+
 export interface NemesisParts {
   readonly process?: ManagedProcess;
   readonly network?: NetworkFaults;
@@ -58,7 +61,7 @@ async function doProcess(
   parts: NemesisParts,
   now: () => number,
   signal: AbortSignal,
-): Promise<Omit<DoneFault, 'id' | 'text' | 'action' | 'plannedStartMs'>> {
+): Promise<FaultOutcome> {
   const startAt = now();
   const target = parts.process;
   if (target === undefined) {
@@ -88,7 +91,7 @@ async function doNetwork(
   parts: NemesisParts,
   now: () => number,
   signal: AbortSignal,
-): Promise<Omit<DoneFault, 'id' | 'text' | 'action' | 'plannedStartMs'>> {
+): Promise<FaultOutcome> {
   const startAt = now();
   const network = parts.network;
   if (network === undefined) return { startAt, healedAt: startAt, error: 'no proxy on the soak’s paths' };
@@ -117,11 +120,7 @@ export async function runNemesis(
   signal: AbortSignal,
 ): Promise<DoneFault[]> {
   const now = parts.now ?? Date.now;
-  const tell = (
-    occurrence: FaultOccurrence,
-    edge: FaultChange['edge'],
-    result?: Omit<DoneFault, 'id' | 'text' | 'action' | 'plannedStartMs'>,
-  ) => {
+  const tell = (occurrence: FaultOccurrence, edge: FaultChange['edge'], result?: FaultOutcome) => {
     const { spec } = occurrence;
     parts.onChange?.({
       id: occurrence.id,
@@ -135,10 +134,7 @@ export async function runNemesis(
     });
   };
   // Each occurrence's start is told when it is begun, its end when it is healed.
-  const told = async (
-    occurrence: FaultOccurrence,
-    work: () => Promise<Omit<DoneFault, 'id' | 'text' | 'action' | 'plannedStartMs'>>,
-  ) => {
+  const told = async (occurrence: FaultOccurrence, work: () => Promise<FaultOutcome>) => {
     tell(occurrence, 'start');
     const result = await work();
     tell(occurrence, 'end', result);

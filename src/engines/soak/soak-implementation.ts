@@ -14,10 +14,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
+import { findRedisServer } from '../../reference/embedded.ts';
 import { parseDurationMs } from '../../shared/duration.ts';
 import { harnessError, oneLine } from '../../shared/errors.ts';
 import { findFreePort } from '../../shared/free-port.ts';
-import { onPath } from '../../shared/go-tool.ts';
 import { parseTarget } from '../../target/read-target.ts';
 import type { ProcessTemplate, Target } from '../../target/target.ts';
 import { ManagedProcess, type ProcessSpec } from './managed-process.ts';
@@ -74,7 +74,7 @@ async function started(spec: ProcessSpec, what: string): Promise<ManagedProcess>
 
 /** The reference as `serve` on a Redis of its own, both in processes the soak owns. */
 async function startReferenceProcess(serveArgs: readonly string[]): Promise<SoakImplementation> {
-  const redisServer = onPath('redis-server', process.env);
+  const redisServer = findRedisServer(process.env);
   if (redisServer === undefined) {
     throw harnessError(
       'SVC_REDIS_UNAVAILABLE',
