@@ -7,7 +7,7 @@
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import type { CaseResult } from '../../results/conformance-run.ts';
-import { collectAfterBurst } from '../../shared/memory-relief.ts';
+import { collectAfterFirstStart } from '../../shared/memory-relief.ts';
 import { createRedactor } from '../../shared/redact.ts';
 import { sourceFile } from '../../shared/source-files.ts';
 import type { TargetArea } from '../../target/target.ts';
@@ -119,7 +119,7 @@ export async function runSuites(options: SuiteRunOptions): Promise<CollectedRun>
       if (!signalListeners.get(signal)?.has(listener)) process.off(signal, listener);
     }
   }
-  collectAfterBurst();
+  collectAfterFirstStart();
   vitest.provide('svcRun', { ...options.run, areas: options.areas, caseFiles: options.caseFiles });
   // On abort: ask vitest to cancel, and stop waiting after a grace period (a case may be mid-wait).
   let onAbort = () => {};
