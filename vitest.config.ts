@@ -3,8 +3,9 @@ import { join, relative } from 'node:path';
 import { defineConfig } from 'vitest/config';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
-// Two projects: the project's own tests (`npm test`) and the conformance suites, which the
-// `svc-harness conformance` command runs through vitest's Node API against a target.
+// The project's own tests, in projects: unit and quiet (`npm test`), exhaustive, package, and fast (the
+// author's loop). The conformance suites have their own configuration, conformance/vitest.config.ts,
+// which `svc-harness conformance` runs through vitest's Node API against a target.
 // Under CI a JSON report is written too, so .ci/run can print a closing "N passed, N failed" line.
 /** The tests that pack, install and build images of the harness. */
 const packageTests = ['test/package/**/*.test.ts', 'test/cli/image-target.test.ts'];
@@ -25,8 +26,7 @@ const quietTests = ['test/cli/serve-memory.test.ts'];
  * The author's loop (`npm run test:fast`): the test files that start no process, server, Redis, k6 or
  * browser, found by what they import and call, so a new test joins or leaves the set by itself. The
  * fast project's setup (test/support/no-processes.ts) makes any child process a failure, so a file
- * this pattern lets through by mistake fails loudly instead of slowing the loop down. Here, not in
- * test/, because the published package runs its conformance suites with this config and has no test/.
+ * this pattern lets through by mistake fails loudly instead of slowing the loop down.
  */
 const slowTest =
   /run-cli\.ts|runCli|spawn|execFile|fixture-server|processes\.ts|fork\(|startEmbedded|startTestRedis|useTestReference|acquireRedis|chromium|createServer|listenOnLoopback|startReference|runLoad|runConformance|runMainJob|new Worker|startSink|startTestServer|bad-servers|kv-fakes|startHostile|openSink|startCountingSink|runRegions|findK6|podman|testcontainers|self-validation|receiver|messaging-client|reference-fixture|hostile-conformance|importUserModule/;

@@ -5,8 +5,8 @@
  */
 import { messagingRegions } from '../target/messaging-regions.ts';
 import type { Target, TargetArea } from '../target/target.ts';
-import { allFaults, allSilences } from './areas.ts';
 import { FaultSet } from './fault-registry.ts';
+import { allFaults, allSilences } from './reference-areas.ts';
 
 /** The reference's own search for redis-server (an executable file on PATH), for an engine that starts one beside it (the soak). */
 export { findRedisServer } from './redis/redis-server-process.ts';

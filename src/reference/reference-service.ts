@@ -10,10 +10,10 @@ import { afterBigAnswer, serving } from '../shared/memory-relief.ts';
 import { getDialect } from '../target/dialects.ts';
 import type { Target, TargetArea } from '../target/target.ts';
 import { adminPlugin } from './admin/admin-plugin.ts';
-import { allFaults, allSilences, referenceAreas } from './areas.ts';
 import { FaultSet } from './fault-registry.ts';
 import { acquireRedis } from './redis/acquire-redis.ts';
 import type { AreaRoutes, StartedArea } from './reference-area.ts';
+import { allFaults, allSilences, referenceAreas } from './reference-areas.ts';
 import type { ReferenceOptions } from './reference-options.ts';
 
 /** One area as it runs: where it listens, and what `serve` prints of it. */

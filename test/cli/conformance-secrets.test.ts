@@ -8,7 +8,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { allFaults } from '../../src/reference/areas.ts';
+import { allFaults } from '../../src/reference/reference-areas.ts';
 import { type RunningReference, startReference } from '../../src/reference/reference-service.ts';
 import { runCli } from '../support/run-cli.ts';
 import { expectNoSecrets } from '../support/secret-scan.ts';

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { httpRequest } from '../../src/http/http-client.ts';
-import { allFaults } from '../../src/reference/areas.ts';
+import { allFaults } from '../../src/reference/reference-areas.ts';
 import { loadTargetFile } from '../../src/target/read-target.ts';
 import { portAnswers } from '../support/loopback.ts';
 import { startCli } from '../support/run-cli.ts';

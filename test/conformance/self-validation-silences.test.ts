@@ -9,8 +9,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { allSilences } from '../../src/reference/areas.ts';
 import type { SilenceSwitch } from '../../src/reference/fault-registry.ts';
+import { allSilences } from '../../src/reference/reference-areas.ts';
 import { type RunResult, runBatched, runConformance } from '../support/self-validation.ts';
 
 const mustFailKinds = new Set(['fail', 'error', 'stale']);

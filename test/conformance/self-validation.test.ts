@@ -9,7 +9,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { allFaults } from '../../src/reference/areas.ts';
+import { allFaults } from '../../src/reference/reference-areas.ts';
 import { expectCaught, type RunResult, runConformance, runFaults } from '../support/self-validation.ts';
 
 const kvFaults = allFaults.filter((fault) => fault.area === 'kv');

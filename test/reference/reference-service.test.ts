@@ -1,7 +1,7 @@
 /** Assembly of the reference service: the target it describes, fault validation, and a clean stop. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { allFaults, referenceAreas } from '../../src/reference/areas.ts';
 import type { RedisBacking } from '../../src/reference/redis/redis-backing.ts';
+import { allFaults, referenceAreas } from '../../src/reference/reference-areas.ts';
 import { type RunningReference, startReference } from '../../src/reference/reference-service.ts';
 import { isHarnessError } from '../../src/shared/errors.ts';
 import { parseTarget } from '../../src/target/read-target.ts';

@@ -1,8 +1,8 @@
 import { describe, expect, test } from 'vitest';
 import { parseArgv } from '../../src/cli/parse-argv.ts';
 import { sinkSettings } from '../../src/cli/sink-flags.ts';
-import { parseDuration as loadDuration } from '../../src/engines/load/load-settings.ts';
-import { parseDuration as headerDuration } from '../../src/reference/messaging/durations.ts';
+import { parseDurationSeconds } from '../../src/engines/load/load-settings.ts';
+import { parseServiceDurationMs } from '../../src/reference/messaging/durations.ts';
 import { parseDurationMs } from '../../src/shared/duration.ts';
 
 /** `--sink-wait TEXT` as conformance reads it: parse-argv reads the duration, sinkSettings the rest. */
@@ -56,18 +56,18 @@ describe('the one duration grammar', () => {
       ['500ms', 500],
       ['45', 45_000],
     ] as const) {
-      expect(loadDuration(text)).toBe(ms / 1000);
+      expect(parseDurationSeconds(text)).toBe(ms / 1000);
       expect(sinkWait(text)?.waitSeconds).toBe(ms / 1000);
-      expect(headerDuration(text)).toBe(ms);
+      expect(parseServiceDurationMs(text)).toBe(ms);
     }
   });
 
   test('each reader refuses what is not a duration, or out of its own bounds, in one line naming the flag', () => {
-    expect(() => loadDuration('1m 30s', '--ramp')).toThrow(
+    expect(() => parseDurationSeconds('1m 30s', '--ramp')).toThrow(
       /--ramp "1m 30s" is not a duration \(500ms, 10s, 2m, 1h, 1m30s\)/,
     );
-    expect(() => loadDuration('0s')).toThrow(/--duration "0s" is not a duration above zero/);
+    expect(() => parseDurationSeconds('0s')).toThrow(/--duration "0s" is not a duration above zero/);
     expect(() => sinkWait('1h1s')).toThrow(/--sink-wait takes a duration up to 1 hour/);
-    expect(headerDuration('1 s')).toBeUndefined();
+    expect(parseServiceDurationMs('1 s')).toBeUndefined();
   });
 });

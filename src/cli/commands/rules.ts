@@ -7,7 +7,7 @@ import { loadCaseFiles } from '../../engines/conformance/case-registry.ts';
 import { loadDimensionCatalog, loadRuleCatalog, loadSilentPlaces } from '../../engines/conformance/rule-catalog.ts';
 import { cellCoverage, dimensionProblems, ruleCoverage } from '../../engines/conformance/rule-coverage.ts';
 import { silenceCoverage, silenceProblems } from '../../engines/conformance/silence-coverage.ts';
-import { allSilences } from '../../reference/areas.ts';
+import { allSilences } from '../../reference/reference-areas.ts';
 import {
   renderCoverageJson,
   renderCoverageText,

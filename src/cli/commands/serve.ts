@@ -5,9 +5,9 @@
  */
 import { readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
-import { allFaults, allSilences } from '../../reference/areas.ts';
 import type { RetryBackoff } from '../../reference/messaging/backoff.ts';
 import { redactRedisUrl } from '../../reference/redis/redis-url.ts';
+import { allFaults, allSilences } from '../../reference/reference-areas.ts';
 import { defaultMaxRequestBytes, type MessagingOptions, type StartTokens } from '../../reference/reference-options.ts';
 import { type RunningReference, startReference } from '../../reference/reference-service.ts';
 import { placesOf } from '../../results/rule.ts';

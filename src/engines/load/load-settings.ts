@@ -103,7 +103,7 @@ export const loadFlagKinds = {
 } as const satisfies Record<string, DurationKind | CountKind | RateKind | EnumKind | ListKind>;
 
 /** Seconds from a duration in the harness's one grammar (`500ms`, `10s`, `1m30s`, `2h`, or plain seconds). */
-export function parseDuration(text: string, flag = '--duration'): number {
+export function parseDurationSeconds(text: string, flag = '--duration'): number {
   return asFlag(flag, () => readDuration(loadFlagKinds.duration, text)) / 1000;
 }
 
@@ -122,7 +122,7 @@ export function parseRamp(text: string): { text: string; stages: RampStage[] } {
     if (rate.trim() === '' || !Number.isFinite(value) || value < 0) {
       throw bad('--ramp', text, 'stages whose rates are numbers of zero or more');
     }
-    return { durationS: parseDuration(duration, '--ramp'), rate: value };
+    return { durationS: parseDurationSeconds(duration, '--ramp'), rate: value };
   });
   if (stages.every((stage) => stage.rate === 0)) throw bad('--ramp', text, 'a ramp that sends anything');
   return { text, stages };

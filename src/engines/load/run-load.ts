@@ -39,10 +39,6 @@ export interface LoadOptions extends RunCommonOptions {
   readonly settings?: LoadSettings;
   /** k6-syntax thresholds from the command line, on top of each scenario's own. */
   readonly thresholds?: readonly string[];
-  /** The main job's short runs: each scenario's default duration capped to this many seconds. */
-  readonly maxDurationS?: number;
-  /** Leave out scenarios of areas the target lacks, without a problem (the main job). @default false */
-  readonly onlySupported?: boolean;
   /** @default scenarios/ of the repository */
   readonly scenariosDir?: string;
   /** The sink's settings from the command line (`--sink-*`); they win over the target file's `sink`. */
@@ -88,11 +84,17 @@ export async function loadPart(given: LoadPartOptions, context: RunContext): Pro
   return loadPlanned(await planLoad(options), options, context);
 }
 
-/** What a part of a run takes of the load's options: the run context holds the rest. */
-export type LoadPartOptions = Pick<
-  LoadOptions,
-  'scenarios' | 'settings' | 'thresholds' | 'maxDurationS' | 'onlySupported' | 'scenariosDir' | 'sink'
->;
+/**
+ * What a part of a run takes of the load's options (the run context holds the rest), and what only a
+ * part asks for: `svc-harness run`'s short load after conformance. Not options of `runLoad`.
+ */
+export interface LoadPartOptions
+  extends Pick<LoadOptions, 'scenarios' | 'settings' | 'thresholds' | 'scenariosDir' | 'sink'> {
+  /** Each scenario's default duration capped to this many seconds (the main job's short runs). */
+  readonly maxDurationS?: number;
+  /** Leave out scenarios of areas the target lacks, without a problem (the main job). @default false */
+  readonly onlySupported?: boolean;
+}
 
 type PlanOptions = LoadPartOptions & { readonly settings: LoadSettings; readonly log?: (line: string) => void };
 

@@ -6,7 +6,7 @@
 import { parseDurationMs } from '../../shared/duration.ts';
 
 /** Whole milliseconds, or undefined when `text` is not a duration. */
-export function parseDuration(text: string): number | undefined {
+export function parseServiceDurationMs(text: string): number | undefined {
   const ms = parseDurationMs(text);
   return ms === undefined ? undefined : Math.round(ms);
 }

@@ -6,7 +6,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Dialect } from '../../target/dialects.ts';
 import type { MessagingAccount } from '../account/messaging-account.ts';
-import { parseDuration } from './durations.ts';
+import { parseServiceDurationMs } from './durations.ts';
 import { MessagingError } from './messaging-error.ts';
 import type { MessagingFaultCheck } from './messaging-faults.ts';
 import type { MessagingSilenceCheck } from './messaging-silences.ts';
@@ -92,7 +92,7 @@ function count(text: string | undefined, what: string, max: number, cap = false)
 /** A duration past `maxMs` is refused, or capped to it (`cap`: the silence). */
 function duration(text: string | undefined, what: string, maxMs: number, cap = false): number | undefined {
   if (text === undefined) return undefined;
-  const ms = parseDuration(text);
+  const ms = parseServiceDurationMs(text);
   if (ms === undefined) throw new MessagingError(400, `invalid ${what}: ${JSON.stringify(text)} (use 10s, 5m, 1h, 1d)`);
   if (ms > maxMs && cap) return maxMs;
   if (ms > maxMs) throw new MessagingError(400, `${what} ${text} exceeds the plan's maximum of ${maxMs / 1000}s`);

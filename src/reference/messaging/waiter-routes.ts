@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { withIntegersAsDoubles } from '../integers-as-doubles.ts';
-import { parseDuration } from './durations.ts';
+import { parseServiceDurationMs } from './durations.ts';
 import { MessagingError } from './messaging-error.ts';
 import { InternalNotifyFailure } from './notify-failures.ts';
 import { header, httpUrl, type RequestHeaders } from './publish-request.ts';
@@ -107,7 +107,7 @@ export function waiterRoutes(app: FastifyInstance, context: RouteContext): void 
     if (typeof body.url !== 'string') throw new MessagingError(400, 'url is required');
     const url = httpUrl(body.url, 'url');
     const timeoutText = typeof body.timeout === 'string' ? body.timeout : defaultWaitTimeout;
-    const timeoutMs = parseDuration(timeoutText);
+    const timeoutMs = parseServiceDurationMs(timeoutText);
     if (timeoutMs === undefined) throw new MessagingError(400, `invalid timeout ${JSON.stringify(body.timeout)}`);
     const timeoutUrl =
       typeof body.timeoutUrl === 'string' && body.timeoutUrl !== '' ? httpUrl(body.timeoutUrl, 'timeoutUrl') : '';

@@ -22,7 +22,7 @@ import {
   regionHolds,
 } from '../../../src/engines/conformance/rule-coverage.ts';
 import { silenceCoverage, silenceProblems } from '../../../src/engines/conformance/silence-coverage.ts';
-import { allSilences } from '../../../src/reference/areas.ts';
+import { allSilences } from '../../../src/reference/reference-areas.ts';
 import { renderCoverageJson, renderCoverageText } from '../../../src/reporters/rules-listing.ts';
 import type { DimensionCatalog, Rule } from '../../../src/results/rule.ts';
 import type { ConformanceCase } from '../../../src/suite-kit/conformance-case.ts';

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { loadCaseFiles } from '../../../src/engines/conformance/case-registry.ts';
 import { loadRuleCatalog } from '../../../src/engines/conformance/rule-catalog.ts';
-import { allFaults } from '../../../src/reference/areas.ts';
+import { allFaults } from '../../../src/reference/reference-areas.ts';
 import { headingPaths, specHeadingPaths } from './spec-headings.ts';
 
 const catalog = await loadRuleCatalog();
