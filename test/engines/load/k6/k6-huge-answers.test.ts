@@ -12,7 +12,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { cachedK6Path, findK6, type K6Binary } from '../../../../src/engines/load/k6/k6-binary.ts';
+import { cachedK6Path, findK6, type K6Binary, pinnedK6 } from '../../../../src/engines/load/k6/k6-binary.ts';
 import { runCli } from '../../../support/run-cli.ts';
 import { type HugeAnswerForm, startHugeGetKv } from '../fixtures/kv-fakes.ts';
 
@@ -74,6 +74,9 @@ async function loadCommand(
         reportDir,
         '--reporter',
         'json',
+        // The console too: its first line names the engine, and a k6 without the extension says so.
+        '--reporter',
+        'console',
       ],
       {
         reportDir,
@@ -140,6 +143,7 @@ describe('the k6 engine against 16 MB answers, within the memory of the node eng
       const onK6 = await loadCommand(`k6-${form}`, form, 'k6', k6.path);
       expect(node.scenario.problem, node.stderr).toBeNull();
       expect(onK6.scenario.problem, onK6.stderr).toBeNull();
+      expect(onK6.stderr).toContain(`k6 v${pinnedK6}, open model`);
       expect(verdicts(node.scenario)).toEqual(expected);
       expect(verdicts(onK6.scenario)).toEqual(expected);
       // Thresholds fail (every GET failed) on both: the run completed and judged.
@@ -155,6 +159,7 @@ describe('the k6 engine against 16 MB answers, within the memory of the node eng
       const run = await loadCommand('k6-stock', 'length', 'k6', stock);
       expect(run.scenario.problem, run.stderr).toMatch(new RegExp(`k6 was stopped: its memory passed ${ceilingMb} MB`));
       expect(run.exitCode).toBe(2);
+      expect(run.stderr).toContain(`k6 v${pinnedK6} (without k6/x/svc-harness: answers read whole), open model`);
     },
   );
 });
