@@ -8,7 +8,7 @@
  * check sees none, each SET passes its checks, and none is left unread: the same verdicts and counts.
  */
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -50,8 +50,9 @@ async function loadCommand(
   form: HugeAnswerForm,
   engine: 'node' | 'k6',
   k6Binary?: string,
+  answerBytes?: number,
 ): Promise<{ exitCode: number | null; stderr: string; scenario: ScenarioEntry }> {
-  const server = await startHugeGetKv(form);
+  const server = await startHugeGetKv(form, answerBytes);
   try {
     const target = join(dir, `${name}.json`);
     await writeFile(target, JSON.stringify({ name, kv: { url: server.url, token: 'huge-answers-token-1234' } }));
@@ -150,6 +151,34 @@ describe('the k6 engine against 16 MB answers, within the memory of the node eng
       expect([node.exitCode, onK6.exitCode]).toEqual([99, 99]);
     },
   );
+
+  // The fallback, on the same k6 binary: a wrapper whose `k6 version` lists no extension, so the entry
+  // does not import it and the script reads as k6/http does (answer-reading.ts). GET answers of 100 KB,
+  // just past the cap, keep that cheap. There a SET answered after a GET in the same VU is read into
+  // nothing and its checks see none: what the extension's reads never leave.
+  test('answers just past the cap: without the extension some SETs go unread and unchecked; with it, none', async () => {
+    const wrapper = join(dir, 'k6-without-extension');
+    await writeFile(
+      wrapper,
+      `#!/bin/sh\nif [ "$1" = version ]; then ${JSON.stringify(k6.path)} version | head -n 1; exit 0; fi\nexec ${JSON.stringify(k6.path)} "$@"\n`,
+    );
+    await chmod(wrapper, 0o755);
+    const fallback = await loadCommand('k6-fallback', 'length', 'k6', wrapper, 100 * 1024);
+    const bounded = await loadCommand('k6-bounded', 'length', 'k6', k6.path, 100 * 1024);
+    expect(fallback.stderr).toContain(`k6 v${pinnedK6} (without k6/x/svc-harness: answers read whole), open model`);
+    expect(verdicts(bounded.scenario)).toEqual(expected);
+    // Without it: each SET after a GET in its VU is read into nothing. The fake answers a SET chunked, so
+    // it is judged as the last one weighed, garbage (answers_judged_unread); one with a length would be
+    // unread (answers_unread). Either way its checks see none, where node checks it.
+    const { counters, errors, checks, tags } = fallback.scenario;
+    const judged = counters.answers_judged_unread ?? 0;
+    const unread = (counters.answers_unread ?? 0) + judged;
+    expect(unread).toBeGreaterThan(0);
+    const sentOf = (op: string) =>
+      tags.find((tag) => Object.keys(tag.tags).length === 1 && tag.tags.op === op)?.requests.sent ?? Number.NaN;
+    expect(errors.map((error) => [error.kind, error.count])).toEqual([['garbage', sentOf('GET') + judged]]);
+    for (const check of checks) expect(check.passes + unread, check.name).toBe(sentOf('SET'));
+  });
 
   // The same run on k6/http's own reads: each VU's first 16 MB answer read whole, several at once.
   const stock = cachedK6Path();

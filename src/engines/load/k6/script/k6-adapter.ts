@@ -230,21 +230,6 @@ export function k6Script(
       const state = states[name];
       const reading = readingOf(entry);
       const maxAnswerBytes = reading.maxBytes;
-      const fateOf = (
-        res: { status: number; body: unknown; headers: Record<string, string> },
-        mode: 'binary' | 'none',
-      ): AnswerFate =>
-        answerCap
-          ? boundedFate(
-              { pastCap: res.headers[answerCap.pastCapHeader] !== undefined, size: sizeOf(res.body) },
-              maxAnswerBytes,
-            )
-          : reading.judge({
-              mode,
-              status: res.status,
-              size: sizeOf(res.body),
-              declared: contentLength(res.headers['Content-Length']),
-            });
       // Unique across every segment of the run, as the node engine's iteration index is across threads.
       const index = exec.scenario.iterationInTest;
       // Past the plan (k6's arrival rate starts one more at the very end): nothing to send, nothing measured.
@@ -266,7 +251,21 @@ export function k6Script(
         timeout,
         responseType: mode,
       });
-      const fate = res.status === 0 ? undefined : fateOf(res, mode);
+      // With the extension its mark says whether the answer passed the cap; without it, AnswerReading weighs it.
+      const fate: AnswerFate | undefined =
+        res.status === 0
+          ? undefined
+          : answerCap
+            ? boundedFate(
+                { pastCap: res.headers[answerCap.pastCapHeader] !== undefined, size: sizeOf(res.body) },
+                maxAnswerBytes,
+              )
+            : reading.judge({
+                mode,
+                status: res.status,
+                size: sizeOf(res.body),
+                declared: contentLength(res.headers['Content-Length']),
+              });
       // Past the cap: garbage, its bytes dropped before any string is made of them (record-result.ts).
       const tooLong = fate === 'too-long' || fate === 'judged-too-long';
       if (fate === 'unread') tally.add(1, { tally: unreadCounter });
