@@ -20,6 +20,7 @@ interface Requests {
   readonly sent: number;
   readonly completed: number;
   readonly failed: number;
+  readonly dropped: number;
 }
 
 interface ScenarioEntry {
@@ -105,7 +106,9 @@ function verdicts(scenario: ScenarioEntry) {
   const gets = sentOf('GET');
   const sets = sentOf('SET');
   return {
-    sent: scenario.requests.sent,
+    // Every arrival planned, sent or dropped (k6 drops an iteration when no VU is free, as on a loaded
+    // machine, and may count as dropped the one its arrival rate starts at the very end).
+    everyArrival: Math.abs(scenario.requests.sent + scenario.requests.dropped - rate * seconds) <= 1,
     everyRequestIsGetOrSet: gets + sets === scenario.requests.sent,
     someOfEach: gets > 0 && sets > 0,
     completedAreTheSets: scenario.requests.completed === sets,
@@ -120,7 +123,7 @@ function verdicts(scenario: ScenarioEntry) {
 }
 
 const expected = {
-  sent: rate * seconds,
+  everyArrival: true,
   everyRequestIsGetOrSet: true,
   someOfEach: true,
   completedAreTheSets: true,
@@ -145,8 +148,8 @@ describe('the k6 engine against 16 MB answers, within the memory of the node eng
       expect(node.scenario.problem, node.stderr).toBeNull();
       expect(onK6.scenario.problem, onK6.stderr).toBeNull();
       expect(onK6.stderr).toContain(`k6 v${pinnedK6}, open model`);
-      expect(verdicts(node.scenario)).toEqual(expected);
-      expect(verdicts(onK6.scenario)).toEqual(expected);
+      expect(verdicts(node.scenario), JSON.stringify(node.scenario.requests)).toEqual(expected);
+      expect(verdicts(onK6.scenario), JSON.stringify(onK6.scenario.requests)).toEqual(expected);
       // Thresholds fail (every GET failed) on both: the run completed and judged.
       expect([node.exitCode, onK6.exitCode]).toEqual([99, 99]);
     },
@@ -166,7 +169,7 @@ describe('the k6 engine against 16 MB answers, within the memory of the node eng
     const fallback = await loadCommand('k6-fallback', 'length', 'k6', wrapper, 100 * 1024);
     const bounded = await loadCommand('k6-bounded', 'length', 'k6', k6.path, 100 * 1024);
     expect(fallback.stderr).toContain(`k6 v${pinnedK6} (without k6/x/svc-harness: answers read whole), open model`);
-    expect(verdicts(bounded.scenario)).toEqual(expected);
+    expect(verdicts(bounded.scenario), JSON.stringify(bounded.scenario.requests)).toEqual(expected);
     // Without it: each SET after a GET in its VU is read into nothing. The fake answers a SET chunked, so
     // it is judged as the last one weighed, garbage (answers_judged_unread); one with a length would be
     // unread (answers_unread). Either way its checks see none, where node checks it.
