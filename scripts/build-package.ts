@@ -32,7 +32,8 @@ execFileSync(join(root, 'node_modules', '.bin', 'tsc'), ['-p', join(root, 'tscon
 for (const file of [...filesUnder('dist/conformance', ['.d.ts']), ...filesUnder('dist/scenarios', ['.d.ts'])]) {
   rmSync(join(root, file));
 }
-const assets = filesUnder('src', ['.lua']);
+// The reference's Lua, and the k6 extension's Go (compiled into k6 by the harness on a user's machine).
+const assets = filesUnder('src', ['.lua', '.go']);
 for (const file of assets) cpSync(join(root, file), join(dist, file));
 cpSync(join(root, 'schemas'), join(dist, 'schemas'), { recursive: true });
 console.log(`build: dist/ (tsc, ${assets.length} assets copied, schemas)`);

@@ -581,6 +581,11 @@ export const commandTable = {
       },
       namespace: { kind: 'string', description: 'Namespace of both objects', default: 'none (kubectl’s)' },
       image: { kind: 'string', description: 'Runner image', default: 'grafana/k6:<pinned k6>' },
+      'k6-extension': {
+        kind: 'boolean',
+        description:
+          'The runner image is a k6 with the harness’s extension (k6/x/svc-harness): the bundle imports it, so the runners read an answer only up to the cap (a stock image refuses such a bundle)',
+      },
       'token-secret': {
         kind: 'string',
         description: 'Secret (key `token`) the pods read the target’s token from',

@@ -47,7 +47,16 @@ export interface GoTool {
   readonly mainPackage: string;
   /** Where the binary goes. */
   readonly target: string;
+  /**
+   * Go files of the throwaway module itself (path inside it → text), for a tool the harness composes:
+   * k6 with the harness's extension has its own main package (`mainPackage: '.'`) importing a package of
+   * the module. Without them, the module holds only a blank import of `mainPackage`.
+   */
+  readonly files?: Readonly<Record<string, string>>;
 }
+
+/** The throwaway module's name: a tool's own packages are imported under it. */
+export const toolModule = 'svcharness/toolbuild';
 
 /**
  * Builds `tool` into its target: a module of its own in a temporary folder, then a rename. Throws an
@@ -59,10 +68,20 @@ export async function buildGoTool(tool: GoTool, go: string, env: Env = process.e
   try {
     await writeFile(
       join(module, 'go.mod'),
-      `module svcharness/toolbuild\n\ngo 1.24\n\nrequire ${tool.module} ${tool.version}\n`,
+      `module ${toolModule}\n\ngo 1.24\n\nrequire ${tool.module} ${tool.version}\n`,
     );
-    // The blank import keeps the requirement when go resolves the module graph.
-    await writeFile(join(module, 'tools.go'), `//go:build tools\n\npackage tools\n\nimport _ "${tool.mainPackage}"\n`);
+    if (tool.files) {
+      for (const [path, text] of Object.entries(tool.files)) {
+        await mkdir(join(module, path, '..'), { recursive: true });
+        await writeFile(join(module, path), text);
+      }
+    } else {
+      // The blank import keeps the requirement when go resolves the module graph.
+      await writeFile(
+        join(module, 'tools.go'),
+        `//go:build tools\n\npackage tools\n\nimport _ "${tool.mainPackage}"\n`,
+      );
+    }
     // A unique name, renamed into place: two builds at once both succeed, and nobody runs half a file.
     const partial = `${tool.target}.${process.pid}.partial`;
     try {

@@ -231,6 +231,7 @@ describe('the config file', () => {
       'namespace',
       'tokenSecret',
       'resultsClaim',
+      'k6Extension',
       'out',
       'outs',
       'quiet',

@@ -21,6 +21,7 @@ import { httpRequest } from '../../src/http/http-client.ts';
 import { secretForms } from '../../src/shared/redact.ts';
 import { loadTargetFile } from '../../src/target/read-target.ts';
 import { type Target, targetSecrets } from '../../src/target/target.ts';
+import { startHugeGetKv } from '../engines/load/fixtures/kv-fakes.ts';
 import { expectLoadCompleted, expectOneLine } from '../support/cli-expect.ts';
 import { alive, redisChildren, waitFor } from '../support/processes.ts';
 import { type CliRun, repoRoot, runCli, type StartedProcess, startCli, startProcess } from '../support/run-cli.ts';
@@ -84,6 +85,7 @@ interface MergedScenario {
   readonly tags: readonly { readonly tags: Readonly<Record<string, string>>; readonly requests: Requests }[];
   readonly checks: readonly { readonly name: string; readonly passes: number; readonly fails: number }[];
   readonly thresholds: readonly { readonly expression: string; readonly source: string; readonly ok: boolean }[];
+  readonly errors?: readonly { readonly kind: string; readonly count: number; readonly example: string }[];
 }
 
 interface MergedReport {
@@ -207,6 +209,61 @@ describe('k6 manifest', () => {
     expectOneLine(bad, /^svc-harness: --sink-url takes a base URL, .* \[SVC_USAGE\]$/);
     expect(existsSync(join(dir, 'bad.yaml'))).toBe(false);
   });
+
+  // A runner image with the harness's extension (the harness's own k6 here): the bundle imports it, and a
+  // runner reads each 16 MB GET answer only up to the cap; without the flag the bundle imports k6's only.
+  test('--k6-extension: the bundle imports k6/x/svc-harness, and on a k6 with it each huge answer is garbage past the cap', async () => {
+    const server = await startHugeGetKv('length');
+    try {
+      const { configMap, testRun } = await manifest('extension', [
+        'command',
+        '--base-url',
+        server.url,
+        '--rate',
+        '20',
+        '--duration',
+        '2s',
+        '--timeout',
+        '2s',
+        '--k6-extension',
+      ]);
+      const text = String(configMap.data[testRun.spec.script.configMap.file]);
+      expect(text).toMatch(/^import \* as \w+ from "k6\/x\/svc-harness";$/m);
+      expect(k6.boundedReads, `${k6.path} lists no k6/x/svc-harness`).toBe(true);
+      const script = join(dir, 'extension.js');
+      await writeFile(script, text);
+      const output = join(dir, 'extension.json.gz');
+      const runner = startProcess(
+        k6.path,
+        [
+          'run',
+          '--quiet',
+          '--no-usage-report',
+          '--summary-mode=disabled',
+          '--address=',
+          '--out',
+          `json=${output}`,
+          script,
+        ],
+        { cwd: dir, timeoutMs: 60_000, env: { SVC_K6_TOKEN: 'huge-answers-token-1234', K6_NO_USAGE_REPORT: 'true' } },
+      );
+      const done = await runner.finished;
+      // The script's own thresholds may fail on every GET failing (99); the run completed either way.
+      expect([0, 99], done.stderr.slice(-2000)).toContain(done.exitCode);
+      const reportDir = join(dir, 'extension-merged');
+      const run = await runCli(['k6', 'merge', output, '--report-dir', reportDir], { reportDir, timeoutMs: 30_000 });
+      const [scenario] = (run.report as MergedReport).load.scenarios;
+      const sentOf = (op: string) => scenario?.tags.find((tag) => tag.tags.op === op)?.requests.sent ?? 0;
+      expect(scenario?.requests.sent).toBe(40);
+      expect(sentOf('GET')).toBeGreaterThan(0);
+      expect(scenario?.errors).toEqual([
+        { kind: 'garbage', count: sentOf('GET'), example: expect.stringMatching(/^an answer longer than 66112 bytes/) },
+      ]);
+      expect(scenario?.requests.completed).toBe(sentOf('SET'));
+    } finally {
+      await server.close();
+    }
+  }, 90_000);
 
   test('the CRD validator bites: a mutated TestRun fails it', () => {
     const { testRun } = parseManifest(

@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { Ajv } from 'ajv';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import schema from '../../schemas/report.schema.json' with { type: 'json' };
+import { installNote } from '../../src/cli/commands/k6-install.ts';
 import { findK6, type K6Binary } from '../../src/engines/load/k6/k6-binary.ts';
 import { type RunningReference, startReference } from '../../src/reference/reference-service.ts';
 import { expectLoadCompleted, expectOneLine, isLatencyThreshold } from '../support/cli-expect.ts';
@@ -326,7 +327,7 @@ describe('k6 install', () => {
   test('finds the k6 the harness uses and prints its version, path and source', async () => {
     const run = await runCli(['k6', 'install'], { timeoutMs: 20_000 });
     expect(run.exitCode, run.stderr).toBe(0);
-    expect(run.stdout).toBe(`k6 v${k6.version} ${k6.path} (${k6.source})\n`);
+    expect(run.stdout).toBe(`k6 v${k6.version} ${k6.path} (${k6.source}, ${installNote(k6.boundedReads)})\n`);
   });
 });
 

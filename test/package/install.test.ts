@@ -37,6 +37,8 @@ describe('svc-harness installed from its tarball into an empty project', () => {
     expect(files).toContain('package/dist/src/protocol/scenario.d.ts');
     // The example workflow ships, to be copied from node_modules/svc-harness/examples/ (issue 36).
     expect(files).toContain('package/examples/github-actions/svc-harness.yml');
+    // The k6 extension's Go, which an installed harness compiles into its k6 build (k6-extension.ts).
+    expect(files).toContain('package/dist/src/engines/load/k6/extension/answercap.go');
     expect(files.some((file) => file.endsWith('.ts') && !file.endsWith('.d.ts'))).toBe(false);
     const bin = await readdir(join(project, 'node_modules', '.bin'));
     expect(bin).not.toContain('node');

@@ -338,12 +338,12 @@ describe('load against hostile targets', () => {
     }
   }
 
-  // k6 keeps every answer body it reads and has no cap on an answer's size. Go's soft memory limit (half
-  // the guard's ceiling) keeps it collecting, and the run ends on its own, each answer garbage past the cap
-  // as on node (issue 36: it grew past 6 GB against 50 MB answers). How far under the ceiling it stays
-  // depends on the CPU Go's collector gets: alone here, under 300 MB against these answers; beside the
-  // other tests, past it once. The ceiling is generous here; the limit's value is unit-tested.
-  test("k6 engine, answers of 16 MB: Go's memory limit keeps k6 under the guard's ceiling, every answer judged garbage, exit 99", async () => {
+  // The harness's k6 (with its extension, k6/x/svc-harness) reads an answer only up to the cap, as the
+  // node engine does: every answer garbage past the cap, unread, and k6 far under its ceiling
+  // (test/engines/load/k6/k6-huge-answers.test.ts bounds it at 200 MB, with Go's limit out of the way).
+  // A stock k6 keeps each VU's first answer whole; Go's soft memory limit (half the ceiling) keeps it
+  // collecting, and its run ends on its own too.
+  test("k6 engine, answers of 16 MB: under the guard's ceiling, every answer judged garbage, exit 99", async () => {
     const { run, scenario } = await k6AgainstHuge('k6-huge', 1500, {});
     expect(scenario?.problem ?? null, run.stderr).toBeNull();
     expect(run.exitCode, run.stderr).toBe(99);
@@ -354,11 +354,12 @@ describe('load against hostile targets', () => {
     expect(garbage?.count).toBe(scenario?.requests.failed);
   });
 
-  // With the user's own GOMEMLIMIT far above the ceiling, the guard is what stops k6, and the report says why.
-  test('k6 engine, answers of 16 MB and GOMEMLIMIT=8GiB: the guard stops k6 at its memory ceiling, a problem says why, exit 2', async () => {
-    const { run, scenario } = await k6AgainstHuge('k6-huge-unlimited', 300, { GOMEMLIMIT: '8GiB' });
+  // The guard, for a k6 that passes its ceiling (a stock k6 against such answers: the test above's file
+  // shows it): here a ceiling under what any k6 process holds once it runs, so it is met on every k6.
+  test('k6 engine, a ceiling of 20 MB: the guard stops k6 at it, a problem says why, exit 2', async () => {
+    const { run, scenario } = await k6AgainstHuge('k6-huge-ceiling', 20, { GOMEMLIMIT: '8GiB' });
     expect(run.exitCode, run.stderr).toBe(2);
-    expect(scenario?.problem).toMatch(/k6 was stopped: its memory passed 300 MB/);
+    expect(scenario?.problem).toMatch(/k6 was stopped: its memory passed 20 MB/);
     // Stopped well before the 10 s it was asked for.
     expect(run.durationMs).toBeLessThan(30_000);
   });

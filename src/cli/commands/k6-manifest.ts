@@ -68,6 +68,7 @@ export async function run(values: ManifestValues): Promise<number> {
     ...(values.name !== undefined && { name: values.name }),
     ...(values.namespace !== undefined && { namespace: values.namespace }),
     ...(values.image !== undefined && { image: values.image }),
+    ...(values['k6-extension'] === true && { boundedReads: true }),
     ...(values['token-secret'] !== undefined && { tokenSecret: values['token-secret'] }),
     ...(values['results-claim'] !== undefined && { resultsClaim: values['results-claim'] }),
     log: (line) => process.stderr.write(`${line}\n`),

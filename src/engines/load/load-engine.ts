@@ -50,7 +50,8 @@ const k6Engine: LoadEngine = {
     const k6 = await findK6({ log });
     const segments = settings.segments ?? 1;
     return {
-      label: `k6 v${k6.version}${segments > 1 ? ` × ${segments} segments` : ''}, `,
+      // Said only of a k6 without the harness's extension: its VUs read answers whole (docs/load.md).
+      label: `k6 v${k6.version}${k6.boundedReads ? '' : ' (without k6/x/svc-harness: answers read whole)'}${segments > 1 ? ` × ${segments} segments` : ''}, `,
       run: (run) => runK6Scenario(run, k6, segments),
     };
   },

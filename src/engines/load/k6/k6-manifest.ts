@@ -56,6 +56,11 @@ export interface ManifestOptions {
   readonly namespace?: string;
   /** @default grafana/k6:<the pinned k6> */
   readonly image?: string;
+  /**
+   * The runner image is a k6 with the harness's extension (k6-extension.ts): the bundle imports it, so
+   * its VUs read answers within the cap. A stock image refuses such a bundle. @default false
+   */
+  readonly boundedReads?: boolean;
   /** @default svc-harness-target */
   readonly tokenSecret?: string;
   /** @default svc-harness-results */
@@ -166,6 +171,8 @@ export async function k6Manifest(options: ManifestOptions): Promise<string> {
       k6Options: k6Options(plans, options.settings.timeoutMs),
     },
     plans.map((plan) => ({ name: plan.name, file: plan.file })),
+    // The runner image is stock k6 unless told: a bundle that imported the extension would not start there.
+    { boundedReads: options.boundedReads ?? false },
   );
   const metadata = (objectName: string) => ({
     name: objectName,

@@ -1,7 +1,8 @@
 /**
- * A ceiling on a k6 process's resident memory. k6 keeps every answer body it reads, and its core has
- * no cap on an answer's size (the node engine stops at `maxAnswerBytes`): against a target answering
- * 50 MB bodies, k6 grew by 0.6 to 1 GB a second until the machine killed it. The guard reads the
+ * A ceiling on a k6 process's resident memory. A k6 without the harness's extension (k6-extension.ts)
+ * reads answer bodies whole, and its core has no cap on an answer's size (the node engine stops at
+ * `maxAnswerBytes`): against a target answering 50 MB bodies, such a k6 grew by 0.6 to 1 GB a second
+ * until the machine killed it (the harness's own build held 54 MB there). The guard reads the
  * process's VmRSS from /proc twice a second and kills it past the ceiling, so the harness reports why
  * k6 ended instead of "k6 exited SIGKILL". Where /proc is missing (not Linux) it does nothing.
  */

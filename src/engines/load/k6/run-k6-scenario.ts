@@ -144,7 +144,9 @@ async function loadOnK6(input: DriverInput, k6: K6Binary, segments: number): Pro
       },
       stateFile,
     };
-    const entry = await writeEntry(folder, config, [{ name: scenario.name, file: run.file }]);
+    const entry = await writeEntry(folder, config, [{ name: scenario.name, file: run.file }], {
+      boundedReads: k6.boundedReads,
+    });
     const { sequence, segments: parts } = executionSegments(segments);
     const deadlineMs = (options.durationS + run.settings.timeoutMs / 1000 + 1 + 300) * 1000;
     // k6 writes about 3 KB of JSON a request (16 samples); a long or closed-model run writes it gzipped

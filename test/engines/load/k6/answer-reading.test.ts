@@ -1,10 +1,15 @@
 /**
  * What a k6 VU reads of its answers (src/engines/load/k6/script/answer-reading.ts): as bytes until one
  * passes the cap, then into nothing, judged by Content-Length; a chunked answer judged as the last one
- * weighed, with one in `probeEvery` weighed again.
+ * weighed, with one in `probeEvery` weighed again; with the harness's extension, by its mark alone.
  */
 import { describe, expect, test } from 'vitest';
-import { AnswerReading, contentLength, probeEvery } from '../../../../src/engines/load/k6/script/answer-reading.ts';
+import {
+  AnswerReading,
+  boundedFate,
+  contentLength,
+  probeEvery,
+} from '../../../../src/engines/load/k6/script/answer-reading.ts';
 
 const cap = 1000;
 
@@ -57,5 +62,18 @@ describe('AnswerReading', () => {
     expect(contentLength(undefined)).toBeUndefined();
     expect(contentLength('1e3')).toBeUndefined();
     expect(contentLength('')).toBeUndefined();
+  });
+});
+
+describe('boundedFate (the extension reads within the cap)', () => {
+  test('marked past the cap: garbage, whatever came of its body (none, or the cap and a byte)', () => {
+    expect(boundedFate({ pastCap: true, size: 0 }, cap)).toBe('too-long');
+    expect(boundedFate({ pastCap: true, size: cap + 1 }, cap)).toBe('too-long');
+  });
+
+  test('unmarked: read, up to the cap itself; more than the cap is garbage all the same', () => {
+    expect(boundedFate({ pastCap: false, size: 0 }, cap)).toBe('read');
+    expect(boundedFate({ pastCap: false, size: cap }, cap)).toBe('read');
+    expect(boundedFate({ pastCap: false, size: cap + 1 }, cap)).toBe('too-long');
   });
 });

@@ -12,6 +12,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import {
+  cachedExtendedK6Path,
   cachedK6Path,
   findK6,
   minimumK6,
@@ -130,17 +131,37 @@ describe('findK6', () => {
     const pathDir = join(fromPath, '..');
 
     const env = { K6_BINARY: fromEnv, PATH: pathDir, SVC_HARNESS_CACHE: cache };
-    expect(await findK6({ env, build: false })).toEqual({ path: fromEnv, version: '1.0.0', source: 'K6_BINARY' });
+    expect(await findK6({ env, build: false })).toEqual({
+      path: fromEnv,
+      version: '1.0.0',
+      source: 'K6_BINARY',
+      boundedReads: false,
+    });
     const { K6_BINARY: _unset, ...withoutBinary } = env;
     expect(await findK6({ env: withoutBinary, build: false })).toEqual({
       path: fromPath,
       version: '1.3.0',
       source: 'PATH',
+      boundedReads: false,
     });
+    // Only a stock build in the cache (from before the extension), and no build asked for: that one.
     expect(await findK6({ env: { PATH: empty.path, SVC_HARNESS_CACHE: cache }, build: false })).toEqual({
       path: cached,
       version: pinnedK6,
       source: 'cache',
+      boundedReads: false,
+    });
+    // The build with the extension, beside it: preferred, and its `k6 version` lists the module.
+    const extended = await fakeK6(
+      cachedExtendedK6Path({ SVC_HARNESS_CACHE: cache }),
+      `k6 v${pinnedK6} (go1.26.8, linux/amd64)\nExtensions:\n  svcharness/toolbuild/answercap , k6/x/svc-harness [js]`,
+    );
+    expect(extended).not.toBe(cached);
+    expect(await findK6({ env: { PATH: empty.path, SVC_HARNESS_CACHE: cache }, build: false })).toEqual({
+      path: extended,
+      version: pinnedK6,
+      source: 'cache',
+      boundedReads: true,
     });
   });
 
@@ -164,6 +185,21 @@ describe('findK6', () => {
         path: realK6,
         version: pinnedK6,
         source: 'K6_BINARY',
+        boundedReads: false,
+      });
+    },
+  );
+
+  // The build with the extension (`svc-harness k6 install` makes it); absent on a fresh machine.
+  const realExtended = cachedExtendedK6Path({});
+  test.skipIf(!existsSync(realExtended))(
+    `the real k6 v${pinnedK6} with the harness's extension, through K6_BINARY (skipped when ${realExtended} is absent)`,
+    async () => {
+      expect(await findK6({ env: { K6_BINARY: realExtended }, build: false })).toEqual({
+        path: realExtended,
+        version: pinnedK6,
+        source: 'K6_BINARY',
+        boundedReads: true,
       });
     },
   );

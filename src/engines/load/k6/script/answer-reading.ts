@@ -20,6 +20,10 @@
  * weighs every one past it: a target that answers within the cap never meets them, and one whose
  * answers all pass it (with a length, or without) is judged as on node.
  *
+ * With the harness's k6 extension (src/engines/load/k6/extension/answercap.go), none of that: the VU's
+ * transport reads an answer only up to the cap, as the node engine does, so every answer is read as
+ * bytes and judged by `boundedFate`, and the two counters stay at zero.
+ *
  * Pure: no k6 module, so Node's tests run it. One instance per VU and scenario (module state is a VU's).
  */
 
@@ -92,6 +96,28 @@ export class AnswerReading {
     this.#discarding = false;
     return 'unread';
   }
+}
+
+/**
+ * The harness's k6 extension (`k6/x/svc-harness`), handed to the script by the entry when the k6 that
+ * runs it has it (a k6 without it refuses a script that imports it).
+ */
+export interface AnswerCap {
+  /** Caps every later answer of this VU at `maxBytes` (VU context only: setup, an iteration, teardown). */
+  bound(maxBytes: number): void;
+  /** The header on an answer whose body passed the cap (refused at its Content-Length, or cut short). */
+  readonly pastCapHeader: string;
+}
+
+/**
+ * An answer read through the extension: past the cap when it says so (its body is at most the cap and
+ * a byte, or none), or, as a safeguard, when more than the cap came; else read whole, as on node.
+ */
+export function boundedFate(
+  answer: { readonly pastCap: boolean; readonly size: number },
+  maxBytes: number,
+): AnswerFate {
+  return answer.pastCap || answer.size > maxBytes ? 'too-long' : 'read';
 }
 
 /** A Content-Length as k6 shows it (a header's value, a string), or undefined. */

@@ -24,7 +24,15 @@ import {
   type SinkUrls,
   seededRandom,
 } from '../../../../protocol/scenario.ts';
-import { AnswerReading, contentLength, judgedUnreadCounter, unreadCounter } from './answer-reading.ts';
+import {
+  type AnswerCap,
+  type AnswerFate,
+  AnswerReading,
+  boundedFate,
+  contentLength,
+  judgedUnreadCounter,
+  unreadCounter,
+} from './answer-reading.ts';
 import {
   commandsTag,
   garbageLimitTag,
@@ -103,7 +111,15 @@ function sinkUrls(sinkUrl: string, token: string): SinkUrls {
   return { url: (role, rest = '') => `${base}/${token}/${role}${rest}` };
 }
 
-export function k6Script(config: K6Config, scenarios: Readonly<Record<string, Scenario>>): K6Script {
+/**
+ * `answerCap`: the harness's k6 extension, when the k6 running the script has it (the entry imports it
+ * then): answers are read within the cap by the VU's transport, not by the fallback of answer-reading.ts.
+ */
+export function k6Script(
+  config: K6Config,
+  scenarios: Readonly<Record<string, Scenario>>,
+  answerCap?: AnswerCap,
+): K6Script {
   // open() works only here, in k6's init context.
   const given: States | undefined = config.stateFile ? (JSON.parse(open(config.stateFile)) as States) : undefined;
   const prefix = config.headerPrefix ?? specHeaderPrefix;
@@ -146,6 +162,7 @@ export function k6Script(config: K6Config, scenarios: Readonly<Record<string, Sc
       problem: (line) => console.warn(`${name}: ${line}`),
       ...(entry.sinkUrl !== undefined && sinkToken !== undefined && { sink: sinkUrls(entry.sinkUrl, sinkToken) }),
       async send(request) {
+        answerCap?.bound(maxAnswerBytes);
         const res = await http.asyncRequest(request.method, `${baseUrl}${request.path}`, request.body ?? null, {
           headers: {
             ...headers,
@@ -157,6 +174,9 @@ export function k6Script(config: K6Config, scenarios: Readonly<Record<string, Sc
           responseType: 'binary',
         });
         if (res.status === 0) throw new Error(`no answer: ${res.error}`);
+        if (answerCap && res.headers[answerCap.pastCapHeader] !== undefined) {
+          throw new Error(`the answer passed the ${maxAnswerBytes} bytes this request reads`);
+        }
         // As the harness's HTTP client refuses one past `maxAnswerBytes` (setup and finish read within it).
         const size = sizeOf(res.body);
         if (size > maxAnswerBytes) {
@@ -218,7 +238,9 @@ export function k6Script(config: K6Config, scenarios: Readonly<Record<string, Sc
       const request = scenario.request(state, iteration);
       const { baseUrl, headers } = route(name);
       sent.add(1, request.tags);
-      const mode = reading.mode;
+      // With the extension every answer is read as bytes, within the cap; without it, as answer-reading.ts says.
+      answerCap?.bound(maxAnswerBytes);
+      const mode = answerCap ? 'binary' : reading.mode;
       const res = http.request(request.method, `${baseUrl}${request.path}`, request.body ?? null, {
         headers: {
           ...headers,
@@ -229,15 +251,21 @@ export function k6Script(config: K6Config, scenarios: Readonly<Record<string, Sc
         timeout,
         responseType: mode,
       });
-      const fate =
+      // With the extension its mark says whether the answer passed the cap; without it, AnswerReading weighs it.
+      const fate: AnswerFate | undefined =
         res.status === 0
           ? undefined
-          : reading.judge({
-              mode,
-              status: res.status,
-              size: sizeOf(res.body),
-              declared: contentLength(res.headers['Content-Length']),
-            });
+          : answerCap
+            ? boundedFate(
+                { pastCap: res.headers[answerCap.pastCapHeader] !== undefined, size: sizeOf(res.body) },
+                maxAnswerBytes,
+              )
+            : reading.judge({
+                mode,
+                status: res.status,
+                size: sizeOf(res.body),
+                declared: contentLength(res.headers['Content-Length']),
+              });
       // Past the cap: garbage, its bytes dropped before any string is made of them (record-result.ts).
       const tooLong = fate === 'too-long' || fate === 'judged-too-long';
       if (fate === 'unread') tally.add(1, { tally: unreadCounter });
