@@ -17,6 +17,7 @@ import { loadExitCode, renderLoadRun } from './load-run-end.ts';
 import { defaultLoadSettings, type EngineName, type LoadSettings } from './load-settings.ts';
 import { sinkLacking, startLoadSink } from './load-sink.ts';
 import { areaLoadTarget } from './load-target.ts';
+import type { MessagingEvidence } from './messaging-evidence.ts';
 import { checkParams } from './scenario-params.ts';
 import { scenarioOptions, withAnswerCap } from './scenario-plan.ts';
 import {
@@ -49,6 +50,8 @@ export interface LoadOptions extends RunCommonOptions {
   readonly sink?: SinkSettings;
   /** A report to compare the run with (`--baseline`); a regression exits 98. */
   readonly baseline?: BaselineChoice;
+  /** Each messaging scenario's per-publish evidence once its sink's wait ended (the soak's checker). */
+  readonly onMessagingEvidence?: (evidence: MessagingEvidence) => void;
 }
 
 /**
@@ -91,7 +94,14 @@ export async function loadPart(given: LoadPartOptions, context: RunContext): Pro
 /** What a part of a run takes of the load's options: the run context holds the rest. */
 export type LoadPartOptions = Pick<
   LoadOptions,
-  'scenarios' | 'settings' | 'thresholds' | 'maxDurationS' | 'onlySupported' | 'scenariosDir' | 'sink'
+  | 'scenarios'
+  | 'settings'
+  | 'thresholds'
+  | 'maxDurationS'
+  | 'onlySupported'
+  | 'scenariosDir'
+  | 'sink'
+  | 'onMessagingEvidence'
 >;
 
 type PlanOptions = LoadPartOptions & { readonly settings: LoadSettings; readonly log?: (line: string) => void };
@@ -211,6 +221,7 @@ async function loadPlanned(
         signal,
         progress: events.onProgress,
         phase: events.onPhase,
+        ...(options.onMessagingEvidence !== undefined && { evidence: options.onMessagingEvidence }),
         ...(options.maxDurationS !== undefined && { maxDurationS: options.maxDurationS }),
       };
       const planned = scenarioOptions(scenarioRun);

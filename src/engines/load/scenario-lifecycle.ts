@@ -101,6 +101,7 @@ async function runWithSink(
       const finished = await sink.finish(merged.marks.accepted ?? [], state, run.signal);
       messaging = finished.messaging;
       problems.push(...finished.problems);
+      if (run.evidence !== undefined && merged.fates !== undefined) run.evidence(sink.evidence(merged.fates, state));
     } catch (error) {
       problems.push(`the sink's accounting failed: ${oneLine(error)}`);
     }

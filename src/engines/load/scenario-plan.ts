@@ -3,6 +3,7 @@
  * connections, threads), the context its setup and finish talk to the target through, and its
  * arrival schedule.
  */
+
 import { randomBytes } from 'node:crypto';
 import { cpus } from 'node:os';
 import { dispatcherFor, httpRequest } from '../../http/http-client.ts';
@@ -18,6 +19,7 @@ import type { LoadProgress, PhaseChange } from '../../results/reporter.ts';
 import type { Threshold } from '../../results/threshold.ts';
 import type { LoadSettings } from './load-settings.ts';
 import type { LoadTarget } from './load-target.ts';
+import type { MessagingEvidence } from './messaging-evidence.ts';
 import { scenarioParams } from './scenario-params.ts';
 import type { CountingSink } from './scenario-sink.ts';
 import { constantSchedule, rampSchedule, type Schedule } from './schedule.ts';
@@ -47,6 +49,8 @@ export interface ScenarioRun {
   readonly maxDurationS?: number;
   /** The run's sink, started once when a scenario has a `sink` part (messaging load). */
   readonly sink?: CountingSink;
+  /** Given a messaging scenario's per-publish evidence after its sink's wait (the soak's checker asks). */
+  readonly evidence?: (evidence: MessagingEvidence) => void;
 }
 
 export function scenarioOptions(
