@@ -8,19 +8,22 @@
  *    when a network fault is asked for (soak-paths.ts);
  * 3. the load, as `load` runs it (runLoad: its reports, thresholds and live outputs), and beside it,
  *    from the first scenario's start, the nemesis (nemesis.ts), stopped when the load ends;
- * 4. everything the soak started stopped (also on Ctrl-C, also when a step threw), and `soak.json`
- *    written beside the load's reports: the seed, the timeline, each fault as it happened, the
- *    implementation's exits nobody asked for. Lost messages are the load's own accounting (every
- *    accepted publish against the sink), which the load's thresholds and report already judge.
+ * 4. everything the soak started stopped (also on Ctrl-C, also when a step threw), the checker run
+ *    over each messaging scenario's per-publish evidence against the faults (soak-findings.ts: lost
+ *    by id, indeterminates, recovery per fault, the soak's thresholds), and `soak.json` written beside
+ *    the load's reports: the seed, the timeline, each fault as it happened, the implementation's exits
+ *    nobody asked for, the findings; summary.md and index.html get the soak's section (soak-report.ts).
  *
  * A fault that could not be done leaves the run not judged (exit 2): the soak did not test what it was
- * asked to. A crash of the implementation that the soak did not cause fails it (exit 1).
+ * asked to. A crash of the implementation that the soak did not cause fails it (exit 1), and a soak
+ * threshold that failed (a lost message, by default) does as a load threshold does (exit 99).
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { LoadRun } from '../../results/load-run.ts';
 import { type Reporter, reporterEvents } from '../../results/reporter.ts';
+import { isSoakThreshold, parseSoakThresholds } from '../../results/soak-thresholds.ts';
 import { ExitCode, harnessError } from '../../shared/errors.ts';
 import { type FaultSpec, FaultSpecError, isProcessFault, parseFaultSpec } from '../../shared/fault-spec.ts';
 import { createRedactor, redactStrings } from '../../shared/redact.ts';
@@ -29,13 +32,16 @@ import { loadTargetFileSync } from '../../target/read-target.ts';
 import { type SinkSettings, type Target, targetSecrets } from '../../target/target.ts';
 import type { RunCommonOptions } from '../context/run-context.ts';
 import { defaultLoadSettings, type LoadSettings } from '../load/load-settings.ts';
+import type { MessagingEvidence } from '../load/messaging-evidence.ts';
 import { runLoad } from '../load/run-load.ts';
 import { scenarioNames, scenariosDir } from '../load/scenario-registry.ts';
 import { type FaultOccurrence, faultSchedule } from './fault-schedule.ts';
 import type { UnexpectedExit } from './managed-process.ts';
 import { type DoneFault, runNemesis } from './nemesis.ts';
+import { findingsJson, type SoakFindings, soakFindings } from './soak-findings.ts';
 import { startSoakImplementation } from './soak-implementation.ts';
 import { startSoakPaths } from './soak-paths.ts';
+import { addToReports } from './soak-report.ts';
 
 export interface SoakOptions extends RunCommonOptions {
   /** @default every scenario */
@@ -66,6 +72,8 @@ export interface SoakRun {
   readonly reportDir: string;
   /** Unix ms of the faults' time 0 (the measured load's start); undefined when the load never began. */
   readonly origin?: number;
+  /** The checker's findings over the messaging scenarios, and the soak's thresholds. */
+  readonly findings: SoakFindings;
   readonly exitCode: number;
 }
 
@@ -90,6 +98,10 @@ export function readFaultSpecs(texts: readonly string[]): FaultSpec[] {
 export async function runSoak(options: SoakOptions): Promise<SoakRun> {
   const settings = options.settings ?? defaultLoadSettings;
   const specs = readFaultSpecs(options.faults ?? []);
+  // The soak's thresholds (lost, recovery_s, …) apart from the load's, each read before anything starts.
+  const soakThresholds = parseSoakThresholds((options.thresholds ?? []).filter(isSoakThreshold));
+  const loadThresholds = (options.thresholds ?? []).filter((text) => !isSoakThreshold(text));
+  const evidence: MessagingEvidence[] = [];
   const log = options.log ?? (() => {});
   const fileTarget = options.target === undefined ? options.environmentTarget : loadTargetFileSync(options.target);
   const reportDir = options.reportDir ?? defaultReportDir((options.now ?? (() => new Date()))());
@@ -146,7 +158,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakRun> {
           ...(options.scenarios !== undefined && { scenarios: options.scenarios }),
           target: targetFile,
           settings,
-          ...(options.thresholds !== undefined && { thresholds: options.thresholds }),
+          thresholds: loadThresholds,
+          onMessagingEvidence: (item) => evidence.push(item),
           ...(paths.sink !== undefined && { sink: paths.sink }),
           ...(options.scenariosDir !== undefined && { scenariosDir: options.scenariosDir }),
           reportDir,
@@ -175,11 +188,15 @@ export async function runSoak(options: SoakOptions): Promise<SoakRun> {
       `the implementation exited on its own (${exit.signal ?? `code ${exit.code}`})${exit.output ? `: ${exit.output}` : ''}`,
     );
   }
+  const findings = soakFindings(evidence, faults, soakThresholds);
+  evidence.length = 0;
   const exitCode = faults.some((fault) => fault.error !== undefined)
     ? ExitCode.notJudged
     : unexpectedExits.length > 0 && load.exitCode === ExitCode.ok
       ? ExitCode.failed
-      : load.exitCode;
+      : !findings.ok && load.exitCode === ExitCode.ok
+        ? ExitCode.thresholds
+        : load.exitCode;
   // Only what the soak itself wrote down (an exit's output may quote a token); the load's run was
   // redacted by the load, and its encoded histograms are never touched again.
   const redact = createRedactor([...implementation.secrets, ...targetSecrets(implementation.target)]);
@@ -193,9 +210,11 @@ export async function runSoak(options: SoakOptions): Promise<SoakRun> {
     problems: redactStrings(problems, redact),
     reportDir,
     ...(origin !== undefined && { origin }),
+    findings: redactStrings(findings, redact),
     exitCode,
   };
   await writeFile(join(reportDir, 'soak.json'), `${JSON.stringify(soakJson(run), null, 2)}\n`);
+  await addToReports(reportDir, run.findings);
   return run;
 }
 
@@ -214,6 +233,7 @@ function soakJson(run: SoakRun) {
     faults: run.faults,
     unexpectedExits: run.unexpectedExits,
     problems: run.problems,
+    check: findingsJson(run.findings),
     ...(run.origin !== undefined && { startedAt: new Date(run.origin).toISOString() }),
     exitCode: run.exitCode,
   };
