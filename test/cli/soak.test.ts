@@ -10,7 +10,12 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { defaultLoadSettings } from '../../src/engines/load/load-settings.ts';
+import { runSoak } from '../../src/engines/soak/run-soak.ts';
+import { allFaults } from '../../src/reference/areas.ts';
 import type { RedisBacking } from '../../src/reference/redis/redis-backing.ts';
+import { createHtmlReporter } from '../../src/reporters/html-report.ts';
+import { createMarkdownReporter } from '../../src/reporters/summary-md.ts';
 import { findFreePort } from '../../src/shared/free-port.ts';
 import { startTestRedis } from '../support/reference-fixture.ts';
 import { repoRoot, runCli } from '../support/run-cli.ts';
@@ -133,6 +138,78 @@ describe('svc-harness soak', () => {
     expect(delivery, context(run)).toMatchObject({ lost: 0, unexpected: 0 });
     expect(delivery?.received).toBe(delivery?.expected);
   }, 180_000);
+
+  /**
+   * The soak's own proof (issue 39 item 6), one per fault switch the soak's checker judges
+   * (`judgedBy: 'soak'`: no conformance case can see them). The reference runs in-process through
+   * runSoak, the API under the command, which can hand `serve` the switch and its record file.
+   */
+  const proofs: Record<string, () => Promise<void>> = {
+    'publish-write-behind': async () => {
+      const record = join(dir, 'write-behind.record');
+      const reportDir = join(dir, 'write-behind');
+      const run = await runSoak({
+        scenarios: ['publish-fanout'],
+        faults: ['kill every 9s after 5s'],
+        // Each publish is one message: a lost key is one message id.
+        settings: { ...defaultLoadSettings, durationS: 30, rate: 30, params: { endpoints: 1 } },
+        serveArgs: ['--retry-backoff', '500ms', '--fault', 'publish-write-behind', '--fault-record', record],
+        reportDir,
+        reporters: [createMarkdownReporter(), createHtmlReporter()],
+      });
+      const lines = (await readFile(record, 'utf8')).trim().split('\n');
+      const persisted = new Set(lines.filter((line) => line.startsWith('persisted ')).map((line) => line.slice(10)));
+      const acknowledged = lines.filter((line) => line.startsWith('acknowledged ')).map((line) => line.slice(13));
+      // What the reference says it lost: acknowledged, never persisted (the kills took its memory).
+      const referenceLost = acknowledged.filter((id) => !persisted.has(id)).sort();
+      const check = run.findings.scenarios[0]?.check;
+      const soakLost = (check?.lost ?? []).flatMap((item) => item.ids ?? ['(no id)']).sort();
+      const kills = run.faults.filter((fault) => fault.action === 'kill' && fault.error === undefined);
+      const summary = JSON.stringify({
+        kills: kills.length,
+        acknowledged: acknowledged.length,
+        referenceLost: referenceLost.length,
+        soakLost: soakLost.length,
+        indeterminate: check?.indeterminate,
+      });
+      expect(kills.length, summary).toBe(3);
+      // A proof that could not fail proves nothing: each kill took some.
+      expect(referenceLost.length, summary).toBeGreaterThan(kills.length);
+      expect(soakLost, summary).toEqual(referenceLost);
+      // Each lost one is listed with the kill that took it.
+      for (const item of check?.lost ?? [])
+        expect(
+          item.faults.some((id) => id.startsWith('f1-')),
+          item.key,
+        ).toBe(true);
+      // The gate fails on them, and soak.json names them too.
+      expect(run.findings.thresholds).toContainEqual(expect.objectContaining({ metric: 'lost', ok: false }));
+      expect(run.exitCode).toBe(99);
+      const soakJson = JSON.parse(await readFile(join(reportDir, 'soak.json'), 'utf8')) as {
+        check: { scenarios: { lostCount: number; lost: { ids: string[] }[] }[] };
+      };
+      expect(soakJson.check.scenarios[0]?.lostCount).toBe(referenceLost.length);
+      expect(soakJson.check.scenarios[0]?.lost.flatMap((item) => item.ids).sort()).toEqual(referenceLost);
+      // The reports show them: a table per fault, the lost ids.
+      const markdown = await readFile(join(reportDir, 'summary.md'), 'utf8');
+      expect(markdown).toContain('## Soak under faults');
+      expect(markdown).toContain(`| f1-1 kill every 9s after 5s |`);
+      expect(markdown).toContain(referenceLost[0]);
+      expect(await readFile(join(reportDir, 'index.html'), 'utf8')).toContain(referenceLost[0]);
+    },
+  };
+
+  test('every fault switch the soak judges has its proof here', () => {
+    const judged = allFaults.filter((fault) => fault.judgedBy === 'soak').map((fault) => fault.name);
+    expect(judged.length).toBeGreaterThan(0);
+    expect(Object.keys(proofs).sort()).toEqual(judged.sort());
+  });
+
+  test.each(Object.keys(proofs))(
+    'the reference under %s, killed three times: the soak names exactly the messages it lost, by id, as its own record does',
+    (name) => (proofs[name] as () => Promise<void>)(),
+    180_000,
+  );
 
   describe("a target file's process", () => {
     let redis: RedisBacking;
