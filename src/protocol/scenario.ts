@@ -271,6 +271,12 @@ export interface Scenario<State = unknown, Meta = unknown> {
   ): readonly CheckOutcome[];
   /** Verifies the target's state against the tallies, and deletes what the scenario wrote. Optional. */
   finish?(state: State, context: ScenarioContext, tallies: Readonly<Record<string, number>>): Promise<ScenarioFinish>;
+  /**
+   * The counters the scenario's committed updates must have reached, read while the load runs (the
+   * soak reads them after each recovery, issue 39): counter name → value. Each acknowledged fate names,
+   * as its ids, the counters it incremented, once per increment.
+   */
+  readBack?(state: State, context: ScenarioContext): Promise<Readonly<Record<string, number>>>;
   readonly fanout?: FanoutPart<State>;
   /** A messaging scenario's sink: the engine runs it and accounts for every arrival (tally mark `accepted`). */
   readonly sink?: SinkPart<State>;

@@ -12,9 +12,16 @@
  *   fault cut short by the run's end has nothing to recover into and is left out; one that never saw
  *   a success (or whose backlog lost a key) makes the value null: not shown to recover, so it fails.
  *
- * `lost: count==0` is the soak's own: a lost message fails the gate whatever else is given.
+ * - `recovery_lost_updates`: counter, the key-value counters' shortfall after a recovery (soak-updates.ts),
+ *   the largest seen per scenario, summed.
+ *
+ * `lost: count==0` and `recovery_lost_updates: count==0` are the soak's own: a lost message or a lost
+ * update fails the gate whatever else is given. They judge only what a checker saw: a soak without
+ * messaging scenarios has no `lost` to read, which is no failure of it (one given on the command line
+ * still fails on no data).
  */
 import type { FaultRecovery, SoakCheck } from './soak-check.ts';
+import type { RecoveryUpdates } from './soak-updates.ts';
 import { type MetricKind, meets, parseThresholds, type Threshold, type ThresholdVocabulary } from './threshold.ts';
 
 export const soakMetrics: Readonly<Record<string, MetricKind>> = {
@@ -24,6 +31,7 @@ export const soakMetrics: Readonly<Record<string, MetricKind>> = {
   fault_errors: 'counter',
   recovery_s: 'trend',
   drain_s: 'trend',
+  recovery_lost_updates: 'counter',
 };
 
 const faultMetrics = new Set(['fault_errors', 'recovery_s', 'drain_s']);
@@ -34,7 +42,7 @@ const vocabulary: ThresholdVocabulary = {
 };
 
 /** The soak's own thresholds, before any given. */
-export const defaultSoakThresholds = ['lost: count==0'];
+export const defaultSoakThresholds = ['lost: count==0', 'recovery_lost_updates: count==0'];
 
 /** Whether a `--threshold` text names one of the soak's metrics (the rest are the load's). */
 export function isSoakThreshold(text: string): boolean {
@@ -81,11 +89,25 @@ function trend(aggregation: string, values: readonly number[]): number {
   return at(Number(aggregation.slice(2, -1)) / 100);
 }
 
+/** A key-value scenario's read-backs after each recovery, named. */
+export interface NamedUpdates {
+  readonly scenario: string;
+  readonly recoveries: readonly RecoveryUpdates[];
+}
+
 function value(
   threshold: Threshold,
   checks: readonly NamedCheck[],
   actions: ReadonlyMap<string, string>,
+  updates: readonly NamedUpdates[],
 ): number | null {
+  if (threshold.metric === 'recovery_lost_updates') {
+    const read = updates
+      .filter((item) => threshold.tags.scenario === undefined || item.scenario === threshold.tags.scenario)
+      .map((item) => item.recoveries.flatMap((recovery) => (recovery.lost === null ? [] : [recovery.lost])))
+      .filter((values) => values.length > 0);
+    return read.length === 0 ? null : read.reduce((sum, values) => sum + Math.max(...values), 0);
+  }
   const chosen = checks.filter(
     (item) => threshold.tags.scenario === undefined || item.scenario === threshold.tags.scenario,
   );
@@ -113,12 +135,12 @@ export function judgeSoakThresholds(
   thresholds: readonly Threshold[],
   checks: readonly NamedCheck[],
   actions: ReadonlyMap<string, string>,
+  updates: readonly NamedUpdates[] = [],
 ): SoakThresholdResult[] {
-  // The soak's own judge what a checker saw: a soak of no messaging scenario (key-value) has nothing
-  // for them to read, which is no failure of it; a threshold the user gave still fails on no data.
-  const applicable = checks.length > 0 ? thresholds : thresholds.filter((threshold) => threshold.source === 'cli');
-  return applicable.map((threshold) => {
-    const measured = value(threshold, checks, actions);
+  return thresholds.flatMap((threshold) => {
+    const measured = value(threshold, checks, actions, updates);
+    // The soak's own judge only what a checker saw; one the user gave fails on no data.
+    if (measured === null && threshold.source !== 'cli') return [];
     return {
       expression: threshold.text,
       metric: threshold.metric,

@@ -184,6 +184,47 @@ describe('svc-harness soak', () => {
     expectCheckedClean(run, context(run));
   }, 180_000);
 
+  test('the reference killed twice under transactions: after each recovery its counters hold every increment committed before the read', async () => {
+    const run = await soak('transactions', [
+      'transaction',
+      '--duration',
+      '9s',
+      '--rate',
+      '40',
+      '--fault',
+      'kill every 4s after 2s',
+    ]);
+    expect([0, 99], context(run)).toContain(run.exitCode);
+    const soakJson = run.soak as SoakJson & {
+      check: {
+        updates: {
+          recoveries: { faultId: string; lost: number; counters: { value: number; committed: number }[] }[];
+        }[];
+      };
+    };
+    const recoveries = soakJson.check.updates[0]?.recoveries ?? [];
+    // One read-back after each kill's heal, each with every counter at or above what was committed before it.
+    expect(recoveries.map((item) => [item.faultId, item.lost])).toEqual([
+      ['f1-1', 0],
+      ['f1-2', 0],
+    ]);
+    for (const item of recoveries) {
+      expect(item.counters).toHaveLength(4);
+      for (const counter of item.counters) {
+        expect(counter.committed).toBeGreaterThan(0);
+        expect(counter.value).toBeGreaterThanOrEqual(counter.committed);
+      }
+    }
+    expect(soakJson.check.thresholds).toContainEqual({
+      expression: 'recovery_lost_updates: count == 0',
+      metric: 'recovery_lost_updates',
+      source: 'soak',
+      ok: true,
+      value: 0,
+    });
+    expect(run.stdout).toMatch(/^soak: transaction after f1-1: 0 lost updates \(0=\d+≥\d+/m);
+  }, 180_000);
+
   /**
    * The soak's own proof (issue 39 item 6), one per fault switch the soak's checker judges
    * (`judgedBy: 'soak'`: no conformance case can see them). The reference runs in-process through

@@ -19,7 +19,7 @@ import { sinkLacking, startLoadSink } from './load-sink.ts';
 import { areaLoadTarget } from './load-target.ts';
 import type { MessagingEvidence } from './messaging-evidence.ts';
 import { checkParams } from './scenario-params.ts';
-import { scenarioOptions, withAnswerCap } from './scenario-plan.ts';
+import { type ScenarioRun, scenarioOptions, withAnswerCap } from './scenario-plan.ts';
 import {
   checkScenarioNames,
   loadScenarioModule,
@@ -52,6 +52,10 @@ export interface LoadOptions extends RunCommonOptions {
   readonly baseline?: BaselineChoice;
   /** Each messaging scenario's per-publish evidence once its sink's wait ended (the soak's checker). */
   readonly onMessagingEvidence?: (evidence: MessagingEvidence) => void;
+  /** While a scenario with a `readBack` runs, its read-back (undefined once its load ended): the soak's. */
+  readonly onReadBack?: ScenarioRun['readBack'];
+  /** Such a scenario's fates once its load ended. */
+  readonly onUpdates?: ScenarioRun['updates'];
 }
 
 /**
@@ -102,6 +106,8 @@ export type LoadPartOptions = Pick<
   | 'scenariosDir'
   | 'sink'
   | 'onMessagingEvidence'
+  | 'onReadBack'
+  | 'onUpdates'
 >;
 
 type PlanOptions = LoadPartOptions & { readonly settings: LoadSettings; readonly log?: (line: string) => void };
@@ -222,6 +228,8 @@ async function loadPlanned(
         progress: events.onProgress,
         phase: events.onPhase,
         ...(options.onMessagingEvidence !== undefined && { evidence: options.onMessagingEvidence }),
+        ...(options.onReadBack !== undefined && { readBack: options.onReadBack }),
+        ...(options.onUpdates !== undefined && { updates: options.onUpdates }),
         ...(options.maxDurationS !== undefined && { maxDurationS: options.maxDurationS }),
       };
       const planned = scenarioOptions(scenarioRun);

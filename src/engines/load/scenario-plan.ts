@@ -17,6 +17,7 @@ import {
 } from '../../protocol/scenario.ts';
 import type { LoadProgress, PhaseChange } from '../../results/reporter.ts';
 import type { Threshold } from '../../results/threshold.ts';
+import type { FatePart } from './fate-log.ts';
 import type { LoadSettings } from './load-settings.ts';
 import type { LoadTarget } from './load-target.ts';
 import type { MessagingEvidence } from './messaging-evidence.ts';
@@ -51,6 +52,17 @@ export interface ScenarioRun {
   readonly sink?: CountingSink;
   /** Given a messaging scenario's per-publish evidence after its sink's wait (the soak's checker asks). */
   readonly evidence?: (evidence: MessagingEvidence) => void;
+  /**
+   * While the load runs: the scenario's read-back of its counters (its `readBack`), for the soak to
+   * call after each recovery; undefined given once the load ended, and what that returns is awaited
+   * before the scenario's finish (a read still running must not see what finish deletes). Then its
+   * fates (`updates`).
+   */
+  readonly readBack?: (
+    scenario: string,
+    read: (() => Promise<Readonly<Record<string, number>>>) | undefined,
+  ) => void | Promise<void>;
+  readonly updates?: (scenario: string, fates: FatePart) => void;
 }
 
 export function scenarioOptions(

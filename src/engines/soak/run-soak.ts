@@ -22,15 +22,18 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { LoadRun } from '../../results/load-run.ts';
-import { type Reporter, reporterEvents } from '../../results/reporter.ts';
+import { type FaultChange, type Reporter, reporterEvents } from '../../results/reporter.ts';
 import { isSoakThreshold, parseSoakThresholds } from '../../results/soak-thresholds.ts';
-import { ExitCode, harnessError } from '../../shared/errors.ts';
+import type { ReadBackResult } from '../../results/soak-updates.ts';
+import { ExitCode, harnessError, oneLine } from '../../shared/errors.ts';
 import { type FaultSpec, FaultSpecError, isProcessFault, parseFaultSpec } from '../../shared/fault-spec.ts';
 import { createRedactor, redactStrings } from '../../shared/redact.ts';
 import { defaultReportDir } from '../../shared/report-files.ts';
+import { withTimeout } from '../../shared/with-timeout.ts';
 import { loadTargetFileSync } from '../../target/read-target.ts';
 import { type SinkSettings, type Target, targetSecrets } from '../../target/target.ts';
 import type { RunCommonOptions } from '../context/run-context.ts';
+import type { FatePart } from '../load/fate-log.ts';
 import { defaultLoadSettings, type LoadSettings } from '../load/load-settings.ts';
 import type { MessagingEvidence } from '../load/messaging-evidence.ts';
 import { runLoad } from '../load/run-load.ts';
@@ -77,6 +80,9 @@ export interface SoakRun {
   readonly exitCode: number;
 }
 
+/** The longest a read-back after a heal may take (it is a few GETs). */
+const readBackLimitMs = 10_000;
+
 /** How long a kill or restart is taken to keep the process busy when the timeline places the next one. */
 const restartAllowanceMs = 2000;
 
@@ -102,6 +108,22 @@ export async function runSoak(options: SoakOptions): Promise<SoakRun> {
   const soakThresholds = parseSoakThresholds((options.thresholds ?? []).filter(isSoakThreshold));
   const loadThresholds = (options.thresholds ?? []).filter((text) => !isSoakThreshold(text));
   const evidence: MessagingEvidence[] = [];
+  // A key-value scenario's read-back while it runs, each one done after a heal, and its fates after.
+  let readBack:
+    | { readonly scenario: string; readonly read: () => Promise<Readonly<Record<string, number>>> }
+    | undefined;
+  const readings: { readonly scenario: string; readonly done: Promise<ReadBackResult> }[] = [];
+  const updateFates = new Map<string, FatePart>();
+  const readAfter = (faultId: string) => {
+    if (readBack === undefined) return;
+    const { scenario, read } = readBack;
+    const at = Date.now();
+    const done = withTimeout(read(), readBackLimitMs, `no read-back within ${readBackLimitMs} ms`).then(
+      (values): ReadBackResult => ({ faultId, at, values }),
+      (error: unknown): ReadBackResult => ({ faultId, at, error: oneLine(error) }),
+    );
+    readings.push({ scenario, done });
+  };
   const log = options.log ?? (() => {});
   const fileTarget = options.target === undefined ? options.environmentTarget : loadTargetFileSync(options.target);
   const reportDir = options.reportDir ?? defaultReportDir((options.now ?? (() => new Date()))());
@@ -130,7 +152,10 @@ export async function runSoak(options: SoakOptions): Promise<SoakRun> {
       const parts = {
         ...(implementation.process !== undefined && { process: implementation.process }),
         ...(paths.network !== undefined && { network: paths.network }),
-        onChange: events.onFault,
+        onChange: (change: FaultChange) => {
+          events.onFault(change);
+          if (change.edge === 'end' && change.error === undefined) readAfter(change.id);
+        },
       };
       // The faults' time 0 is the measured load's start: the first scenario's load phase, once its
       // set-up and warm-up are done (the time 0 of its per-second series). They end with the load,
@@ -160,6 +185,12 @@ export async function runSoak(options: SoakOptions): Promise<SoakRun> {
           settings,
           thresholds: loadThresholds,
           onMessagingEvidence: (item) => evidence.push(item),
+          onReadBack: async (scenario, read) => {
+            readBack = read === undefined ? undefined : { scenario, read };
+            // The load ended: its reads finish before the scenario's finish deletes its counters.
+            if (read === undefined) await Promise.all(readings.map((item) => item.done));
+          },
+          onUpdates: (scenario, fates) => updateFates.set(scenario, fates),
           ...(paths.sink !== undefined && { sink: paths.sink }),
           ...(options.scenariosDir !== undefined && { scenariosDir: options.scenariosDir }),
           reportDir,
@@ -196,7 +227,13 @@ export async function runSoak(options: SoakOptions): Promise<SoakRun> {
       problems.push(`${scenario.name}: not checked message by message (its engine keeps no per-publish fates)`);
     }
   }
-  const findings = soakFindings(evidence, faults, soakThresholds);
+  const done = await Promise.all(readings.map(async (item) => ({ scenario: item.scenario, result: await item.done })));
+  const updateEvidence = [...updateFates].map(([scenario, fates]) => ({
+    scenario,
+    fates,
+    readings: done.filter((item) => item.scenario === scenario).map((item) => item.result),
+  }));
+  const findings = soakFindings(evidence, faults, soakThresholds, updateEvidence);
   evidence.length = 0;
   const exitCode = faults.some((fault) => fault.error !== undefined)
     ? ExitCode.notJudged

@@ -6,8 +6,10 @@
  * no first success to find among the second's publishes.
  */
 import { checkSoak, type FaultWindow, type SoakCheck } from '../../results/soak-check.ts';
-import { judgeSoakThresholds, type SoakThresholdResult } from '../../results/soak-thresholds.ts';
+import { judgeSoakThresholds, type NamedUpdates, type SoakThresholdResult } from '../../results/soak-thresholds.ts';
+import { checkUpdates, type ReadBackResult } from '../../results/soak-updates.ts';
 import type { Threshold } from '../../results/threshold.ts';
+import { type FatePart, publishRecords } from '../load/fate-log.ts';
 import type { MessagingEvidence } from '../load/messaging-evidence.ts';
 import type { DoneFault } from './nemesis.ts';
 
@@ -22,8 +24,17 @@ export interface ScenarioFindings {
   readonly droppedIds: number;
 }
 
+/** A key-value scenario's fates and its read-backs after each heal (its `readBack`). */
+export interface UpdateEvidence {
+  readonly scenario: string;
+  readonly fates: FatePart;
+  readonly readings: readonly ReadBackResult[];
+}
+
 export interface SoakFindings {
   readonly scenarios: readonly ScenarioFindings[];
+  /** The key-value counters after each recovery, per scenario with a read-back. */
+  readonly updates: readonly NamedUpdates[];
   readonly thresholds: readonly SoakThresholdResult[];
   readonly ok: boolean;
 }
@@ -58,7 +69,14 @@ export function soakFindings(
   evidence: readonly MessagingEvidence[],
   faults: readonly DoneFault[],
   thresholds: readonly Threshold[],
+  updateEvidence: readonly UpdateEvidence[] = [],
 ): SoakFindings {
+  const updates = updateEvidence.map(
+    (item): NamedUpdates => ({
+      scenario: item.scenario,
+      recoveries: checkUpdates(publishRecords(item.fates), item.readings),
+    }),
+  );
   const windows = faultWindows(faults);
   const scenarios = evidence.map((item): ScenarioFindings => {
     const own = span(item);
@@ -81,8 +99,9 @@ export function soakFindings(
     thresholds,
     scenarios.map(({ scenario, check }) => ({ scenario, check })),
     actions,
+    updates,
   );
-  return { scenarios, thresholds: judged, ok: judged.every((item) => item.ok) };
+  return { scenarios, updates, thresholds: judged, ok: judged.every((item) => item.ok) };
 }
 
 /** soak.json's form: the lists cut to `listLimit` (with their whole counts), times as ISO strings. */
@@ -90,6 +109,10 @@ export function findingsJson(findings: SoakFindings) {
   return {
     ok: findings.ok,
     thresholds: findings.thresholds,
+    updates: findings.updates.map(({ scenario, recoveries }) => ({
+      scenario,
+      recoveries: recoveries.map((item) => ({ ...item, at: new Date(item.at).toISOString() })),
+    })),
     scenarios: findings.scenarios.map(({ scenario, check, droppedFates, droppedIds }) => ({
       scenario,
       acknowledged: check.acknowledged,

@@ -40,6 +40,13 @@ export function findingLines(findings: SoakFindings): string[] {
     }
     if (check.lost.length > shownLimit) lines.push(`  … ${check.lost.length - shownLimit} more lost, in soak.json`);
   }
+  for (const { scenario, recoveries } of findings.updates) {
+    for (const item of recoveries) {
+      lines.push(
+        `soak: ${scenario} after ${item.faultId}: ${item.lost === null ? `not read (${item.error})` : `${item.lost} lost updates`} (${item.counters.map((c) => `${c.name}=${c.value}≥${c.committed}`).join(', ')})`,
+      );
+    }
+  }
   for (const item of findings.thresholds) {
     lines.push(`soak threshold ${item.expression}: ${item.ok ? 'ok' : 'FAILED'} (${item.value ?? 'no data'})`);
   }
@@ -82,6 +89,19 @@ export function findingsMarkdown(findings: SoakFindings): string {
         out.push(`| ${item.index} | ${iso(item.sentAt)} | ${item.faults.join(', ')} |`);
       }
     }
+  }
+  for (const { scenario, recoveries } of findings.updates) {
+    out.push(
+      '',
+      `### ${scenario}: counters after each recovery`,
+      '',
+      '| after | lost updates | counters (value / committed before the read) |',
+      '| --- | --- | --- |',
+      ...recoveries.map(
+        (item) =>
+          `| ${item.faultId} | ${item.lost === null ? `not read: ${cell(item.error ?? '')}` : item.lost} | ${item.counters.map((c) => `${c.name}: ${c.value} / ${c.committed}`).join(', ')} |`,
+      ),
+    );
   }
   return `${out.join('\n')}\n`;
 }
@@ -140,6 +160,19 @@ export function findingsHtml(findings: SoakFindings): string {
         ),
       );
     }
+  }
+  for (const { scenario, recoveries } of findings.updates) {
+    parts.push(
+      `<h3>${escapeText(scenario)}: counters after each recovery</h3>`,
+      table(
+        ['after', 'lost updates', 'counters (value / committed before the read)'],
+        recoveries.map((item) => [
+          item.faultId,
+          item.lost === null ? `not read: ${item.error}` : String(item.lost),
+          item.counters.map((c) => `${c.name}: ${c.value} / ${c.committed}`).join(', '),
+        ]),
+      ),
+    );
   }
   parts.push('</section>');
   return parts.join('\n');
