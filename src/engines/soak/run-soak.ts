@@ -233,7 +233,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakRun> {
     fates,
     readings: done.filter((item) => item.scenario === scenario).map((item) => item.result),
   }));
-  const findings = soakFindings(evidence, faults, soakThresholds, updateEvidence);
+  const interrupted = options.signal?.aborted === true;
+  const findings = soakFindings(evidence, faults, soakThresholds, updateEvidence, interrupted);
   evidence.length = 0;
   const exitCode = faults.some((fault) => fault.error !== undefined)
     ? ExitCode.notJudged

@@ -37,6 +37,11 @@ export interface SoakFindings {
   readonly updates: readonly NamedUpdates[];
   readonly thresholds: readonly SoakThresholdResult[];
   readonly ok: boolean;
+  /**
+   * The run was interrupted: the sink's wait was cut short, so a key not arrived yet is not final.
+   * The lists stand as found; no threshold of the soak's is judged over them.
+   */
+  readonly interrupted?: true;
 }
 
 /** The faults that were done, as the checker reads them. */
@@ -70,6 +75,7 @@ export function soakFindings(
   faults: readonly DoneFault[],
   thresholds: readonly Threshold[],
   updateEvidence: readonly UpdateEvidence[] = [],
+  interrupted = false,
 ): SoakFindings {
   const updates = updateEvidence.map(
     (item): NamedUpdates => ({
@@ -96,18 +102,25 @@ export function soakFindings(
   });
   const actions = new Map(faults.map((fault) => [fault.id, fault.action]));
   const judged = judgeSoakThresholds(
-    thresholds,
+    interrupted ? [] : thresholds,
     scenarios.map(({ scenario, check }) => ({ scenario, check })),
     actions,
     updates,
   );
-  return { scenarios, updates, thresholds: judged, ok: judged.every((item) => item.ok) };
+  return {
+    scenarios,
+    updates,
+    thresholds: judged,
+    ok: judged.every((item) => item.ok),
+    ...(interrupted && { interrupted: true as const }),
+  };
 }
 
 /** soak.json's form: the lists cut to `listLimit` (with their whole counts), times as ISO strings. */
 export function findingsJson(findings: SoakFindings) {
   return {
     ok: findings.ok,
+    ...(findings.interrupted && { interrupted: true }),
     thresholds: findings.thresholds,
     updates: findings.updates.map(({ scenario, recoveries }) => ({
       scenario,

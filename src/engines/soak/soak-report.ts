@@ -28,9 +28,10 @@ function recoveryText(fault: FaultRecovery): string {
 /** The console's lines: per scenario the counts, each fault's recovery, the first lost ids, the thresholds. */
 export function findingLines(findings: SoakFindings): string[] {
   const lines: string[] = [];
+  const notFinal = findings.interrupted ? ' (interrupted: the wait was cut short, not final)' : '';
   for (const { scenario, check } of findings.scenarios) {
     lines.push(
-      `soak: ${scenario}: ${check.acknowledged} acknowledged, ${check.lost.length} lost, ${check.indeterminate.total} indeterminate (${check.indeterminate.delivered} delivered), ${check.refused} refused, ${check.duplicates} duplicates`,
+      `soak: ${scenario}: ${check.acknowledged} acknowledged, ${check.lost.length} lost${notFinal}, ${check.indeterminate.total} indeterminate (${check.indeterminate.delivered} delivered), ${check.refused} refused, ${check.duplicates} duplicates`,
     );
     for (const fault of check.faults) lines.push(`  ${fault.id} ${fault.text}: ${recoveryText(fault)}`);
     for (const item of check.lost.slice(0, shownLimit)) {

@@ -62,6 +62,13 @@ describe('soakFindings', () => {
     });
   });
 
+  test('interrupted, the lists stand as found, not final, and no threshold of the soak judges them', () => {
+    const findings = soakFindings([evidence('first', 0, 10, 3)], [], parseSoakThresholds([]), [], true);
+    expect(findings).toMatchObject({ interrupted: true, ok: true, thresholds: [] });
+    expect(findings.scenarios[0]?.check.lost).toHaveLength(1);
+    expect(findingLines(findings)[0]).toContain('1 lost (interrupted: the wait was cut short, not final)');
+  });
+
   test('the console, Markdown and HTML name the lost ids and a row per fault; HTML escapes what it shows', () => {
     const findings = soakFindings([evidence('first', 0, 10, 3)], [fault('f1-1', 250, 400)], parseSoakThresholds([]));
     const lines = findingLines(findings);
