@@ -364,6 +364,7 @@ describe('svc-harness soak', () => {
       /^svc-harness: soak: --fault "explode every 1m" is not a fault: "explode" is none of kill, restart/,
     ],
     [['--fault', 'pause 10m every 5m'], /it lasts 600 s, as long as its period or longer/],
+    [['--threshold', 'recovery_s{stream:x}: max<30'], /recovery_s takes no tag stream; its tags: fault, scenario/],
   ])('bad input %j is one line, exit 2, before anything starts', async (args, line) => {
     const run = await soak('bad', ['command', '--duration', '2s', ...args], 30_000);
     expect(run.exitCode).toBe(2);
