@@ -9,7 +9,7 @@
  * callback. The engine accounts for the three streams and measures publish → delivery, delivery →
  * callback and publish → failure callback.
  */
-import { isOk, readSentBase64, readSentBody, sentBody } from '../src/protocol/messaging-load.ts';
+import { isOk, messageIds, readSentBase64, readSentBody, sentBody, tellFate } from '../src/protocol/messaging-load.ts';
 import { defineScenario, paramValues, parseJson, type ScenarioParam } from '../src/protocol/scenario.ts';
 
 /** The share counted in millionths: whole numbers, so ⌊i·S⌋ is exact for every i a run reaches. */
@@ -101,7 +101,10 @@ export default defineScenario<State, number>({
     };
   },
   check(_state, request, answer, tally) {
-    if (answer === null) return [];
+    if (answer === null) {
+      tellFate(tally, request, answer, undefined);
+      return [];
+    }
     const json = parseJson(answer.body);
     const accepted =
       isOk(answer) &&
@@ -109,6 +112,7 @@ export default defineScenario<State, number>({
       json !== null &&
       typeof (json as Record<string, unknown>).messageId === 'string';
     if (accepted) tally.mark('accepted', request.meta);
+    tellFate(tally, request, answer, accepted ? (messageIds(json) ?? []) : undefined);
     return [
       { name: 'status is 2xx', ok: isOk(answer) },
       { name: 'a message id', ok: accepted },

@@ -9,7 +9,7 @@
  * Rounds are prepared for the open model's planned notifies, so the closed model (no planned count,
  * as many notifies as the target answers) is refused.
  */
-import { isOk, readSentBody, sendAll, sentBody } from '../src/protocol/messaging-load.ts';
+import { isOk, messageIds, readSentBody, sendAll, sentBody, tellFate } from '../src/protocol/messaging-load.ts';
 import { defineScenario, paramValues, parseJson, type ScenarioParam } from '../src/protocol/scenario.ts';
 
 const params = {
@@ -80,10 +80,15 @@ export default defineScenario<State, number>({
     };
   },
   check(state, request, answer, tally) {
-    if (answer === null) return [];
+    if (answer === null) {
+      if (request.meta < state.rounds) tellFate(tally, request, answer, undefined);
+      return [];
+    }
     const json = parseJson(answer.body);
     const all = isOk(answer) && Array.isArray(json) && json.length === state.waiters && request.meta < state.rounds;
     if (all) tally.mark('accepted', request.meta);
+    // A notify past the rounds set up has no waiters: nothing to acknowledge, no fate.
+    if (request.meta < state.rounds) tellFate(tally, request, answer, all ? (messageIds(json) ?? []) : undefined);
     return [
       { name: 'status is 2xx', ok: isOk(answer) },
       { name: 'every waiter notified', ok: all },

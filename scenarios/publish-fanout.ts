@@ -5,7 +5,15 @@
  * duplicated, per endpoint too) and measures publish → delivery latency per endpoint and overall. The
  * group is deleted at the end.
  */
-import { groupName, isOk, readSentBody, sendAll, sentBody } from '../src/protocol/messaging-load.ts';
+import {
+  groupName,
+  isOk,
+  messageIds,
+  readSentBody,
+  sendAll,
+  sentBody,
+  tellFate,
+} from '../src/protocol/messaging-load.ts';
 import { defineScenario, paramValues, parseJson, type ScenarioParam } from '../src/protocol/scenario.ts';
 
 const params = {
@@ -71,10 +79,14 @@ export default defineScenario<State, number>({
     };
   },
   check(state, request, answer, tally) {
-    if (answer === null) return [];
+    if (answer === null) {
+      tellFate(tally, request, answer, undefined);
+      return [];
+    }
     const json = parseJson(answer.body);
     const all = isOk(answer) && Array.isArray(json) && json.length === state.endpoints.length;
     if (all) tally.mark('accepted', request.meta);
+    tellFate(tally, request, answer, all ? (messageIds(json) ?? []) : undefined);
     return [
       { name: 'status is 2xx', ok: isOk(answer) },
       { name: 'one message per endpoint', ok: all },

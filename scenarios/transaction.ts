@@ -6,7 +6,7 @@
  * not have run: their increments widen what the counter may hold, and are counted apart.
  */
 import { multiExecRequest, pathRequest } from '../src/protocol/kv/request-forms.ts';
-import { defineScenario, isResultObject, parseJson } from '../src/protocol/scenario.ts';
+import { defineScenario, isResultObject, parseJson, type ScenarioContext } from '../src/protocol/scenario.ts';
 
 /** Few keys, many clients: the contention the scenario is about. */
 const counters = 4;
@@ -17,7 +17,8 @@ interface State {
   readonly size: number;
 }
 
-type Meta = { readonly counters: readonly number[] };
+/** The iteration, the counters it increments, and when it was sent (Unix ms: its fate's send time). */
+type Meta = { readonly index: number; readonly counters: readonly number[]; readonly sentAt: number };
 
 /** One tag object per transaction size, reused: engines find their metrics by it. */
 const tagCache = new Map<number, Readonly<Record<string, string>>>();
@@ -40,6 +41,16 @@ function committed(body: string, count: number): boolean {
     json.length === count &&
     json.every((item: unknown) => isResultObject(item) && Number.isInteger(item.result))
   );
+}
+
+/** A counter's value (0 before its first INCR). */
+async function readCounter(state: State, context: ScenarioContext, index: number): Promise<number> {
+  const shape = pathRequest('GET', ['GET', counterKey(state.prefix, index)]);
+  const answer = await context.send({ method: 'GET', path: shape.path });
+  const json = parseJson(answer.body);
+  if (answer.status !== 200 || !isResultObject(json))
+    throw new Error(`transaction: reading counter ${index} answered ${answer.status}`);
+  return json.result === null ? 0 : Number(json.result);
 }
 
 export default defineScenario<State, Meta>({
@@ -68,29 +79,33 @@ export default defineScenario<State, Meta>({
       contentType: 'application/json',
       tags: tagsOf(state.size),
       commands: state.size,
-      meta: { counters: chosen },
+      meta: { index: iteration.index, counters: chosen, sentAt: Date.now() },
     };
   },
   check(_state, request, answer, tally) {
+    // Its fate names the counters it incremented (the soak's read-backs after each recovery are judged by them).
+    const ids = request.meta.counters.map(String);
     if (answer === null) {
       tally.add('unknown-transactions');
       for (const index of request.meta.counters) tally.add(`unknown:${index}`);
+      tally.fate?.(request.meta.index, 'indeterminate', request.meta.sentAt, ids);
       return [];
     }
     const ran = answer.status === 200 && committed(answer.body, request.meta.counters.length);
     if (ran) for (const index of request.meta.counters) tally.add(`committed:${index}`);
+    tally.fate?.(request.meta.index, ran ? 'acknowledged' : 'refused', request.meta.sentAt, ran ? ids : undefined);
     return [{ name: 'transaction committed', ok: ran }];
+  },
+  async readBack(state, context) {
+    const values: Record<string, number> = {};
+    for (let index = 0; index < counters; index++) values[String(index)] = await readCounter(state, context, index);
+    return values;
   },
   async finish(state, context, tallies) {
     let lost = 0;
     let doubled = 0;
     for (let index = 0; index < counters; index++) {
-      const shape = pathRequest('GET', ['GET', counterKey(state.prefix, index)]);
-      const answer = await context.send({ method: 'GET', path: shape.path });
-      const json = parseJson(answer.body);
-      if (answer.status !== 200 || !isResultObject(json))
-        throw new Error(`transaction: reading counter ${index} answered ${answer.status}`);
-      const actual = json.result === null ? 0 : Number(json.result);
+      const actual = await readCounter(state, context, index);
       const sure = tallies[`committed:${index}`] ?? 0;
       const maybe = tallies[`unknown:${index}`] ?? 0;
       lost += Math.max(0, sure - actual);

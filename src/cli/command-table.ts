@@ -274,6 +274,11 @@ export const commandTable = {
         description: 'Redis to back the service (else REDIS_URL, else redis-server on PATH, else a container)',
       },
       fault: { kind: 'string', multiple: true, description: 'Turn on a fault switch by name; see --list-faults' },
+      'fault-record': {
+        kind: 'path',
+        description:
+          'Where a fault switch that keeps a record appends it (publish-write-behind: each id acknowledged, then persisted)',
+      },
       'list-faults': { kind: 'boolean', description: 'Print every fault switch with the rule it breaks, and exit' },
       silence: {
         kind: 'string',

@@ -5,7 +5,7 @@
  * time that wait out the plan's rate limit. No Node module: k6 loads the scenarios too.
  */
 import { fromBase64 } from './kv/base64.ts';
-import { parseJson, type ScenarioAnswer, type ScenarioContext } from './scenario.ts';
+import { parseJson, type ScenarioAnswer, type ScenarioContext, type Tally } from './scenario.ts';
 
 /** What a publish or notify carries: the iteration's index and the send time (unix ms). */
 export interface SentBody {
@@ -40,6 +40,39 @@ export function groupName(prefix: string, suffix: string): string {
 /** A 2xx status. */
 export const isOk = (answer: ScenarioAnswer | null): answer is ScenarioAnswer =>
   answer !== null && answer.status >= 200 && answer.status < 300;
+
+/** Gateway answers that say nothing of whether the publish behind them was taken. */
+const unsaying = new Set([502, 503, 504]);
+
+/**
+ * Tells the tally what became of publish `request.meta` (issue 39, the soak's checker): acknowledged
+ * when the scenario read `ids` from a success answer, indeterminate when no answer came (or a gateway's
+ * 502, 503 or 504), refused for any other answer. The send time is the one its body carries.
+ */
+export function tellFate(
+  tally: Tally,
+  request: { readonly body?: string; readonly meta: number },
+  answer: ScenarioAnswer | null,
+  ids: readonly string[] | undefined,
+): void {
+  if (tally.fate === undefined) return;
+  const sentAt = readSentBody(request.body ?? '')?.t ?? Date.now();
+  const fate =
+    ids !== undefined ? 'acknowledged' : answer === null || unsaying.has(answer.status) ? 'indeterminate' : 'refused';
+  tally.fate(request.meta, fate, sentAt, ids);
+}
+
+/** The `messageId` of an answer's object, or of each object of its array; undefined when one lacks it. */
+export function messageIds(json: unknown): string[] | undefined {
+  const items = Array.isArray(json) ? json : [json];
+  const ids: string[] = [];
+  for (const item of items) {
+    const id = typeof item === 'object' && item !== null ? (item as Record<string, unknown>).messageId : undefined;
+    if (typeof id !== 'string') return undefined;
+    ids.push(id);
+  }
+  return ids;
+}
 
 type SetupRequest = Parameters<ScenarioContext['send']>[0];
 

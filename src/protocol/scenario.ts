@@ -49,7 +49,20 @@ export interface Tally {
    * the iterations in its `accepted` set, and only those.
    */
   mark(name: string, index: number): void;
+  /**
+   * What became of a publish (issue 39, the soak's checker): `sentAt` in Unix ms (the send time its
+   * body carries), `ids` the message ids an acknowledgement named. Optional: an engine that keeps no
+   * fates (k6) leaves it out, and then the soak has counters only.
+   */
+  fate?(index: number, fate: PublishFate, sentAt: number, ids?: readonly string[]): void;
 }
+
+/**
+ * A publish's fate: `acknowledged`, a success answer naming its message ids; `refused`, a definite
+ * error answer; `indeterminate`, no answer (a timeout, a reset) or one that does not say (502, 503,
+ * 504 from a gateway): the implementation may or may not have taken it.
+ */
+export type PublishFate = 'acknowledged' | 'refused' | 'indeterminate';
 
 /** The settings a scenario runs with, after defaults and the command line. */
 export interface ScenarioOptions {
@@ -258,6 +271,12 @@ export interface Scenario<State = unknown, Meta = unknown> {
   ): readonly CheckOutcome[];
   /** Verifies the target's state against the tallies, and deletes what the scenario wrote. Optional. */
   finish?(state: State, context: ScenarioContext, tallies: Readonly<Record<string, number>>): Promise<ScenarioFinish>;
+  /**
+   * The counters the scenario's committed updates must have reached, read while the load runs (the
+   * soak reads them after each recovery, issue 39): counter name → value. Each acknowledged fate names,
+   * as its ids, the counters it incremented, once per increment.
+   */
+  readBack?(state: State, context: ScenarioContext): Promise<Readonly<Record<string, number>>>;
   readonly fanout?: FanoutPart<State>;
   /** A messaging scenario's sink: the engine runs it and accounts for every arrival (tally mark `accepted`). */
   readonly sink?: SinkPart<State>;

@@ -16,6 +16,12 @@ export interface FaultSwitch {
   readonly rule: string;
   /** One sentence: what the service does wrong with the switch on. */
   readonly description: string;
+  /**
+   * Who proves the switch is caught: the conformance suites (the default: a case of the rule fails),
+   * or the soak's checker, for a wrong that only a fault shows (a kill losing acknowledged messages);
+   * the self-validation suites leave such a switch to test/cli/soak.test.ts, which runs each.
+   */
+  readonly judgedBy?: 'soak';
 }
 
 /**

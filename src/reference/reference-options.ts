@@ -60,4 +60,6 @@ export interface MessagingOptions {
   readonly regionLatencyMs?: Readonly<Record<string, number>>;
   /** How long failed attempts wait before their retries. @default the real service's exponential backoff */
   readonly retryBackoff?: RetryBackoff;
+  /** Where a fault switch that keeps a record appends it (`publish-write-behind`'s ids). */
+  readonly faultRecord?: string;
 }

@@ -31,6 +31,8 @@ export interface CheckedIteration {
   readonly answeredAt?: number;
   /** The keys it causes once taken, per stream (`delivery:<key>`, …). */
   readonly keys: readonly string[];
+  /** The message ids its acknowledgement named (when they were kept). */
+  readonly ids?: readonly string[];
 }
 
 /** The first arrival of a key at the sink, and how many times it came. */
@@ -45,6 +47,8 @@ export interface FaultWindow {
   readonly text: string;
   readonly startAt: number;
   readonly healedAt: number;
+  /** Cut short by the run's end: no success can follow its heal, so it has no recovery to judge. */
+  readonly cut?: boolean;
 }
 
 export interface LostKey {
@@ -52,6 +56,15 @@ export interface LostKey {
   readonly index: number;
   readonly sentAt: number;
   /** The faults whose window, widened by the checker's margin, holds the send. */
+  readonly faults: readonly string[];
+  /** The message ids its iteration's acknowledgement named. */
+  readonly ids?: readonly string[];
+}
+
+/** An iteration left without an answer whose keys never reached the sink: not lost, not delivered. */
+export interface UndeliveredIndeterminate {
+  readonly index: number;
+  readonly sentAt: number;
   readonly faults: readonly string[];
 }
 
@@ -64,6 +77,7 @@ export interface FaultRecovery {
   readonly firstSuccessS: number | null;
   /** From the heal until every key acknowledged while it lasted arrived; 0 when none was; null while one is lost. */
   readonly drainedS: number | null;
+  readonly cut?: boolean;
 }
 
 export interface SoakCheck {
@@ -72,6 +86,8 @@ export interface SoakCheck {
   readonly indeterminate: { readonly total: number; readonly delivered: number; readonly undelivered: number };
   readonly expectedKeys: number;
   readonly lost: readonly LostKey[];
+  /** The indeterminate iterations the sink never showed, with the faults around each. */
+  readonly undelivered: readonly UndeliveredIndeterminate[];
   /** Arrivals past the first of a key that some iteration caused (acknowledged or indeterminate). */
   readonly duplicates: number;
   /** Keys that arrived and that no acknowledged or indeterminate iteration causes. */
@@ -92,6 +108,9 @@ export function checkSoak(
 ): SoakCheck {
   const caused = new Set<string>();
   const lost: LostKey[] = [];
+  const undelivered: UndeliveredIndeterminate[] = [];
+  const near = (at: number) =>
+    faults.filter((fault) => at >= fault.startAt - nearMs && at <= fault.healedAt + nearMs).map((fault) => fault.id);
   let expectedKeys = 0;
   const counts = { acknowledged: 0, refused: 0 };
   const indeterminate = { total: 0, delivered: 0, undelivered: 0 };
@@ -104,17 +123,23 @@ export function checkSoak(
     if (iteration.fate === 'indeterminate') {
       indeterminate.total++;
       if (iteration.keys.some((key) => arrivals.has(key))) indeterminate.delivered++;
-      else indeterminate.undelivered++;
+      else {
+        indeterminate.undelivered++;
+        undelivered.push({ index: iteration.index, sentAt: iteration.sentAt, faults: near(iteration.sentAt) });
+      }
       continue;
     }
     counts.acknowledged++;
     for (const key of iteration.keys) {
       expectedKeys++;
       if (arrivals.has(key)) continue;
-      const near = faults
-        .filter((fault) => iteration.sentAt >= fault.startAt - nearMs && iteration.sentAt <= fault.healedAt + nearMs)
-        .map((fault) => fault.id);
-      lost.push({ key, index: iteration.index, sentAt: iteration.sentAt, faults: near });
+      lost.push({
+        key,
+        index: iteration.index,
+        sentAt: iteration.sentAt,
+        faults: near(iteration.sentAt),
+        ...(iteration.ids !== undefined && { ids: iteration.ids }),
+      });
     }
   }
   let duplicates = 0;
@@ -140,6 +165,7 @@ export function checkSoak(
       errors,
       firstSuccessS: Number.isFinite(firstSuccess) ? seconds(firstSuccess - fault.healedAt) : null,
       drainedS: drainedAt === undefined ? null : seconds(drainedAt - fault.healedAt),
+      ...(fault.cut === true && { cut: true }),
     };
   });
   return {
@@ -147,6 +173,7 @@ export function checkSoak(
     indeterminate,
     expectedKeys,
     lost,
+    undelivered,
     duplicates,
     unexpected,
     faults: recoveries,

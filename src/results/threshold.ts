@@ -94,7 +94,19 @@ const tagsAllowed = (metric: string): readonly string[] | 'any' =>
       ? ['scenario', 'check']
       : ['scenario'];
 
-export function parseThreshold(text: string, source: ThresholdSource): Threshold {
+/** The metrics a family of thresholds names, and the tags each takes (the load's, or the soak's). */
+export interface ThresholdVocabulary {
+  readonly metrics: Readonly<Record<string, MetricKind>>;
+  readonly tags: (metric: string) => readonly string[] | 'any';
+}
+
+const loadVocabulary: ThresholdVocabulary = { metrics: knownMetrics, tags: tagsAllowed };
+
+export function parseThreshold(
+  text: string,
+  source: ThresholdSource,
+  vocabulary: ThresholdVocabulary = loadVocabulary,
+): Threshold {
   // JSON quoting keeps the message one line even when the text holds a newline.
   const fail = (why: string) => harnessError('SVC_USAGE', `threshold ${JSON.stringify(text)}: ${why}`);
   const trimmed = text.trim();
@@ -104,14 +116,15 @@ export function parseThreshold(text: string, source: ThresholdSource): Threshold
   const metric = (nameEnd === -1 ? trimmed : trimmed.slice(0, nameEnd)).trim();
   if (metric.includes('}')) throw fail('unbalanced brace: } without {');
   if (!/^[a-z_][a-z0-9_]*$/.test(metric)) throw fail(`bad metric name "${metric}"; expected [a-z_][a-z0-9_]*`);
-  if (!Object.hasOwn(knownMetrics, metric)) {
-    throw fail(`unknown metric ${metric}; known: ${Object.keys(knownMetrics).join(', ')}`);
+  const metrics = vocabulary.metrics;
+  if (!Object.hasOwn(metrics, metric)) {
+    throw fail(`unknown metric ${metric}; known: ${Object.keys(metrics).join(', ')}`);
   }
-  const kind = knownMetrics[metric]!;
+  const kind = metrics[metric]!;
 
   let rest = nameEnd === -1 ? '' : trimmed.slice(nameEnd);
   const tags: Record<string, string> = {};
-  const allowed = tagsAllowed(metric);
+  const allowed = vocabulary.tags(metric);
   if (rest.startsWith('{')) {
     const close = rest.indexOf('}');
     if (close === -1) throw fail('unbalanced brace: { without }');
@@ -177,10 +190,14 @@ export function parseThreshold(text: string, source: ThresholdSource): Threshold
 }
 
 /** Parses every text; the same threshold twice (tags in any order, `50` and `50.0` alike) is an error. */
-export function parseThresholds(texts: readonly string[], source: ThresholdSource): Threshold[] {
+export function parseThresholds(
+  texts: readonly string[],
+  source: ThresholdSource,
+  vocabulary: ThresholdVocabulary = loadVocabulary,
+): Threshold[] {
   const seen = new Map<string, string>();
   return texts.map((text) => {
-    const threshold = parseThreshold(text, source);
+    const threshold = parseThreshold(text, source, vocabulary);
     const tags = Object.entries(threshold.tags).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     const key = JSON.stringify([threshold.metric, tags, threshold.aggregation, threshold.operator, threshold.bound]);
     const first = seen.get(key);
@@ -341,13 +358,18 @@ const comparisons: Readonly<Record<string, (value: number, bound: number) => boo
   '!=': (value, bound) => value !== bound,
 };
 
+/** Whether `value` meets the threshold's bound; no data (null) never does. */
+export function meets(threshold: Threshold, value: number | null): boolean {
+  return value !== null && comparisons[threshold.operator]?.(value, threshold.bound) === true;
+}
+
 /** Every threshold that applies to the scenario, evaluated, in the given order. */
 export function evaluateThresholds(thresholds: readonly Threshold[], scenario: ScenarioResult): ThresholdResult[] {
   return thresholds
     .filter((threshold) => appliesTo(threshold, scenario.name))
     .map((threshold) => {
       const value = thresholdValue(threshold, scenario);
-      const ok = value !== null && comparisons[threshold.operator]?.(value, threshold.bound) === true;
+      const ok = meets(threshold, value);
       return { expression: threshold.text, metric: threshold.metric, source: threshold.source, ok, value };
     });
 }

@@ -66,10 +66,21 @@ describe('checkSoak', () => {
     );
     expect(check.lost).toEqual([]);
     expect(check.indeterminate).toEqual({ total: 2, delivered: 1, undelivered: 1 });
+    expect(check.undelivered).toEqual([{ index: 1, sentAt: 0, faults: [] }]);
     expect(check.refused).toBe(1);
     expect(check.duplicates).toBe(2);
     // The refused iteration's key and a key nobody caused.
     expect(check.unexpected).toBe(2);
+  });
+
+  test('a lost key carries the message ids its acknowledgement named; a fault cut by the end says so', () => {
+    const check = checkSoak(
+      [{ index: 4, fate: 'acknowledged', sentAt: 100, answeredAt: 110, keys: ['delivery:4'], ids: ['msg_4'] }],
+      new Map(),
+      [{ id: 'f1-1', text: 'kill every 1m', startAt: 90, healedAt: 200, cut: true }],
+    );
+    expect(check.lost).toEqual([{ key: 'delivery:4', index: 4, sentAt: 100, faults: ['f1-1'], ids: ['msg_4'] }]);
+    expect(check.faults[0]).toMatchObject({ cut: true, firstSuccessS: null });
   });
 
   test("per fault: the errors while it lasted, heal to first success, heal to the backlog's last arrival", () => {

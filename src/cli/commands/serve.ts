@@ -132,6 +132,7 @@ export function messagingOptions(values: ServeValues): MessagingOptions {
     ...(regions !== undefined && { regions }),
     regionLatencyMs,
     ...(retryBackoff !== undefined && { retryBackoff }),
+    ...(values['fault-record'] !== undefined && { faultRecord: values['fault-record'] }),
   };
 }
 

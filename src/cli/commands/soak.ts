@@ -4,6 +4,7 @@
  */
 import { loadSettingsOf } from '../../engines/load/load-settings.ts';
 import { readFaultSpecs, runSoak, type SoakRun } from '../../engines/soak/run-soak.ts';
+import { findingLines } from '../../engines/soak/soak-report.ts';
 import type { CommandValues } from '../command-table.ts';
 import { withInterrupts } from '../interrupts.ts';
 import { reportersOf } from '../reporter-flags.ts';
@@ -60,6 +61,7 @@ export async function run(values: CommandValues<'soak'>): Promise<number> {
       log: (line) => process.stderr.write(`${line}\n`),
     }),
   );
-  process.stdout.write(`${faultLines(result, result.origin ?? 0).join('\n')}\n`);
+  const lines = [...faultLines(result, result.origin ?? 0), ...findingLines(result.findings)];
+  process.stdout.write(`${lines.join('\n')}\n`);
   return result.exitCode;
 }

@@ -127,6 +127,16 @@ export class MessagingLedger {
     return this.#ledger.missing();
   }
 
+  /** Every key that arrived as `stream:key`, its first arrival (Unix ms) and how often it came: the soak's checker reads them. */
+  keyArrivals(): Map<string, { readonly firstAt: number; readonly count: number }> {
+    const all = new Map<string, { readonly firstAt: number; readonly count: number }>();
+    for (const stream of streams) {
+      for (const [key, first] of this.#ledger.arrivals(stream))
+        all.set(`${stream}:${key}`, { firstAt: first.at, count: first.count });
+    }
+    return all;
+  }
+
   /** The accounting as it stands: call it once the wait ended. */
   account(extra: { readonly waitedS: number; readonly strays: number }): MessagingAccounting {
     const origin = this.#origin();

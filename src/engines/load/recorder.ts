@@ -5,7 +5,7 @@
  * parts are merged by decode and add. No list of samples anywhere.
  */
 
-import type { Tally } from '../../protocol/scenario.ts';
+import type { PublishFate, Tally } from '../../protocol/scenario.ts';
 import {
   decodeHistogram,
   encodeHistogram,
@@ -24,6 +24,7 @@ import type {
   SeriesPoint,
   TagMetrics,
 } from '../../results/load-run.ts';
+import { FateLog, type FatePart, mergeFates } from './fate-log.ts';
 
 interface Counts {
   sent: number;
@@ -68,6 +69,8 @@ export interface RecorderPart {
   readonly tallies: Readonly<Record<string, number>>;
   /** The scenario's marked iteration indices by set name (`accepted`), each index once. */
   readonly marks: Readonly<Record<string, readonly number[]>>;
+  /** Each publish's fate, when the scenario tells them (messaging, for the soak's checker). */
+  readonly fates?: FatePart;
 }
 
 /**
@@ -130,6 +133,7 @@ export class Recorder {
   readonly #errors = new Map<ErrorClass, { count: number; example: string }>();
   readonly #tallies = new Map<string, number>();
   readonly #marks = new Map<string, Set<number>>();
+  #fates: FateLog | undefined;
   /** Per tag, the seconds of regraded answers whose latency is still to be withdrawn, oldest first. */
   readonly #regradedSeconds = new Map<TagEntry, number[]>();
   #withdrawn: { overall?: Histogram; tags: Map<TagEntry, Histogram>; seconds: Map<number, Histogram> } = {
@@ -381,9 +385,19 @@ export class Recorder {
     set.add(index);
   }
 
-  /** The scenario's counters as the scenario API sees them (k6's adapter gives the same two). */
+  /** A publish's fate, answered now when it was answered (fate-log.ts). */
+  fate(index: number, fate: PublishFate, sentAt: number, ids?: readonly string[]): void {
+    this.#fates ??= new FateLog();
+    this.#fates.add(index, fate, sentAt, fate === 'indeterminate' ? undefined : Date.now(), ids);
+  }
+
+  /** The scenario's counters as the scenario API sees them (k6's adapter gives add and mark). */
   get tallyApi(): Tally {
-    return { add: (name, value) => this.tally(name, value), mark: (name, index) => this.mark(name, index) };
+    return {
+      add: (name, value) => this.tally(name, value),
+      mark: (name, index) => this.mark(name, index),
+      fate: (index, fate, sentAt, ids) => this.fate(index, fate, sentAt, ids),
+    };
   }
 
   /** The last whole second's answered requests (completed or failed) and the completed ones' p99, for the progress line. */
@@ -459,6 +473,8 @@ export class Recorder {
       errors: [...this.#errors.entries()].map(([kind, entry]) => ({ kind, ...entry })),
       tallies: Object.fromEntries(this.#tallies),
       marks: Object.fromEntries([...this.#marks].map(([name, set]) => [name, [...set]])),
+      // Not in the once-a-second totals: no threshold reads them, and a long run's would be cloned each second.
+      ...(withSeconds && this.#fates !== undefined && { fates: this.#fates.part() }),
     };
   }
 
@@ -491,6 +507,8 @@ export interface MergedParts {
   readonly tallies: Readonly<Record<string, number>>;
   /** Union of every part's marks, sorted. */
   readonly marks: Readonly<Record<string, readonly number[]>>;
+  /** Every part's fates, when a part kept some. */
+  readonly fates?: FatePart;
 }
 
 function mergedHistogram(encoded: readonly string[]): { encoded: string; histogram: Histogram } {
@@ -571,5 +589,6 @@ export function mergeParts(parts: readonly RecorderPart[]): MergedParts {
     errors: [...errors.entries()].map(([kind, entry]) => ({ kind, ...entry })),
     tallies,
     marks,
+    ...(parts.some((part) => part.fates !== undefined) && { fates: mergeFates(parts.map((part) => part.fates)) }),
   };
 }

@@ -17,8 +17,9 @@ import { loadExitCode, renderLoadRun } from './load-run-end.ts';
 import { defaultLoadSettings, type EngineName, type LoadSettings } from './load-settings.ts';
 import { sinkLacking, startLoadSink } from './load-sink.ts';
 import { areaLoadTarget } from './load-target.ts';
+import type { MessagingEvidence } from './messaging-evidence.ts';
 import { checkParams } from './scenario-params.ts';
-import { scenarioOptions, withAnswerCap } from './scenario-plan.ts';
+import { type ScenarioRun, scenarioOptions, withAnswerCap } from './scenario-plan.ts';
 import {
   checkScenarioNames,
   loadScenarioModule,
@@ -45,6 +46,12 @@ export interface LoadOptions extends RunCommonOptions {
   readonly sink?: SinkSettings;
   /** A report to compare the run with (`--baseline`); a regression exits 98. */
   readonly baseline?: BaselineChoice;
+  /** Each messaging scenario's per-publish evidence once its sink's wait ended (the soak's checker). */
+  readonly onMessagingEvidence?: (evidence: MessagingEvidence) => void;
+  /** While a scenario with a `readBack` runs, its read-back (undefined once its load ended): the soak's. */
+  readonly onReadBack?: ScenarioRun['readBack'];
+  /** Such a scenario's fates once its load ended. */
+  readonly onUpdates?: ScenarioRun['updates'];
 }
 
 /**
@@ -89,7 +96,10 @@ export async function loadPart(given: LoadPartOptions, context: RunContext): Pro
  * part asks for: `svc-harness run`'s short load after conformance. Not options of `runLoad`.
  */
 export interface LoadPartOptions
-  extends Pick<LoadOptions, 'scenarios' | 'settings' | 'thresholds' | 'scenariosDir' | 'sink'> {
+  extends Pick<
+    LoadOptions,
+    'scenarios' | 'settings' | 'thresholds' | 'scenariosDir' | 'sink' | 'onMessagingEvidence' | 'onReadBack' | 'onUpdates'
+  > {
   /** Each scenario's default duration capped to this many seconds (the main job's short runs). */
   readonly maxDurationS?: number;
   /** Leave out scenarios of areas the target lacks, without a problem (the main job). @default false */
@@ -213,6 +223,9 @@ async function loadPlanned(
         signal,
         progress: events.onProgress,
         phase: events.onPhase,
+        ...(options.onMessagingEvidence !== undefined && { evidence: options.onMessagingEvidence }),
+        ...(options.onReadBack !== undefined && { readBack: options.onReadBack }),
+        ...(options.onUpdates !== undefined && { updates: options.onUpdates }),
         ...(options.maxDurationS !== undefined && { maxDurationS: options.maxDurationS }),
       };
       const planned = scenarioOptions(scenarioRun);

@@ -89,7 +89,16 @@ async function runWithSink(
   }
 
   const origin = performance.now();
-  const { merged, delivery, ranSeconds } = await driver.load({ run, options, state, context, base, problems });
+  const readBack = scenario.readBack;
+  if (readBack !== undefined) await run.readBack?.(scenario.name, () => readBack(state, context));
+  let load: DriverLoad;
+  try {
+    load = await driver.load({ run, options, state, context, base, problems });
+  } finally {
+    if (readBack !== undefined) await run.readBack?.(scenario.name, undefined);
+  }
+  const { merged, delivery, ranSeconds } = load;
+  if (readBack !== undefined && merged.fates !== undefined) run.updates?.(scenario.name, merged.fates);
   // Interrupted, the load ran until now, not for its planned duration: rates are per second it ran.
   const loadSeconds = run.signal.aborted ? Math.max(0.001, ranSeconds) : options.durationS || 1;
   if (run.signal.aborted) problems.push('interrupted');
@@ -101,6 +110,7 @@ async function runWithSink(
       const finished = await sink.finish(merged.marks.accepted ?? [], state, run.signal);
       messaging = finished.messaging;
       problems.push(...finished.problems);
+      if (run.evidence !== undefined && merged.fates !== undefined) run.evidence(sink.evidence(merged.fates, state));
     } catch (error) {
       problems.push(`the sink's accounting failed: ${oneLine(error)}`);
     }

@@ -3,6 +3,7 @@
  * connections, threads), the context its setup and finish talk to the target through, and its
  * arrival schedule.
  */
+
 import { randomBytes } from 'node:crypto';
 import { cpus } from 'node:os';
 import { dispatcherFor, httpRequest } from '../../http/http-client.ts';
@@ -16,8 +17,10 @@ import {
 } from '../../protocol/scenario.ts';
 import type { LoadProgress, PhaseChange } from '../../results/reporter.ts';
 import type { Threshold } from '../../results/threshold.ts';
+import type { FatePart } from './fate-log.ts';
 import type { LoadSettings } from './load-settings.ts';
 import type { LoadTarget } from './load-target.ts';
+import type { MessagingEvidence } from './messaging-evidence.ts';
 import { scenarioParams } from './scenario-params.ts';
 import type { CountingSink } from './scenario-sink.ts';
 import { constantSchedule, rampSchedule, type Schedule } from './schedule.ts';
@@ -47,6 +50,19 @@ export interface ScenarioRun {
   readonly maxDurationS?: number;
   /** The run's sink, started once when a scenario has a `sink` part (messaging load). */
   readonly sink?: CountingSink;
+  /** Given a messaging scenario's per-publish evidence after its sink's wait (the soak's checker asks). */
+  readonly evidence?: (evidence: MessagingEvidence) => void;
+  /**
+   * While the load runs: the scenario's read-back of its counters (its `readBack`), for the soak to
+   * call after each recovery; undefined given once the load ended, and what that returns is awaited
+   * before the scenario's finish (a read still running must not see what finish deletes). Then its
+   * fates (`updates`).
+   */
+  readonly readBack?: (
+    scenario: string,
+    read: (() => Promise<Readonly<Record<string, number>>>) | undefined,
+  ) => void | Promise<void>;
+  readonly updates?: (scenario: string, fates: FatePart) => void;
 }
 
 export function scenarioOptions(

@@ -13,7 +13,9 @@ import type { MessagingAccounting } from '../../results/load-run.ts';
 import { harnessError, oneLine } from '../../shared/errors.ts';
 import { sourceFile } from '../../shared/source-files.ts';
 import { withTimeout } from '../../shared/with-timeout.ts';
+import type { FatePart } from './fate-log.ts';
 import { type LedgerArrival, MessagingLedger } from './messaging-accounting.ts';
+import { type MessagingEvidence, messagingEvidence } from './messaging-evidence.ts';
 import { type ClassifierData, newStateCell, writeState } from './sink-classifier.ts';
 
 /** The default wait for what is still expected once the load ended (SinkPart.graceS). */
@@ -57,6 +59,8 @@ export interface MessagingSinkRun {
     state: unknown,
     signal: AbortSignal,
   ): Promise<{ readonly messaging: MessagingAccounting; readonly problems: readonly string[] }>;
+  /** After `finish`: each publish's fate against what reached the sink, for the soak's checker. */
+  evidence(fates: FatePart, state: unknown): MessagingEvidence;
   close(): Promise<void>;
 }
 
@@ -121,6 +125,8 @@ export async function openMessagingSink(
       // Requests the scenario could not classify are the target's doing: counted (`unclassified`), not a problem.
       return { messaging, problems };
     },
+    evidence: (fates, state) =>
+      messagingEvidence(run.scenario.name, fates, ledger.keyArrivals(), (index) => part.expected(state, index)),
     async close() {
       if (closed) return;
       closed = true;

@@ -8,34 +8,43 @@
  *    when a network fault is asked for (soak-paths.ts);
  * 3. the load, as `load` runs it (runLoad: its reports, thresholds and live outputs), and beside it,
  *    from the first scenario's start, the nemesis (nemesis.ts), stopped when the load ends;
- * 4. everything the soak started stopped (also on Ctrl-C, also when a step threw), and `soak.json`
- *    written beside the load's reports: the seed, the timeline, each fault as it happened, the
- *    implementation's exits nobody asked for. Lost messages are the load's own accounting (every
- *    accepted publish against the sink), which the load's thresholds and report already judge.
+ * 4. everything the soak started stopped (also on Ctrl-C, also when a step threw), the checker run
+ *    over each messaging scenario's per-publish evidence against the faults (soak-findings.ts: lost
+ *    by id, indeterminates, recovery per fault, the soak's thresholds), and `soak.json` written beside
+ *    the load's reports: the seed, the timeline, each fault as it happened, the implementation's exits
+ *    nobody asked for, the findings; summary.md and index.html get the soak's section (soak-report.ts).
  *
  * A fault that could not be done leaves the run not judged (exit 2): the soak did not test what it was
- * asked to. A crash of the implementation that the soak did not cause fails it (exit 1).
+ * asked to. A crash of the implementation that the soak did not cause fails it (exit 1), and a soak
+ * threshold that failed (a lost message, by default) does as a load threshold does (exit 99).
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { LoadRun } from '../../results/load-run.ts';
-import { type Reporter, reporterEvents } from '../../results/reporter.ts';
-import { ExitCode, harnessError } from '../../shared/errors.ts';
+import { type FaultChange, type Reporter, reporterEvents } from '../../results/reporter.ts';
+import { isSoakThreshold, parseSoakThresholds } from '../../results/soak-thresholds.ts';
+import type { ReadBackResult } from '../../results/soak-updates.ts';
+import { ExitCode, harnessError, oneLine } from '../../shared/errors.ts';
 import { type FaultSpec, FaultSpecError, isProcessFault, parseFaultSpec } from '../../shared/fault-spec.ts';
 import { createRedactor, redactStrings } from '../../shared/redact.ts';
 import { defaultReportDir } from '../../shared/report-files.ts';
+import { withTimeout } from '../../shared/with-timeout.ts';
 import { loadTargetFileSync } from '../../target/read-target.ts';
 import { type SinkSettings, type Target, targetSecrets } from '../../target/target.ts';
 import type { RunCommonOptions } from '../context/run-context.ts';
+import type { FatePart } from '../load/fate-log.ts';
 import { defaultLoadSettings, type LoadSettings } from '../load/load-settings.ts';
+import type { MessagingEvidence } from '../load/messaging-evidence.ts';
 import { runLoad } from '../load/run-load.ts';
 import { scenarioNames, scenariosDir } from '../load/scenario-registry.ts';
 import { type FaultOccurrence, faultSchedule } from './fault-schedule.ts';
 import type { UnexpectedExit } from './managed-process.ts';
 import { type DoneFault, runNemesis } from './nemesis.ts';
+import { findingsJson, type SoakFindings, soakFindings } from './soak-findings.ts';
 import { startSoakImplementation } from './soak-implementation.ts';
 import { startSoakPaths } from './soak-paths.ts';
+import { addToReports } from './soak-report.ts';
 
 export interface SoakOptions extends RunCommonOptions {
   /** @default every scenario */
@@ -66,8 +75,13 @@ export interface SoakRun {
   readonly reportDir: string;
   /** Unix ms of the faults' time 0 (the measured load's start); undefined when the load never began. */
   readonly origin?: number;
+  /** The checker's findings over the messaging scenarios, and the soak's thresholds. */
+  readonly findings: SoakFindings;
   readonly exitCode: number;
 }
+
+/** The longest a read-back after a heal may take (it is a few GETs). */
+const readBackLimitMs = 10_000;
 
 /** How long a kill or restart is taken to keep the process busy when the timeline places the next one. */
 const restartAllowanceMs = 2000;
@@ -90,6 +104,26 @@ export function readFaultSpecs(texts: readonly string[]): FaultSpec[] {
 export async function runSoak(options: SoakOptions): Promise<SoakRun> {
   const settings = options.settings ?? defaultLoadSettings;
   const specs = readFaultSpecs(options.faults ?? []);
+  // The soak's thresholds (lost, recovery_s, …) apart from the load's, each read before anything starts.
+  const soakThresholds = parseSoakThresholds((options.thresholds ?? []).filter(isSoakThreshold));
+  const loadThresholds = (options.thresholds ?? []).filter((text) => !isSoakThreshold(text));
+  const evidence: MessagingEvidence[] = [];
+  // A key-value scenario's read-back while it runs, each one done after a heal, and its fates after.
+  let readBack:
+    | { readonly scenario: string; readonly read: () => Promise<Readonly<Record<string, number>>> }
+    | undefined;
+  const readings: { readonly scenario: string; readonly done: Promise<ReadBackResult> }[] = [];
+  const updateFates = new Map<string, FatePart>();
+  const readAfter = (faultId: string) => {
+    if (readBack === undefined) return;
+    const { scenario, read } = readBack;
+    const at = Date.now();
+    const done = withTimeout(read(), readBackLimitMs, `no read-back within ${readBackLimitMs} ms`).then(
+      (values): ReadBackResult => ({ faultId, at, values }),
+      (error: unknown): ReadBackResult => ({ faultId, at, error: oneLine(error) }),
+    );
+    readings.push({ scenario, done });
+  };
   const log = options.log ?? (() => {});
   const fileTarget = options.target === undefined ? options.environmentTarget : loadTargetFileSync(options.target);
   const reportDir = options.reportDir ?? defaultReportDir((options.now ?? (() => new Date()))());
@@ -118,7 +152,10 @@ export async function runSoak(options: SoakOptions): Promise<SoakRun> {
       const parts = {
         ...(implementation.process !== undefined && { process: implementation.process }),
         ...(paths.network !== undefined && { network: paths.network }),
-        onChange: events.onFault,
+        onChange: (change: FaultChange) => {
+          events.onFault(change);
+          if (change.edge === 'end' && change.error === undefined) readAfter(change.id);
+        },
       };
       // The faults' time 0 is the measured load's start: the first scenario's load phase, once its
       // set-up and warm-up are done (the time 0 of its per-second series). They end with the load,
@@ -146,7 +183,14 @@ export async function runSoak(options: SoakOptions): Promise<SoakRun> {
           ...(options.scenarios !== undefined && { scenarios: options.scenarios }),
           target: targetFile,
           settings,
-          ...(options.thresholds !== undefined && { thresholds: options.thresholds }),
+          thresholds: loadThresholds,
+          onMessagingEvidence: (item) => evidence.push(item),
+          onReadBack: async (scenario, read) => {
+            readBack = read === undefined ? undefined : { scenario, read };
+            // The load ended: its reads finish before the scenario's finish deletes its counters.
+            if (read === undefined) await Promise.all(readings.map((item) => item.done));
+          },
+          onUpdates: (scenario, fates) => updateFates.set(scenario, fates),
           ...(paths.sink !== undefined && { sink: paths.sink }),
           ...(options.scenariosDir !== undefined && { scenariosDir: options.scenariosDir }),
           reportDir,
@@ -175,11 +219,30 @@ export async function runSoak(options: SoakOptions): Promise<SoakRun> {
       `the implementation exited on its own (${exit.signal ?? `code ${exit.code}`})${exit.output ? `: ${exit.output}` : ''}`,
     );
   }
+  // A messaging scenario accounted by counters only (an engine that keeps no fates: k6) is not checked
+  // message by message: said, never passed over in silence.
+  const checked = new Set(evidence.map((item) => item.scenario));
+  for (const scenario of load.scenarios) {
+    if (scenario.accounting.messaging !== undefined && !checked.has(scenario.name)) {
+      problems.push(`${scenario.name}: not checked message by message (its engine keeps no per-publish fates)`);
+    }
+  }
+  const done = await Promise.all(readings.map(async (item) => ({ scenario: item.scenario, result: await item.done })));
+  const updateEvidence = [...updateFates].map(([scenario, fates]) => ({
+    scenario,
+    fates,
+    readings: done.filter((item) => item.scenario === scenario).map((item) => item.result),
+  }));
+  const interrupted = options.signal?.aborted === true;
+  const findings = soakFindings(evidence, faults, soakThresholds, updateEvidence, interrupted);
+  evidence.length = 0;
   const exitCode = faults.some((fault) => fault.error !== undefined)
     ? ExitCode.notJudged
     : unexpectedExits.length > 0 && load.exitCode === ExitCode.ok
       ? ExitCode.failed
-      : load.exitCode;
+      : !findings.ok && load.exitCode === ExitCode.ok
+        ? ExitCode.thresholds
+        : load.exitCode;
   // Only what the soak itself wrote down (an exit's output may quote a token); the load's run was
   // redacted by the load, and its encoded histograms are never touched again.
   const redact = createRedactor([...implementation.secrets, ...targetSecrets(implementation.target)]);
@@ -193,9 +256,11 @@ export async function runSoak(options: SoakOptions): Promise<SoakRun> {
     problems: redactStrings(problems, redact),
     reportDir,
     ...(origin !== undefined && { origin }),
+    findings: redactStrings(findings, redact),
     exitCode,
   };
   await writeFile(join(reportDir, 'soak.json'), `${JSON.stringify(soakJson(run), null, 2)}\n`);
+  await addToReports(reportDir, run.findings);
   return run;
 }
 
@@ -214,6 +279,7 @@ function soakJson(run: SoakRun) {
     faults: run.faults,
     unexpectedExits: run.unexpectedExits,
     problems: run.problems,
+    check: findingsJson(run.findings),
     ...(run.origin !== undefined && { startedAt: new Date(run.origin).toISOString() }),
     exitCode: run.exitCode,
   };

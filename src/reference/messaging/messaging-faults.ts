@@ -25,6 +25,14 @@ export const messagingFaults = defineFaults([
     description: 'Serves area A under /v1/ instead of /v2/.',
   },
   {
+    name: 'publish-write-behind',
+    area: 'messaging',
+    rule: 'A.publish.delivers',
+    description:
+      'Acknowledges a publish while holding it in memory for up to a second before writing it (serve --fault-record FILE keeps the ids acknowledged and persisted): a kill loses what it held.',
+    judgedBy: 'soak',
+  },
+  {
     name: 'message-size-unchecked',
     area: 'messaging',
     rule: 'A.limits.plan',

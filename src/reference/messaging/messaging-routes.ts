@@ -193,7 +193,12 @@ export async function messagingRoutes(app: FastifyInstance, options: MessagingRo
     const message = messageFromPublish(input(destination), publishContext);
     if (!options.mainRegion && fault('region-secondary-drops')) return reply.code(200).send({ messageId: message.id });
     // A message due now starts from memory when the plan has room (stored into inflight, not claimed back).
-    const direct = queue === undefined && message.notBefore <= Date.now() && dispatcher.reserve();
+    // Held in memory by the write-behind fault, a message is not the dispatcher's until it is written.
+    const direct =
+      options.writeBehind === undefined &&
+      queue === undefined &&
+      message.notBefore <= Date.now() &&
+      dispatcher.reserve();
     let accepted: Awaited<ReturnType<typeof store.accept>>;
     try {
       accepted = await storing.accept(message, dedupId, direct ? Date.now() : undefined);
@@ -218,6 +223,7 @@ export async function messagingRoutes(app: FastifyInstance, options: MessagingRo
    * new one past it is a 400 naming the limit, and nothing of it is stored.
    */
   function storeWithin(maxQueues: number | undefined): Pick<typeof store, 'accept'> {
+    if (options.writeBehind !== undefined) return options.writeBehind;
     return {
       accept: async (message, dedupId, inflightAt) => {
         try {

@@ -22,6 +22,7 @@ import { RateLimit } from './rate-limit.ts';
 import { SigningKeyStore } from './signing-keys.ts';
 import { TopicStore } from './topic-store.ts';
 import { WaiterStore } from './waiters.ts';
+import { WriteBehind } from './write-behind.ts';
 
 /** Above the plan's 50 MiB maximum message size, so an oversize message gets the service's own 413. */
 const serverBodyLimit = 64 * 1024 * 1024;
@@ -58,6 +59,14 @@ export async function startMessagingService(settings: AreaSettings): Promise<Sta
       warn,
     });
     await dispatcher.start();
+    const writeBehind = fault('publish-write-behind')
+      ? new WriteBehind(
+          (message, dedupId) => store.accept(message, dedupId),
+          options.messaging?.faultRecord,
+          () => dispatcher.poke(false),
+          warn,
+        )
+      : undefined;
     const rateLimit = new RateLimit();
     const notifyFailures = new NotifyFailures();
     const routesFor = (region: string) => async (app: Parameters<StartedArea['routes']>[0]) => {
@@ -75,6 +84,7 @@ export async function startMessagingService(settings: AreaSettings): Promise<Sta
         latencyMs: latency[region] ?? 0,
         mainRegion: region === main,
         notifyFailures,
+        ...(writeBehind !== undefined && { writeBehind }),
       });
     };
     return {
@@ -102,6 +112,7 @@ export async function startMessagingService(settings: AreaSettings): Promise<Sta
       ],
       async close() {
         try {
+          await writeBehind?.close();
           await dispatcher.stop();
           await deliverer.close();
         } finally {

@@ -1,4 +1,5 @@
 /** What area A's route groups are registered with. */
+
 import type { Dialect } from '../../target/dialects.ts';
 import type { AccountStore } from '../account/messaging-account.ts';
 import type { Dispatcher } from './dispatcher.ts';
@@ -10,6 +11,7 @@ import type { RateLimit } from './rate-limit.ts';
 import type { SigningKeyStore } from './signing-keys.ts';
 import type { TopicStore } from './topic-store.ts';
 import type { WaiterStore } from './waiters.ts';
+import type { WriteBehind } from './write-behind.ts';
 
 export interface MessagingRouteOptions {
   readonly store: MessageStore;
@@ -31,6 +33,8 @@ export interface MessagingRouteOptions {
   readonly mainRegion: boolean;
   /** Event ids whose next notify fails inside the service (armed through the admin hook). */
   readonly notifyFailures: NotifyFailures;
+  /** The `publish-write-behind` fault's buffer: publishes acknowledged before they are stored. */
+  readonly writeBehind?: WriteBehind;
 }
 
 /** What the route groups share: the area's parts, the version prefix and the dialect's header prefix. */

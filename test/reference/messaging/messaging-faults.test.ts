@@ -85,6 +85,8 @@ const groups: readonly (readonly MessagingFaultName[])[] = [
     'auth-any-scheme',
   ],
   ['v1-prefix'],
+  // publish-write-behind holds every publish in memory before it is stored: alone.
+  ['publish-write-behind'],
   // delivery-dropped loses every publish: beside a probe that publishes nothing.
   ['auth-any-token', 'delivery-dropped'],
   ['error-body-plain-text'],
@@ -491,6 +493,18 @@ const probes: Record<MessagingFaultName, FaultProbe> = {
   },
 
   // Publish and delivery
+  // Acknowledged before stored: a second publish with the same deduplication id is not found a duplicate
+  // (the soak's checker is what catches the loss itself: test/cli/soak.test.ts).
+  'publish-write-behind': {
+    correct: true,
+    probe: async (ref) => {
+      const p = fresh('write-behind');
+      const headers = { 'Svc-Deduplication-Id': p.id };
+      await call(ref, `/v2/publish/${p.url(p.dest)}`, { headers, body: 'held' });
+      const again = await call(ref, `/v2/publish/${p.url(p.dest)}`, { headers, body: 'held' });
+      return (again.json as { deduplicated?: boolean }).deduplicated === true;
+    },
+  },
   'delivery-drops-body': {
     correct: 'hello',
     probe: async (ref) => {
