@@ -98,7 +98,14 @@ export async function loadPart(given: LoadPartOptions, context: RunContext): Pro
 export interface LoadPartOptions
   extends Pick<
     LoadOptions,
-    'scenarios' | 'settings' | 'thresholds' | 'scenariosDir' | 'sink' | 'onMessagingEvidence' | 'onReadBack' | 'onUpdates'
+    | 'scenarios'
+    | 'settings'
+    | 'thresholds'
+    | 'scenariosDir'
+    | 'sink'
+    | 'onMessagingEvidence'
+    | 'onReadBack'
+    | 'onUpdates'
   > {
   /** Each scenario's default duration capped to this many seconds (the main job's short runs). */
   readonly maxDurationS?: number;
