@@ -6,7 +6,8 @@
  * 2. the implementation started when the soak can start it (soak-implementation.ts: the target file's
  *    `process`, or the reference in a process of its own), the network paths put through toxiproxy
  *    when a network fault is asked for (soak-paths.ts);
- * 3. the load, as `load` runs it (runLoad: its reports, thresholds and live outputs), and beside it,
+ * 3. the load, as `load` runs it (the load part in a run context of its own: its reports, thresholds
+ *    and live outputs), and beside it,
  *    from the first scenario's start, the nemesis (nemesis.ts), stopped when the load ends;
  * 4. everything the soak started stopped (also on Ctrl-C, also when a step threw), the checker run
  *    over each messaging scenario's per-publish evidence against the faults (soak-findings.ts: lost
@@ -18,11 +19,10 @@
  * asked to. A crash of the implementation that the soak did not cause fails it (exit 1), and a soak
  * threshold that failed (a lost message, by default) does as a load threshold does (exit 99).
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { LoadRun } from '../../results/load-run.ts';
-import { type FaultChange, type Reporter, reporterEvents } from '../../results/reporter.ts';
+import type { FaultChange, Reporter } from '../../results/reporter.ts';
 import { isSoakThreshold, parseSoakThresholds } from '../../results/soak-thresholds.ts';
 import type { ReadBackResult } from '../../results/soak-updates.ts';
 import { ExitCode, harnessError, oneLine } from '../../shared/errors.ts';
@@ -32,11 +32,12 @@ import { defaultReportDir } from '../../shared/report-files.ts';
 import { withTimeout } from '../../shared/with-timeout.ts';
 import { loadTargetFileSync } from '../../target/read-target.ts';
 import { type SinkSettings, type Target, targetSecrets } from '../../target/target.ts';
-import type { RunCommonOptions } from '../context/run-context.ts';
+import { openRunContext, type RunCommonOptions, type RunContext } from '../context/run-context.ts';
 import type { FatePart } from '../load/fate-log.ts';
+import { renderLoadRun } from '../load/load-run-end.ts';
 import { defaultLoadSettings, type LoadSettings } from '../load/load-settings.ts';
 import type { MessagingEvidence } from '../load/messaging-evidence.ts';
-import { runLoad } from '../load/run-load.ts';
+import { loadPart } from '../load/run-load.ts';
 import { scenarioNames, scenariosDir } from '../load/scenario-registry.ts';
 import { type FaultOccurrence, faultSchedule } from './fault-schedule.ts';
 import type { UnexpectedExit } from './managed-process.ts';
@@ -146,14 +147,14 @@ export async function runSoak(options: SoakOptions): Promise<SoakRun> {
       const stopNemesis = new AbortController();
       const signal = options.signal ? AbortSignal.any([stopNemesis.signal, options.signal]) : stopNemesis.signal;
       let nemesis: Promise<DoneFault[]> | undefined;
-      // The faults go to the reporters as they happen (the live outputs' fault events), each reporter's
-      // failure kept from the run as the load's own events do.
-      const events = reporterEvents(options.reporters ?? [], log);
+      // The faults go to the reporters as they happen (the live outputs' fault events), through the run
+      // context's events: a reporter that fails is cut off there for the faults as for the rest.
+      let context: RunContext | undefined;
       const parts = {
         ...(implementation.process !== undefined && { process: implementation.process }),
         ...(paths.network !== undefined && { network: paths.network }),
         onChange: (change: FaultChange) => {
-          events.onFault(change);
+          context?.events.onFault(change);
           if (change.edge === 'end' && change.error === undefined) readAfter(change.id);
         },
       };
@@ -173,37 +174,43 @@ export async function runSoak(options: SoakOptions): Promise<SoakRun> {
           faults = await (nemesis ?? Promise.resolve([]));
         },
       };
-      // The load reads the target the soak runs against as a file (mode 600, removed after): its own
-      // reading, with its lines, and no claim that it came from the environment.
-      const folder = await mkdtemp(join(tmpdir(), 'svc-soak-target-'));
-      const targetFile = join(folder, 'target.json');
-      await writeFile(targetFile, JSON.stringify(paths.target), { mode: 0o600 });
-      try {
-        load = await runLoad({
-          ...(options.scenarios !== undefined && { scenarios: options.scenarios }),
-          target: targetFile,
-          settings,
-          thresholds: loadThresholds,
-          onMessagingEvidence: (item) => evidence.push(item),
-          onReadBack: async (scenario, read) => {
-            readBack = read === undefined ? undefined : { scenario, read };
-            // The load ended: its reads finish before the scenario's finish deletes its counters.
-            if (read === undefined) await Promise.all(readings.map((item) => item.done));
-          },
-          onUpdates: (scenario, fates) => updateFates.set(scenario, fates),
-          ...(paths.sink !== undefined && { sink: paths.sink }),
-          ...(options.scenariosDir !== undefined && { scenariosDir: options.scenariosDir }),
+      // One run context, as every command has: the target the soak runs against (its paths, read and
+      // checked when the soak's own target was), the report folder, the events, the redactor.
+      context = await openRunContext(
+        'soak',
+        { targets: [paths.target] },
+        {
           reportDir,
           reporters: [starter, ...(options.reporters ?? [])],
           ...(options.signal !== undefined && { signal: options.signal }),
           ...(options.now !== undefined && { now: options.now }),
           log,
-        });
+        },
+      );
+      try {
+        load = await loadPart(
+          {
+            ...(options.scenarios !== undefined && { scenarios: options.scenarios }),
+            settings,
+            thresholds: loadThresholds,
+            onMessagingEvidence: (item) => evidence.push(item),
+            onReadBack: async (scenario, read) => {
+              readBack = read === undefined ? undefined : { scenario, read };
+              // The load ended: its reads finish before the scenario's finish deletes its counters.
+              if (read === undefined) await Promise.all(readings.map((item) => item.done));
+            },
+            onUpdates: (scenario, fates) => updateFates.set(scenario, fates),
+            ...(paths.sink !== undefined && { sink: paths.sink }),
+            ...(options.scenariosDir !== undefined && { scenariosDir: options.scenariosDir }),
+          },
+          context,
+        );
       } finally {
         stopNemesis.abort();
         faults = await (nemesis ?? Promise.resolve([]));
-        await rm(folder, { recursive: true, force: true });
+        await context.close();
       }
+      await renderLoadRun(load, context.reportDir, context.events, context.redact);
     } finally {
       await paths.stop();
     }
