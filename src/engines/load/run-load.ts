@@ -46,12 +46,6 @@ export interface LoadOptions extends RunCommonOptions {
   readonly sink?: SinkSettings;
   /** A report to compare the run with (`--baseline`); a regression exits 98. */
   readonly baseline?: BaselineChoice;
-  /** Each messaging scenario's per-publish evidence once its sink's wait ended (the soak's checker). */
-  readonly onMessagingEvidence?: (evidence: MessagingEvidence) => void;
-  /** While a scenario with a `readBack` runs, its read-back (undefined once its load ended): the soak's. */
-  readonly onReadBack?: ScenarioRun['readBack'];
-  /** Such a scenario's fates once its load ended. */
-  readonly onUpdates?: ScenarioRun['updates'];
 }
 
 /**
@@ -93,24 +87,21 @@ export async function loadPart(given: LoadPartOptions, context: RunContext): Pro
 
 /**
  * What a part of a run takes of the load's options (the run context holds the rest), and what only a
- * part asks for: `svc-harness run`'s short load after conformance. Not options of `runLoad`.
+ * part asks for: `svc-harness run`'s short load after conformance, and the soak's evidence. Not options
+ * of `runLoad`.
  */
 export interface LoadPartOptions
-  extends Pick<
-    LoadOptions,
-    | 'scenarios'
-    | 'settings'
-    | 'thresholds'
-    | 'scenariosDir'
-    | 'sink'
-    | 'onMessagingEvidence'
-    | 'onReadBack'
-    | 'onUpdates'
-  > {
+  extends Pick<LoadOptions, 'scenarios' | 'settings' | 'thresholds' | 'scenariosDir' | 'sink'> {
   /** Each scenario's default duration capped to this many seconds (the main job's short runs). */
   readonly maxDurationS?: number;
   /** Leave out scenarios of areas the target lacks, without a problem (the main job). @default false */
   readonly onlySupported?: boolean;
+  /** Each messaging scenario's per-publish evidence once its sink's wait ended (the soak's checker). */
+  readonly onMessagingEvidence?: (evidence: MessagingEvidence) => void;
+  /** While a scenario with a `readBack` runs, its read-back (undefined once its load ended): the soak's. */
+  readonly onReadBack?: ScenarioRun['readBack'];
+  /** Such a scenario's fates once its load ended. */
+  readonly onUpdates?: ScenarioRun['updates'];
 }
 
 type PlanOptions = LoadPartOptions & { readonly settings: LoadSettings; readonly log?: (line: string) => void };
