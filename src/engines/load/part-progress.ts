@@ -42,7 +42,7 @@ export function progressOf(
   // Parts tick on their own timers, started together: the newest second any has closed is reported,
   // with the histograms of the parts that closed it (all of them, unless a timer straddled an edge).
   const second = Math.max(-1, ...parts.map((part) => part.second));
-  const ofSecond = parts.filter((part) => part.second === second).map((part) => part.histogram);
+  const ofSecond = parts.filter((part) => part.second === second);
   const requests = parts.reduce((sum, part) => add(sum, part.requests), zero);
   return {
     ...about,
@@ -62,13 +62,16 @@ export function progressOf(
  * read it: without them a run paid for it once a second anyway (a profile at 2,000 req/s: a sixth of
  * the main thread's JavaScript, most of it the summary's mean walking the histogram).
  */
-function lastSecondOf(second: number, encoded: readonly string[]): NonNullable<LoadProgress['lastSecond']> {
+function lastSecondOf(second: number, parts: readonly PartProgress[]): NonNullable<LoadProgress['lastSecond']> {
   let latencyMs: LatencySummary | undefined;
   return {
     second,
     get latencyMs() {
       if (latencyMs === undefined) {
-        const histogram = mergeEncoded(encoded, newSecondHistogram);
+        const histogram = mergeEncoded(
+          parts.map((part) => part.histogram),
+          newSecondHistogram,
+        );
         latencyMs = summarize(histogram);
         histogram.destroy();
       }
