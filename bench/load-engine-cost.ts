@@ -9,7 +9,8 @@
  * Each generator is a child process under `/usr/bin/time -f '%e %U %S'`. Whole-process CPU
  * includes Node's start and module loading, so the figure compared is the marginal cost: (CPU of
  * the run − CPU of the same command with a near-empty load) / (requests − its requests). wrk
- * starts in a millisecond: its whole-process figure is its marginal one.
+ * starts in a millisecond: its whole-process figure is its marginal one. Wake-ups (voluntary context
+ * switches, `%w`) per request are taken the same way: at a fixed rate the cost follows them.
  *
  *   node bench/load-engine-cost.ts [--rates 1000,2000,3000] [--seconds 10] [--connections 10]
  *     [--ac-rate-connections 100] [--no-undici (leave the node-undici rows out)]
@@ -58,9 +59,16 @@ interface Measured {
   readonly failed: number;
   readonly loadS: number;
   readonly cpuS: number;
+  /** Voluntary context switches of the whole process: how often it slept and was woken. */
+  readonly waits: number;
   readonly problems: readonly string[];
-  /** CPU and requests of the same command with a near-empty load; undefined for wrk. */
-  readonly baseline?: { readonly cpuS: number; readonly completed: number; readonly command: string };
+  /** CPU, wake-ups and requests of the same command with a near-empty load; undefined for wrk. */
+  readonly baseline?: {
+    readonly cpuS: number;
+    readonly waits: number;
+    readonly completed: number;
+    readonly command: string;
+  };
 }
 
 async function main(): Promise<void> {
@@ -97,9 +105,11 @@ async function main(): Promise<void> {
         failed: result.failed + result.dropped,
         loadS: result.loadS,
         cpuS: cpu(run),
+        waits: run.waits,
         problems: [...result.problems, ...(result.dropped > 0 ? [`${result.dropped} dropped`] : [])],
         baseline: {
           cpuS: cpu(empty),
+          waits: empty.waits,
           completed: emptyResult.completed,
           command: shellLine(['node', 'bench/load-engine-driver.ts', ...emptyArgs.slice(1)]),
         },
@@ -126,9 +136,11 @@ async function main(): Promise<void> {
         failed: result.non2xx + result.errors + result.timeouts,
         loadS: result.duration,
         cpuS: cpu(run),
+        waits: run.waits,
         problems: [],
         baseline: {
           cpuS: cpu(empty),
+          waits: empty.waits,
           completed: emptyResult['2xx'],
           command: shellLine(['autocannon', ...emptyArgs]),
         },
@@ -156,6 +168,7 @@ async function main(): Promise<void> {
         failed: non2xx + errors,
         loadS: Number(/requests in ([\d.]+)s/.exec(run.stdout)?.[1] ?? seconds),
         cpuS: cpu(run),
+        waits: run.waits,
         problems: [],
       };
     };
@@ -173,6 +186,11 @@ async function main(): Promise<void> {
     const wrkRow = await wrk();
     if (wrkRow) rows.push(wrkRow);
 
+    // Wake-ups per request beyond start-up: what a fixed rate's cost follows (each costs a task switch and a loop turn).
+    const marginalWaits = (row: Measured) =>
+      row.baseline
+        ? (row.waits - row.baseline.waits) / (row.completed - row.baseline.completed)
+        : row.waits / row.completed;
     const marginal = (row: Measured) =>
       row.baseline
         ? ((row.cpuS - row.baseline.cpuS) / (row.completed - row.baseline.completed)) * 1e6
@@ -188,6 +206,7 @@ async function main(): Promise<void> {
           'CPU s',
           'CPU ms / 1k req (whole)',
           'CPU ms / 1k req (marginal)',
+          'wake-ups / req (marginal)',
         ],
         rows.map((row) => [
           row.generator,
@@ -198,6 +217,7 @@ async function main(): Promise<void> {
           fixed(row.cpuS, 2),
           fixed((row.cpuS / row.completed) * 1e6),
           fixed(marginal(row)),
+          fixed(marginalWaits(row), 3),
         ]),
       ),
     );
