@@ -71,6 +71,8 @@ class Connection<Context> {
   forgotten = false;
   /** Whether the chunk being parsed is the pool's read buffer (copy what is kept) or the socket's own. */
   reading: 'reused' | 'owned' = 'owned';
+  /** The first of `chunks` that is a view of the pool's read buffer (copied when the read ends); -1 for none. */
+  borrowedFrom = -1;
   /** This connection's answers within the pool's memory budget. */
   readonly reader: AnswerReader;
 
@@ -137,15 +139,17 @@ class Connection<Context> {
     this.size += length;
     if (this.size > this.pool.maxAnswerBytes) {
       this.chunks = [];
+      this.borrowedFrom = -1;
       const end = performance.now();
       this.destroy();
       this.finish({ kind: 'too-long', status: this.status, limit: this.pool.maxAnswerBytes, end });
       afterBigAnswer(this.size, underLoad);
       return;
     }
-    // A chunk of the pool's read buffer is overwritten by the next read: what is kept is copied.
-    if (this.reading === 'reused') this.chunks.push(Buffer.copyBytesFrom(chunk, offset, length));
-    else this.chunks.push(offset === 0 && length === chunk.length ? chunk : chunk.subarray(offset, offset + length));
+    // A piece of the pool's read buffer is borrowed: read whole within this read, the answer is decoded
+    // from it; one that goes on past it is copied when the read ends (ownPieces), as the next overwrites it.
+    if (this.reading === 'reused' && this.borrowedFrom === -1) this.borrowedFrom = this.chunks.length;
+    this.chunks.push(offset === 0 && length === chunk.length ? chunk : chunk.subarray(offset, offset + length));
     this.deadline = performance.now() + this.pool.timeoutMs;
     if (this.reader.hold(length)) {
       // Stops reading until the pool has room; its deadline waits too (the harness is the cause).
@@ -172,6 +176,7 @@ class Connection<Context> {
   /** `onread`'s callback: `length` bytes of the pool's read buffer (valid until this returns). */
   private onRead(length: number, buffer: Buffer): boolean {
     this.onData(buffer.subarray(0, length), true);
+    this.ownPieces();
     // True: reading goes on (a pause for the memory budget is the socket's own `pause()`).
     return true;
   }
@@ -187,11 +192,22 @@ class Connection<Context> {
     }
   }
 
+  /** Copies the pieces still borrowed from the pool's read buffer: the next read overwrites it. */
+  private ownPieces(): void {
+    if (this.borrowedFrom === -1) return;
+    for (let i = this.borrowedFrom; i < this.chunks.length; i++) {
+      const piece = this.chunks[i] as Buffer;
+      this.chunks[i] = Buffer.copyBytesFrom(piece, 0, piece.length);
+    }
+    this.borrowedFrom = -1;
+  }
+
   private deliver(): void {
     const end = this.completedAt;
     const chunks = this.chunks;
     // The pieces are let go before the text is made: a big answer is held twice at most, not three times.
     this.chunks = [];
+    this.borrowedFrom = -1;
     const whole = chunks.length <= 1 ? chunks[0] : Buffer.concat(chunks, this.size);
     chunks.length = 0;
     const body = whole === undefined ? '' : decoder.decode(whole);
@@ -233,6 +249,7 @@ class Connection<Context> {
     if (this.closed) return;
     this.closed = true;
     this.chunks = [];
+    this.borrowedFrom = -1;
     this.pool.forget(this);
     this.socket.destroy();
   }
