@@ -78,11 +78,13 @@ export interface TimedRun {
   readonly wallS: number;
   readonly userS: number;
   readonly sysS: number;
+  /** Times the process (every thread) waited for something (voluntary context switches, `%w`): its wake-ups. */
+  readonly waits: number;
   readonly pid: number;
 }
 
 /**
- * Runs a command under `/usr/bin/time -f '%e %U %S'`, killed after `timeoutMs`. `onStart` gets the
+ * Runs a command under `/usr/bin/time -f '%e %U %S %w'`, killed after `timeoutMs`. `onStart` gets the
  * command's own pid (the child of time) once it is known, for sampling /proc.
  */
 export function runTimed(
@@ -93,7 +95,7 @@ export function runTimed(
   onStart?: (pid: number) => void,
 ): Promise<TimedRun> {
   const timeFile = join(dir, `time-${Date.now()}-${Math.random().toString(36).slice(2)}.txt`);
-  const child = spawn('/usr/bin/time', ['-f', '%e %U %S', '-o', timeFile, command, ...args], {
+  const child = spawn('/usr/bin/time', ['-f', '%e %U %S %w', '-o', timeFile, command, ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
@@ -124,9 +126,10 @@ export function runTimed(
       let wallS = Number.NaN;
       let userS = Number.NaN;
       let sysS = Number.NaN;
+      let waits = Number.NaN;
       try {
         const last = readFileSync(timeFile, 'utf8').trim().split('\n').at(-1) ?? '';
-        [wallS, userS, sysS] = last.split(/\s+/).map(Number) as [number, number, number];
+        [wallS, userS, sysS, waits] = last.split(/\s+/).map(Number) as [number, number, number, number];
         rmSync(timeFile, { force: true });
       } catch {
         // no time file: the run was killed before time wrote it
@@ -135,7 +138,7 @@ export function runTimed(
         reject(new Error(`${command} was stopped after ${timeoutMs / 1000} s`));
         return;
       }
-      resolve({ code, stdout, stderr, wallS, userS, sysS, pid });
+      resolve({ code, stdout, stderr, wallS, userS, sysS, waits, pid });
     });
   });
 }

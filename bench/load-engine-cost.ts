@@ -2,18 +2,20 @@
  * Benchmark: engine cost, the load generator's CPU time (user + system, from /usr/bin/time) per
  * completed request, for the node engine, autocannon and wrk against the same fast local server
  * (bench/load-test-server.ts in its own process, so its CPU is never counted). Two regimes:
- * a fixed rate all of them sustain (node engine open model, autocannon `-R`; wrk has no fixed rate,
- * so it appears at maximum only) and maximum throughput with 10 connections (node engine closed
- * model, autocannon `-c 10`, `wrk -t1 -c10`).
+ * fixed rates all of them sustain (node engine open model, autocannon `-R`, each of `--rates` in
+ * turn; wrk has no fixed rate, so it appears at maximum only) and maximum throughput with 10
+ * connections (node engine closed model, autocannon `-c 10`, `wrk -t1 -c10`).
  *
  * Each generator is a child process under `/usr/bin/time -f '%e %U %S'`. Whole-process CPU
  * includes Node's start and module loading, so the figure compared is the marginal cost: (CPU of
  * the run − CPU of the same command with a near-empty load) / (requests − its requests). wrk
- * starts in a millisecond: its whole-process figure is its marginal one.
+ * starts in a millisecond: its whole-process figure is its marginal one. Wake-ups (voluntary context
+ * switches, `%w`) per request are taken the same way: at a fixed rate the cost follows them.
  *
- *   node bench/load-engine-cost.ts [--rate 2000] [--seconds 10] [--connections 10] [--ac-rate-connections 100]
+ *   node bench/load-engine-cost.ts [--rates 1000,2000,3000] [--seconds 10] [--connections 10]
+ *     [--ac-rate-connections 100] [--no-undici (leave the node-undici rows out)]
  *
- * Loopback only; about 6 × seconds + 20 s (default ~80 s).
+ * Loopback only; about (3 × rates + 4) × seconds + 40 s (default ~3 min).
  */
 import { parseArgs } from 'node:util';
 import {
@@ -37,30 +39,40 @@ import { runBench } from './run-bench.ts';
 
 const { values } = parseArgs({
   options: {
-    rate: { type: 'string', default: '2000' },
+    rates: { type: 'string', default: '1000,2000,3000' },
     seconds: { type: 'string', default: '10' },
     connections: { type: 'string', default: '10' },
     'ac-rate-connections': { type: 'string', default: '100' },
+    'no-undici': { type: 'boolean', default: false },
   },
 });
-const rate = positive(values.rate, 'rate');
+const rates = values.rates.split(',').map((item) => positive(item, 'rates'));
 const seconds = positive(values.seconds, 'seconds');
 
 interface Measured {
   readonly generator: string;
   readonly regime: 'fixed rate' | 'maximum';
+  /** Requests per second asked for, in the fixed-rate regime. */
+  readonly rate?: number;
   readonly command: string;
   readonly completed: number;
   readonly failed: number;
   readonly loadS: number;
   readonly cpuS: number;
+  /** Voluntary context switches of the whole process: how often it slept and was woken. */
+  readonly waits: number;
   readonly problems: readonly string[];
-  /** CPU and requests of the same command with a near-empty load; undefined for wrk. */
-  readonly baseline?: { readonly cpuS: number; readonly completed: number; readonly command: string };
+  /** CPU, wake-ups and requests of the same command with a near-empty load; undefined for wrk. */
+  readonly baseline?: {
+    readonly cpuS: number;
+    readonly waits: number;
+    readonly completed: number;
+    readonly command: string;
+  };
 }
 
 async function main(): Promise<void> {
-  hardStop((10 * seconds + 160) * 1000, 'load-engine-cost');
+  hardStop(((3 * rates.length + 4) * (seconds + 15) + 120) * 1000, 'load-engine-cost');
   const server = await startTestServer();
   const dir = tempDir();
   const url = server.plainUrl;
@@ -73,7 +85,7 @@ async function main(): Promise<void> {
     const rows: Measured[] = [];
 
     // The node engine through the driver (the CLI takes scenarios only from scenarios/), on each transport.
-    const node = async (engine: 'node' | 'node-undici', regime: Measured['regime']): Promise<Measured> => {
+    const node = async (engine: 'node' | 'node-undici', regime: Measured['regime'], rate = 0): Promise<Measured> => {
       const flags =
         regime === 'fixed rate'
           ? ['--model', 'open', '--rate', String(rate)]
@@ -87,21 +99,24 @@ async function main(): Promise<void> {
       return {
         generator: engine === 'node' ? 'node engine (net)' : 'node engine (undici)',
         regime,
+        ...(regime === 'fixed rate' && { rate }),
         command: shellLine(['node', 'bench/load-engine-driver.ts', ...args.slice(1), '--seconds', String(seconds)]),
         completed: result.completed,
         failed: result.failed + result.dropped,
         loadS: result.loadS,
         cpuS: cpu(run),
+        waits: run.waits,
         problems: [...result.problems, ...(result.dropped > 0 ? [`${result.dropped} dropped`] : [])],
         baseline: {
           cpuS: cpu(empty),
+          waits: empty.waits,
           completed: emptyResult.completed,
           command: shellLine(['node', 'bench/load-engine-driver.ts', ...emptyArgs.slice(1)]),
         },
       };
     };
 
-    const autocannon = async (regime: Measured['regime']): Promise<Measured> => {
+    const autocannon = async (regime: Measured['regime'], rate = 0): Promise<Measured> => {
       const flags =
         regime === 'fixed rate'
           ? ['-R', String(rate), '-c', values['ac-rate-connections']]
@@ -115,14 +130,17 @@ async function main(): Promise<void> {
       return {
         generator: 'autocannon',
         regime,
+        ...(regime === 'fixed rate' && { rate }),
         command: shellLine(['autocannon', ...args]),
         completed: result['2xx'],
         failed: result.non2xx + result.errors + result.timeouts,
         loadS: result.duration,
         cpuS: cpu(run),
+        waits: run.waits,
         problems: [],
         baseline: {
           cpuS: cpu(empty),
+          waits: empty.waits,
           completed: emptyResult['2xx'],
           command: shellLine(['autocannon', ...emptyArgs]),
         },
@@ -150,20 +168,29 @@ async function main(): Promise<void> {
         failed: non2xx + errors,
         loadS: Number(/requests in ([\d.]+)s/.exec(run.stdout)?.[1] ?? seconds),
         cpuS: cpu(run),
+        waits: run.waits,
         problems: [],
       };
     };
 
     // One at a time: never two generators on the two cores at once.
-    rows.push(
-      await node('node', 'fixed rate'),
-      await node('node-undici', 'fixed rate'),
-      await autocannon('fixed rate'),
-    );
-    rows.push(await node('node', 'maximum'), await node('node-undici', 'maximum'), await autocannon('maximum'));
+    const undici = !values['no-undici'];
+    for (const rate of rates) {
+      rows.push(await node('node', 'fixed rate', rate));
+      if (undici) rows.push(await node('node-undici', 'fixed rate', rate));
+      rows.push(await autocannon('fixed rate', rate));
+    }
+    rows.push(await node('node', 'maximum'));
+    if (undici) rows.push(await node('node-undici', 'maximum'));
+    rows.push(await autocannon('maximum'));
     const wrkRow = await wrk();
     if (wrkRow) rows.push(wrkRow);
 
+    // Wake-ups per request beyond start-up: what a fixed rate's cost follows (each costs a task switch and a loop turn).
+    const marginalWaits = (row: Measured) =>
+      row.baseline
+        ? (row.waits - row.baseline.waits) / (row.completed - row.baseline.completed)
+        : row.waits / row.completed;
     const marginal = (row: Measured) =>
       row.baseline
         ? ((row.cpuS - row.baseline.cpuS) / (row.completed - row.baseline.completed)) * 1e6
@@ -179,16 +206,18 @@ async function main(): Promise<void> {
           'CPU s',
           'CPU ms / 1k req (whole)',
           'CPU ms / 1k req (marginal)',
+          'wake-ups / req (marginal)',
         ],
         rows.map((row) => [
           row.generator,
-          row.regime === 'fixed rate' ? `${whole(rate)}/s` : 'maximum',
+          row.regime === 'fixed rate' ? `${whole(row.rate ?? 0)}/s` : 'maximum',
           whole(row.completed),
           whole(row.failed),
           whole(row.completed / row.loadS),
           fixed(row.cpuS, 2),
           fixed((row.cpuS / row.completed) * 1e6),
           fixed(marginal(row)),
+          fixed(marginalWaits(row), 3),
         ]),
       ),
     );
@@ -196,14 +225,18 @@ async function main(): Promise<void> {
       for (const problem of row.problems) console.log(`  ! ${row.generator}, ${row.regime}: ${problem}`);
     }
     console.log('');
-    const ratio = (generator: string, regime: Measured['regime']) => {
-      const engine = rows.find((row) => row.generator === generator && row.regime === regime);
-      const peer = rows.find((row) => row.generator === 'autocannon' && row.regime === regime);
+    const ratio = (generator: string, regime: Measured['regime'], rate?: number) => {
+      const same = (row: Measured) => row.regime === regime && row.rate === rate;
+      const engine = rows.find((row) => row.generator === generator && same(row));
+      const peer = rows.find((row) => row.generator === 'autocannon' && same(row));
       return engine && peer ? marginal(engine) / marginal(peer) : Number.NaN;
     };
-    for (const generator of ['node engine (net)', 'node engine (undici)']) {
+    for (const generator of ['node engine (net)', ...(undici ? ['node engine (undici)'] : [])]) {
+      const fixedRates = rates
+        .map((rate) => `${whole(rate)}/s ${fixed(ratio(generator, 'fixed rate', rate), 2)}`)
+        .join(', ');
       console.log(
-        `${generator} / autocannon, marginal CPU per request: fixed rate ${fixed(ratio(generator, 'fixed rate'), 2)}, ` +
+        `${generator} / autocannon, marginal CPU per request: fixed rate ${fixedRates}; ` +
           `maximum ${fixed(ratio(generator, 'maximum'), 2)}   (aim <= 0.7, floor <= 1.0)`,
       );
     }

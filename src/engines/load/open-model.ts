@@ -3,12 +3,15 @@
  * Each request's latency is measured from its *intended* start, so a stalled target shows in the
  * percentiles (coordinated omission corrected, as wrk2 does). A request due while `connections`
  * requests are already in flight is `dropped`: counted, never sent late and never hidden. A part
- * takes every `count`-th arrival starting at `index`, so workers split one schedule exactly.
+ * takes every `count`-th arrival starting at `index`, so workers split one schedule exactly. Dense
+ * arrivals are sent together on a tick's edge (arrival-ticks.ts), never before they are due, the
+ * wait in their latency.
  */
 import { performance } from 'node:perf_hooks';
 import { dialectHeaders } from '../../protocol/dialect-headers.ts';
 import type { Scenario, ScenarioAnswer, ScenarioRequest, Tally } from '../../protocol/scenario.ts';
 import { seededRandom } from '../../protocol/scenario.ts';
+import { nextWakeAt } from './arrival-ticks.ts';
 import type { ExchangeResult } from './exchange.ts';
 import type { LoadTarget } from './load-target.ts';
 import { recordResult } from './record-result.ts';
@@ -96,7 +99,8 @@ export async function runOpenPart<State, Meta>(
     ? tickEachSecond(options.origin, () => hooks.progress?.(recorder.progress(performance.now(), options.totals)))
     : undefined;
 
-  // The scheduler: each tick sends everything due by now, then sleeps until the next arrival.
+  // The scheduler: each wake-up sends everything due by now, then sleeps until the next arrival, or
+  // the next tick's edge when the next arrival is closer than that (arrival-ticks.ts).
   await new Promise<void>((resolve) => {
     const tick = () => {
       if (signal.aborted) return resolve();
@@ -108,8 +112,9 @@ export async function runOpenPart<State, Meta>(
         next += part.count;
       }
       if (next >= schedule.total) return resolve();
-      const wait = options.origin + schedule.dueAt(next) * 1000 - performance.now();
-      setTimeout(tick, Math.max(0, wait));
+      const nextDue = options.origin + schedule.dueAt(next) * 1000;
+      const wake = nextWakeAt(now, nextDue, options.origin);
+      setTimeout(tick, Math.max(0, wake - performance.now()));
     };
     signal.addEventListener('abort', () => resolve(), { once: true });
     tick();

@@ -415,6 +415,7 @@ export class Recorder {
     const { rate, p99Ms } = this.lastSecond(now);
     const second = Math.floor((now - this.#origin) / 1000) - 1;
     const entry = this.#seconds.get(second);
+    let encoded: string | undefined;
     return {
       rate,
       p99Ms,
@@ -424,7 +425,11 @@ export class Recorder {
       tags: [...this.#tags.values()].map((tag) => ({ tags: tag.tags, requests: { ...tag.counts } })),
       checks: [...this.#checks.entries()].map(([name, check]) => ({ name, ...check })),
       second,
-      histogram: entry?.histogram ? encodeHistogram(entry.histogram) : (entry?.encoded ?? emptySecondEncoded()),
+      // Encoded when first read (a worker's post reads it; on the main thread only live outputs do).
+      get histogram() {
+        encoded ??= entry?.histogram ? encodeHistogram(entry.histogram) : (entry?.encoded ?? emptySecondEncoded());
+        return encoded;
+      },
       ...(withTotals && { totals: this.totals() }),
     };
   }
