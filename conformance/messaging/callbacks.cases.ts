@@ -9,6 +9,7 @@ import { CheckFailure, defineCases, means, show, vendorHeader } from '../../src/
 import { allOf, cover } from '../rules/dimensions.ts';
 import { messagingAdapter } from '../support/messaging-adapter.ts';
 import {
+  aboutOneSecondMs,
   type CallbackTruth,
   callbackFields,
   checkCallbackTruth,
@@ -216,7 +217,7 @@ export const cases = defineCases(
         const delay = (callbacks[0]?.at ?? 0) - (delivery?.at ?? 0);
         checkThat(
           'A.callback.config-headers',
-          delay >= 900,
+          delay >= aboutOneSecondMs,
           `the callback ${delay} ms after the delivery`,
           'at least 1 s after it',
         );
@@ -250,7 +251,7 @@ export const cases = defineCases(
         const apart = (callbacks[1]?.at ?? 0) - (callbacks[0]?.at ?? 0);
         checkThat(
           'A.callback.config-headers',
-          apart >= 900,
+          apart >= aboutOneSecondMs,
           `the second ${apart} ms after the first`,
           'at least 1 s after it',
         );
@@ -576,14 +577,14 @@ export const cases = defineCases(
         const delay = (failures[0]?.at ?? 0) - (attempt?.at ?? 0);
         checkThat(
           'A.failure-callback.config-headers',
-          delay >= 900,
+          delay >= aboutOneSecondMs,
           `${delay} ms after the attempt`,
           'at least 1 s after it',
         );
         const apart = (failures[1]?.at ?? 0) - (failures[0]?.at ?? 0);
         checkThat(
           'A.failure-callback.config-headers',
-          apart >= 900,
+          apart >= aboutOneSecondMs,
           `the second ${apart} ms after the first`,
           'at least 1 s after it (the timeout)',
         );

@@ -19,6 +19,7 @@ import {
 import { allOf, cover } from '../rules/dimensions.ts';
 import { sleep } from '../support/bounded.ts';
 import { messagingAdapter } from '../support/messaging-adapter.ts';
+import { aboutOneSecondMs } from '../support/messaging-checks.ts';
 import { createMessagingClient, type MessagingClient } from '../support/messaging-client.ts';
 import { type CaseInbox, openInbox, signedCases } from '../support/messaging-sink.ts';
 import { publishTo, uniqueId } from '../support/messaging-steps.ts';
@@ -93,7 +94,8 @@ const rows: readonly HeaderRow[] = [
     rule: configRules,
     check: ({ attempts, requests }, blame) => {
       const after = (requests[0]?.at ?? 0) - (attempts.at(-1)?.at ?? 0);
-      if (after < 900) fail(blame, `the first request ${after} ms after the delivery attempt`, 'at least 1 s after it');
+      if (after < aboutOneSecondMs)
+        fail(blame, `the first request ${after} ms after the delivery attempt`, 'at least 1 s after it');
     },
   },
   {
@@ -106,7 +108,8 @@ const rows: readonly HeaderRow[] = [
       // retry with the real one), so only the lower bound is the timeout's.
       if (requests.length < 2) fail(blame, 'the slow request was not ended and tried again', 'a retry after 1 s');
       const apart = (requests[1]?.at ?? 0) - (requests[0]?.at ?? 0);
-      if (apart < 900) fail(blame, `the retry ${apart} ms after the first`, 'at least 1 s after it (the timeout)');
+      if (apart < aboutOneSecondMs)
+        fail(blame, `the retry ${apart} ms after the first`, 'at least 1 s after it (the timeout)');
     },
   },
   {

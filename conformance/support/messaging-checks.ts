@@ -8,6 +8,15 @@ import { checkStatus, checkThat, describe, isRecord } from './checks.ts';
 
 export { checkStatus, checkThat, describe, isRecord };
 
+/**
+ * The least gap, in milliseconds, that counts as "a second or more apart" between two arrivals at the
+ * sink (a timeout, a delay, a retry after a timeout). The sink stamps each arrival when its thread
+ * reads it, which a loaded machine delays: two CI runs whose tests filled both cores saw a target's
+ * 1 s timeout as 878 and 895 ms apart. An implementation that ignores the second waits for none of it,
+ * so the slack takes nothing from what the check catches.
+ */
+export const aboutOneSecondMs = 750;
+
 /** The body parsed as JSON; a body that is not JSON fails `rule`. */
 export function jsonOf(rule: string, res: HttpResponse, context?: string): unknown {
   try {
