@@ -89,8 +89,9 @@ describe('svc-harness installed from its tarball into an empty project', () => {
     const code = await example('ts', '// my-reporter.ts', 'docs/api.md');
     await writeFile(join(project, 'my-reporter.ts'), code);
     const line = /run with: (npx svc-harness .*)$/m.exec(code)?.[1] ?? '';
-    const done = await shell(`${line} --report-dir reports/mine`, 120_000, project);
-    // Beside the exhaustive fault runs a latency bound may fail (exit 99); only that may (cli-expect.ts).
+    // report.json too (`--reporter json`), to judge the thresholds: beside the exhaustive fault runs a
+    // latency bound may fail (exit 99), and only that may (cli-expect.ts).
+    const done = await shell(`${line} --reporter json --report-dir reports/mine`, 120_000, project);
     const report = JSON.parse(await readFile(join(project, 'reports', 'mine', 'report.json'), 'utf8')) as {
       load: { scenarios: { thresholds: { expression: string; ok: boolean }[] }[] };
     };
