@@ -39,6 +39,8 @@ const faultMetrics = new Set(['fault_errors', 'recovery_s', 'drain_s']);
 const vocabulary: ThresholdVocabulary = {
   metrics: soakMetrics,
   tags: (metric) => (faultMetrics.has(metric) ? ['fault', 'scenario'] : ['scenario']),
+  // Counts only: a soak's counters have no per-second rate (no duration they are over is theirs).
+  aggregations: { counter: ['count'], trend: ['avg', 'min', 'max', 'med', 'p(N)'], rate: [] },
 };
 
 /** The soak's own thresholds, before any given. */
@@ -124,7 +126,7 @@ function value(
   if (judged.length === 0) return null;
   const read = judged.map((fault) => (threshold.metric === 'recovery_s' ? fault.firstSuccessS : fault.drainedS));
   if (read.some((item) => item === null)) return null;
-  return threshold.aggregation === 'rate' ? null : trend(threshold.aggregation, read as number[]);
+  return trend(threshold.aggregation, read as number[]);
 }
 
 /**

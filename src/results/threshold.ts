@@ -94,13 +94,17 @@ const tagsAllowed = (metric: string): readonly string[] | 'any' =>
       ? ['scenario', 'check']
       : ['scenario'];
 
-/** The metrics a family of thresholds names, and the tags each takes (the load's, or the soak's). */
+/**
+ * The metrics a family of thresholds names, the tags each takes, and the aggregations each kind has
+ * (the load's, or the soak's).
+ */
 export interface ThresholdVocabulary {
   readonly metrics: Readonly<Record<string, MetricKind>>;
   readonly tags: (metric: string) => readonly string[] | 'any';
+  readonly aggregations: Readonly<Record<MetricKind, readonly string[]>>;
 }
 
-const loadVocabulary: ThresholdVocabulary = { metrics: knownMetrics, tags: tagsAllowed };
+const loadVocabulary: ThresholdVocabulary = { metrics: knownMetrics, tags: tagsAllowed, aggregations: aggregationsOf };
 
 export function parseThreshold(
   text: string,
@@ -168,10 +172,9 @@ export function parseThreshold(
     throw fail(`unknown aggregation "${token}"; expected avg, min, max, med, p(N), rate or count`);
   }
   const family = aggregation.startsWith('p(') ? 'p(N)' : aggregation;
-  if (!aggregationsOf[kind].includes(family)) {
-    throw fail(
-      `${metric} is a ${kind} metric and does not support ${aggregation}; supported: ${aggregationsOf[kind].join(', ')}`,
-    );
+  const supported = vocabulary.aggregations[kind];
+  if (!supported.includes(family)) {
+    throw fail(`${metric} is a ${kind} metric and does not support ${aggregation}; supported: ${supported.join(', ')}`);
   }
 
   const afterAggregation = expression.slice(token.length).trimStart();

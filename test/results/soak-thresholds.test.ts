@@ -77,5 +77,9 @@ describe('soak thresholds', () => {
       /takes no tag stream; its tags: fault, scenario/,
     );
     expect(() => parseSoakThresholds(['recovery_s: rate<1'])).toThrow(/trend metric and does not support rate/);
+    // A soak's counter is a count: its rate would have no duration of its own to be over.
+    expect(() => parseSoakThresholds(['lost: rate<1'])).toThrow(
+      /counter metric and does not support rate; supported: count/,
+    );
   });
 });
