@@ -225,6 +225,27 @@ describe('svc-harness soak', () => {
     expect(run.stdout).toMatch(/^soak: transaction after f1-1: 0 lost updates \(0=\d+≥\d+/m);
   }, 180_000);
 
+  test('a kill in the last second under transactions: the soak waits for the restart before the scenario reads back and finishes', async () => {
+    const run = await soak('kill-at-the-end', [
+      'transaction',
+      '--duration',
+      '4s',
+      '--rate',
+      '40',
+      '--fault',
+      'kill every 1m after 3800ms',
+    ]);
+    // Before the final heal, the finish met a reference still down: "finish failed … refused", exit 2.
+    expect([0, 99], context(run)).toContain(run.exitCode);
+    const scenario = run.report?.load.scenarios[0] as { problem?: string | null } | undefined;
+    expect(scenario?.problem ?? null, context(run)).toBeNull();
+    const recoveries =
+      (run.soak as unknown as { check: { updates: { recoveries: { faultId: string; lost: number }[] }[] } }).check
+        .updates[0]?.recoveries ?? [];
+    // The last kill's recovery is read back too, once the reference is ready again.
+    expect(recoveries.map((item) => [item.faultId, item.lost])).toEqual([['f1-1', 0]]);
+  }, 120_000);
+
   /**
    * The soak's own proof (issue 39 item 6), one per fault switch the soak's checker judges
    * (`judgedBy: 'soak'`: no conformance case can see them). The reference runs in-process through

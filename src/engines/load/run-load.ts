@@ -102,6 +102,8 @@ export interface LoadPartOptions
   readonly onReadBack?: ScenarioRun['readBack'];
   /** Such a scenario's fates once its load ended. */
   readonly onUpdates?: ScenarioRun['updates'];
+  /** Awaited as each scenario's measured load ends, before its accounting and finish (the soak heals here). */
+  readonly onLoadEnd?: ScenarioRun['loadEnded'];
 }
 
 type PlanOptions = LoadPartOptions & { readonly settings: LoadSettings; readonly log?: (line: string) => void };
@@ -224,6 +226,7 @@ async function loadPlanned(
         ...(options.onMessagingEvidence !== undefined && { evidence: options.onMessagingEvidence }),
         ...(options.onReadBack !== undefined && { readBack: options.onReadBack }),
         ...(options.onUpdates !== undefined && { updates: options.onUpdates }),
+        ...(options.onLoadEnd !== undefined && { loadEnded: options.onLoadEnd }),
         ...(options.maxDurationS !== undefined && { maxDurationS: options.maxDurationS }),
       };
       const planned = scenarioOptions(scenarioRun);

@@ -95,6 +95,7 @@ async function runWithSink(
   try {
     load = await driver.load({ run, options, state, context, base, problems });
   } finally {
+    await run.loadEnded?.(scenario.name);
     if (readBack !== undefined) await run.readBack?.(scenario.name, undefined);
   }
   const { merged, delivery, ranSeconds } = load;

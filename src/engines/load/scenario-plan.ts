@@ -63,6 +63,13 @@ export interface ScenarioRun {
     read: (() => Promise<Readonly<Record<string, number>>>) | undefined,
   ) => void | Promise<void>;
   readonly updates?: (scenario: string, fates: FatePart) => void;
+  /**
+   * The measured load ended: awaited before anything reads the target again (the read-backs' end, the
+   * sink's wait, the scenario's finish). The soak heals its faults here and waits until the
+   * implementation is ready (Jepsen's final heal): a kill that struck in the last second must not
+   * fail the scenario's finish, nor cut the sink's wait short while nothing can deliver.
+   */
+  readonly loadEnded?: (scenario: string) => Promise<void>;
 }
 
 export function scenarioOptions(

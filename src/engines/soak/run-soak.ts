@@ -150,13 +150,40 @@ export async function runSoak(options: SoakOptions): Promise<SoakRun> {
       // The faults go to the reporters as they happen (the live outputs' fault events), through the run
       // context's events: a reporter that fails is cut off there for the faults as for the rest.
       let context: RunContext | undefined;
+      // The faults on now, each with what its heal resolves: a scenario's load end waits for them.
+      const on = new Map<string, { readonly healed: Promise<void>; readonly heal: () => void }>();
       const parts = {
         ...(implementation.process !== undefined && { process: implementation.process }),
         ...(paths.network !== undefined && { network: paths.network }),
         onChange: (change: FaultChange) => {
+          if (change.edge === 'start') {
+            let heal = () => {};
+            const healed = new Promise<void>((resolve) => {
+              heal = resolve;
+            });
+            on.set(change.id, { healed, heal });
+          }
           context?.events.onFault(change);
           if (change.edge === 'end' && change.error === undefined) readAfter(change.id);
+          if (change.edge === 'end') {
+            on.get(change.id)?.heal();
+            on.delete(change.id);
+          }
         },
+      };
+      // Jepsen's final heal: after the last scenario's load the nemesis stops (what is on is healed, a
+      // restarted process is ready); after an earlier one, the faults on at its end are waited out.
+      // Either way the sink's wait, the read-backs and the scenario's finish meet a recovered
+      // implementation, not one a kill in the last second left down.
+      let loadsEnded = 0;
+      const onLoadEnd = async () => {
+        loadsEnded += 1;
+        if (loadsEnded < names.length) {
+          await Promise.all([...on.values()].map((item) => item.healed));
+          return;
+        }
+        stopNemesis.abort();
+        faults = await (nemesis ?? Promise.resolve([]));
       };
       // The faults' time 0 is the measured load's start: the first scenario's load phase, once its
       // set-up and warm-up are done (the time 0 of its per-second series). They end with the load,
@@ -200,6 +227,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakRun> {
               if (read === undefined) await Promise.all(readings.map((item) => item.done));
             },
             onUpdates: (scenario, fates) => updateFates.set(scenario, fates),
+            onLoadEnd,
             ...(paths.sink !== undefined && { sink: paths.sink }),
             ...(options.scenariosDir !== undefined && { scenariosDir: options.scenariosDir }),
           },

@@ -7,7 +7,8 @@
  * - sends the planned arrivals (rate × duration) and names itself in the result;
  * - on a set-up that fails, makes no load, skips finish, and says why in one problem;
  * - on a finish that fails, keeps what the load measured and says why;
- * - interrupted, still runs finish and says it was interrupted.
+ * - interrupted, still runs finish and says it was interrupted;
+ * - awaits the run's `loadEnded` (the soak's final heal) after the load and before finish.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { findK6, type K6Binary } from '../../../src/engines/load/k6/k6-binary.ts';
@@ -50,6 +51,8 @@ interface Calls {
   tallies?: Readonly<Record<string, number>>;
   /** The signal's state when finish ran. */
   abortedAtFinish?: boolean;
+  /** The load's end and finish, in the order they happened. */
+  order: string[];
 }
 
 function runOf(
@@ -69,6 +72,7 @@ function runOf(
     },
     async finish(state, context, tallies) {
       calls.finish += 1;
+      calls.order.push('finish');
       calls.tallies = tallies;
       calls.abortedAtFinish = signal.aborted;
       if (hooks.finishFails) throw new Error('the contract’s finish fails');
@@ -85,16 +89,23 @@ function runOf(
     runId: `contract-${engine}`,
     signal,
     progress: () => {},
+    // Slow on purpose: finish must wait for it, as the soak's heal of a kill in the last second.
+    loadEnded: async (name) => {
+      calls.order.push(`load of ${name} ended`);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      calls.order.push('healed');
+    },
   };
 }
 
 describe.each(drivers)('the %s driver keeps the scenario lifecycle’s contract', (engine, driver) => {
   test('set-up once, the planned arrivals, finish once with the tallies, its checks in the result', async () => {
-    const calls: Calls = { setup: 0, finish: 0 };
+    const calls: Calls = { setup: 0, finish: 0, order: [] };
     const result = await runScenarioLifecycle(runOf(engine, calls), driver());
     expect(result.problem).toBeUndefined();
     expect(result.engine).toBe(engine);
     expect([calls.setup, calls.finish]).toEqual([1, 1]);
+    expect(calls.order).toEqual(['load of command ended', 'healed', 'finish']);
     expect(result.requests.sent).toBe(20);
     expect(result.requests.completed).toBe(20);
     expect(calls.tallies).toEqual(result.counters);
@@ -103,7 +114,7 @@ describe.each(drivers)('the %s driver keeps the scenario lifecycle’s contract'
   }, 60_000);
 
   test('a set-up that fails: no load, no finish, one problem', async () => {
-    const calls: Calls = { setup: 0, finish: 0 };
+    const calls: Calls = { setup: 0, finish: 0, order: [] };
     const result = await runScenarioLifecycle(runOf(engine, calls, { setupFails: true }), driver());
     expect(result.problem).toBe('setup failed: the contract’s set-up fails');
     expect([calls.setup, calls.finish]).toEqual([1, 0]);
@@ -111,7 +122,7 @@ describe.each(drivers)('the %s driver keeps the scenario lifecycle’s contract'
   }, 60_000);
 
   test('a finish that fails: what the load measured is kept, one problem says why', async () => {
-    const calls: Calls = { setup: 0, finish: 0 };
+    const calls: Calls = { setup: 0, finish: 0, order: [] };
     const result = await runScenarioLifecycle(runOf(engine, calls, { finishFails: true }), driver());
     expect(result.problem).toBe(
       'finish failed (what it wrote may be left under its prefix): the contract’s finish fails',
@@ -120,7 +131,7 @@ describe.each(drivers)('the %s driver keeps the scenario lifecycle’s contract'
   }, 60_000);
 
   test('interrupted before its load: finish still runs, and the result says it was interrupted', async () => {
-    const calls: Calls = { setup: 0, finish: 0 };
+    const calls: Calls = { setup: 0, finish: 0, order: [] };
     const controller = new AbortController();
     const run = runOf(engine, calls, { signal: controller.signal });
     const interrupting: ScenarioRun = {
