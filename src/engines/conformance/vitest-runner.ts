@@ -6,6 +6,7 @@
  */
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
+import type { Reporter } from 'vitest/node';
 import type { CaseResult } from '../../results/conformance-run.ts';
 import { collectAfterFirstStart } from '../../shared/memory-relief.ts';
 import { createRedactor } from '../../shared/redact.ts';
@@ -67,19 +68,56 @@ function discardingSink(): Writable {
   return new Writable({ write: (_chunk, _encoding, done) => done() });
 }
 
-export async function runSuites(options: SuiteRunOptions): Promise<CollectedRun> {
-  const collector = new CaseCollector({
-    target: options.run.target.name,
-    ...(options.onResult && { onResult: options.onResult }),
-    redact: createRedactor(options.run.secrets),
-  });
-  if (options.caseFiles.length === 0) return collector.collected;
-  const sink = discardingSink();
-  const savedExitCode = process.exitCode;
+type Vitest = Awaited<ReturnType<(typeof import('vitest/node'))['createVitest']>>;
+
+/** Hands vitest's reporter calls to the collector of the run going on: one vitest serves many runs. */
+class RelayReporter implements Reporter {
+  to: Reporter | undefined;
+  onTestCaseResult(...args: Parameters<NonNullable<Reporter['onTestCaseResult']>>): void {
+    void this.to?.onTestCaseResult?.(...args);
+  }
+  onTestRunEnd(...args: Parameters<NonNullable<Reporter['onTestRunEnd']>>): void {
+    void this.to?.onTestRunEnd?.(...args);
+  }
+}
+
+interface KeptRunner {
+  /** The options the vitest was made with: a run asking for others gets one of its own. */
+  readonly key: string;
+  readonly vitest: Vitest;
+  readonly relay: RelayReporter;
+}
+
+/** The scope of `withKeptRunner`: undefined outside one, else the vitest it keeps (once made). */
+let keeping: { kept?: KeptRunner } | undefined;
+
+/**
+ * Runs `work` with one vitest kept for every suite run in it, made on the first and closed at the end:
+ * a run pays vitest's and vite's start (about 1.2 s of CPU) once, not each time. For many runs one
+ * after another in one process (the self-validation's batches); never two at once, since they would share
+ * one worker and one reporter. Outside it, each run makes and closes its own, as a CLI run does.
+ */
+export async function withKeptRunner<T>(work: () => Promise<T>): Promise<T> {
+  if (keeping !== undefined) return work();
+  const scope: { kept?: KeptRunner } = {};
+  keeping = scope;
+  try {
+    return await work();
+  } finally {
+    keeping = undefined;
+    if (scope.kept) await closeWithin(scope.kept.vitest);
+  }
+}
+
+const closeWithin = (vitest: Vitest) =>
+  Promise.race([vitest.close(), new Promise((resolve) => setTimeout(resolve, abortGraceMs).unref())]);
+
+async function makeVitest(options: SuiteRunOptions, reporter: Reporter): Promise<Vitest> {
   // vitest's logger exits the process on SIGINT/SIGTERM; the command must first stop the reference
   // and write what it measured. Its handlers are kept from being installed while vitest starts (a
   // signal then would exit before the report), and any other new ones are removed once it has started.
   const signalListeners = listenersOf(stopSignals);
+  const sink = discardingSink();
   // Loaded here, not at the top: vitest/node loads vite's native bundler (rolldown), whose worker threads
   // start with it, and a process that exited while they started hung for good on a futex (1 in 25 runs
   // of a command refused before any case ran). Only a run that starts vitest loads it now.
@@ -93,7 +131,7 @@ export async function runSuites(options: SuiteRunOptions): Promise<CollectedRun>
         config: join(options.root, 'conformance', sourceFile('vitest.config')),
         run: true,
         watch: false,
-        reporters: [collector],
+        reporters: [reporter],
         passWithNoTests: true,
         color: false,
         // Cases wait on the network, not the CPU: threads without isolation start fastest.
@@ -120,6 +158,34 @@ export async function runSuites(options: SuiteRunOptions): Promise<CollectedRun>
     }
   }
   collectAfterFirstStart();
+  return vitest;
+}
+
+export async function runSuites(options: SuiteRunOptions): Promise<CollectedRun> {
+  const collector = new CaseCollector({
+    target: options.run.target.name,
+    ...(options.onResult && { onResult: options.onResult }),
+    redact: createRedactor(options.run.secrets),
+  });
+  if (options.caseFiles.length === 0) return collector.collected;
+  const savedExitCode = process.exitCode;
+  const scope = keeping;
+  const key = `${options.root}\0${options.concurrency ?? maxConcurrentCases}`;
+  let vitest: Vitest;
+  if (scope === undefined) {
+    vitest = await makeVitest(options, collector);
+  } else {
+    if (scope.kept !== undefined && scope.kept.key !== key) {
+      await closeWithin(scope.kept.vitest);
+      delete scope.kept;
+    }
+    if (scope.kept === undefined) {
+      const relay = new RelayReporter();
+      scope.kept = { key, relay, vitest: await makeVitest(options, relay) };
+    }
+    scope.kept.relay.to = collector;
+    vitest = scope.kept.vitest;
+  }
   vitest.provide('svcRun', { ...options.run, areas: options.areas, caseFiles: options.caseFiles });
   // On abort: ask vitest to cancel, and stop waiting after a grace period (a case may be mid-wait).
   let onAbort = () => {};
@@ -135,7 +201,15 @@ export async function runSuites(options: SuiteRunOptions): Promise<CollectedRun>
     await Promise.race([vitest.start(), stopped]);
   } finally {
     options.signal?.removeEventListener('abort', onAbort);
-    await Promise.race([vitest.close(), new Promise((resolve) => setTimeout(resolve, abortGraceMs).unref())]);
+    if (scope === undefined) await closeWithin(vitest);
+    else if (scope.kept !== undefined) {
+      scope.kept.relay.to = undefined;
+      // An interrupted run's vitest may still be winding down: the next run gets a new one.
+      if (options.signal?.aborted) {
+        await closeWithin(scope.kept.vitest);
+        delete scope.kept;
+      }
+    }
     // vitest marks a failed run on the process; the gate decides the exit code, not vitest.
     process.exitCode = savedExitCode;
   }
