@@ -38,6 +38,11 @@ export interface ReferenceOptions {
   /** Milliseconds added to every answer of area B (`serve --kv-latency`), a slowdown to detect. @default 0 */
   kvLatencyMs?: number;
   /**
+   * Where a fault switch that keeps a record appends it (`publish-write-behind`'s ids,
+   * `exec-write-behind`'s increments), for the soak's proofs to hold the soak to.
+   */
+  faultRecord?: string;
+  /**
    * Tokens to start with instead of random ones (`serve` reads them from its environment): a reference
    * the soak kills and starts again answers to the same credentials, as a real service does across a
    * restart. The messaging account needs none: it lives in Redis. @default random
@@ -60,6 +65,4 @@ export interface MessagingOptions {
   readonly regionLatencyMs?: Readonly<Record<string, number>>;
   /** How long failed attempts wait before their retries. @default the real service's exponential backoff */
   readonly retryBackoff?: RetryBackoff;
-  /** Where a fault switch that keeps a record appends it (`publish-write-behind`'s ids). */
-  readonly faultRecord?: string;
 }

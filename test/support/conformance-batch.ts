@@ -8,7 +8,9 @@
  * and every case file again, about half of a one-rule run's 2.3 s of CPU; the self-validation makes about
  * 250 such runs, and CI's exhaustive step was CPU-bound on them. One process a batch, so a defect in one
  * run's clean-up cannot reach another batch, and no two runs share a process at once (a run owns the
- * process's signal handlers and exit code while it lasts).
+ * process's signal handlers and exit code while it lasts). The runs of a batch share one vitest
+ * (`withKeptRunner`): its start is paid once a batch (12 one-rule kv runs: 10.5 CPU s, against 11.9 s
+ * with a vitest each), while each run keeps its own reference, case files, target and collector.
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';

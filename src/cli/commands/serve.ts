@@ -44,6 +44,7 @@ export async function run(values: ServeValues): Promise<number> {
       management: values['management-port'] ?? 0,
     },
     messaging: messagingOptions(values),
+    ...(values['fault-record'] !== undefined && { faultRecord: values['fault-record'] }),
     adminPort: values['admin-port'] ?? 0,
     ...(values['redis-url'] !== undefined && { redisUrl: values['redis-url'] }),
     faults,
@@ -132,7 +133,6 @@ export function messagingOptions(values: ServeValues): MessagingOptions {
     ...(regions !== undefined && { regions }),
     regionLatencyMs,
     ...(retryBackoff !== undefined && { retryBackoff }),
-    ...(values['fault-record'] !== undefined && { faultRecord: values['fault-record'] }),
   };
 }
 

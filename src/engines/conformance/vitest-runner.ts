@@ -68,7 +68,7 @@ function discardingSink(): Writable {
   return new Writable({ write: (_chunk, _encoding, done) => done() });
 }
 
-type Vitest = Awaited<ReturnType<(typeof import('vitest/node'))['createVitest']>>;
+type Vitest = Awaited<ReturnType<typeof import('vitest/node')['createVitest']>>;
 
 /** Hands vitest's reporter calls to the collector of the run going on: one vitest serves many runs. */
 class RelayReporter implements Reporter {

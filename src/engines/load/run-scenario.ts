@@ -8,6 +8,7 @@ import type { DeliveryAccounting, ScenarioResult } from '../../results/load-run.
 import { oneLine } from '../../shared/errors.ts';
 import { runClosedLoop } from './closed-transport.ts';
 import { type Fanout, openFanout } from './fanout.ts';
+import type { FatePart } from './fate-log.ts';
 import { liveThresholdsOf, withThresholds } from './live-thresholds.ts';
 import { type PartProgress, runOpenPart } from './open-model.ts';
 import { progressOf } from './part-progress.ts';
@@ -80,6 +81,7 @@ async function nodeLoad(input: DriverInput, client: ClientName): Promise<DriverL
   };
   let delivery: DeliveryAccounting | undefined;
   const warmupTallies: Readonly<Record<string, number>>[] = [];
+  let warmupFates: FatePart | undefined;
   try {
     if (scenario.fanout) {
       fanout = await openFanout(scenario.fanout, state, run.target, schedule.total, run.settings.timeoutMs);
@@ -126,7 +128,8 @@ async function nodeLoad(input: DriverInput, client: ClientName): Promise<DriverL
       if (warmupS > 0) phase('warmup', 'start', warmupS);
       const warmup = warmupS > 0 ? await warmUp(run, client, options, state, warmupS) : undefined;
       if (warmupS > 0) phase('warmup', 'end', warmupS);
-      if (warmup !== undefined) warmupTallies.push(warmup);
+      if (warmup !== undefined) warmupTallies.push(warmup.tallies);
+      warmupFates = warmup?.fates;
       measuredFrom = performance.now();
       phase('load', 'start', options.durationS);
       const recorder = await runOpenPart(
@@ -163,6 +166,7 @@ async function nodeLoad(input: DriverInput, client: ClientName): Promise<DriverL
   // (the transaction scenario's commits) go to finish with the measured ones.
   return {
     merged: withTallies(mergeParts(parts), warmupTallies),
+    ...(warmupFates !== undefined && { warmupFates }),
     ...(delivery && { delivery }),
     ranSeconds: (performance.now() - origin) / 1000,
   };
@@ -187,14 +191,17 @@ function warmupOf(run: ScenarioRun, options: PlannedOptions): number {
  */
 export const defaultWarmupS = 1;
 
-/** The scenario's own load for `seconds`, unmeasured; its tallies, since what it did to the target counts. */
+/**
+ * The scenario's own load for `seconds`, unmeasured; its tallies and fates, since what it did to the
+ * target counts (the transaction's commits are in the counters finish and the soak read).
+ */
 async function warmUp(
   run: ScenarioRun,
   client: ClientName,
   options: PlannedOptions,
   state: unknown,
   seconds: number,
-): Promise<Readonly<Record<string, number>>> {
+): Promise<{ readonly tallies: Readonly<Record<string, number>>; readonly fates?: FatePart }> {
   const recorder = await runOpenPart(
     run.scenario,
     state,
@@ -204,9 +211,9 @@ async function warmUp(
     run.signal,
     {},
   );
-  const { tallies } = recorder.part();
+  const { tallies, fates } = recorder.part();
   recorder.destroy();
-  return tallies;
+  return { tallies, ...(fates !== undefined && { fates }) };
 }
 
 /** `merged` with the warm-up's tallies added to its own. */

@@ -13,6 +13,7 @@ import { performance } from 'node:perf_hooks';
 import type { ScenarioContext, ScenarioFinish } from '../../protocol/scenario.ts';
 import type { DeliveryAccounting, MessagingAccounting, ScenarioResult } from '../../results/load-run.ts';
 import { oneLine } from '../../shared/errors.ts';
+import { type FatePart, mergeFates } from './fate-log.ts';
 import type { MergedParts } from './recorder.ts';
 import { contextFor, type ScenarioRun, scenarioOptions } from './scenario-plan.ts';
 import { emptyResult, type ResultBase, resultBase, scenarioResult } from './scenario-result.ts';
@@ -42,6 +43,8 @@ export interface DriverLoad {
   readonly delivery?: DeliveryAccounting;
   /** Seconds the load ran, for rates when it was interrupted (else the planned duration counts). */
   readonly ranSeconds: number;
+  /** The warm-up's fates: unmeasured, but its updates are in the counters the soak reads back. */
+  readonly warmupFates?: FatePart;
 }
 
 /** Makes one scenario's load: the node engine on a transport, or k6. */
@@ -99,7 +102,9 @@ async function runWithSink(
     if (readBack !== undefined) await run.readBack?.(scenario.name, undefined);
   }
   const { merged, delivery, ranSeconds } = load;
-  if (readBack !== undefined && merged.fates !== undefined) run.updates?.(scenario.name, merged.fates);
+  // Every update made to the counters, the warm-up's first (it ran before the first read-back).
+  if (readBack !== undefined && merged.fates !== undefined)
+    run.updates?.(scenario.name, mergeFates([load.warmupFates, merged.fates]));
   // Interrupted, the load ran until now, not for its planned duration: rates are per second it ran.
   const loadSeconds = run.signal.aborted ? Math.max(0.001, ranSeconds) : options.durationS || 1;
   if (run.signal.aborted) problems.push('interrupted');

@@ -8,6 +8,7 @@ import { parseCommandReply } from '../../protocol/kv/command-reply.ts';
 import type { Dialect } from '../../target/dialects.ts';
 import { databaseOf } from '../redis/redis-url.ts';
 import { CommandPolicy } from './command-policy.ts';
+import { type CounterStore, ExecWriteBehind } from './exec-write-behind.ts';
 import { jsonSupportFrom } from './json/json-emulation.ts';
 import { KvAnswers } from './kv-answer.ts';
 import { KvEngine } from './kv-engine.ts';
@@ -17,7 +18,7 @@ import type { KvPluginOptions } from './kv-plugin.ts';
 import { type KvSilenceCheck, noSilence } from './kv-silences.ts';
 import { KvStreams } from './kv-streams.ts';
 import { type DatabaseTokens, KvTokens } from './kv-tokens.ts';
-import { RedisConnections } from './redis-connections.ts';
+import { type RedisClient, RedisConnections } from './redis-connections.ts';
 
 export interface KvAreaOptions {
   readonly redisUrl: string;
@@ -38,6 +39,8 @@ export interface KvAreaOptions {
   readonly dialect?: Dialect;
   /** The database's tokens to start with. @default random */
   readonly tokens?: DatabaseTokens;
+  /** Where `exec-write-behind` appends its record of increments. */
+  readonly faultRecord?: string;
 }
 
 export interface KvArea {
@@ -50,6 +53,19 @@ export interface KvArea {
   readonly plugin: KvPluginOptions;
   /** Ends the event streams, then the Redis connections. */
   close(): Promise<void>;
+}
+
+/** The counters of `exec-write-behind` on the default user's connection. */
+function redisCounters(client: RedisClient): CounterStore {
+  return {
+    async read(key) {
+      const reply = await client.sendCommand(['GET', key]);
+      return reply === null ? 0 : Number(String(reply));
+    },
+    async add(increments) {
+      await Promise.all([...increments].map(([key, count]) => client.sendCommand(['INCRBY', key, String(count)])));
+    },
+  };
 }
 
 /** No switch on: the reference as the spec describes it. */
@@ -68,7 +84,11 @@ export async function startKvArea(options: KvAreaOptions): Promise<KvArea> {
     const tokens = new KvTokens(fault('reset-keeps-tokens'), options.tokens);
     const limits = new KvLimits(options.maxRequestBytes, options.dailyRequestLimit ?? null);
     const { writeDeadlineMs, replyDeadlineMs } = options;
+    const writeBehind = fault('exec-write-behind')
+      ? new ExecWriteBehind(redisCounters(client), options.faultRecord, (line) => process.stderr.write(`${line}\n`))
+      : undefined;
     const engine = new KvEngine({
+      ...(writeBehind !== undefined && { writeBehind }),
       connections,
       policy,
       json,
@@ -89,6 +109,7 @@ export async function startKvArea(options: KvAreaOptions): Promise<KvArea> {
       plugin: { engine, answers, tokens, streams, fault, silence, dialect: options.dialect },
       async close() {
         try {
+          await writeBehind?.close();
           streams.closeAll();
         } finally {
           await connections.close();

@@ -5,6 +5,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { oneLine } from '../../shared/errors.ts';
 import { type CommandPolicy, commandName, transactionCommands } from './command-policy.ts';
+import { ExecWriteBehind } from './exec-write-behind.ts';
 import type { JsonSupport } from './json/json-emulation.ts';
 import type { KvFaultCheck } from './kv-fault-check.ts';
 import { dailyLimitError, type KvLimits, maxRequestSizeError } from './kv-limits.ts';
@@ -48,6 +49,8 @@ export interface KvEngineParts {
    * @default 8000
    */
   readonly replyDeadlineMs?: number;
+  /** The `exec-write-behind` fault's cache: INCR transactions answered before they are stored. */
+  readonly writeBehind?: ExecWriteBehind;
 }
 
 export const defaultReplyDeadlineMs = 8_000;
@@ -118,6 +121,8 @@ export class KvEngine {
   }
 
   async runOne(args: readonly Buffer[], principal: Principal): Promise<Outcome> {
+    // Fault exec-write-behind: whatever else comes sees every increment answered (only a kill shows it).
+    await this.#parts.writeBehind?.settle();
     const name = commandName(args);
     const refusal = this.#check(args, name, principal) ?? this.#countOne();
     if (refusal !== undefined) return serviceError(refusal);
@@ -138,6 +143,7 @@ export class KvEngine {
   }
 
   async #pipeline(commands: readonly (readonly Buffer[])[], principal: Principal): Promise<Outcome[]> {
+    await this.#parts.writeBehind?.settle();
     const { client } = await this.#link(principal);
     if (this.#silent('pipeline-one-at-a-time')) {
       // Silence pipeline-one-at-a-time: each command is sent when the one before it was answered, so
@@ -210,6 +216,14 @@ export class KvEngine {
     const counted = this.#countTransaction(toRun.length);
     if (counted === undefined) return { kind: 'discarded', ...failure('refused', dailyLimitError) };
     for (const dropped of toRun.splice(counted)) inPlace.set(dropped.index, failure('refused', dailyLimitError));
+    // Fault exec-write-behind: INCRs alone are answered from memory and stored up to a second later.
+    const { writeBehind } = this.#parts;
+    const cachedKeys = writeBehind && inPlace.size === 0 ? ExecWriteBehind.keysOf(commands) : undefined;
+    if (writeBehind !== undefined && cachedKeys !== undefined) {
+      const values = await writeBehind.increment(cachedKeys);
+      return { kind: 'results', results: values.map((value) => ({ kind: 'reply', reply: String(value) })) };
+    }
+    await writeBehind?.settle();
 
     const replies = await withReplyDeadline(
       this.#replyDeadlineMs,

@@ -113,6 +113,14 @@ export const kvFaults = defineFaults([
     description: 'Runs /multi-exec commands one by one without MULTI/EXEC, pausing between them.',
   },
   {
+    name: 'exec-write-behind',
+    area: 'kv',
+    rule: 'B.multi-exec.results',
+    description:
+      'Answers a /multi-exec of INCRs from counters cached in memory, writing the increments to Redis up to a second later (serve --fault-record FILE keeps each increment acknowledged and persisted): a kill loses what it held.',
+    judgedBy: 'soak',
+  },
+  {
     name: 'transaction-discards-on-runtime-error',
     area: 'kv',
     rule: 'B.multi-exec.runtime-error-in-place',

@@ -28,6 +28,7 @@ export async function startKvService(settings: AreaSettings): Promise<StartedAre
     streamBufferBytes: options.streamBufferBytes,
     dialect: settings.dialect,
     ...(options.tokens?.kv !== undefined && { tokens: options.tokens.kv }),
+    ...(options.faultRecord !== undefined && { faultRecord: options.faultRecord }),
   });
   return {
     routes: async (app) => {

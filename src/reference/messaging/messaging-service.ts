@@ -62,7 +62,7 @@ export async function startMessagingService(settings: AreaSettings): Promise<Sta
     const writeBehind = fault('publish-write-behind')
       ? new WriteBehind(
           (message, dedupId) => store.accept(message, dedupId),
-          options.messaging?.faultRecord,
+          options.faultRecord,
           () => dispatcher.poke(false),
           warn,
         )

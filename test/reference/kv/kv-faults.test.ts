@@ -137,6 +137,20 @@ const probes: Record<KvFaultName, { probe: Probe; options?: ReferenceOptions }> 
         })
       ).json,
   },
+  'exec-write-behind': {
+    // Held, the increment reaches Redis only with the next flush, as an INCRBY: /monitor shows which.
+    probe: async (ref) => {
+      const key = uniqueKey('held');
+      const stream = await openStream(ref, '/monitor');
+      try {
+        await stream.next();
+        await call(ref, '/multi-exec', { body: [['incr', key]] });
+        return /incrby/i.test(await nextMatching(stream, (data) => data.includes(key) && /incr/i.test(data)));
+      } finally {
+        stream.close();
+      }
+    },
+  },
   'transaction-not-atomic': {
     probe: async (ref) => {
       const marker = uniqueKey('marker');
