@@ -131,6 +131,8 @@ export class ManagedProcess {
   /** Set while the soak itself ends the process, so its exit is not counted as unexpected. */
   #stopping = false;
   #paused = false;
+  /** The probe answered the current process, and nothing is ending it. */
+  #ready = false;
   #output: string[] = [];
   readonly unexpectedExits: UnexpectedExit[] = [];
   readonly faults: ProcessFaultTiming[] = [];
@@ -154,12 +156,21 @@ export class ManagedProcess {
     return this.#paused;
   }
 
+  /**
+   * The current process answered its probe and is not being ended: false from a kill or restart until
+   * the new process is ready (the sampler leaves a start-up out of a lifetime's trend).
+   */
+  get ready(): boolean {
+    return this.#ready;
+  }
+
   /** The last lines the implementation wrote (stdout and stderr), for a one-line reason. */
   get recentOutput(): string {
     return this.#output.join(' | ');
   }
 
   async #launch(): Promise<void> {
+    this.#ready = false;
     const spec = this.#spec;
     const child = spawn(spec.command, [...(spec.args ?? [])], {
       cwd: spec.cwd,
@@ -208,12 +219,14 @@ export class ManagedProcess {
       }
       await sleep(probeEveryMs);
     }
+    this.#ready = true;
   }
 
   /** Ends the current process: `signal` to the group, SIGKILL after the stop timeout; waits for the exit. */
   async #end(signal: NodeJS.Signals): Promise<void> {
     const child = this.#child;
     if (child === undefined || child.exitCode !== null || child.signalCode !== null) return;
+    this.#ready = false;
     this.#stopping = true;
     try {
       if (this.#paused) this.#continue();

@@ -208,7 +208,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakRun> {
           const managed = implementation.process;
           sampler = startResourceSampler({
             intervalMs,
-            ...(managed !== undefined && { group: () => managed.pid }),
+            // Sampled while ready only: a restart's start-up (a runtime loading itself) is no leak.
+            ...(managed !== undefined && { group: () => (managed.ready ? managed.pid : undefined) }),
           });
         },
         async onRunEnd() {

@@ -43,7 +43,7 @@ describe('the resource sampler', () => {
     const usage = groupUsage(pgid);
     expect(usage?.pids.length).toBeGreaterThanOrEqual(2);
     expect(usage?.rssBytes).toBeGreaterThan(10 * 1024 * 1024);
-    const sampler = startResourceSampler({ intervalMs: 200, group: () => target.pid });
+    const sampler = startResourceSampler({ intervalMs: 200, group: () => (target.ready ? target.pid : undefined) });
     await sleep(2500);
     await target.kill();
     await sleep(2500);
