@@ -42,7 +42,7 @@ function trendCells(series: TrendSeries) {
     slope: slope === null ? 'no slope (too few samples)' : `${signed(slope.slope, 1)} MB/h`,
     interval: slope === null ? '' : `${signed(slope.lower, 1)} … ${signed(slope.upper, 1)}`,
     cpu: series.cpuMeanCores === null ? 'no data' : `${series.cpuMeanCores.toFixed(2)} cores`,
-    samples: `${series.points.length} samples, ${series.lifetimes} ${series.lifetimes === 1 ? 'lifetime' : 'lifetimes'}`,
+    samples: `${series.points.length} ${series.points.length === 1 ? 'sample' : 'samples'}, ${series.lifetimes} ${series.lifetimes === 1 ? 'lifetime' : 'lifetimes'}`,
   };
 }
 
