@@ -15,12 +15,24 @@
  * - `recovery_lost_updates`: counter, the key-value counters' shortfall after a recovery (soak-updates.ts),
  *   the largest seen per scenario, summed.
  *
+ * - `rss_slope_mb_per_h`: an estimate, the memory slope of a process (soak-trends.ts), judged by its
+ *   point value (`value`) or a bound of its 95% interval (`lower`, `upper`): `upper<50` passes only when
+ *   the data show, with 95% confidence, less than 50 MB/h of growth, so a short or noisy run cannot
+ *   pass it by luck, as a `value<50` can; too few samples to fit a slope is no data;
+ * - `rss_mb` and `cpu_cores`: trends over the samples, the resident memory in MB and the cores used
+ *   between two samples (`avg`, `min`, `max`, `med`, `p(N)`).
+ *
+ *   `{process:implementation}` (the default: the one under test) or `{process:harness}` picks the series.
+ *
  * `lost: count==0` and `recovery_lost_updates: count==0` are the soak's own: a lost message or a lost
  * update fails the gate whatever else is given. They judge only what a checker saw: a soak without
  * messaging scenarios has no `lost` to read, which is no failure of it (one given on the command line
  * still fails on no data).
  */
+
+import { harnessError } from '../shared/errors.ts';
 import type { FaultRecovery, SoakCheck } from './soak-check.ts';
+import { type TrendProcess, type TrendSeries, trendProcesses } from './soak-trends.ts';
 import type { RecoveryUpdates } from './soak-updates.ts';
 import { type MetricKind, meets, parseThresholds, type Threshold, type ThresholdVocabulary } from './threshold.ts';
 
@@ -32,15 +44,26 @@ export const soakMetrics: Readonly<Record<string, MetricKind>> = {
   recovery_s: 'trend',
   drain_s: 'trend',
   recovery_lost_updates: 'counter',
+  rss_slope_mb_per_h: 'estimate',
+  rss_mb: 'trend',
+  cpu_cores: 'trend',
 };
+
+const trendMetrics = new Set(['rss_slope_mb_per_h', 'rss_mb', 'cpu_cores']);
 
 const faultMetrics = new Set(['fault_errors', 'recovery_s', 'drain_s']);
 
 const vocabulary: ThresholdVocabulary = {
   metrics: soakMetrics,
-  tags: (metric) => (faultMetrics.has(metric) ? ['fault', 'scenario'] : ['scenario']),
+  tags: (metric) =>
+    faultMetrics.has(metric) ? ['fault', 'scenario'] : trendMetrics.has(metric) ? ['process'] : ['scenario'],
   // Counts only: a soak's counters have no per-second rate (no duration they are over is theirs).
-  aggregations: { counter: ['count'], trend: ['avg', 'min', 'max', 'med', 'p(N)'], rate: [] },
+  aggregations: {
+    counter: ['count'],
+    trend: ['avg', 'min', 'max', 'med', 'p(N)'],
+    rate: [],
+    estimate: ['value', 'lower', 'upper'],
+  },
 };
 
 /** The soak's own thresholds, before any given. */
@@ -57,14 +80,45 @@ export interface SoakThresholdResult {
   readonly metric: string;
   readonly source: 'soak' | 'cli';
   readonly ok: boolean;
-  /** Seconds for the `_s` trends, a count for the counters; null when no data. */
+  /** Seconds for the `_s` trends, a count for the counters, MB/h, MB or cores for the trends'; null when no data. */
   readonly value: number | null;
 }
 
 /** The soak's defaults and the given texts, parsed: a typo is a usage error before anything starts. */
 export function parseSoakThresholds(given: readonly string[]): Threshold[] {
   const own = parseThresholds(defaultSoakThresholds, 'scenario', vocabulary);
-  return [...own, ...parseThresholds(given, 'cli', vocabulary)];
+  const parsed = parseThresholds(given, 'cli', vocabulary);
+  for (const [i, threshold] of parsed.entries()) {
+    const named = threshold.tags.process;
+    if (named !== undefined && !(trendProcesses as readonly string[]).includes(named)) {
+      throw harnessError(
+        'SVC_USAGE',
+        `threshold ${JSON.stringify(given[i])}: unknown process ${named}; processes: ${trendProcesses.join(', ')}`,
+      );
+    }
+  }
+  return [...own, ...parsed];
+}
+
+/** A trend metric's value over the series its `{process:…}` picks (the implementation by default). */
+function trendValue(threshold: Threshold, trends: readonly TrendSeries[]): number | null {
+  const process = (threshold.tags.process ?? 'implementation') as TrendProcess;
+  const series = trends.find((item) => item.process === process);
+  if (series === undefined) return null;
+  if (threshold.metric === 'rss_slope_mb_per_h') {
+    if (series.slope === null) return null;
+    const { slope, lower, upper } = series.slope;
+    return (
+      Math.round(
+        (threshold.aggregation === 'lower' ? lower : threshold.aggregation === 'upper' ? upper : slope) * 1000,
+      ) / 1000
+    );
+  }
+  const values = series.points.flatMap((point) => {
+    const read = threshold.metric === 'rss_mb' ? point.rssMb : point.cpuCores;
+    return read === null ? [] : [read];
+  });
+  return values.length === 0 ? null : Math.round(trend(threshold.aggregation, values) * 10_000) / 10_000;
 }
 
 /** A scenario's check, named. */
@@ -102,7 +156,9 @@ function value(
   checks: readonly NamedCheck[],
   actions: ReadonlyMap<string, string>,
   updates: readonly NamedUpdates[],
+  trends: readonly TrendSeries[],
 ): number | null {
+  if (trendMetrics.has(threshold.metric)) return trendValue(threshold, trends);
   if (threshold.metric === 'recovery_lost_updates') {
     const read = updates
       .filter((item) => threshold.tags.scenario === undefined || item.scenario === threshold.tags.scenario)
@@ -138,9 +194,10 @@ export function judgeSoakThresholds(
   checks: readonly NamedCheck[],
   actions: ReadonlyMap<string, string>,
   updates: readonly NamedUpdates[] = [],
+  trends: readonly TrendSeries[] = [],
 ): SoakThresholdResult[] {
   return thresholds.flatMap((threshold) => {
-    const measured = value(threshold, checks, actions, updates);
+    const measured = value(threshold, checks, actions, updates, trends);
     // The soak's own judge only what a checker saw; one the user gave fails on no data.
     if (measured === null && threshold.source !== 'cli') return [];
     return {

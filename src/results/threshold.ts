@@ -14,7 +14,11 @@ import { type Histogram, mergeEncoded, summarize } from './histogram.ts';
 import type { ScenarioResult, TagMetrics, ThresholdResult } from './load-run.ts';
 
 export type ThresholdSource = 'scenario' | 'cli';
-export type MetricKind = 'trend' | 'rate' | 'counter';
+/**
+ * `estimate`: one value with its 95% interval, judged by `value`, `lower` or `upper` (the soak's memory
+ * slope; the load has none).
+ */
+export type MetricKind = 'trend' | 'rate' | 'counter' | 'estimate';
 
 export interface Threshold {
   /** Normalised: `metric{k:v}: agg op n` (tags in the order given, no tag block when there are none). */
@@ -54,7 +58,11 @@ const aggregationsOf: Readonly<Record<MetricKind, readonly string[]>> = {
   trend: ['avg', 'min', 'max', 'med', 'p(N)'],
   rate: ['rate'],
   counter: ['count', 'rate'],
+  estimate: [],
 };
+
+/** The aggregations every vocabulary reads the same; an estimate's are its vocabulary's own. */
+const commonAggregations = ['avg', 'min', 'max', 'med', 'rate', 'count'];
 
 /** k6's operators; longest first so `<=` is not read as `<` followed by `=5`. */
 const operators = ['===', '==', '!=', '<=', '>=', '<', '>'];
@@ -168,8 +176,9 @@ export function parseThreshold(
       throw fail(`bad percentile ${token}; expected p(N) with 0 < N <= 100`);
     }
     aggregation = `p(${percentile})`;
-  } else if (!['avg', 'min', 'max', 'med', 'rate', 'count'].includes(token)) {
-    throw fail(`unknown aggregation "${token}"; expected avg, min, max, med, p(N), rate or count`);
+  } else if (!commonAggregations.includes(token) && !vocabulary.aggregations.estimate.includes(token)) {
+    const names = ['avg', 'min', 'max', 'med', 'p(N)', 'rate', 'count', ...vocabulary.aggregations.estimate];
+    throw fail(`unknown aggregation "${token}"; expected ${names.slice(0, -1).join(', ')} or ${names.at(-1)}`);
   }
   const family = aggregation.startsWith('p(') ? 'p(N)' : aggregation;
   const supported = vocabulary.aggregations[kind];

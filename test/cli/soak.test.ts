@@ -40,7 +40,12 @@ interface SoakJson {
   readonly problems: readonly string[];
   readonly check: {
     readonly ok: boolean;
-    readonly thresholds: readonly { readonly metric: string; readonly ok: boolean }[];
+    readonly thresholds: readonly {
+      readonly expression: string;
+      readonly metric: string;
+      readonly ok: boolean;
+      readonly value: number | null;
+    }[];
     readonly scenarios: readonly {
       readonly acknowledged: number;
       readonly refused: number;
@@ -50,8 +55,24 @@ interface SoakJson {
       readonly faults: readonly { readonly id: string; readonly errors: number; readonly cut?: true }[];
     }[];
   };
+  readonly trends: {
+    readonly intervalMs: number;
+    readonly series: readonly {
+      readonly process: string;
+      readonly samples: number;
+      readonly lifetimes: number;
+      readonly rssMb: { readonly first: number; readonly last: number; readonly min: number; readonly max: number };
+      readonly slopeMbPerH: { readonly value: number; readonly lower: number; readonly upper: number } | null;
+      readonly cpuCores: { readonly mean: number | null };
+      readonly points: readonly unknown[];
+    }[];
+  };
   readonly exitCode: number;
 }
+
+/** A threshold's result in soak.json, by its expression. */
+const thresholdOf = (run: { soak?: SoakJson }, expression: string) =>
+  run.soak?.check.thresholds.find((item) => item.expression === expression);
 
 /**
  * The checker against the load's own counters, exactly: every answered or unanswered publish has one
@@ -230,6 +251,54 @@ describe('svc-harness soak', () => {
     });
     expect(run.stdout).toMatch(/^soak: transaction after f1-1: 0 lost updates \(0=\d+≥\d+/m);
   }, 180_000);
+
+  test('the trends: the reference and the harness sampled through the load, a slope threshold that holds and one that cannot', async () => {
+    const run = await soak('trends', [
+      'command',
+      '--duration',
+      '4s',
+      '--rate',
+      '20',
+      '--threshold',
+      'rss_slope_mb_per_h: value<100000',
+      '--threshold',
+      'rss_slope_mb_per_h{process:harness}: upper<100000',
+      '--threshold',
+      'cpu_cores{process:implementation}: avg<64',
+      '--threshold',
+      'rss_slope_mb_per_h{process:implementation}: value<-100000',
+    ]);
+    expect(run.exitCode, context(run)).toBe(99);
+    // Every 250 ms over 4 s (4 s / 30 is under the floor).
+    expect(run.soak?.trends.intervalMs).toBe(250);
+    const series = run.soak?.trends.series ?? [];
+    expect(series.map((item) => item.process)).toEqual(['implementation', 'harness']);
+    for (const item of series) {
+      expect(item.samples, item.process).toBeGreaterThan(8);
+      expect(item.points).toHaveLength(item.samples);
+      expect(item.lifetimes).toBe(1);
+      // A node process's resident memory: tens to hundreds of MB, not bytes and not gigabytes.
+      expect(item.rssMb.first, item.process).toBeGreaterThan(10);
+      expect(item.rssMb.max, item.process).toBeLessThan(4000);
+      expect(item.slopeMbPerH, item.process).not.toBeNull();
+      expect(item.cpuCores.mean, item.process).toBeGreaterThanOrEqual(0);
+    }
+    expect(thresholdOf(run, 'rss_slope_mb_per_h: value < 100000')?.ok).toBe(true);
+    expect(thresholdOf(run, 'rss_slope_mb_per_h{process:harness}: upper < 100000')?.ok).toBe(true);
+    expect(thresholdOf(run, 'cpu_cores{process:implementation}: avg < 64')?.ok).toBe(true);
+    expect(thresholdOf(run, 'rss_slope_mb_per_h{process:implementation}: value < -100000')?.ok).toBe(false);
+    expect(run.stdout).toMatch(
+      /^soak: trend implementation rss [\d.]+ MB → [\d.]+ MB, slope [+−][\d.]+ MB\/h \(95% CI [+−][\d.]+ … [+−][\d.]+\), cpu [\d.]+ cores \(\d+ samples, 1 lifetime\)$/m,
+    );
+    expect(run.stdout).toMatch(/^soak: trend harness rss /m);
+    expect(run.stdout).toMatch(
+      /^soak threshold rss_slope_mb_per_h\{process:implementation\}: value < -100000: FAILED/m,
+    );
+    const markdown = await readFile(join(dir, 'trends', 'summary.md'), 'utf8');
+    expect(markdown).toContain('### Trends: memory and CPU');
+    expect(markdown).toMatch(/^\| implementation \| [\d.]+ MB → [\d.]+ MB \|/m);
+    expect(await readFile(join(dir, 'trends', 'index.html'), 'utf8')).toContain('<h3>Trends: memory and CPU</h3>');
+  }, 120_000);
 
   test('a kill in the last second under transactions: the soak waits for the restart before the scenario reads back and finishes', async () => {
     const run = await soak('kill-at-the-end', [
@@ -432,6 +501,55 @@ describe('svc-harness soak', () => {
       expect(run.stdout).not.toContain('soak-token-0123456789');
       expect(await readFile(join(dir, 'process', 'soak.json'), 'utf8')).not.toContain('soak-token-0123456789');
     }, 180_000);
+
+    test('an implementation leaking 16 MB/s, killed once: its slope across both lifetimes is the leak, and the gate says so', async () => {
+      const port = await findFreePort();
+      const target = join(dir, 'leaking.json');
+      await writeFile(
+        target,
+        JSON.stringify({
+          name: 'leaking',
+          kv: { url: `http://127.0.0.1:${port}`, token: 'soak-token-0123456789' },
+          process: {
+            command: process.execPath,
+            args: [join(repoRoot, 'test/cli/fixtures/leaking-kv.ts')],
+            env: {
+              PORT: String(port),
+              URS_TOKEN: 'soak-token-0123456789',
+              REDIS_URL: `${redis.url.replace(/\/+$/, '')}/5`,
+              LEAK_MB_PER_S: '16',
+            },
+            ready: { port },
+          },
+        }),
+      );
+      const run = await soak('leaking', [
+        'pipeline',
+        '--target',
+        target,
+        '--duration',
+        '7s',
+        '--rate',
+        '20',
+        '--fault',
+        'kill every 1m after 3s',
+        // 16 MB/s is 57,600 MB/h: its interval lies above 14,400 (a quarter of it), wide for a loaded machine.
+        '--threshold',
+        'rss_slope_mb_per_h: lower>14400',
+        '--threshold',
+        'rss_slope_mb_per_h: upper<14400',
+      ]);
+      expect(run.exitCode, context(run)).toBe(99);
+      const implementation = run.soak?.trends.series.find((item) => item.process === 'implementation');
+      const summary = JSON.stringify({ ...implementation, points: undefined });
+      expect(implementation?.lifetimes, summary).toBe(2);
+      // Never sampled while down or starting: no reading of a process not ready.
+      expect(implementation?.rssMb.min, summary).toBeGreaterThan(20);
+      expect(implementation?.slopeMbPerH?.value, summary).toBeGreaterThan(57_600 * 0.5);
+      expect(implementation?.slopeMbPerH?.value, summary).toBeLessThan(57_600 * 2);
+      expect(thresholdOf(run, 'rss_slope_mb_per_h: lower > 14400')?.ok, summary).toBe(true);
+      expect(thresholdOf(run, 'rss_slope_mb_per_h: upper < 14400')?.ok, summary).toBe(false);
+    }, 180_000);
   });
 
   test.each([
@@ -441,6 +559,10 @@ describe('svc-harness soak', () => {
     ],
     [['--fault', 'pause 10m every 5m'], /it lasts 600 s, as long as its period or longer/],
     [['--threshold', 'recovery_s{stream:x}: max<30'], /recovery_s takes no tag stream; its tags: fault, scenario/],
+    [
+      ['--threshold', 'rss_slope_mb_per_h{process:redis}: upper<50'],
+      /unknown process redis; processes: implementation, harness/,
+    ],
   ])('bad input %j is one line, exit 2, before anything starts', async (args, line) => {
     const run = await soak('bad', ['command', '--duration', '2s', ...args], 30_000);
     expect(run.exitCode).toBe(2);

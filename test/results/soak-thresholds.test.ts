@@ -2,6 +2,7 @@
 import { describe, expect, test } from 'vitest';
 import type { SoakCheck } from '../../src/results/soak-check.ts';
 import { isSoakThreshold, judgeSoakThresholds, parseSoakThresholds } from '../../src/results/soak-thresholds.ts';
+import { trendSeries } from '../../src/results/soak-trends.ts';
 
 const check = (over: Partial<SoakCheck>): SoakCheck => ({
   acknowledged: 10,
@@ -80,6 +81,61 @@ describe('soak thresholds', () => {
     // A soak's counter is a count: its rate would have no duration of its own to be over.
     expect(() => parseSoakThresholds(['lost: rate<1'])).toThrow(
       /counter metric and does not support rate; supported: count/,
+    );
+  });
+
+  test('the trends: the memory slope by its value or a bound of its interval, memory and CPU over the samples, per process', () => {
+    const mb = 1024 * 1024;
+    // The implementation grows 1, 3, 4, 8 MB over four hours: 2.2 MB/h, 95% interval 0.3745 … 4.0255.
+    const implementation = trendSeries(
+      'implementation',
+      [1, 3, 4, 8].map((y, i) => ({ atS: i * 3600, rssBytes: y * mb, cpuS: i * 1800, lifetime: 5 })),
+    );
+    // The harness: two samples, no slope.
+    const harness = trendSeries('harness', [
+      { atS: 0, rssBytes: 50 * mb, cpuS: 0, lifetime: 1 },
+      { atS: 10, rssBytes: 51 * mb, cpuS: 2, lifetime: 1 },
+    ]);
+    const thresholds = parseSoakThresholds([
+      'rss_slope_mb_per_h: value<3',
+      'rss_slope_mb_per_h{process:implementation}: upper<3',
+      'rss_slope_mb_per_h: lower>0',
+      'rss_slope_mb_per_h{process:harness}: value<100000',
+      'rss_mb: max<8',
+      'cpu_cores{process:harness}: avg<0.5',
+      'cpu_cores: p(90)<=0.5',
+    ]);
+    const results = judgeSoakThresholds(thresholds, [], actions, [], [implementation, harness]);
+    expect(results.map((item) => [item.expression, item.value, item.ok])).toEqual([
+      ['rss_slope_mb_per_h: value < 3', 2.2, true],
+      ['rss_slope_mb_per_h{process:implementation}: upper < 3', 4.025, false],
+      ['rss_slope_mb_per_h: lower > 0', 0.375, true],
+      // Too few samples to fit: no data, which never passes.
+      ['rss_slope_mb_per_h{process:harness}: value < 100000', null, false],
+      ['rss_mb: max < 8', 8, false],
+      ['cpu_cores{process:harness}: avg < 0.5', 0.2, true],
+      ['cpu_cores: p(90) <= 0.5', 0.5, true],
+    ]);
+    // A soak that did not start the implementation has no series of it: no data.
+    expect(judgeSoakThresholds(parseSoakThresholds(['cpu_cores: avg<1']), [], actions, [], [harness])).toEqual([
+      expect.objectContaining({ value: null, ok: false }),
+    ]);
+  });
+
+  test('a trend threshold that does not read is a usage line', () => {
+    expect(isSoakThreshold('rss_slope_mb_per_h{process:harness}: upper<50')).toBe(true);
+    expect(() => parseSoakThresholds(['rss_slope_mb_per_h{process:redis}: upper<50'])).toThrow(
+      /unknown process redis; processes: implementation, harness/,
+    );
+    expect(() => parseSoakThresholds(['rss_slope_mb_per_h: avg<50'])).toThrow(
+      /estimate metric and does not support avg; supported: value, lower, upper/,
+    );
+    expect(() => parseSoakThresholds(['rss_mb: upper<50'])).toThrow(/trend metric and does not support upper/);
+    expect(() => parseSoakThresholds(['cpu_cores{scenario:x}: avg<1'])).toThrow(
+      /takes no tag scenario; its tags: process/,
+    );
+    expect(() => parseSoakThresholds(['rss_slope_mb_per_h: slope<1'])).toThrow(
+      /unknown aggregation "slope"; expected avg, min, max, med, p\(N\), rate, count, value, lower or upper/,
     );
   });
 });

@@ -4,7 +4,7 @@
  */
 import { loadSettingsOf } from '../../engines/load/load-settings.ts';
 import { readFaultSpecs, runSoak, type SoakRun } from '../../engines/soak/run-soak.ts';
-import { findingLines } from '../../engines/soak/soak-report.ts';
+import { findingLines, trendLines } from '../../engines/soak/soak-report.ts';
 import type { CommandValues } from '../command-table.ts';
 import { withInterrupts } from '../interrupts.ts';
 import { reportersOf } from '../reporter-flags.ts';
@@ -61,7 +61,11 @@ export async function run(values: CommandValues<'soak'>): Promise<number> {
       log: (line) => process.stderr.write(`${line}\n`),
     }),
   );
-  const lines = [...faultLines(result, result.origin ?? 0), ...findingLines(result.findings)];
+  const lines = [
+    ...faultLines(result, result.origin ?? 0),
+    ...trendLines(result.trends.series),
+    ...findingLines(result.findings),
+  ];
   process.stdout.write(`${lines.join('\n')}\n`);
   return result.exitCode;
 }

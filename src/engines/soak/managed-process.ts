@@ -11,11 +11,11 @@
  * exit the group is SIGCONT'ed and SIGKILL'ed.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { request } from 'undici';
 import { oneLine } from '../../shared/errors.ts';
+import { groupPids } from './process-group.ts';
 
 /** How the soak starts the implementation and knows it is up. */
 export interface ProcessSpec {
@@ -71,36 +71,19 @@ function signalGroup(pid: number | undefined, signal: NodeJS.Signals): void {
 }
 
 /**
- * Whether any process of group `pgid` still runs. Zombies do not count: an orphan whose new parent
- * (a container's first process) never reaps it stays one for good. Read from /proc where there is
- * one; elsewhere, whether the group takes a signal at all.
+ * Whether any process of group `pgid` still runs (zombies do not count: process-group.ts). Read from
+ * /proc where there is one; elsewhere, whether the group takes a signal at all.
  */
 function groupAlive(pgid: number | undefined): boolean {
   if (pgid === undefined) return false;
-  let entries: string[];
+  const pids = groupPids(pgid);
+  if (pids !== undefined) return pids.length > 0;
   try {
-    entries = readdirSync('/proc');
+    process.kill(-pgid, 0);
+    return true;
   } catch {
-    try {
-      process.kill(-pgid, 0);
-      return true;
-    } catch {
-      return false;
-    }
+    return false;
   }
-  for (const entry of entries) {
-    if (!/^\d+$/.test(entry)) continue;
-    let stat: string;
-    try {
-      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-    } catch {
-      continue;
-    }
-    // "pid (comm) state ppid pgrp …": the name may hold spaces and parentheses, so read after the last ')'.
-    const [state, , group] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    if (Number(group) === pgid && state !== 'Z') return true;
-  }
-  return false;
 }
 
 function trackGroup(pid: number): void {
@@ -148,6 +131,8 @@ export class ManagedProcess {
   /** Set while the soak itself ends the process, so its exit is not counted as unexpected. */
   #stopping = false;
   #paused = false;
+  /** The probe answered the current process, and nothing is ending it. */
+  #ready = false;
   #output: string[] = [];
   readonly unexpectedExits: UnexpectedExit[] = [];
   readonly faults: ProcessFaultTiming[] = [];
@@ -171,12 +156,21 @@ export class ManagedProcess {
     return this.#paused;
   }
 
+  /**
+   * The current process answered its probe and is not being ended: false from a kill or restart until
+   * the new process is ready (the sampler leaves a start-up out of a lifetime's trend).
+   */
+  get ready(): boolean {
+    return this.#ready;
+  }
+
   /** The last lines the implementation wrote (stdout and stderr), for a one-line reason. */
   get recentOutput(): string {
     return this.#output.join(' | ');
   }
 
   async #launch(): Promise<void> {
+    this.#ready = false;
     const spec = this.#spec;
     const child = spawn(spec.command, [...(spec.args ?? [])], {
       cwd: spec.cwd,
@@ -225,12 +219,14 @@ export class ManagedProcess {
       }
       await sleep(probeEveryMs);
     }
+    this.#ready = true;
   }
 
   /** Ends the current process: `signal` to the group, SIGKILL after the stop timeout; waits for the exit. */
   async #end(signal: NodeJS.Signals): Promise<void> {
     const child = this.#child;
     if (child === undefined || child.exitCode !== null || child.signalCode !== null) return;
+    this.#ready = false;
     this.#stopping = true;
     try {
       if (this.#paused) this.#continue();

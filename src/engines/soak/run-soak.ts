@@ -8,10 +8,12 @@
  *    when a network fault is asked for (soak-paths.ts);
  * 3. the load, as `load` runs it (the load part in a run context of its own: its reports, thresholds
  *    and live outputs), and beside it,
- *    from the first scenario's start, the nemesis (nemesis.ts), stopped when the load ends;
+ *    from the first scenario's start, the nemesis (nemesis.ts) and the sampler of the implementation's
+ *    and the harness's memory and CPU (resource-sampler.ts), both stopped when the load ends;
  * 4. everything the soak started stopped (also on Ctrl-C, also when a step threw), the checker run
  *    over each messaging scenario's per-publish evidence against the faults (soak-findings.ts: lost
- *    by id, indeterminates, recovery per fault, the soak's thresholds), and `soak.json` written beside
+ *    by id, indeterminates, recovery per fault, the soak's thresholds), the trends fitted over the
+ *    samples (results/soak-trends.ts: memory slope per hour, CPU), and `soak.json` written beside
  *    the load's reports: the seed, the timeline, each fault as it happened, the implementation's exits
  *    nobody asked for, the findings; summary.md and index.html get the soak's section (soak-report.ts).
  *
@@ -24,6 +26,7 @@ import { join } from 'node:path';
 import type { LoadRun } from '../../results/load-run.ts';
 import type { FaultChange, Reporter } from '../../results/reporter.ts';
 import { isSoakThreshold, parseSoakThresholds } from '../../results/soak-thresholds.ts';
+import { type TrendSeries, trendSeries, trendsJson } from '../../results/soak-trends.ts';
 import type { ReadBackResult } from '../../results/soak-updates.ts';
 import { ExitCode, harnessError, oneLine } from '../../shared/errors.ts';
 import { type FaultSpec, FaultSpecError, isProcessFault, parseFaultSpec } from '../../shared/fault-spec.ts';
@@ -42,6 +45,7 @@ import { scenarioNames, scenariosDir } from '../load/scenario-registry.ts';
 import { type FaultOccurrence, faultSchedule } from './fault-schedule.ts';
 import type { UnexpectedExit } from './managed-process.ts';
 import { type DoneFault, runNemesis } from './nemesis.ts';
+import { type ResourceSampler, sampleIntervalMs, startResourceSampler } from './resource-sampler.ts';
 import { findingsJson, type SoakFindings, soakFindings } from './soak-findings.ts';
 import { startSoakImplementation } from './soak-implementation.ts';
 import { startSoakPaths } from './soak-paths.ts';
@@ -76,6 +80,8 @@ export interface SoakRun {
   readonly reportDir: string;
   /** Unix ms of the faults' time 0 (the measured load's start); undefined when the load never began. */
   readonly origin?: number;
+  /** The memory and CPU sampled through the load, every `intervalMs`: the implementation's (when the soak started it) and the harness's. */
+  readonly trends: { readonly intervalMs: number; readonly series: readonly TrendSeries[] };
   /** The checker's findings over the messaging scenarios, and the soak's thresholds. */
   readonly findings: SoakFindings;
   readonly exitCode: number;
@@ -131,6 +137,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakRun> {
   const names = options.scenarios?.length ? options.scenarios : scenarioNames(options.scenariosDir ?? scenariosDir);
   const eachMs = (settings.durationS ?? 0) * 1000;
   const timeline = faultSchedule(specs, eachMs * names.length, settings.seed, restartAllowanceMs);
+  const intervalMs = sampleIntervalMs(eachMs * names.length);
 
   const implementation = await startSoakImplementation(
     fileTarget,
@@ -141,6 +148,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakRun> {
   let load: LoadRun | undefined;
   let faults: DoneFault[] = [];
   let origin: number | undefined;
+  let sampler: ResourceSampler | undefined;
   try {
     const paths = await startSoakPaths(specs, implementation.target, options.sink, settings.seed, log);
     try {
@@ -182,6 +190,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakRun> {
           await Promise.all([...on.values()].map((item) => item.healed));
           return;
         }
+        // The trends are the load's: the final heal and the sink's wait after it are no part of them.
+        sampler?.stop();
         stopNemesis.abort();
         faults = await (nemesis ?? Promise.resolve([]));
       };
@@ -195,6 +205,12 @@ export async function runSoak(options: SoakOptions): Promise<SoakRun> {
           if (nemesis !== undefined || change.phase !== 'load' || change.edge !== 'start') return;
           origin = Date.now();
           nemesis = runNemesis(timeline, origin, parts, signal);
+          const managed = implementation.process;
+          sampler = startResourceSampler({
+            intervalMs,
+            // Sampled while ready only: a restart's start-up (a runtime loading itself) is no leak.
+            ...(managed !== undefined && { group: () => (managed.ready ? managed.pid : undefined) }),
+          });
         },
         async onRunEnd() {
           stopNemesis.abort();
@@ -234,6 +250,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakRun> {
           context,
         );
       } finally {
+        sampler?.stop();
         stopNemesis.abort();
         faults = await (nemesis ?? Promise.resolve([]));
         await context.close();
@@ -269,7 +286,12 @@ export async function runSoak(options: SoakOptions): Promise<SoakRun> {
     readings: done.filter((item) => item.scenario === scenario).map((item) => item.result),
   }));
   const interrupted = options.signal?.aborted === true;
-  const findings = soakFindings(evidence, faults, soakThresholds, updateEvidence, interrupted);
+  const samples = sampler?.stop();
+  const series = [
+    ...(samples?.implementation !== undefined ? [trendSeries('implementation', samples.implementation)] : []),
+    ...(samples !== undefined ? [trendSeries('harness', samples.harness)] : []),
+  ];
+  const findings = soakFindings(evidence, faults, soakThresholds, updateEvidence, interrupted, series);
   evidence.length = 0;
   const exitCode = faults.some((fault) => fault.error !== undefined)
     ? ExitCode.notJudged
@@ -291,11 +313,12 @@ export async function runSoak(options: SoakOptions): Promise<SoakRun> {
     problems: redactStrings(problems, redact),
     reportDir,
     ...(origin !== undefined && { origin }),
+    trends: { intervalMs, series },
     findings: redactStrings(findings, redact),
     exitCode,
   };
   await writeFile(join(reportDir, 'soak.json'), `${JSON.stringify(soakJson(run), null, 2)}\n`);
-  await addToReports(reportDir, run.findings);
+  await addToReports(reportDir, run.findings, run.trends.series);
   return run;
 }
 
@@ -314,6 +337,7 @@ function soakJson(run: SoakRun) {
     faults: run.faults,
     unexpectedExits: run.unexpectedExits,
     problems: run.problems,
+    trends: trendsJson(run.trends.intervalMs, run.trends.series),
     check: findingsJson(run.findings),
     ...(run.origin !== undefined && { startedAt: new Date(run.origin).toISOString() }),
     exitCode: run.exitCode,

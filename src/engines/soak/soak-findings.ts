@@ -7,6 +7,7 @@
  */
 import { checkSoak, type FaultWindow, type SoakCheck } from '../../results/soak-check.ts';
 import { judgeSoakThresholds, type NamedUpdates, type SoakThresholdResult } from '../../results/soak-thresholds.ts';
+import type { TrendSeries } from '../../results/soak-trends.ts';
 import { checkUpdates, type ReadBackResult } from '../../results/soak-updates.ts';
 import type { Threshold } from '../../results/threshold.ts';
 import { type FatePart, publishRecords } from '../load/fate-log.ts';
@@ -76,6 +77,7 @@ export function soakFindings(
   thresholds: readonly Threshold[],
   updateEvidence: readonly UpdateEvidence[] = [],
   interrupted = false,
+  trends: readonly TrendSeries[] = [],
 ): SoakFindings {
   const updates = updateEvidence.map(
     (item): NamedUpdates => ({
@@ -106,6 +108,7 @@ export function soakFindings(
     scenarios.map(({ scenario, check }) => ({ scenario, check })),
     actions,
     updates,
+    trends,
   );
   return {
     scenarios,

@@ -1,7 +1,8 @@
 /**
  * The soak's part of the reports (issue 39 item 5): a table per fault (errors while it lasted, heal to
  * first success, heal to the backlog drained), the lost messages by id with the faults around each,
- * the indeterminate ones never seen, and the soak's thresholds; as console lines, as a Markdown
+ * the indeterminate ones never seen, the soak's thresholds, and the trends of memory and CPU (a row per
+ * process sampled); as console lines, as a Markdown
  * section and as an HTML section. The load's reporters wrote summary.md and index.html before the
  * faults were all healed, so the soak adds its section to each of them afterwards (when the run wrote
  * them), rather than teaching every reporter a soak: the files stay the load's, with the soak's part
@@ -10,6 +11,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FaultRecovery } from '../../results/soak-check.ts';
+import type { TrendSeries } from '../../results/soak-trends.ts';
 import type { SoakFindings } from './soak-findings.ts';
 
 /** How many lost or indeterminate messages the console and summary.md name; soak.json lists more. */
@@ -24,6 +26,42 @@ function recoveryText(fault: FaultRecovery): string {
     fault.drainedS === null ? 'never (a key of its backlog is lost)' : `after ${fault.drainedS} s`
   }`;
 }
+
+const signed = (value: number, digits: number) => `${value < 0 ? '−' : '+'}${Math.abs(value).toFixed(digits)}`;
+
+/** A trend's parts, as text: memory first → last, the slope and its interval, the mean CPU. */
+function trendCells(series: TrendSeries) {
+  const first = series.points[0];
+  const last = series.points[series.points.length - 1];
+  const { slope } = series;
+  return {
+    rss:
+      first === undefined || last === undefined
+        ? 'no sample'
+        : `${first.rssMb.toFixed(1)} MB → ${last.rssMb.toFixed(1)} MB`,
+    slope: slope === null ? 'no slope (too few samples)' : `${signed(slope.slope, 1)} MB/h`,
+    interval: slope === null ? '' : `${signed(slope.lower, 1)} … ${signed(slope.upper, 1)}`,
+    cpu: series.cpuMeanCores === null ? 'no data' : `${series.cpuMeanCores.toFixed(2)} cores`,
+    samples: `${series.points.length} ${series.points.length === 1 ? 'sample' : 'samples'}, ${series.lifetimes} ${series.lifetimes === 1 ? 'lifetime' : 'lifetimes'}`,
+  };
+}
+
+/**
+ * The console's line per process sampled:
+ * `soak: trend implementation rss 84.1 MB → 86.0 MB, slope +1.2 MB/h (95% CI −0.8 … +3.1), cpu 0.31 cores (…)`.
+ */
+export function trendLines(series: readonly TrendSeries[]): string[] {
+  return series.map((item) => {
+    const cells = trendCells(item);
+    return `soak: trend ${item.process} rss ${cells.rss}, slope ${cells.slope}${cells.interval === '' ? '' : ` (95% CI ${cells.interval})`}, cpu ${cells.cpu} (${cells.samples})`;
+  });
+}
+
+const trendHead = ['process', 'rss first → last', 'slope', '95% interval', 'mean cpu', 'samples'];
+const trendRow = (series: TrendSeries) => {
+  const cells = trendCells(series);
+  return [series.process, cells.rss, cells.slope, cells.interval, cells.cpu, cells.samples];
+};
 
 /** The console's lines: per scenario the counts, each fault's recovery, the first lost ids, the thresholds. */
 export function findingLines(findings: SoakFindings): string[] {
@@ -56,10 +94,20 @@ export function findingLines(findings: SoakFindings): string[] {
 
 const cell = (text: string) => text.replaceAll('|', '\\|').replaceAll('\n', ' ');
 
-export function findingsMarkdown(findings: SoakFindings): string {
+export function findingsMarkdown(findings: SoakFindings, trends: readonly TrendSeries[] = []): string {
   const out = ['', '## Soak under faults', ''];
   for (const item of findings.thresholds) {
     out.push(`- ${item.ok ? 'ok' : '**FAILED**'} \`${item.expression}\` (${item.value ?? 'no data'})`);
+  }
+  if (trends.length > 0) {
+    out.push(
+      '',
+      '### Trends: memory and CPU',
+      '',
+      `| ${trendHead.join(' | ')} |`,
+      `| ${trendHead.map(() => '---').join(' | ')} |`,
+      ...trends.map((series) => `| ${trendRow(series).map(cell).join(' | ')} |`),
+    );
   }
   for (const { scenario, check, droppedFates } of findings.scenarios) {
     out.push(
@@ -116,11 +164,12 @@ function table(head: readonly string[], rows: readonly (readonly string[])[]): s
   return `<table><thead>${line(head, 'th')}</thead><tbody>${rows.map((row) => line(row, 'td')).join('')}</tbody></table>`;
 }
 
-export function findingsHtml(findings: SoakFindings): string {
+export function findingsHtml(findings: SoakFindings, trends: readonly TrendSeries[] = []): string {
   const parts = ['<section id="soak"><h2>Soak under faults</h2>'];
   parts.push(
     `<ul>${findings.thresholds.map((item) => `<li>${item.ok ? 'ok' : '<strong>FAILED</strong>'} <code>${escapeText(item.expression)}</code> (${escapeText(String(item.value ?? 'no data'))})</li>`).join('')}</ul>`,
   );
+  if (trends.length > 0) parts.push('<h3>Trends: memory and CPU</h3>', table(trendHead, trends.map(trendRow)));
   for (const { scenario, check } of findings.scenarios) {
     parts.push(
       `<h3>${escapeText(scenario)}</h3>`,
@@ -180,14 +229,18 @@ export function findingsHtml(findings: SoakFindings): string {
 }
 
 /** Adds the soak's section to the run's summary.md and index.html, each only when the run wrote it. */
-export async function addToReports(reportDir: string, findings: SoakFindings): Promise<void> {
+export async function addToReports(
+  reportDir: string,
+  findings: SoakFindings,
+  trends: readonly TrendSeries[] = [],
+): Promise<void> {
   const summary = join(reportDir, 'summary.md');
   const markdown = await readFile(summary, 'utf8').catch(() => undefined);
-  if (markdown !== undefined) await writeFile(summary, `${markdown.trimEnd()}\n${findingsMarkdown(findings)}`);
+  if (markdown !== undefined) await writeFile(summary, `${markdown.trimEnd()}\n${findingsMarkdown(findings, trends)}`);
   const index = join(reportDir, 'index.html');
   const html = await readFile(index, 'utf8').catch(() => undefined);
   const at = html?.lastIndexOf('</main>') ?? -1;
   if (html !== undefined && at !== -1) {
-    await writeFile(index, `${html.slice(0, at)}${findingsHtml(findings)}\n${html.slice(at)}`);
+    await writeFile(index, `${html.slice(0, at)}${findingsHtml(findings, trends)}\n${html.slice(at)}`);
   }
 }
