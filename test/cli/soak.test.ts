@@ -457,26 +457,33 @@ describe('svc-harness soak', () => {
     });
     afterAll(() => redis?.stop());
 
-    test('a third-party key-value server (npm) killed and restarted by the soak, at the address its target names', async () => {
+    /** A target file whose `process` runs a key-value server of `script` on a free port, on Redis database `db`. */
+    async function processTarget(name: string, script: string, db: number, env: Record<string, string> = {}) {
       const port = await findFreePort();
-      const target = join(dir, 'hwc.json');
+      const target = join(dir, `${name}.json`);
       await writeFile(
         target,
         JSON.stringify({
-          name: 'hwc',
+          name,
           kv: { url: `http://127.0.0.1:${port}`, token: 'soak-token-0123456789' },
           process: {
             command: process.execPath,
-            args: [join(repoRoot, 'test/third-party/hwc-server.ts')],
+            args: [join(repoRoot, script)],
             env: {
               PORT: String(port),
               URS_TOKEN: 'soak-token-0123456789',
-              REDIS_URL: `${redis.url.replace(/\/+$/, '')}/4`,
+              REDIS_URL: `${redis.url.replace(/\/+$/, '')}/${db}`,
+              ...env,
             },
             ready: { port },
           },
         }),
       );
+      return target;
+    }
+
+    test('a third-party key-value server (npm) killed and restarted by the soak, at the address its target names', async () => {
+      const target = await processTarget('hwc', 'test/third-party/hwc-server.ts', 4);
       const run = await soak('process', [
         // Its pipeline endpoint: it answers no path form (GET /get/k is its 404).
         'pipeline',
@@ -503,26 +510,7 @@ describe('svc-harness soak', () => {
     }, 180_000);
 
     test('an implementation leaking 16 MB/s, killed once: its slope across both lifetimes is the leak, and the gate says so', async () => {
-      const port = await findFreePort();
-      const target = join(dir, 'leaking.json');
-      await writeFile(
-        target,
-        JSON.stringify({
-          name: 'leaking',
-          kv: { url: `http://127.0.0.1:${port}`, token: 'soak-token-0123456789' },
-          process: {
-            command: process.execPath,
-            args: [join(repoRoot, 'test/cli/fixtures/leaking-kv.ts')],
-            env: {
-              PORT: String(port),
-              URS_TOKEN: 'soak-token-0123456789',
-              REDIS_URL: `${redis.url.replace(/\/+$/, '')}/5`,
-              LEAK_MB_PER_S: '16',
-            },
-            ready: { port },
-          },
-        }),
-      );
+      const target = await processTarget('leaking', 'test/cli/fixtures/leaking-kv.ts', 5, { LEAK_MB_PER_S: '16' });
       const run = await soak('leaking', [
         'pipeline',
         '--target',
