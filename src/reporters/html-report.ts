@@ -16,7 +16,8 @@ import { writeReportFile } from '../shared/report-files.ts';
 import type { ChartSpec } from './html/chart-data.ts';
 import { compareSection } from './html/compare-section.ts';
 import { conformanceSection } from './html/conformance-section.ts';
-import { loadSection } from './html/load-section.ts';
+import { FaultTimeline } from './html/fault-bands.ts';
+import { type BandsOf, loadSection } from './html/load-section.ts';
 import { escapeHtml, header, textOf } from './html/markup.ts';
 import { pageScript, pageStyle } from './html/page-script.ts';
 import { regionsSection } from './html/regions-section.ts';
@@ -55,6 +56,7 @@ export function renderHtmlReport(
   run: HarnessRun,
   catalog: RuleCatalog,
   redact: (text: string) => string = (text) => text,
+  bandsOf?: BandsOf,
 ): string {
   const t = textOf(redact);
   const parts = [run.conformance ? 'conformance' : '', run.load ? 'load' : '', run.regions ? 'regions' : ''].filter(
@@ -63,7 +65,7 @@ export function renderHtmlReport(
   const sections = [
     ...(run.regions ? [regionsSection(t, run.regions)] : []),
     ...(run.compare ? [compareSection(t, redact, run.compare, run.load)] : []),
-    ...(run.load ? [loadSection(t, redact, run.load)] : []),
+    ...(run.load ? [loadSection(t, redact, run.load, bandsOf)] : []),
     ...(run.conformance ? [conformanceSection(t, run.conformance, catalog)] : []),
   ];
   const charts: ChartSpec[] = sections.flatMap((section) => section.charts);
@@ -98,10 +100,17 @@ export function renderHtmlReport(
 /** The `html` reporter: index.html in the run's report folder. */
 export function createHtmlReporter(): Reporter {
   const file = 'index.html';
+  // A soak's faults as they struck, drawn as bands over the charts of time.
+  const faults = new FaultTimeline();
   return {
     name: 'html',
     file,
+    onPhase: (change) => faults.onPhase(change),
+    onFault: (change) => faults.onFault(change),
     onRunEnd: (run, { catalog, redact }) =>
-      writeReportFile(join(run.reportDir, file), renderHtmlReport(run, catalog, redact)),
+      writeReportFile(
+        join(run.reportDir, file),
+        renderHtmlReport(run, catalog, redact, (scenario, lastS) => faults.bandsFor(scenario, lastS)),
+      ),
   };
 }

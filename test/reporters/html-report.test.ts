@@ -9,6 +9,7 @@ import { join, resolve } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { verdictChart } from '../../src/reporters/html/chart-data.ts';
+import { FaultTimeline } from '../../src/reporters/html/fault-bands.ts';
 import { arrivalTimelineChart, streamLatencyChart } from '../../src/reporters/html/messaging-charts.ts';
 import { createHtmlReporter, renderHtmlReport } from '../../src/reporters/html-report.ts';
 import { conformanceOnly, type HarnessRun } from '../../src/results/harness-run.ts';
@@ -128,6 +129,72 @@ describe('the html reporter', () => {
     const html = await readFile(file, 'utf8');
     expect(html).not.toContain('id="conformance"');
     expect(html).not.toContain(sampleSecret);
+  });
+});
+
+describe('a soak’s faults on the charts of time', () => {
+  let browser: Browser | undefined;
+  beforeAll(async () => {
+    browser = await launchChromium();
+  }, 60_000);
+  afterAll(async () => {
+    await browser?.close();
+  });
+
+  test('each fault heard as it struck is a band over throughput, errors and latency; charts of no time get none', {
+    timeout: 60_000,
+  }, async () => {
+    if (!browser) throw new Error('Chromium did not start (see beforeAll)');
+    const run = sampleHarnessRun(join(outputDir, 'soak-bands'));
+    await rm(run.reportDir, { recursive: true, force: true });
+    await mkdir(run.reportDir, { recursive: true });
+    const reporter = createHtmlReporter();
+    for (const scenario of run.load?.scenarios ?? [])
+      reporter.onPhase?.({ scenario: scenario.name, engine: 'node', phase: 'load', edge: 'start', durationS: 5 });
+    const kill = { id: 'f1-1', fault: 'kill every 10m', action: 'kill' } as const;
+    reporter.onFault?.({ ...kill, edge: 'start', elapsedS: 1 });
+    reporter.onFault?.({ ...kill, edge: 'end', elapsedS: 1.8 });
+    // Still on when the run ended: its band reaches the end.
+    reporter.onFault?.({
+      id: 'f2-1',
+      fault: 'partition sink 30s every 15m',
+      action: 'partition',
+      path: 'sink',
+      edge: 'start',
+      elapsedS: 2,
+    });
+    await reporter.onRunEnd?.(run, { catalog: sampleCatalog, redact: createRedactor([sampleSecret]) });
+    const page = await openReport(browser, join(run.reportDir, 'index.html'));
+    expect(page.errors).toEqual([]);
+    expect(page.rendered).toBe(page.expected);
+    const ofTime = page.canvases.filter((chart) => /^(timeline|arrivals)-/.test(chart.id));
+    expect(ofTime.length).toBeGreaterThanOrEqual(2);
+    for (const chart of ofTime) expect(chart.bands, chart.id).toBe(2);
+    for (const chart of page.canvases.filter((item) => !ofTime.includes(item))) expect(chart.bands, chart.id).toBe(0);
+  });
+});
+
+describe('FaultTimeline', () => {
+  test('places each fault in the seconds of each scenario’s own load, cut to its series, one still on to its end', () => {
+    let now = 1_000;
+    const timeline = new FaultTimeline(() => now);
+    const phase = (scenario: string) =>
+      timeline.onPhase({ scenario, engine: 'node', phase: 'load', edge: 'start', durationS: 10 });
+    phase('first');
+    now = 11_000;
+    phase('second');
+    const kill = { fault: 'kill every 10s', action: 'kill' } as const;
+    timeline.onFault({ ...kill, id: 'f1-1', edge: 'start', elapsedS: 2 });
+    timeline.onFault({ ...kill, id: 'f1-1', edge: 'end', elapsedS: 3.5 });
+    timeline.onFault({ ...kill, id: 'f1-2', edge: 'start', elapsedS: 12 });
+    timeline.onFault({ ...kill, id: 'f1-2', edge: 'end', elapsedS: 13 });
+    timeline.onFault({ fault: 'pause 5s every 1m', action: 'pause', id: 'f2-1', edge: 'start', elapsedS: 18 });
+    expect(timeline.bandsFor('first', 10)).toEqual([{ from: 2, to: 3.5, label: 'f1-1 kill every 10s' }]);
+    expect(timeline.bandsFor('second', 10)).toEqual([
+      { from: 2, to: 3, label: 'f1-2 kill every 10s' },
+      { from: 8, to: 10, label: 'f2-1 pause 5s every 1m' },
+    ]);
+    expect(timeline.bandsFor('never ran', 10)).toEqual([]);
   });
 });
 

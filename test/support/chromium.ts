@@ -30,8 +30,13 @@ export async function launchChromium(): Promise<Browser> {
 export interface Rendered {
   readonly expected: number;
   readonly rendered: number;
-  /** Per `[data-chart]` container: its id and its canvas's size (0 × 0 when it has none). */
-  readonly canvases: readonly { readonly id: string; readonly width: number; readonly height: number }[];
+  /** Per `[data-chart]` container: its id, its canvas's size (0 × 0 when it has none), the fault bands it drew. */
+  readonly canvases: readonly {
+    readonly id: string;
+    readonly width: number;
+    readonly height: number;
+    readonly bands: number;
+  }[];
   readonly errors: readonly string[];
   readonly blocked: readonly string[];
   /** The first chart's legend as a reader sees it: away from the plot, and with the cursor on it. */
@@ -69,7 +74,8 @@ export async function openReport(browser: Browser, file: string): Promise<Render
       const id = (await container.getAttribute('data-chart')) ?? '';
       const canvas = container.locator('canvas');
       const box = (await canvas.count()) === 1 ? await canvas.boundingBox() : null;
-      canvases.push({ id, width: box?.width ?? 0, height: box?.height ?? 0 });
+      const bands = Number((await container.getAttribute('data-bands')) ?? 0);
+      canvases.push({ id, width: box?.width ?? 0, height: box?.height ?? 0, bands });
     }
     await page.screenshot({ path: join(file, '..', 'index.png'), fullPage: true });
     let legend: Rendered['legend'];

@@ -7,6 +7,7 @@ import { decodeHistogram } from '../../results/histogram.ts';
 import { batchCurve, type ScenarioResult, type TagMetrics } from '../../results/load-run.ts';
 import type { VerdictKind } from '../../results/verdict.ts';
 import type { RuleVerdicts } from '../rule-verdicts.ts';
+import type { FaultBand } from './fault-bands.ts';
 
 /**
  * How the x axis reads. `nines`: x is -log10(1 - p/100), so 90, 99, 99.9 % sit one step apart (the
@@ -40,6 +41,8 @@ export interface ChartSpec {
   readonly y: { readonly label: string; readonly log: boolean };
   readonly y2?: { readonly label: string };
   readonly series: readonly ChartSeries[];
+  /** A soak's faults, shaded behind the series over the x values they lasted (fault-bands.ts). */
+  readonly bands?: readonly FaultBand[];
 }
 
 /** Colour-blind-safe (Okabe–Ito), in the order series are added. */
@@ -139,14 +142,19 @@ export function latencyChart(scenario: ScenarioResult, key: string): ChartSpec |
   };
 }
 
-/** Completed requests per second and their p99, second by second; failures when there were any. */
-export function timelineChart(scenario: ScenarioResult, key: string): ChartSpec | undefined {
+/** Completed requests per second and their p99, second by second; failures when there were any; a soak's faults as bands. */
+export function timelineChart(
+  scenario: ScenarioResult,
+  key: string,
+  bands: readonly FaultBand[] = [],
+): ChartSpec | undefined {
   const points = scenario.series;
   if (points.length === 0) return undefined;
   const failed = points.some((point) => point.failed > 0);
   return {
+    ...(bands.length > 0 && { bands }),
     id: `timeline-${key}`,
-    title: `${scenario.name}: throughput and p99 over time`,
+    title: `${scenario.name}: throughput and p99 over time${bands.length > 0 ? ' (shaded: the soak’s faults)' : ''}`,
     kind: 'lines',
     x: { label: 'seconds since start', scale: 'seconds', values: points.map((point) => point.second) },
     y: { label: 'requests/s', log: false },

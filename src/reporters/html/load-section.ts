@@ -10,6 +10,7 @@ import {
   tagLabel,
   timelineChart,
 } from './chart-data.ts';
+import type { FaultBand } from './fault-bands.ts';
 import { type Cell, figure, formatMs, formatNumber, type Section, type Text, table, verdictCell } from './markup.ts';
 import { arrivalTimelineChart, streamLatencyChart } from './messaging-charts.ts';
 import { messagingTable } from './messaging-tables.ts';
@@ -129,14 +130,27 @@ function deliveryTable(scenario: ScenarioResult): string {
   );
 }
 
-function scenarioSection(t: Text, redact: (text: string) => string, scenario: ScenarioResult, index: number): Section {
+/** A soak's faults over a scenario's seconds, 0 to `lastS` (none outside a soak). */
+export type BandsOf = (scenario: string, lastS: number) => readonly FaultBand[];
+
+function scenarioSection(
+  t: Text,
+  redact: (text: string) => string,
+  scenario: ScenarioResult,
+  index: number,
+  bandsOf: BandsOf,
+): Section {
   const key = slug(redact(scenario.name), index);
   const latency = latencyChart(scenario, key);
-  const timeline = timelineChart(scenario, key);
+  // Over the seconds either chart of time draws: the load's, and the arrivals of the sink's wait after it.
+  const lastS =
+    Math.max(scenario.series.at(-1)?.second ?? 0, scenario.accounting.messaging?.series.at(-1)?.second ?? 0) + 1;
+  const bands = bandsOf(scenario.name, lastS);
+  const timeline = timelineChart(scenario, key, bands);
   const batch = batchChart(scenario, key);
   const delivery = deliveryChart(scenario, key);
   const messaging = scenario.accounting.messaging;
-  const arrivals = arrivalTimelineChart(scenario, key);
+  const arrivals = arrivalTimelineChart(scenario, key, bands);
   const streams = streamLatencyChart(scenario, key);
   const failed = scenario.thresholds.some((threshold) => !threshold.ok) || scenario.problem !== undefined;
   const parts = [
@@ -173,8 +187,13 @@ function scenarioSection(t: Text, redact: (text: string) => string, scenario: Sc
   };
 }
 
-export function loadSection(t: Text, redact: (text: string) => string, load: LoadRun): Section {
-  const sections = load.scenarios.map((scenario, index) => scenarioSection(t, redact, scenario, index));
+export function loadSection(
+  t: Text,
+  redact: (text: string) => string,
+  load: LoadRun,
+  bandsOf: BandsOf = () => [],
+): Section {
+  const sections = load.scenarios.map((scenario, index) => scenarioSection(t, redact, scenario, index, bandsOf));
   const head = [
     '<section class="part" id="load">',
     `<h2>Load <small>target ${t(load.target)}${load.embedded ? ' (embedded reference)' : ''}</small></h2>`,

@@ -14,6 +14,7 @@ import {
   percentilesFor,
   wantsLog,
 } from './chart-data.ts';
+import type { FaultBand } from './fault-bands.ts';
 
 const colorAt = (index: number) => palette[index % palette.length] ?? '#000000';
 
@@ -21,7 +22,11 @@ const colorAt = (index: number) => palette[index % palette.length] ?? '#000000';
  * Delivery and callback latency over time: per stream its p50 and p99 in each second arrivals came
  * (null where none came, so a gap shows as a gap), and every stream's arrivals per second together.
  */
-export function arrivalTimelineChart(scenario: ScenarioResult, key: string): ChartSpec | undefined {
+export function arrivalTimelineChart(
+  scenario: ScenarioResult,
+  key: string,
+  bands: readonly FaultBand[] = [],
+): ChartSpec | undefined {
   const messaging = scenario.accounting.messaging;
   if (!messaging || messaging.series.length === 0) return undefined;
   const seconds = [...new Set(messaging.series.map((point) => point.second))].sort((a, b) => a - b);
@@ -48,8 +53,9 @@ export function arrivalTimelineChart(scenario: ScenarioResult, key: string): Cha
     messaging.series.filter((point) => point.second === second).reduce((sum, point) => sum + point.count, 0),
   );
   return {
+    ...(bands.length > 0 && { bands }),
     id: `arrivals-${key}`,
-    title: `${scenario.name}: delivery and callback latency over time`,
+    title: `${scenario.name}: delivery and callback latency over time${bands.length > 0 ? ' (shaded: the soak’s faults)' : ''}`,
     kind: 'lines',
     x: { label: 'seconds since start', scale: 'seconds', values: seconds },
     y: { label: 'latency (ms)', log: wantsLog(lines) },

@@ -121,6 +121,30 @@ export const pageScript = `
     return { width, height: bars ? 420 : 300, scales, axes, series, legend: { live: true }, cursor: { drag: { x: false, y: false } } };
   }
 
+  // A soak's faults, shaded behind the series over the seconds each lasted and named by occurrence at
+  // the top; a kill healed within a second still gets a visible stripe. The container says how many
+  // it drew (data-bands), for the page test.
+  function bandsHook(chart, container) {
+    return (u) => {
+      const ratio = uPlot.pxRatio || 1;
+      const ctx = u.ctx;
+      ctx.save();
+      let drawn = 0;
+      for (const band of chart.bands) {
+        const x0 = u.valToPos(band.from, 'x', true);
+        const x1 = u.valToPos(band.to, 'x', true);
+        ctx.fillStyle = 'rgba(198, 40, 40, 0.14)';
+        ctx.fillRect(x0, u.bbox.top, Math.max(2 * ratio, x1 - x0), u.bbox.height);
+        ctx.fillStyle = '#c62828';
+        ctx.font = 10 * ratio + 'px system-ui, sans-serif';
+        ctx.fillText(band.label.split(' ')[0], x0 + 2 * ratio, u.bbox.top + 12 * ratio);
+        drawn++;
+      }
+      ctx.restore();
+      container.dataset.bands = String(drawn);
+    };
+  }
+
   for (const chart of charts) pending.add(chart.id);
   for (const chart of charts) {
     try {
@@ -132,6 +156,7 @@ export const pageScript = `
       // of the series (uPlot would print "–" for every value, which reads as missing data).
       const idle = (u) => u.root.classList.toggle('cursor-off', u.cursor.idx === null || u.cursor.idx === undefined);
       opts.hooks = { draw: [() => settle(chart.id, true)], ready: [idle], setLegend: [idle] };
+      if (chart.bands && chart.bands.length > 0) opts.hooks.drawClear = [bandsHook(chart, container)];
       new uPlot(opts, [chart.x.values, ...chart.series.map((line) => line.values)], plot);
     } catch (error) {
       console.error('chart ' + chart.id + ' failed: ' + (error && error.stack ? error.stack : error));
