@@ -417,6 +417,11 @@ export const commandTable = {
           'Target file; with "process", the soak starts the implementation itself and can kill, restart and pause it',
         default: 'the reference, started by the soak in a process of its own on a Redis of its own',
       },
+      image: {
+        kind: 'string',
+        description:
+          'Start this image (NAME[:TAG]) as the implementation, from the --target file’s "image" template, on fixed host ports: kill is the engine’s SIGKILL and a start, restart its stop and start, pause its pause; removed after the run',
+      },
       fault: {
         kind: 'string',
         multiple: true,

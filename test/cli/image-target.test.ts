@@ -165,6 +165,69 @@ describe.skipIf(engineMissing !== undefined)(`--image (${engineMissing ?? 'podma
     expect(containersOf(image)).toEqual([]);
   }, 200_000);
 
+  test('soak --image: the container killed and paused under load, answering again at the same URL, removed afterwards', async () => {
+    const reportDir = join(dir, 'soak');
+    const done = await runCli(
+      [
+        'soak',
+        'pipeline',
+        '--target',
+        targetFile,
+        '--image',
+        image,
+        '--duration',
+        '9s',
+        '--rate',
+        '30',
+        '--fault',
+        'kill every 4s after 2s',
+        '--fault',
+        'pause 700ms every 4s after 4s',
+        '--report-dir',
+        reportDir,
+      ],
+      { timeoutMs: 240_000 },
+    );
+    const context = `${done.stdout.slice(-2500)}\n${done.stderr.slice(-1500)}`;
+    // A faulted run's error rate may fail the scenario's thresholds (99); nothing else may.
+    expect([0, 99], context).toContain(done.exitCode);
+    const soak = JSON.parse(await readFile(join(reportDir, 'soak.json'), 'utf8')) as {
+      implementation: string;
+      problems: string[];
+      faults: { action: string; error?: string; startAt: number; healedAt: number }[];
+      trends: { series: { process: string; samples: number }[] };
+    };
+    expect(soak.implementation).toBe('image');
+    expect(soak.problems, context).toEqual([]);
+    expect(
+      soak.faults.filter((fault) => fault.error !== undefined),
+      context,
+    ).toEqual([]);
+    expect(soak.faults.filter((fault) => fault.action === 'kill')).toHaveLength(2);
+    expect(soak.faults.some((fault) => fault.action === 'pause')).toBe(true);
+    // Answered between and after the kills, at the URL the target named: 30/s for 9 s, less the outages.
+    const report = JSON.parse(await readFile(join(reportDir, 'report.json'), 'utf8')) as {
+      load: {
+        scenarios: {
+          requests: { completed: number; failed: number };
+          series: { second: number; completed: number }[];
+        }[];
+      };
+    };
+    const scenario = report.load.scenarios[0];
+    expect(scenario?.requests.failed, context).toBeGreaterThan(0);
+    expect(
+      scenario?.series.filter((point) => point.second >= 7).reduce((sum, point) => sum + point.completed, 0),
+      context,
+    ).toBeGreaterThan(0);
+    // The container's processes sampled as the implementation's.
+    expect(soak.trends.series.find((item) => item.process === 'implementation')?.samples ?? 0, context).toBeGreaterThan(
+      0,
+    );
+    expect(done.stdout).not.toContain(token);
+    expect(containersOf(image)).toEqual([]);
+  }, 260_000);
+
   test('an image the engine lacks, and --image without a template, are one line each', async () => {
     const missing = await runCli(['conformance', '--target', targetFile, '--image', 'localhost/no-such-image:1'], {
       timeoutMs: 60_000,

@@ -6,6 +6,7 @@ import { loadSettingsOf } from '../../engines/load/load-settings.ts';
 import { readFaultSpecs, runSoak, type SoakRun } from '../../engines/soak/run-soak.ts';
 import { findingLines, trendLines } from '../../engines/soak/soak-report.ts';
 import type { CommandValues } from '../command-table.ts';
+import { imageFlag } from '../image-flag.ts';
 import { withInterrupts } from '../interrupts.ts';
 import { reportersOf } from '../reporter-flags.ts';
 import { sinkSettings } from '../sink-flags.ts';
@@ -46,6 +47,7 @@ export async function run(values: CommandValues<'soak'>): Promise<number> {
   const targets = targetChoice('soak', oneTarget(values.target));
   const sink = sinkSettings(values);
   const reporters = await reportersOf('soak', values);
+  const image = imageFlag(values);
   const result = await withInterrupts((signal) =>
     runSoak({
       scenarios: values._,
@@ -56,6 +58,7 @@ export async function run(values: CommandValues<'soak'>): Promise<number> {
       thresholds: values.threshold ?? [],
       ...(sink && { sink }),
       ...(values['report-dir'] !== undefined && { reportDir: values['report-dir'] }),
+      ...(image !== undefined && { image }),
       signal,
       reporters,
       log: (line) => process.stderr.write(`${line}\n`),

@@ -14,6 +14,7 @@ import { GenericContainer, type StartedTestContainer, Wait } from 'testcontainer
 import { containerEngineGate, engineHasImage } from '../../shared/container-engine-gate.ts';
 import { parseDurationMs } from '../../shared/duration.ts';
 import { harnessError, oneLine } from '../../shared/errors.ts';
+import { findFreePort } from '../../shared/free-port.ts';
 import { readJsonFile } from '../../shared/json-file.ts';
 import { loadTargetFileSync } from '../../target/read-target.ts';
 import type { ImageTemplate } from '../../target/target.ts';
@@ -22,7 +23,21 @@ export interface ImageTarget {
   /** The resolved target file the run reads. */
   readonly targetPath: string;
   readonly image: string;
+  /** The running container (the soak's process faults act on it). */
+  readonly container: StartedTestContainer;
+  /** The template it was started from. */
+  readonly template: ImageTemplate;
+  /** The host port a container port is published on. */
+  mappedPort(containerPort: number): number;
   stop(): Promise<void>;
+}
+
+export interface ImageStartOptions {
+  /**
+   * Publish each port on a free host port chosen here, not one the engine picks at each start: a
+   * container the soak kills and starts again keeps the URLs its target names. @default false
+   */
+  readonly fixedHostPorts?: boolean;
 }
 
 const defaultStartupMs = 60_000;
@@ -69,7 +84,11 @@ function waitStrategy(template: ImageTemplate) {
  * Starts the container of `targetFile`'s `image` template (the image named by `image`, else the
  * template's `name`) and writes the resolved target. Throws one SVC_CONFIG or SVC_TARGET_UNREACHABLE line.
  */
-export async function startImageTarget(targetFile: string, image: string | undefined): Promise<ImageTarget> {
+export async function startImageTarget(
+  targetFile: string,
+  image: string | undefined,
+  options: ImageStartOptions = {},
+): Promise<ImageTarget> {
   // Checked as a target first (the template's URLs pass the schema), so a mistake is a line before any start.
   const target = loadTargetFileSync(targetFile);
   const template = target.image;
@@ -108,8 +127,11 @@ export async function startImageTarget(targetFile: string, image: string | undef
   }
   let container: StartedTestContainer;
   try {
+    const ports = options.fixedHostPorts
+      ? await Promise.all(template.ports.map(async (port) => ({ container: port, host: await findFreePort() })))
+      : template.ports;
     let builder = new GenericContainer(name)
-      .withExposedPorts(...template.ports)
+      .withExposedPorts(...ports)
       .withEnvironment({ ...template.env })
       .withWaitStrategy(waitStrategy(template))
       .withStartupTimeout(startupMs);
@@ -148,7 +170,7 @@ export async function startImageTarget(targetFile: string, image: string | undef
       },
     );
     loadTargetFileSync(targetPath);
-    return { targetPath, image: name, stop };
+    return { targetPath, image: name, container, template, mappedPort: (port) => container.getMappedPort(port), stop };
   } catch (error) {
     await stop();
     throw error;

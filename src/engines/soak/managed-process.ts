@@ -98,7 +98,8 @@ function trackGroup(pid: number): void {
   });
 }
 
-async function answers(spec: ProcessSpec['ready']): Promise<boolean> {
+/** Whether the implementation answers its readiness probe now (HTTP below 500, or a TCP connect). */
+export async function answers(spec: ProcessSpec['ready']): Promise<boolean> {
   if ('url' in spec) {
     try {
       const answer = await request(spec.url, {
@@ -124,7 +125,24 @@ async function answers(spec: ProcessSpec['ready']): Promise<boolean> {
   });
 }
 
-export class ManagedProcess {
+/**
+ * What the nemesis does process faults to: a process the soak started (ManagedProcess) or a container
+ * (container-process.ts, `soak --image`).
+ */
+export interface FaultableProcess {
+  /** The process to sample (the group leader, or the container's first process); undefined when none runs. */
+  readonly pid: number | undefined;
+  /** Ready and not being ended: the sampler leaves a start-up out of a lifetime's trend. */
+  readonly ready: boolean;
+  readonly unexpectedExits: readonly UnexpectedExit[];
+  kill(): Promise<ProcessFaultTiming>;
+  restart(): Promise<ProcessFaultTiming>;
+  pause(windowMs: number, signal?: AbortSignal): Promise<ProcessFaultTiming>;
+  /** The end of the soak; never throws. */
+  stop(): Promise<void>;
+}
+
+export class ManagedProcess implements FaultableProcess {
   readonly #spec: ProcessSpec;
   #child: ChildProcess | undefined;
   #exited: Promise<void> = Promise.resolve();

@@ -13,7 +13,7 @@ import type { FaultChange } from '../../results/reporter.ts';
 import { oneLine } from '../../shared/errors.ts';
 import { isProcessFault, type NetworkFaultSpec, type ProcessFaultSpec } from '../../shared/fault-spec.ts';
 import type { FaultOccurrence } from './fault-schedule.ts';
-import type { ManagedProcess } from './managed-process.ts';
+import type { FaultableProcess } from './managed-process.ts';
 import type { NetworkFaults } from './network-faults.ts';
 
 /** One occurrence as it happened (Unix ms). */
@@ -37,7 +37,7 @@ export interface DoneFault {
 type FaultOutcome = Omit<DoneFault, 'id' | 'text' | 'action' | 'plannedStartMs'>;
 
 export interface NemesisParts {
-  readonly process?: ManagedProcess;
+  readonly process?: FaultableProcess;
   readonly network?: NetworkFaults;
   /** Unix ms now (the run context's clock). */
   readonly now?: () => number;

@@ -47,7 +47,7 @@ import type { UnexpectedExit } from './managed-process.ts';
 import { type DoneFault, runNemesis } from './nemesis.ts';
 import { type ResourceSampler, sampleIntervalMs, startResourceSampler } from './resource-sampler.ts';
 import { findingsJson, type SoakFindings, soakFindings } from './soak-findings.ts';
-import { startSoakImplementation } from './soak-implementation.ts';
+import { type SoakImplementation, startSoakImplementation } from './soak-implementation.ts';
 import { startSoakPaths } from './soak-paths.ts';
 import { addToReports } from './soak-report.ts';
 
@@ -67,6 +67,8 @@ export interface SoakOptions extends RunCommonOptions {
   readonly scenariosDir?: string;
   /** Extra `serve` flags for the reference (the tests' `--retry-backoff`). */
   readonly serveArgs?: readonly string[];
+  /** `--image NAME[:TAG]`: the target file's `image` template started as the implementation's container. */
+  readonly image?: string;
 }
 
 export interface SoakRun {
@@ -74,7 +76,7 @@ export interface SoakRun {
   readonly seed: number;
   readonly timeline: readonly FaultOccurrence[];
   readonly faults: readonly DoneFault[];
-  readonly implementation: 'reference' | 'process' | 'given';
+  readonly implementation: SoakImplementation['kind'];
   readonly unexpectedExits: readonly UnexpectedExit[];
   readonly problems: readonly string[];
   readonly reportDir: string;
@@ -139,10 +141,19 @@ export async function runSoak(options: SoakOptions): Promise<SoakRun> {
   const timeline = faultSchedule(specs, eachMs * names.length, settings.seed, restartAllowanceMs);
   const intervalMs = sampleIntervalMs(eachMs * names.length);
 
+  if (options.image !== undefined && (options.target === undefined || fileTarget?.image === undefined)) {
+    throw harnessError(
+      'SVC_USAGE',
+      'soak: --image needs --target FILE whose target has an "image" template (ports, env, wait) and URLs with {host} and {port:N}',
+    );
+  }
   const implementation = await startSoakImplementation(
     fileTarget,
     specs.some(isProcessFault),
     options.serveArgs ?? referenceServeArgs,
+    options.image !== undefined && options.target !== undefined
+      ? { file: options.target, name: options.image }
+      : undefined,
   );
   const problems: string[] = [];
   let load: LoadRun | undefined;
