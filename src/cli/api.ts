@@ -19,6 +19,7 @@ export type {
   FaultChange,
   LoadProgress,
   PhaseChange,
+  ResourceReading,
   Reporter,
   RunEndContext,
   RunStart,

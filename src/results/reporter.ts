@@ -97,6 +97,16 @@ export interface PhaseChange {
   readonly durationS: number;
 }
 
+/** A soak's sample of a process's memory and CPU (its trends, live): the implementation's or the harness's. */
+export interface ResourceReading {
+  readonly process: 'implementation' | 'harness';
+  /** Seconds since the measured load's start (the faults' time 0). */
+  readonly elapsedS: number;
+  readonly rssBytes: number;
+  /** Cores used since the lifetime's previous sample; null for a lifetime's first. */
+  readonly cpuCores: number | null;
+}
+
 /** A soak's fault is done to the implementation, or healed (`svc-harness soak`). */
 export interface FaultChange {
   /** `f<spec>-<n>`: the spec's index and the occurrence's number. */
@@ -138,6 +148,8 @@ export interface Reporter {
   onProgress?(progress: LoadProgress): void;
   /** A soak's fault starts, or is healed. */
   onFault?(change: FaultChange): void;
+  /** A soak sampled a process's memory and CPU (every few seconds while its load runs). */
+  onResources?(reading: ResourceReading): void;
   /** A load scenario ended (its texts already redacted). */
   onScenarioEnd?(result: ScenarioResult): void;
   /** The run ended, completely or not (`run.aborted`): render and write. */
@@ -158,6 +170,7 @@ export const liveHooks = [
   'onPhase',
   'onProgress',
   'onFault',
+  'onResources',
   'onScenarioEnd',
 ] as const satisfies readonly (keyof RunEvents)[];
 
@@ -196,6 +209,7 @@ export function reporterEvents(reporters: readonly Reporter[], log: (line: strin
     onScenarioStart: (...args) => call('onScenarioStart', args),
     onPhase: (...args) => call('onPhase', args),
     onFault: (...args) => call('onFault', args),
+    onResources: (...args) => call('onResources', args),
     onProgress: (...args) => call('onProgress', args),
     onScenarioEnd: (...args) => call('onScenarioEnd', args),
     // Every reporter renders and writes, whatever another one did: one that fails leaves the others'

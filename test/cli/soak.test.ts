@@ -267,6 +267,8 @@ describe('svc-harness soak', () => {
       'cpu_cores{process:implementation}: avg<64',
       '--threshold',
       'rss_slope_mb_per_h{process:implementation}: value<-100000',
+      '--out',
+      `json=${join(dir, 'trends.ndjson')}`,
     ]);
     expect(run.exitCode, context(run)).toBe(99);
     // Every 250 ms over 4 s (4 s / 30 is under the floor).
@@ -282,6 +284,24 @@ describe('svc-harness soak', () => {
       expect(item.rssMb.max, item.process).toBeLessThan(4000);
       expect(item.slopeMbPerH, item.process).not.toBeNull();
       expect(item.cpuCores.mean, item.process).toBeGreaterThanOrEqual(0);
+    }
+    // Live too: every sample a process_* point of the NDJSON output as it was taken, the same values.
+    const live = (await readFile(join(dir, 'trends.ndjson'), 'utf8'))
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { metric?: string; value?: number; labels?: { process?: string } });
+    for (const item of series) {
+      const memory = live.filter(
+        (record) => record.metric === 'process_resident_memory_bytes' && record.labels?.process === item.process,
+      );
+      expect(
+        memory.map((record) => Math.round(((record.value ?? 0) / 1024 / 1024) * 1000) / 1000),
+        item.process,
+      ).toEqual((item.points as { rssMb: number }[]).map((point) => point.rssMb));
+      // Cores from the second sample of a lifetime on.
+      expect(
+        live.filter((record) => record.metric === 'process_cpu_cores' && record.labels?.process === item.process),
+      ).toHaveLength(item.samples - 1);
     }
     expect(thresholdOf(run, 'rss_slope_mb_per_h: value < 100000')?.ok).toBe(true);
     expect(thresholdOf(run, 'rss_slope_mb_per_h{process:harness}: upper < 100000')?.ok).toBe(true);

@@ -6,7 +6,7 @@
  * mapping has never heard of flows through by its kind. And the wire format (remote-write.ts) read back.
  */
 import { describe, expect, test } from 'vitest';
-import type { LiveRecord } from '../../src/reporters/outputs/live-records.ts';
+import { type LiveRecord, LiveRecords } from '../../src/reporters/outputs/live-records.ts';
 import { labelName, PrometheusSeries, type Sample } from '../../src/reporters/outputs/prometheus-series.ts';
 import { decodeWriteRequest, encodeWriteRequest } from '../../src/reporters/outputs/remote-write.ts';
 
@@ -145,6 +145,20 @@ describe("the live records' gauges and labels", () => {
       ['svc_harness_threshold_ok', 1],
     ]);
     expect(named(samples[1] as Sample).threshold).toBe('http_req_duration: p(99) < 1500');
+  });
+
+  test("a soak's sample of a process: its gauge as it stands, labelled by the process, no _ok", () => {
+    const series = new PrometheusSeries();
+    const records = new LiveRecords(() => new Date(at(2)));
+    const samples = series.samples([
+      ...records.resources({ process: 'implementation', elapsedS: 1, rssBytes: 83_886_080, cpuCores: null }),
+      ...records.resources({ process: 'harness', elapsedS: 1.25, rssBytes: 120_000_000, cpuCores: 0.4 }),
+    ]);
+    expect(samples.map((sample) => [named(sample).__name__, named(sample).process, sample.value])).toEqual([
+      ['svc_harness_process_resident_memory_bytes', 'implementation', 83_886_080],
+      ['svc_harness_process_resident_memory_bytes', 'harness', 120_000_000],
+      ['svc_harness_process_cpu_cores', 'harness', 0.4],
+    ]);
   });
 });
 

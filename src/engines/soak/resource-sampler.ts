@@ -9,6 +9,7 @@
  * sample fewer. The reads are synchronous: a /proc scan takes well under a millisecond per hundred
  * processes, and a sample is then one instant, not spread over the event loop's turns.
  */
+import type { ResourceReading } from '../../results/reporter.ts';
 import type { ResourceSample } from '../../results/soak-trends.ts';
 import { groupUsage, hasProc } from './process-group.ts';
 
@@ -34,6 +35,24 @@ export interface SamplerOptions {
   readonly intervalMs: number;
   /** Time 0 of the samples, performance.now() ms. @default now */
   readonly origin?: number;
+  /** Told each sample as it is taken (the live outputs' points), with the cores since its lifetime's last. */
+  readonly onSample?: (reading: ResourceReading) => void;
+}
+
+/** A sample as a reading: cores from the CPU time and wall time since the same lifetime's previous one. */
+function readingOf(
+  process: ResourceReading['process'],
+  sample: ResourceSample,
+  previous?: ResourceSample,
+): ResourceReading {
+  const sameLife = previous !== undefined && previous.lifetime === sample.lifetime && sample.atS > previous.atS;
+  const cores = sameLife ? (sample.cpuS - previous.cpuS) / (sample.atS - previous.atS) : null;
+  return {
+    process,
+    elapsedS: sample.atS,
+    rssBytes: sample.rssBytes,
+    cpuCores: cores !== null && cores >= 0 ? cores : null,
+  };
 }
 
 /** Starts sampling now (a first sample at once), every `intervalMs` until stopped. */
@@ -46,12 +65,15 @@ export function startResourceSampler(options: SamplerOptions): ResourceSampler {
     const atS = (performance.now() - origin) / 1000;
     try {
       const cpu = process.cpuUsage();
-      harness.push({
+      const taken = {
         atS,
         rssBytes: process.memoryUsage.rss(),
         cpuS: (cpu.user + cpu.system) / 1e6,
         lifetime: process.pid,
-      });
+      };
+      const previous = harness.at(-1);
+      harness.push(taken);
+      options.onSample?.(readingOf('harness', taken, previous));
     } catch {
       // One sample fewer.
     }
@@ -59,7 +81,10 @@ export function startResourceSampler(options: SamplerOptions): ResourceSampler {
       const pgid = group?.();
       const usage = pgid === undefined ? undefined : groupUsage(pgid);
       if (pgid !== undefined && usage !== undefined) {
-        implementation.push({ atS, rssBytes: usage.rssBytes, cpuS: usage.cpuS, lifetime: pgid });
+        const taken = { atS, rssBytes: usage.rssBytes, cpuS: usage.cpuS, lifetime: pgid };
+        const previous = implementation.at(-1);
+        implementation.push(taken);
+        options.onSample?.(readingOf('implementation', taken, previous));
       }
     } catch {
       // One sample fewer: the group went while it was read.

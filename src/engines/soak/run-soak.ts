@@ -219,6 +219,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakRun> {
           const managed = implementation.process;
           sampler = startResourceSampler({
             intervalMs,
+            // Live: each sample to the reporters (the outputs' process_* points) as it is taken.
+            onSample: (reading) => context?.events.onResources(reading),
             // Sampled while ready only: a restart's start-up (a runtime loading itself) is no leak.
             ...(managed !== undefined && { group: () => (managed.ready ? managed.pid : undefined) }),
           });

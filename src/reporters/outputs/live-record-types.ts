@@ -17,6 +17,8 @@ export interface RecordLabels {
   readonly threshold?: string;
   /** A messaging stream's point: `delivery`, `callback`, `failure_callback`, `waiter`, or `fanout` (kv-fanout's subscribers). */
   readonly stream?: MessageStream;
+  /** A soak's resource point: `implementation` or `harness`. */
+  readonly process?: 'implementation' | 'harness';
 }
 
 /** The streams a messaging scenario accounts for, and kv-fanout's deliveries to its subscribers. */
@@ -126,11 +128,26 @@ export interface MessageLatencyPoint extends RecordBase {
   readonly final: true;
 }
 
+/**
+ * A soak's sample of a process (`labels.process`), every few seconds while its load runs, Prometheus's
+ * own names: `process_resident_memory_bytes`, and `process_cpu_cores`, the cores it used since the
+ * previous sample of the same lifetime (none for a lifetime's first: after each start).
+ */
+export interface ResourcePoint extends RecordBase {
+  readonly type: 'point';
+  readonly metric: 'process_resident_memory_bytes' | 'process_cpu_cores';
+  readonly kind: 'gauge';
+  readonly unit: 'bytes' | 'cores';
+  readonly value: number;
+  readonly elapsed_s: number;
+}
+
 export type MetricPoint =
   | CounterPoint
   | RatePoint
   | TrendPoint
   | ThresholdPoint
+  | ResourcePoint
   | MessageCounterPoint
   | MessageLatencyPoint;
 

@@ -22,7 +22,14 @@ import type { CaseResult } from '../../results/conformance-run.ts';
 import { gateOf } from '../../results/conformance-run.ts';
 import type { HarnessRun } from '../../results/harness-run.ts';
 import type { CheckTotals, RequestCounts, ScenarioResult, ThresholdResult } from '../../results/load-run.ts';
-import type { FaultChange, LoadProgress, PhaseChange, RunStart, ScenarioStart } from '../../results/reporter.ts';
+import type {
+  FaultChange,
+  LoadProgress,
+  PhaseChange,
+  ResourceReading,
+  RunStart,
+  ScenarioStart,
+} from '../../results/reporter.ts';
 import { verdictRule } from '../../results/verdict.ts';
 import type { EventRecord, LiveRecord, RecordLabels } from './live-record-types.ts';
 import { messagePoints } from './message-records.ts';
@@ -291,6 +298,23 @@ export class LiveRecords {
   }
 
   /** A soak's fault done to the implementation, or healed. */
+  /** A soak's sample of a process: its resident memory, and its cores when it had a previous sample. */
+  resources(reading: ResourceReading): LiveRecord[] {
+    const base = {
+      type: 'point',
+      kind: 'gauge',
+      labels: this.#labels({ ...(this.#target && { target: this.#target }), process: reading.process }),
+      time: this.#now().toISOString(),
+      elapsed_s: round(reading.elapsedS),
+    } as const;
+    return [
+      { ...base, metric: 'process_resident_memory_bytes', unit: 'bytes', value: reading.rssBytes },
+      ...(reading.cpuCores === null
+        ? []
+        : [{ ...base, metric: 'process_cpu_cores', unit: 'cores', value: round(reading.cpuCores) } as const]),
+    ];
+  }
+
   fault(change: FaultChange): LiveRecord[] {
     return [
       this.#event(

@@ -95,7 +95,8 @@ function recordPoint(instruments: Instruments, point: MetricPoint): void {
       instruments.counter(`${name}.total`, unit, `${point.metric}: what it is a share of`).add(point.total, attributes);
       return;
     case 'trend': {
-      const seconds = point.unit === 'ms' ? 's' : point.unit;
+      // Every trend's unit is ms (live-record-types.ts): sent in seconds, OTel's unit for durations.
+      const seconds = 's';
       for (const statistic of trendStatistics) {
         instruments
           .gauge(`${name}.${statistic}`, seconds, `${point.metric}: ${statistic} of one whole second`)
@@ -106,6 +107,14 @@ function recordPoint(instruments: Instruments, point: MetricPoint): void {
         .add(point.count, attributes);
       return;
     }
+    case 'gauge':
+      // A soak's sample of a process, as it stands; a threshold's value is judged in the run's events.
+      if (point.metric !== 'threshold') {
+        instruments
+          .gauge(name, point.unit === 'bytes' ? 'By' : '1', `${point.metric}: a soak's sample of a process`)
+          .record(point.value, attributes);
+      }
+      return;
   }
 }
 

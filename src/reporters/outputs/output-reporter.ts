@@ -70,6 +70,7 @@ function outputReporter(
     onScenarioStart: (name, line, start) => hand(() => records.scenarioStart(name, line, start)),
     onPhase: (change) => hand(() => records.phase(change)),
     onFault: (change) => hand(() => records.fault(change)),
+    onResources: (reading) => hand(() => records.resources(reading)),
     onProgress: (progress) => hand(() => records.progress(progress)),
     onScenarioEnd: (result) => hand(() => records.scenarioEnd(result)),
     async onRunEnd(run) {

@@ -44,7 +44,7 @@ export interface Sample {
 
 export const metricPrefix = 'svc_harness_';
 
-const recordLabelNames = ['run_id', 'scenario', 'engine', 'target', 'check', 'threshold', 'stream'] as const;
+const recordLabelNames = ['run_id', 'scenario', 'engine', 'target', 'check', 'threshold', 'stream', 'process'] as const;
 const reserved = new Set<string>([...recordLabelNames, 'outcome', 'quantile', '__name__']);
 
 /** A label name Prometheus takes (`[a-zA-Z_][a-zA-Z0-9_]*`, `__` reserved to it). */
@@ -116,12 +116,15 @@ export class PrometheusSeries {
         return;
       }
       case 'gauge': {
-        // A threshold's current value, as the report writes it; no sample while it has no data.
+        // A threshold's current value, as the report writes it (no sample while it has no data), or a
+        // soak's sample of a process.
         const name = metricName(point.metric);
         const labels = series(name, base, []);
         if (point.value !== null) out.push({ key: keyOf(labels), labels, value: point.value, timestampMs });
-        const okLabels = series(`${name}_ok`, base, []);
-        out.push({ key: keyOf(okLabels), labels: okLabels, value: point.ok ? 1 : 0, timestampMs });
+        if (point.metric === 'threshold') {
+          const okLabels = series(`${name}_ok`, base, []);
+          out.push({ key: keyOf(okLabels), labels: okLabels, value: point.ok ? 1 : 0, timestampMs });
+        }
         return;
       }
       default:
