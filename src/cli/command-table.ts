@@ -448,6 +448,7 @@ export const commandTable = {
       'sink-port': sinkOptions['sink-port'],
       'sink-url': sinkOptions['sink-url'],
       'sink-threads': sinkOptions['sink-threads'],
+      ...baselineOptions,
       reporter: reporterOption,
       out: outOption,
       ...consoleOptions,

@@ -320,6 +320,18 @@ describe('svc-harness soak', () => {
     expect(await readFile(join(dir, 'trends', 'index.html'), 'utf8')).toContain('<h3>Trends: memory and CPU</h3>');
   }, 120_000);
 
+  test('--baseline: the soak’s load compared with an earlier soak’s report, as load compares', async () => {
+    const args = ['command', '--duration', '3s', '--rate', '20', '--fault', 'pause 300ms every 1m after 1s'];
+    const before = await soak('baseline-before', args);
+    expect([0, 99], context(before)).toContain(before.exitCode);
+    const after = await soak('baseline-after', [...args, '--baseline', join(dir, 'baseline-before')]);
+    // A regression beyond the tolerances exits 98; two like runs on a quiet machine should not differ.
+    expect([0, 98, 99], context(after)).toContain(after.exitCode);
+    const compare = (after.report as { compare?: { scenarios?: { name: string }[] } } | undefined)?.compare;
+    expect(compare, context(after)).toBeDefined();
+    expect(JSON.stringify(compare)).toContain('command');
+  }, 120_000);
+
   test('a kill in the last second under transactions: the soak waits for the restart before the scenario reads back and finishes', async () => {
     const run = await soak('kill-at-the-end', [
       'transaction',

@@ -6,6 +6,7 @@ import { loadSettingsOf } from '../../engines/load/load-settings.ts';
 import { readFaultSpecs, runSoak, type SoakRun } from '../../engines/soak/run-soak.ts';
 import { findingLines, trendLines } from '../../engines/soak/soak-report.ts';
 import type { CommandValues } from '../command-table.ts';
+import { baselineOption } from '../compare-flags.ts';
 import { imageFlag } from '../image-flag.ts';
 import { withInterrupts } from '../interrupts.ts';
 import { reportersOf } from '../reporter-flags.ts';
@@ -48,6 +49,7 @@ export async function run(values: CommandValues<'soak'>): Promise<number> {
   const sink = sinkSettings(values);
   const reporters = await reportersOf('soak', values);
   const image = imageFlag(values);
+  const baseline = baselineOption(values);
   const result = await withInterrupts((signal) =>
     runSoak({
       scenarios: values._,
@@ -59,6 +61,7 @@ export async function run(values: CommandValues<'soak'>): Promise<number> {
       ...(sink && { sink }),
       ...(values['report-dir'] !== undefined && { reportDir: values['report-dir'] }),
       ...(image !== undefined && { image }),
+      ...(baseline && { baseline }),
       signal,
       reporters,
       log: (line) => process.stderr.write(`${line}\n`),

@@ -23,6 +23,7 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { type BaselineChoice, compareWithBaseline } from '../../results/comparable.ts';
 import type { LoadRun } from '../../results/load-run.ts';
 import type { FaultChange, Reporter } from '../../results/reporter.ts';
 import { isSoakThreshold, parseSoakThresholds } from '../../results/soak-thresholds.ts';
@@ -69,6 +70,8 @@ export interface SoakOptions extends RunCommonOptions {
   readonly serveArgs?: readonly string[];
   /** `--image NAME[:TAG]`: the target file's `image` template started as the implementation's container. */
   readonly image?: string;
+  /** A report to compare the load with (`--baseline`), as `load` does: a regression exits 98. */
+  readonly baseline?: BaselineChoice;
 }
 
 export interface SoakRun {
@@ -267,6 +270,12 @@ export async function runSoak(options: SoakOptions): Promise<SoakRun> {
         stopNemesis.abort();
         faults = await (nemesis ?? Promise.resolve([]));
         await context.close();
+      }
+      // Compared with a baseline as `load` compares (its thresholds, then the comparison's exit 98).
+      const baseline = options.baseline;
+      if (baseline !== undefined) {
+        const measured = load;
+        load = compareWithBaseline(measured, { startedAt: measured.startedAt, load: measured }, reportDir, baseline);
       }
       await renderLoadRun(load, context.reportDir, context.events, context.redact);
     } finally {
