@@ -102,6 +102,37 @@ describe('the html reporter', () => {
     expect(html.match(/<caption>messaging accounting<\/caption>/g)).toHaveLength(2);
   });
 
+  test('each fault heard as it struck is a band over throughput, errors and latency; charts of no time get none', {
+    timeout: 60_000,
+  }, async () => {
+    const run = sampleHarnessRun(join(outputDir, 'soak-bands'));
+    await rm(run.reportDir, { recursive: true, force: true });
+    await mkdir(run.reportDir, { recursive: true });
+    const reporter = createHtmlReporter();
+    for (const scenario of run.load?.scenarios ?? [])
+      reporter.onPhase?.({ scenario: scenario.name, engine: 'node', phase: 'load', edge: 'start', durationS: 5 });
+    const kill = { id: 'f1-1', fault: 'kill every 10m', action: 'kill' } as const;
+    reporter.onFault?.({ ...kill, edge: 'start', elapsedS: 1 });
+    reporter.onFault?.({ ...kill, edge: 'end', elapsedS: 1.8 });
+    // Still on when the run ended: its band reaches the end.
+    reporter.onFault?.({
+      id: 'f2-1',
+      fault: 'partition sink 30s every 15m',
+      action: 'partition',
+      path: 'sink',
+      edge: 'start',
+      elapsedS: 2,
+    });
+    await reporter.onRunEnd?.(run, { catalog: sampleCatalog, redact: createRedactor([sampleSecret]) });
+    const page = await open(join(run.reportDir, 'index.html'));
+    expect(page.errors).toEqual([]);
+    expect(page.rendered).toBe(page.expected);
+    const ofTime = page.canvases.filter((chart) => /^(timeline|arrivals)-/.test(chart.id));
+    expect(ofTime.length).toBeGreaterThanOrEqual(2);
+    for (const chart of ofTime) expect(chart.bands, chart.id).toBe(2);
+    for (const chart of page.canvases.filter((item) => !ofTime.includes(item))) expect(chart.bands, chart.id).toBe(0);
+  });
+
   test('renders a run with only a conformance part', { timeout: 60_000 }, async () => {
     const file = await writeReport(conformanceOnly({ ...sampleRun, reportDir: join(outputDir, 'conformance') }));
     const page = await open(file);
@@ -129,48 +160,6 @@ describe('the html reporter', () => {
     const html = await readFile(file, 'utf8');
     expect(html).not.toContain('id="conformance"');
     expect(html).not.toContain(sampleSecret);
-  });
-});
-
-describe('a soak’s faults on the charts of time', () => {
-  let browser: Browser | undefined;
-  beforeAll(async () => {
-    browser = await launchChromium();
-  }, 60_000);
-  afterAll(async () => {
-    await browser?.close();
-  });
-
-  test('each fault heard as it struck is a band over throughput, errors and latency; charts of no time get none', {
-    timeout: 60_000,
-  }, async () => {
-    if (!browser) throw new Error('Chromium did not start (see beforeAll)');
-    const run = sampleHarnessRun(join(outputDir, 'soak-bands'));
-    await rm(run.reportDir, { recursive: true, force: true });
-    await mkdir(run.reportDir, { recursive: true });
-    const reporter = createHtmlReporter();
-    for (const scenario of run.load?.scenarios ?? [])
-      reporter.onPhase?.({ scenario: scenario.name, engine: 'node', phase: 'load', edge: 'start', durationS: 5 });
-    const kill = { id: 'f1-1', fault: 'kill every 10m', action: 'kill' } as const;
-    reporter.onFault?.({ ...kill, edge: 'start', elapsedS: 1 });
-    reporter.onFault?.({ ...kill, edge: 'end', elapsedS: 1.8 });
-    // Still on when the run ended: its band reaches the end.
-    reporter.onFault?.({
-      id: 'f2-1',
-      fault: 'partition sink 30s every 15m',
-      action: 'partition',
-      path: 'sink',
-      edge: 'start',
-      elapsedS: 2,
-    });
-    await reporter.onRunEnd?.(run, { catalog: sampleCatalog, redact: createRedactor([sampleSecret]) });
-    const page = await openReport(browser, join(run.reportDir, 'index.html'));
-    expect(page.errors).toEqual([]);
-    expect(page.rendered).toBe(page.expected);
-    const ofTime = page.canvases.filter((chart) => /^(timeline|arrivals)-/.test(chart.id));
-    expect(ofTime.length).toBeGreaterThanOrEqual(2);
-    for (const chart of ofTime) expect(chart.bands, chart.id).toBe(2);
-    for (const chart of page.canvases.filter((item) => !ofTime.includes(item))) expect(chart.bands, chart.id).toBe(0);
   });
 });
 
