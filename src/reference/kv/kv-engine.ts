@@ -122,7 +122,7 @@ export class KvEngine {
 
   async runOne(args: readonly Buffer[], principal: Principal): Promise<Outcome> {
     // Fault exec-write-behind: whatever else comes sees every increment answered (only a kill shows it).
-    await this.#parts.writeBehind?.settle();
+    if (this.#parts.writeBehind !== undefined) await this.#parts.writeBehind.settle();
     const name = commandName(args);
     const refusal = this.#check(args, name, principal) ?? this.#countOne();
     if (refusal !== undefined) return serviceError(refusal);
@@ -143,7 +143,7 @@ export class KvEngine {
   }
 
   async #pipeline(commands: readonly (readonly Buffer[])[], principal: Principal): Promise<Outcome[]> {
-    await this.#parts.writeBehind?.settle();
+    if (this.#parts.writeBehind !== undefined) await this.#parts.writeBehind.settle();
     const { client } = await this.#link(principal);
     if (this.#silent('pipeline-one-at-a-time')) {
       // Silence pipeline-one-at-a-time: each command is sent when the one before it was answered, so
@@ -223,7 +223,7 @@ export class KvEngine {
       const values = await writeBehind.increment(cachedKeys);
       return { kind: 'results', results: values.map((value) => ({ kind: 'reply', reply: String(value) })) };
     }
-    await writeBehind?.settle();
+    if (writeBehind !== undefined) await writeBehind.settle();
 
     const replies = await withReplyDeadline(
       this.#replyDeadlineMs,
