@@ -12,7 +12,13 @@
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ImageTarget } from '../image/image-target.ts';
-import { answers, type FaultableProcess, type ProcessFaultTiming, type UnexpectedExit } from './managed-process.ts';
+import {
+  answers,
+  type FaultableProcess,
+  type ProcessFaultTiming,
+  timedPause,
+  type UnexpectedExit,
+} from './managed-process.ts';
 
 const probeEveryMs = 50;
 /** How long a container may take to answer again after a start. */
@@ -104,17 +110,18 @@ export class ContainerProcess implements FaultableProcess {
     return this.#replace('restart');
   }
 
-  async pause(windowMs: number, signal?: AbortSignal): Promise<ProcessFaultTiming> {
-    const startedAt = performance.now();
-    const pid = this.#pid;
-    await this.#engine.pause();
-    try {
-      await sleep(windowMs, undefined, { signal }).catch(() => undefined);
-    } finally {
-      await this.#engine.unpause();
-    }
-    const healedAt = performance.now();
-    return { action: 'pause', startedAt, healedAt, readyAt: healedAt, pidBefore: pid, pidAfter: pid };
+  pause(windowMs: number, signal?: AbortSignal): Promise<ProcessFaultTiming> {
+    return timedPause(
+      this.#pid,
+      windowMs,
+      signal,
+      async () => {
+        await this.#engine.pause();
+      },
+      async () => {
+        await this.#engine.unpause();
+      },
+    );
   }
 
   /** The container stopped and removed (unpaused first by the engine's own stop). Never throws. */

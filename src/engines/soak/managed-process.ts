@@ -126,6 +126,28 @@ export async function answers(spec: ProcessSpec['ready']): Promise<boolean> {
 }
 
 /**
+ * A pause of `windowMs` (cut short by `signal`) between `freeze` and `thaw`, timed as a fault: the thaw
+ * runs whatever happens, and nothing starts again, so ready is healed.
+ */
+export async function timedPause(
+  pid: number | undefined,
+  windowMs: number,
+  signal: AbortSignal | undefined,
+  freeze: () => void | Promise<void>,
+  thaw: () => void | Promise<void>,
+): Promise<ProcessFaultTiming> {
+  const startedAt = performance.now();
+  await freeze();
+  try {
+    await sleep(windowMs, undefined, { signal }).catch(() => undefined);
+  } finally {
+    await thaw();
+  }
+  const healedAt = performance.now();
+  return { action: 'pause', startedAt, healedAt, readyAt: healedAt, pidBefore: pid, pidAfter: pid };
+}
+
+/**
  * What the nemesis does process faults to: a process the soak started (ManagedProcess) or a container
  * (container-process.ts, `soak --image`).
  */
@@ -292,17 +314,12 @@ export class ManagedProcess implements FaultableProcess {
 
   /** SIGSTOP for `windowMs` (cut short by `signal`), then SIGCONT. */
   async pause(windowMs: number, signal?: AbortSignal): Promise<ProcessFaultTiming> {
-    const startedAt = performance.now();
     const pid = this.pid;
-    signalGroup(pid, 'SIGSTOP');
-    this.#paused = true;
-    try {
-      await sleep(windowMs, undefined, { signal }).catch(() => undefined);
-    } finally {
-      this.#continue();
-    }
-    const healedAt = performance.now();
-    const timing = { action: 'pause' as const, startedAt, healedAt, readyAt: healedAt, pidBefore: pid, pidAfter: pid };
+    const freeze = () => {
+      signalGroup(pid, 'SIGSTOP');
+      this.#paused = true;
+    };
+    const timing = await timedPause(pid, windowMs, signal, freeze, () => this.#continue());
     this.faults.push(timing);
     return timing;
   }
