@@ -102,6 +102,49 @@ describe('the OTLP URL and attributes', () => {
     ).toEqual({ ...labels, check: 'status is 200', op: 'GET', 'tag.scenario': 'mine' });
   });
 
+  test("a stream's, a process's and a threshold's label is an attribute: their series stay apart", () => {
+    const memory = (process: 'implementation' | 'harness') =>
+      otlpAttributes({
+        type: 'point',
+        metric: 'process_resident_memory_bytes',
+        kind: 'gauge',
+        unit: 'bytes',
+        labels: { ...labels, process },
+        time: '',
+        elapsed_s: 1,
+        value: 1,
+      });
+    expect(memory('implementation')).toEqual({ ...labels, process: 'implementation' });
+    expect(memory('harness')).toEqual({ ...labels, process: 'harness' });
+    const lost = (stream: 'delivery' | 'callback') =>
+      otlpAttributes({
+        type: 'point',
+        metric: 'messages_lost',
+        kind: 'counter',
+        labels: { ...labels, stream },
+        tags: {},
+        time: '',
+        value: 0,
+        final: true,
+      });
+    expect(lost('delivery')).toEqual({ ...labels, stream: 'delivery' });
+    expect(lost('callback')).toEqual({ ...labels, stream: 'callback' });
+    expect(
+      otlpAttributes({
+        type: 'point',
+        metric: 'threshold',
+        kind: 'gauge',
+        labels: { ...labels, threshold: 'http_req_duration: p(99)<50' },
+        time: '',
+        value: 3.2,
+        ok: true,
+        threshold_metric: 'http_req_duration',
+        source: 'scenario',
+        elapsed_s: 1,
+      }),
+    ).toEqual({ ...labels, threshold: 'http_req_duration: p(99)<50' });
+  });
+
   test("a printed destination shows no URL's user, password or query", () => {
     expect(withoutCredentials('https://user:s3cret@otlp.example/otlp?token=abc')).toBe(
       'https://***@otlp.example/otlp?***',

@@ -13,9 +13,13 @@
  *   `svc_harness.<metric>.p50|p90|p99|max` in seconds (`s`, OTel's unit for durations; the records'
  *   ms divided by 1000) and a Counter `svc_harness.<metric>.count` of the answers they describe. A
  *   histogram would need every sample; the records carry each second's percentiles, which a gauge
- *   keeps as they are.
+ *   keeps as they are;
+ * - a gauge (a threshold's value over the load so far, a soak's sample of a process): a Gauge
+ *   `svc_harness.<metric>` of the value as it stands, and for a threshold `svc_harness.threshold.ok`
+ *   (1 while it holds, 0 while it fails), as remote write sends them.
  *
- * Attributes are the record's labels (`run_id`, `scenario`, `engine`, `target`, `check`) and its tag
+ * Attributes are the record's labels (`run_id`, `scenario`, `engine`, `target`, `check`, `threshold`,
+ * `stream`, `process`) and its tag
  * set, each tag under its own key (`tag.<key>` when it is one of the labels' names); the resource is
  * `service.name=svc-harness` with `service.version`. Events are not metrics and are not sent.
  *

@@ -31,7 +31,16 @@ const countUnits: Readonly<Record<string, string>> = {
   checks: '{check}',
 };
 
-const labelNames: readonly (keyof RecordLabels)[] = ['run_id', 'scenario', 'engine', 'target', 'check'];
+const labelNames: readonly (keyof RecordLabels)[] = [
+  'run_id',
+  'scenario',
+  'engine',
+  'target',
+  'check',
+  'threshold',
+  'stream',
+  'process',
+];
 
 /** The record's attributes: its labels, then its tags (a tag named as a label under `tag.<name>`). */
 export function otlpAttributes(point: MetricPoint): Attributes {
@@ -108,12 +117,23 @@ function recordPoint(instruments: Instruments, point: MetricPoint): void {
       return;
     }
     case 'gauge':
-      // A soak's sample of a process, as it stands; a threshold's value is judged in the run's events.
-      if (point.metric !== 'threshold') {
+      if (point.metric === 'threshold') {
+        // A threshold's value as the report writes it (ms, a fraction, a count: the unit is the
+        // threshold's metric's, so `1`), none while it has no data, and whether it holds (1 or 0),
+        // as remote write sends `svc_harness_threshold` and `svc_harness_threshold_ok`.
+        if (point.value !== null) {
+          instruments
+            .gauge(name, '1', 'a threshold: the value it compares, over the load so far')
+            .record(point.value, attributes);
+        }
         instruments
-          .gauge(name, point.unit === 'bytes' ? 'By' : '1', `${point.metric}: a soak's sample of a process`)
-          .record(point.value, attributes);
+          .gauge(`${name}.ok`, '1', 'a threshold: 1 while it holds, 0 while it fails')
+          .record(point.ok ? 1 : 0, attributes);
+        return;
       }
+      instruments
+        .gauge(name, point.unit === 'bytes' ? 'By' : '1', `${point.metric}: a soak's sample of a process`)
+        .record(point.value, attributes);
       return;
   }
 }
