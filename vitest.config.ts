@@ -29,7 +29,7 @@ const quietTests = ['test/cli/serve-memory.test.ts'];
  * this pattern lets through by mistake fails loudly instead of slowing the loop down.
  */
 const slowTest =
-  /run-cli\.ts|runCli|spawn|execFile|fixture-server|processes\.ts|fork\(|startEmbedded|startTestRedis|useTestReference|acquireRedis|chromium|createServer|listenOnLoopback|startReference|runLoad|runConformance|runMainJob|new Worker|startSink|startTestServer|bad-servers|kv-fakes|startHostile|openSink|startCountingSink|runRegions|findK6|podman|testcontainers|self-validation|receiver|messaging-client|reference-fixture|hostile-conformance|importUserModule/;
+  /run-cli\.ts|runCli|spawn|execFile|fixture-server|processes\.ts|fork\(|startEmbedded|startTestRedis|useTestReference|acquireRedis|chromium|createServer|listenOnLoopback|startReference|runLoad|runConformance|runMainJob|new Worker|startSink|startTestServer|bad-servers|kv-fakes|startHostile|openSink|startCountingSink|runRegions|findK6|podman|testcontainers|self-validation|receiver|messaging-client|reference-fixture|hostile-conformance|importUserModule|ManagedProcess/;
 
 function testFiles(dir: string): string[] {
   if (!existsSync(dir)) return [];

@@ -41,6 +41,16 @@ export interface KeyArrival {
   readonly count: number;
 }
 
+/**
+ * Every key that reached the sink, looked up by `stream:key` (a Map is one): a view of the sink's
+ * ledger, so the check copies no key of a long run.
+ */
+export interface KeyArrivals {
+  get(key: string): KeyArrival | undefined;
+  /** How many keys arrived. */
+  readonly size: number;
+}
+
 /** One fault as it happened: from its start until healed (a kill or restart: until ready again). */
 export interface FaultWindow {
   readonly id: string;
@@ -100,74 +110,96 @@ export const nearFaultMs = 5_000;
 
 const seconds = (ms: number) => Math.round(ms) / 1000;
 
+/**
+ * One pass over the iterations (an array, or a view that makes each as it is read: an hour's soak
+ * has 720,000), looking each key up once; what it keeps grows with the lost keys, the undelivered
+ * indeterminates and the faults, never with the run. A key is caused by one iteration only (keys are
+ * unique within their stream: `ArrivalRecord.key`), so the arrived keys no kept iteration caused are
+ * the arrivals' count less those that one did.
+ */
 export function checkSoak(
-  iterations: readonly CheckedIteration[],
-  arrivals: ReadonlyMap<string, KeyArrival>,
+  iterations: Iterable<CheckedIteration>,
+  arrivals: KeyArrivals,
   faults: readonly FaultWindow[],
   nearMs = nearFaultMs,
 ): SoakCheck {
-  const caused = new Set<string>();
   const lost: LostKey[] = [];
   const undelivered: UndeliveredIndeterminate[] = [];
   const near = (at: number) =>
     faults.filter((fault) => at >= fault.startAt - nearMs && at <= fault.healedAt + nearMs).map((fault) => fault.id);
   let expectedKeys = 0;
+  let duplicates = 0;
+  let causedArrived = 0;
   const counts = { acknowledged: 0, refused: 0 };
   const indeterminate = { total: 0, delivered: 0, undelivered: 0 };
+  const windows = faults.map((fault) => ({
+    fault,
+    errors: 0,
+    firstSuccess: Number.POSITIVE_INFINITY,
+    drainedAt: fault.healedAt,
+    backlogLost: false,
+  }));
   for (const iteration of iterations) {
-    if (iteration.fate === 'refused') {
+    const { sentAt, fate } = iteration;
+    const during = windows.filter(({ fault }) => sentAt >= fault.startAt && sentAt <= fault.healedAt);
+    if (fate === 'acknowledged') {
+      for (const window of windows) {
+        if (sentAt >= window.fault.healedAt) {
+          window.firstSuccess = Math.min(window.firstSuccess, iteration.answeredAt ?? sentAt);
+        }
+      }
+    } else {
+      for (const window of during) window.errors++;
+    }
+    if (fate === 'refused') {
       counts.refused++;
       continue;
     }
-    for (const key of iteration.keys) caused.add(key);
-    if (iteration.fate === 'indeterminate') {
-      indeterminate.total++;
-      if (iteration.keys.some((key) => arrivals.has(key))) indeterminate.delivered++;
-      else {
-        indeterminate.undelivered++;
-        undelivered.push({ index: iteration.index, sentAt: iteration.sentAt, faults: near(iteration.sentAt) });
-      }
-      continue;
-    }
-    counts.acknowledged++;
+    let anyArrived = false;
     for (const key of iteration.keys) {
+      const arrival = arrivals.get(key);
+      if (arrival !== undefined) {
+        anyArrived = true;
+        causedArrived++;
+        duplicates += arrival.count - 1;
+      }
+      if (fate !== 'acknowledged') continue;
       expectedKeys++;
-      if (arrivals.has(key)) continue;
+      // The backlog of a fault: every key acknowledged while it lasted, drained once the last arrived.
+      for (const window of during) {
+        if (arrival === undefined) window.backlogLost = true;
+        else window.drainedAt = Math.max(window.drainedAt, arrival.firstAt);
+      }
+      if (arrival !== undefined) continue;
       lost.push({
         key,
         index: iteration.index,
-        sentAt: iteration.sentAt,
-        faults: near(iteration.sentAt),
+        sentAt,
+        faults: near(sentAt),
         ...(iteration.ids !== undefined && { ids: iteration.ids }),
       });
     }
+    if (fate === 'acknowledged') {
+      counts.acknowledged++;
+      continue;
+    }
+    indeterminate.total++;
+    if (anyArrived) indeterminate.delivered++;
+    else {
+      indeterminate.undelivered++;
+      undelivered.push({ index: iteration.index, sentAt, faults: near(sentAt) });
+    }
   }
-  let duplicates = 0;
-  let unexpected = 0;
-  for (const [key, arrival] of arrivals) {
-    if (caused.has(key)) duplicates += arrival.count - 1;
-    else unexpected++;
-  }
-  const lostKeys = new Set(lost.map((item) => item.key));
-  const recoveries = faults.map((fault): FaultRecovery => {
-    const during = iterations.filter((item) => item.sentAt >= fault.startAt && item.sentAt <= fault.healedAt);
-    const errors = during.filter((item) => item.fate !== 'acknowledged').length;
-    const firstSuccess = iterations
-      .filter((item) => item.fate === 'acknowledged' && item.sentAt >= fault.healedAt)
-      .reduce((first, item) => Math.min(first, item.answeredAt ?? item.sentAt), Number.POSITIVE_INFINITY);
-    const backlog = during.filter((item) => item.fate === 'acknowledged').flatMap((item) => item.keys);
-    const drainedAt = backlog.some((key) => lostKeys.has(key))
-      ? undefined
-      : backlog.reduce((last, key) => Math.max(last, arrivals.get(key)?.firstAt ?? last), fault.healedAt);
-    return {
+  const recoveries = windows.map(
+    ({ fault, errors, firstSuccess, drainedAt, backlogLost }): FaultRecovery => ({
       id: fault.id,
       text: fault.text,
       errors,
       firstSuccessS: Number.isFinite(firstSuccess) ? seconds(firstSuccess - fault.healedAt) : null,
-      drainedS: drainedAt === undefined ? null : seconds(drainedAt - fault.healedAt),
+      drainedS: backlogLost ? null : seconds(drainedAt - fault.healedAt),
       ...(fault.cut === true && { cut: true }),
-    };
-  });
+    }),
+  );
   return {
     ...counts,
     indeterminate,
@@ -175,7 +207,7 @@ export function checkSoak(
     lost,
     undelivered,
     duplicates,
-    unexpected,
+    unexpected: arrivals.size - causedArrived,
     faults: recoveries,
   };
 }

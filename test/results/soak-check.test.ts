@@ -101,4 +101,46 @@ describe('checkSoak', () => {
       { id: 'f1-1', text: 'pause 2s every 1m', errors: 2, firstSuccessS: 0.7, drainedS: 2 },
     ]);
   });
+
+  test('iterations made as they are read and arrivals looked up (an hour is never copied): the same verdict, read once', () => {
+    const made: number[] = [];
+    const iterations = {
+      *[Symbol.iterator]() {
+        for (let index = 0; index < 4; index++) {
+          made.push(index);
+          yield iteration(index, index === 3 ? 'indeterminate' : 'acknowledged', index * 1000, index * 1000 + 10);
+        }
+      },
+    };
+    const looked: string[] = [];
+    const keys = arrived([
+      [0, 5, 3],
+      [2, 2100],
+      [9, 50],
+    ]);
+    const arrivals = {
+      size: keys.size,
+      get(key: string) {
+        looked.push(key);
+        return keys.get(key);
+      },
+    };
+    const check = checkSoak(iterations, arrivals, [
+      { id: 'f1-1', text: 'kill every 1m', startAt: 900, healedAt: 1500 },
+    ]);
+    expect(made).toEqual([0, 1, 2, 3]);
+    expect(looked).toEqual(['delivery:0', 'delivery:1', 'delivery:2', 'delivery:3']);
+    expect(check).toMatchObject({
+      acknowledged: 3,
+      expectedKeys: 3,
+      lost: [{ key: 'delivery:1', index: 1, faults: ['f1-1'] }],
+      indeterminate: { total: 1, delivered: 0, undelivered: 1 },
+      // Key 0 came three times (two duplicates); key 9 no iteration caused.
+      duplicates: 2,
+      unexpected: 1,
+    });
+    expect(check.faults).toEqual([
+      { id: 'f1-1', text: 'kill every 1m', errors: 0, firstSuccessS: 0.51, drainedS: null },
+    ]);
+  });
 });

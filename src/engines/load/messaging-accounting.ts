@@ -24,6 +24,7 @@ import type {
   StreamAccounting,
   StreamCounts,
 } from '../../results/load-run.ts';
+import type { KeyArrivals } from '../../results/soak-check.ts';
 import { ArrivalLedger, type FirstArrival } from './arrival-ledger.ts';
 
 /** One arrival as the sink hands it on (a `CountedArrival` of the sink). */
@@ -35,8 +36,24 @@ export interface LedgerArrival {
   readonly jti?: string;
 }
 
+/**
+ * What the accounting reads of a key's first arrival, beside its time: the rest of the record (its
+ * stream and key are the ledger's own; its iteration is in its expectation) is not kept, and equal tag
+ * sets are one object. A long soak keeps one per key: the whole record, its tags and its stream's
+ * string, as the sink's thread cloned them, were about 130 bytes more a key.
+ */
+interface KeptRecord {
+  // Always all three (undefined when absent): one fixed shape with its fields in the object, where
+  // optional fields spread in one by one put them in a property array of its own (40 bytes a key).
+  readonly sentAt: number | undefined;
+  readonly causeKey: string | undefined;
+  readonly tags: Tags | undefined;
+}
+
 /** Every key of a stream that arrived: its first arrival, and how often it came. */
-type Arrived = FirstArrival<ArrivalRecord>;
+type Arrived = FirstArrival<KeptRecord>;
+
+const bare: KeptRecord = Object.freeze({ sentAt: undefined, causeKey: undefined, tags: undefined });
 
 interface ExpectedKey {
   readonly index: number;
@@ -59,7 +76,9 @@ function tagKey(tags: Tags): string {
 }
 
 export class MessagingLedger {
-  readonly #ledger = new ArrivalLedger<ArrivalStream, string, ArrivalRecord, ExpectedKey>(streams);
+  readonly #ledger = new ArrivalLedger<ArrivalStream, string, KeptRecord, ExpectedKey>(streams);
+  /** One object per tag set among the kept records, by its stable name. */
+  readonly #tagSets = new Map<string, Tags>();
   readonly #badSignatures = new Map<ArrivalStream, number>();
   #unclassified = 0;
   readonly #signatures = { verified: 0, failed: 0, unchecked: 0, replays: 0 };
@@ -79,7 +98,10 @@ export class MessagingLedger {
         else this.#jtis.add(arrival.jti);
       }
       const record = arrival.record;
-      if (record === undefined || this.#ledger.arrive(record.stream, record.key, arrival.at, record) === undefined) {
+      if (
+        record === undefined ||
+        this.#ledger.arrive(record.stream, record.key, arrival.at, this.#kept(record)) === undefined
+      ) {
         this.#unclassified++;
         continue;
       }
@@ -87,6 +109,22 @@ export class MessagingLedger {
         this.#badSignatures.set(record.stream, (this.#badSignatures.get(record.stream) ?? 0) + 1);
       }
     }
+  }
+
+  /** The part of a record the accounting reads, its tags shared with every equal set's. */
+  #kept(record: ArrivalRecord): KeptRecord {
+    const { sentAt, causeKey, tags } = record;
+    if (sentAt === undefined && causeKey === undefined && tags === undefined) return bare;
+    let shared: Tags | undefined;
+    if (tags !== undefined) {
+      const name = tagKey(tags);
+      shared = this.#tagSets.get(name);
+      if (shared === undefined) {
+        shared = tags;
+        this.#tagSets.set(name, tags);
+      }
+    }
+    return { sentAt, causeKey, tags: shared };
   }
 
   /** What the accepted iterations must cause (set once the load ended and its marks are merged). */
@@ -127,14 +165,22 @@ export class MessagingLedger {
     return this.#ledger.missing();
   }
 
-  /** Every key that arrived as `stream:key`, its first arrival (Unix ms) and how often it came: the soak's checker reads them. */
-  keyArrivals(): Map<string, { readonly firstAt: number; readonly count: number }> {
-    const all = new Map<string, { readonly firstAt: number; readonly count: number }>();
-    for (const stream of streams) {
-      for (const [key, first] of this.#ledger.arrivals(stream))
-        all.set(`${stream}:${key}`, { firstAt: first.at, count: first.count });
-    }
-    return all;
+  /**
+   * Every key that arrived, looked up as `stream:key`: its first arrival (Unix ms) and how often it
+   * came, for the soak's checker. A view of the ledger, not a copy (a long soak's keys are its memory).
+   */
+  keyArrivals(): KeyArrivals {
+    const ledger = this.#ledger;
+    let size = 0;
+    for (const stream of streams) size += ledger.arrivals(stream).size;
+    return {
+      size,
+      get(name) {
+        const colon = name.indexOf(':');
+        const first = ledger.arrivals(name.slice(0, colon) as ArrivalStream).get(name.slice(colon + 1));
+        return first === undefined ? undefined : { firstAt: first.at, count: first.count };
+      },
+    };
   }
 
   /** The accounting as it stands: call it once the wait ended. */

@@ -1,18 +1,21 @@
 /**
  * What the soak's checker (results/soak-check.ts) needs of a messaging scenario once its sink's wait
  * ended: each publish's fate with the keys it causes once taken (the scenario's own `expected`), and
- * every key that reached the sink with its first arrival. Built only when the caller asks for it (the
- * soak): a plain load keeps its counters and nothing per key beyond its ledger.
+ * every key that reached the sink with its first arrival. Both are views, made as they are read: the
+ * publishes from the fate log's arrays, the keys from the sink's ledger, so an hour's soak is never
+ * copied a second time per publish (its 720,000 iterations and keys made into objects at once took
+ * over 1 GB at the end). Built only when the caller asks for it (the soak).
  */
 import type { ArrivalStream, Expectation } from '../../protocol/scenario.ts';
-import type { CheckedIteration, KeyArrival } from '../../results/soak-check.ts';
+import type { CheckedIteration, KeyArrivals } from '../../results/soak-check.ts';
 import { type FatePart, publishRecords } from './fate-log.ts';
 
 export interface MessagingEvidence {
   readonly scenario: string;
-  readonly iterations: readonly CheckedIteration[];
+  /** Each publish, made as it is read (read it as often as needed). */
+  readonly iterations: Iterable<CheckedIteration>;
   /** `stream:key` → its first arrival (Unix ms) and how often it came. */
-  readonly arrivals: ReadonlyMap<string, KeyArrival>;
+  readonly arrivals: KeyArrivals;
   /** Publishes whose fate was not kept (past the log's bound): neither lost nor delivered. */
   readonly droppedFates: number;
   /** Acknowledged publishes whose message ids were not kept. */
@@ -33,13 +36,16 @@ function keysOf(expectation: Expectation): string[] {
 export function messagingEvidence(
   scenario: string,
   fates: FatePart,
-  arrivals: ReadonlyMap<string, KeyArrival>,
+  arrivals: KeyArrivals,
   expected: (index: number) => Expectation,
 ): MessagingEvidence {
-  const iterations: CheckedIteration[] = [];
-  for (const record of publishRecords(fates)) {
-    // A refused publish expects nothing: its keys are not asked for.
-    iterations.push({ ...record, keys: record.fate === 'refused' ? [] : keysOf(expected(record.index)) });
-  }
+  const iterations: Iterable<CheckedIteration> = {
+    *[Symbol.iterator]() {
+      for (const record of publishRecords(fates)) {
+        // A refused publish expects nothing: its keys are not asked for.
+        yield { ...record, keys: record.fate === 'refused' ? [] : keysOf(expected(record.index)) };
+      }
+    },
+  };
   return { scenario, iterations, arrivals, droppedFates: fates.droppedFates, droppedIds: fates.droppedIds };
 }
