@@ -18,6 +18,7 @@ export type { LoadRun, ScenarioResult } from '../results/load-run.ts';
 export type {
   FaultChange,
   LoadProgress,
+  MessageProgress,
   PhaseChange,
   Reporter,
   ResourceReading,

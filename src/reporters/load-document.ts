@@ -35,6 +35,7 @@ function stream(accounting: StreamAccounting | undefined) {
     lost: accounting.lost,
     duplicated: accounting.duplicated,
     unexpected: accounting.unexpected,
+    ...(accounting.unexpectedKeys !== undefined && { unexpectedKeys: accounting.unexpectedKeys }),
     badSignatures: accounting.badSignatures,
     latencyMs: latency(accounting.latencyMs),
     histogram: accounting.histogram,

@@ -99,6 +99,11 @@ export interface StreamCounts {
 export interface StreamAccounting extends StreamCounts {
   /** Arrivals no accepted iteration expects (a publish whose answer was lost, a wrong key). */
   readonly unexpected: number;
+  /**
+   * The keys among those (an unexpected key that came twice is two arrivals, one key): what makes the
+   * live outputs' `messages_repeated` add up to the end's. Absent in reports made before it was counted.
+   */
+  readonly unexpectedKeys?: number;
   /** Arrivals whose signature the sink could not verify under the target's scheme. */
   readonly badSignatures: number;
   /** The stream's latency (deliveries and waiters: from the send; callbacks: from the delivery), ms. */

@@ -83,6 +83,28 @@ export interface LoadProgress {
    * `finish`'s updates) is judged at the end only.
    */
   readonly thresholds?: readonly ThresholdResult[];
+  /**
+   * A messaging scenario's streams as the sink sees them so far (kv-fanout's deliveries to its
+   * subscribers as `fanout`), one entry per stream anything reached. Which keys are expected is known
+   * only at the end, so these are arrivals, not received or lost (the result's accounting has those).
+   */
+  readonly messages?: readonly MessageProgress[];
+}
+
+/** One messaging stream in a progress event (`LoadProgress.messages`). */
+export interface MessageProgress {
+  /** The report's stream names (its `series`'), and `fanout` for kv-fanout's subscribers. */
+  readonly stream: 'delivery' | 'callback' | 'failureCallback' | 'waiter' | 'fanout';
+  /** Every arrival classified into the stream so far (repeats included). */
+  readonly arrived: number;
+  /** Of those, arrivals of a key that had arrived before: duplicates, and an unexpected key again. */
+  readonly repeated: number;
+  /**
+   * Latency (ms) of the keys' first arrivals since the previous progress event (a second of the load):
+   * deliveries, waiters and failure callbacks from the send, callbacks from their delivery's first
+   * arrival (none when that delivery had not arrived yet).
+   */
+  readonly latencyMs: LatencySummary;
 }
 
 /** A scenario's phase: its unmeasured warm-up, or its measured load. */

@@ -27,7 +27,7 @@ import {
 } from '../support/otelcol.ts';
 import { runCli } from '../support/run-cli.ts';
 
-const labelNames = new Set(['run_id', 'scenario', 'engine', 'target', 'check']);
+const labelNames = new Set(['run_id', 'scenario', 'engine', 'target', 'check', 'stream', 'process']);
 /** A data point's tag set, as a key (its attributes other than the labels). */
 const tagKey = (attributes: Record<string, string>) =>
   Object.keys(attributes)

@@ -235,68 +235,101 @@ describe('load --out json=FILE', () => {
     expect(new Set(live.map((line) => line.elapsed_s)).size, context).toBeGreaterThanOrEqual(2);
   }, 100_000);
 
-  test("a messaging scenario on k6: each stream's accounting in its final records, equal to report.json's", async () => {
-    const reportDir = join(dir, 'report-messaging');
-    const file = join(dir, 'messaging.ndjson');
-    const run = await runCli(
-      [
-        'load',
-        'publish-fanout',
-        '--engine',
-        'k6',
-        '--duration',
-        '2s',
-        '--out',
-        `json=${file}`,
-        '--report-dir',
-        reportDir,
-      ],
-      { reportDir, timeoutMs: 90_000 },
-    );
-    const report = run.report as Report;
-    const context = `${run.stdout.slice(-2000)}\n${run.stderr.slice(-2000)}`;
-    expectLoadCompleted(run.exitCode, report.load.scenarios, context);
-    const [scenario] = report.load.scenarios;
-    const messaging = scenario?.messaging;
-    if (scenario === undefined || messaging === undefined) throw new Error(`no messaging accounting: ${context}`);
-    const lines = await readLines(file);
-    const ended = lines
-      .filter((line) => line.metric === 'http_reqs')
-      .reduce((total, line) => total + (line.value ?? 0), 0);
-    expect(ended).toBe(scenario.requests.completed + scenario.requests.failed);
-    const names = {
-      delivery: 'delivery',
-      callbacks: 'callback',
-      failureCallbacks: 'failure_callback',
-      waiters: 'waiter',
-    };
-    let streams = 0;
-    for (const [key, stream] of Object.entries(names)) {
-      const accounting = messaging[key as keyof typeof names];
-      const points = lines.filter((line) => line.type === 'point' && line.labels.stream === stream);
-      // report.json writes a stream the scenario lacks as null.
-      if (accounting === undefined || accounting === null) {
-        expect(points, stream).toEqual([]);
-        continue;
+  // Both engines share the sink, so both have the streams' live points.
+  test.each(['node', 'k6'])(
+    "a messaging scenario on %s: each stream's arrivals live during the load, live + final equal to report.json's, and the end's accounting",
+    async (engine) => {
+      const reportDir = join(dir, `report-messaging-${engine}`);
+      const file = join(dir, `messaging-${engine}.ndjson`);
+      const durationS = 3;
+      const run = await runCli(
+        [
+          'load',
+          'publish-fanout',
+          '--engine',
+          engine,
+          '--duration',
+          `${durationS}s`,
+          '--out',
+          `json=${file}`,
+          '--report-dir',
+          reportDir,
+        ],
+        { reportDir, timeoutMs: 90_000 },
+      );
+      const report = run.report as Report;
+      const context = `${run.stdout.slice(-2000)}\n${run.stderr.slice(-2000)}`;
+      expectLoadCompleted(run.exitCode, report.load.scenarios, context);
+      const [scenario] = report.load.scenarios;
+      const messaging = scenario?.messaging;
+      if (scenario === undefined || messaging === undefined) throw new Error(`no messaging accounting: ${context}`);
+      const lines = await readLines(file);
+      const ended = lines
+        .filter((line) => line.metric === 'http_reqs')
+        .reduce((total, line) => total + (line.value ?? 0), 0);
+      expect(ended).toBe(scenario.requests.completed + scenario.requests.failed);
+      const endAt = lines.findIndex((line) => line.event === 'scenario_end');
+      const names = {
+        delivery: 'delivery',
+        callbacks: 'callback',
+        failureCallbacks: 'failure_callback',
+        waiters: 'waiter',
+      };
+      let streams = 0;
+      for (const [key, stream] of Object.entries(names)) {
+        const accounting = messaging[key as keyof typeof names];
+        const points = lines.filter((line) => line.type === 'point' && line.labels.stream === stream);
+        // report.json writes a stream the scenario lacks as null.
+        if (accounting === undefined || accounting === null) {
+          expect(points, stream).toEqual([]);
+          continue;
+        }
+        streams++;
+        // What only the end knows (which keys were expected) is final only.
+        const final = (metric: string) => points.filter((line) => line.metric === metric && line.final === true);
+        const value = (metric: string) => {
+          const all = points.filter((line) => line.metric === metric);
+          expect(all.every((line) => line.final === true)).toBe(true);
+          return all.map((line) => line.value);
+        };
+        expect(value('messages_expected'), stream).toEqual([accounting.expected]);
+        expect(value('messages_received'), stream).toEqual([accounting.received]);
+        expect(value('messages_lost'), stream).toEqual([accounting.lost]);
+        expect(value('messages_duplicated'), stream).toEqual([accounting.duplicated]);
+        expect(value('messages_unexpected'), stream).toEqual([accounting.unexpected]);
+        expect(final('message_latency')).toMatchObject([
+          { count: accounting.latencyMs.count, p99: accounting.latencyMs.p99 },
+        ]);
+
+        // The arrivals came while the load ran: live points before the scenario's end, within its duration.
+        const arrived = points.filter((line) => line.metric === 'messages_arrived');
+        const live = arrived.filter((line) => line.final === undefined && lines.indexOf(line) < endAt);
+        expect(live.length, `${stream}: ${context}`).toBeGreaterThan(0);
+        const during = live.filter((line) => (line.elapsed_s ?? Number.POSITIVE_INFINITY) < durationS);
+        const toldDuring = during.reduce((total, line) => total + (line.value ?? 0), 0);
+        expect(toldDuring, `${stream} arrivals told during the load`).toBeGreaterThan(0);
+        expect(live.every((line) => typeof line.rate === 'number' && typeof line.elapsed_s === 'number')).toBe(true);
+        // Each second's latency of first arrivals, live.
+        const seconds = points.filter((line) => line.metric === 'message_latency' && line.final === undefined);
+        expect(seconds.length, stream).toBeGreaterThan(0);
+        expect(seconds.every((line) => typeof line.second === 'number' && (line.count ?? 0) > 0)).toBe(true);
+
+        // Live + final = the end's totals, exactly.
+        const sum = (metric: string) =>
+          points.filter((line) => line.metric === metric).reduce((total, line) => total + (line.value ?? 0), 0);
+        const unexpectedKeys = accounting.unexpectedKeys;
+        if (unexpectedKeys === undefined) throw new Error(`${stream}: no unexpectedKeys in report.json`);
+        expect(sum('messages_arrived'), stream).toBe(
+          accounting.received + accounting.duplicated + accounting.unexpected,
+        );
+        expect(sum('messages_repeated'), stream).toBe(accounting.duplicated + accounting.unexpected - unexpectedKeys);
+        expect(final('messages_arrived'), stream).toHaveLength(1);
       }
-      streams++;
-      const value = (metric: string) => points.find((line) => line.metric === metric)?.value;
-      expect(value('messages_expected'), stream).toBe(accounting.expected);
-      expect(value('messages_received'), stream).toBe(accounting.received);
-      expect(value('messages_lost'), stream).toBe(accounting.lost);
-      expect(value('messages_duplicated'), stream).toBe(accounting.duplicated);
-      expect(value('messages_unexpected'), stream).toBe(accounting.unexpected);
-      expect(points.find((line) => line.metric === 'message_latency')).toMatchObject({
-        final: true,
-        count: accounting.latencyMs.count,
-        p99: accounting.latencyMs.p99,
-      });
-      // Accounted at the end only: every one is final, after the last live point.
-      expect(points.every((line) => line.final === true)).toBe(true);
-    }
-    expect(streams).toBeGreaterThan(0);
-    expect(messaging.delivery?.expected ?? 0, context).toBeGreaterThan(0);
-  }, 100_000);
+      expect(streams).toBeGreaterThan(0);
+      expect(messaging.delivery?.expected ?? 0, context).toBeGreaterThan(0);
+    },
+    100_000,
+  );
 
   test('an unknown kind, or a value that is no KIND=DESTINATION, is one line naming the kinds, exit 2, and nothing starts', async () => {
     for (const [value, line] of [

@@ -328,3 +328,55 @@ describe('load --engine k6 --out prometheus-rw=URL', () => {
     );
   }, 150_000);
 });
+
+describe('a messaging scenario --out prometheus-rw=URL', () => {
+  test("each stream's arrivals and repeats reach Prometheus each second, their last samples report.json's totals exactly", async () => {
+    const reportDir = join(dir, 'messaging-report');
+    const done = await runCli(
+      [
+        'load',
+        'publish-fanout',
+        '--duration',
+        '3s',
+        '--out',
+        `prometheus-rw=${prometheus.writeUrl}`,
+        '--report-dir',
+        reportDir,
+      ],
+      { reportDir, timeoutMs: 90_000 },
+    );
+    const context = `${done.stdout.slice(-1500)}\n${done.stderr.slice(-1500)}\n${prometheus.log().slice(-1500)}`;
+    const [publish] = (done.report as Report).load.scenarios;
+    expectLoadCompleted(done.exitCode, (done.report as Report).load.scenarios, context);
+    const delivery = publish?.messaging?.delivery;
+    if (delivery === undefined || delivery === null || delivery.unexpectedKeys === undefined)
+      throw new Error(`no delivery accounting: ${context}`);
+    const ids = await prometheus.query(
+      'count by (run_id) (svc_harness_messages_arrived_total{scenario="publish-fanout"})',
+    );
+    expect(ids, context).toHaveLength(1);
+    const of = `run_id="${ids[0]?.metric.run_id}", scenario="publish-fanout", stream="delivery"`;
+    const query = async (expression: string) => total(await prometheus.query(expression));
+    expect(await query(`svc_harness_messages_arrived_total{${of}}`)).toBe(
+      delivery.received + delivery.duplicated + delivery.unexpected,
+    );
+    expect(await query(`svc_harness_messages_repeated_total{${of}}`)).toBe(
+      delivery.duplicated + delivery.unexpected - delivery.unexpectedKeys,
+    );
+    expect(await query(`svc_harness_messages_received_total{${of}}`)).toBe(delivery.received);
+    // Told while the load ran: samples before the end's, the first of them below the total.
+    expect(await query(`count_over_time(svc_harness_messages_arrived_total{${of}}[5m])`), context).toBeGreaterThan(2);
+    expect(await query(`min_over_time(svc_harness_messages_arrived_total{${of}}[5m])`)).toBeLessThan(
+      delivery.received + delivery.duplicated + delivery.unexpected,
+    );
+    // Each second's latency gauges (and the whole scenario's, the last sample), and the seconds' count.
+    expect(
+      await query(`count_over_time(svc_harness_message_latency_seconds{${of}, quantile="0.99"}[5m])`),
+    ).toBeGreaterThan(2);
+    expect(await query(`svc_harness_message_latency_seconds{${of}, quantile="0.99"}`)).toBeCloseTo(
+      delivery.latencyMs.p99 / 1000,
+      6,
+    );
+    expect(await query(`svc_harness_message_latency_seconds_count{${of}}`)).toBeGreaterThan(0);
+  }, 120_000);
+});

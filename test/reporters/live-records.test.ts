@@ -399,6 +399,9 @@ describe('thresholds, phases and messaging streams', () => {
       messages_lost: 2,
       messages_duplicated: 1,
       messages_out_of_order: 3,
+      // No live points counted any: every arrival is the end's (received + duplicated), 1 a repeat.
+      messages_arrived: 79,
+      messages_repeated: 1,
       message_latency: result.latencyMs.count,
     });
   });

@@ -18,6 +18,8 @@ export interface StreamCounts {
   readonly lost: number;
   readonly duplicated: number;
   readonly unexpected: number;
+  /** The distinct keys among the unexpected arrivals. */
+  readonly unexpectedKeys?: number;
   readonly latencyMs: { readonly count: number; readonly p99: number };
 }
 

@@ -5,7 +5,7 @@
  * message is late if a message received before it was published after its own publish was answered
  * (Redis ran them in that order, so every subscriber must see them in it). Concurrent publishes have
  * no order to keep. The counts are kept in the one fan-out ledger (`arrival-ledger.ts`), the messaging
- * scenarios' too.
+ * scenarios' too; the live outputs get the subscribers' arrivals as they come, as one stream `fanout`.
  */
 import { performance } from 'node:perf_hooks';
 import { dispatcherFor } from '../../http/http-client.ts';
@@ -13,7 +13,9 @@ import { openSse, type SseStream } from '../../http/sse-client.ts';
 import type { FanoutPart } from '../../protocol/scenario.ts';
 import { encodeHistogram, newHistogram, recordMs, summarize } from '../../results/histogram.ts';
 import type { DeliveryAccounting } from '../../results/load-run.ts';
+import type { MessageProgress } from '../../results/reporter.ts';
 import { ArrivalLedger } from './arrival-ledger.ts';
+import { LiveArrivals } from './live-arrivals.ts';
 import type { LoadTarget } from './load-target.ts';
 import type { SendObserver } from './open-model.ts';
 
@@ -32,6 +34,8 @@ type FanoutLedger = ArrivalLedger<number, number, number, undefined>;
 
 export interface Fanout {
   readonly observer: SendObserver;
+  /** Every subscriber's arrivals so far, for a progress event (resets their latency). */
+  take(): MessageProgress;
   /** Waits until every answered publish reached every subscriber, or `graceMs` passed; then closes. */
   finish(graceMs: number): Promise<{ delivery: DeliveryAccounting; problems: readonly string[] }>;
   close(): void;
@@ -140,6 +144,7 @@ export async function openFanout<State>(
   };
   const subscribers = await subscribe(part, state, target, timeoutMs);
   const ledger: FanoutLedger = new ArrivalLedger(subscribers.map((_, index) => index));
+  const live = new LiveArrivals('fanout');
   let closing = false;
 
   const readers = subscribers.map(async (subscriber, index) => {
@@ -157,7 +162,9 @@ export async function openFanout<State>(
       const received = performance.now();
       const sequence = part.sequenceOf(data, state);
       if (sequence === undefined || sequence < 0 || sequence >= total) continue;
-      ledger.arrive(index, sequence, received, publishes.sentAt[sequence] ?? Number.NaN);
+      const sentAt = publishes.sentAt[sequence] ?? Number.NaN;
+      const first = ledger.arrive(index, sequence, received, sentAt) === true;
+      live.arrive(first, Number.isNaN(sentAt) ? undefined : received - sentAt);
     }
   });
 
@@ -179,6 +186,7 @@ export async function openFanout<State>(
 
   return {
     observer,
+    take: () => live.take(),
     close,
     async finish(graceMs) {
       // The load has ended: which publishes were answered is known, so is what every subscriber must see.

@@ -8,6 +8,7 @@
  * delivery they report on (`causeKey`), and an iteration is complete when every key it expects arrived.
  * Pure: arrivals in, numbers out; the sink and the clock are the caller's. The keys and their first
  * arrivals are the one fan-out ledger's (`arrival-ledger.ts`), which kv-fanout's accounting reads too.
+ * While the load runs, `take` tells the live outputs each stream's arrivals as they come (`live-arrivals.ts`).
  */
 import type { ArrivalRecord, ArrivalStream, Expectation, Tags } from '../../protocol/scenario.ts';
 import {
@@ -24,8 +25,10 @@ import type {
   StreamAccounting,
   StreamCounts,
 } from '../../results/load-run.ts';
+import type { MessageProgress } from '../../results/reporter.ts';
 import type { KeyArrivals } from '../../results/soak-check.ts';
 import { ArrivalLedger, type FirstArrival } from './arrival-ledger.ts';
+import { LiveArrivals } from './live-arrivals.ts';
 
 /** One arrival as the sink hands it on (a `CountedArrival` of the sink). */
 export interface LedgerArrival {
@@ -86,6 +89,7 @@ export class MessagingLedger {
   /** Per accepted iteration, every (stream, key) it expects. */
   #keysOf = new Map<number, { readonly stream: ArrivalStream; readonly key: string }[]>();
   #accepted = 0;
+  readonly #live = new Map(streams.map((stream) => [stream, new LiveArrivals(stream)]));
 
   /** Takes a batch of arrivals, in any order and at any time (before or after `expect`). */
   add(batch: readonly LedgerArrival[]): void {
@@ -98,13 +102,17 @@ export class MessagingLedger {
         else this.#jtis.add(arrival.jti);
       }
       const record = arrival.record;
-      if (
-        record === undefined ||
-        this.#ledger.arrive(record.stream, record.key, arrival.at, this.#kept(record)) === undefined
-      ) {
+      const first =
+        record === undefined
+          ? undefined
+          : this.#ledger.arrive(record.stream, record.key, arrival.at, this.#kept(record));
+      if (record === undefined || first === undefined) {
         this.#unclassified++;
         continue;
       }
+      // A first arrival's latency as the end measures it, from what has arrived by now.
+      const item = first ? this.#ledger.arrivals(record.stream).get(record.key) : undefined;
+      this.#live.get(record.stream)?.arrive(first, item && this.#latency(record.stream, item));
       if (arrival.signature === 'failed') {
         this.#badSignatures.set(record.stream, (this.#badSignatures.get(record.stream) ?? 0) + 1);
       }
@@ -163,6 +171,11 @@ export class MessagingLedger {
   /** Expected keys that have not arrived yet (0 before `expect`). */
   missing(): number {
     return this.#ledger.missing();
+  }
+
+  /** Each stream's arrivals so far, for a progress event (only the streams anything reached); resets their latency. */
+  take(): MessageProgress[] {
+    return [...this.#live.values()].filter((live) => live.any).map((live) => live.take());
   }
 
   /**
@@ -287,10 +300,16 @@ export class MessagingLedger {
       recordMs(point(stream, item.at), latency);
     }
     let unexpected = 0;
-    for (const [key, item] of arrived) if (!keys.has(key)) unexpected += item.count;
+    let unexpectedKeys = 0;
+    for (const [key, item] of arrived) {
+      if (keys.has(key)) continue;
+      unexpected += item.count;
+      unexpectedKeys++;
+    }
     const result: StreamAccounting = {
       ...totals,
       unexpected,
+      unexpectedKeys,
       badSignatures: this.#badSignatures.get(stream) ?? 0,
       latencyMs: summarize(histogram),
       histogram: encodeHistogram(histogram),

@@ -71,7 +71,8 @@ async function nodeLoad(input: DriverInput, client: ClientName): Promise<DriverL
       durationS: options.durationS,
     });
     const totals = parts.flatMap((part) => (part.totals ? [part.totals] : []));
-    run.progress(withThresholds(progress, base, judged, totals));
+    const withFanout = fanout ? { ...progress, messages: [fanout.take()] } : progress;
+    run.progress(withThresholds(withFanout, base, judged, totals));
   };
   // The phases as they begin and end: the warm-up (open model, one part), then the measured load.
   let loading = false;

@@ -73,6 +73,19 @@ export async function runScenarioLifecycle(run: ScenarioRun, driver: LoadDriver)
   }
 }
 
+/**
+ * The run a driver is given: each progress event carries the sink's streams as they stand (both
+ * engines share the sink, so neither driver has to know of it). Taken once per event, whatever
+ * listens: the event, not a reporter, resets each stream's second of latency.
+ */
+function withSinkProgress(run: ScenarioRun, sink: MessagingSinkRun | undefined): ScenarioRun {
+  if (sink === undefined) return run;
+  return {
+    ...run,
+    progress: (progress) => run.progress({ ...progress, messages: [...(progress.messages ?? []), ...sink.take()] }),
+  };
+}
+
 async function runWithSink(
   run: ScenarioRun,
   driver: LoadDriver,
@@ -96,7 +109,7 @@ async function runWithSink(
   if (readBack !== undefined) await run.readBack?.(scenario.name, () => readBack(state, context));
   let load: DriverLoad;
   try {
-    load = await driver.load({ run, options, state, context, base, problems });
+    load = await driver.load({ run: withSinkProgress(run, sink), options, state, context, base, problems });
   } finally {
     await run.loadEnded?.(scenario.name);
     if (readBack !== undefined) await run.readBack?.(scenario.name, undefined);

@@ -10,6 +10,7 @@ import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import type { ArrivalRecord, Scenario, SinkUrls } from '../../protocol/scenario.ts';
 import type { MessagingAccounting } from '../../results/load-run.ts';
+import type { MessageProgress } from '../../results/reporter.ts';
 import { harnessError, oneLine } from '../../shared/errors.ts';
 import { sourceFile } from '../../shared/source-files.ts';
 import { withTimeout } from '../../shared/with-timeout.ts';
@@ -59,6 +60,8 @@ export interface MessagingSinkRun {
     state: unknown,
     signal: AbortSignal,
   ): Promise<{ readonly messaging: MessagingAccounting; readonly problems: readonly string[] }>;
+  /** While the load runs, once a progress event: each stream's arrivals so far (resets their second of latency). */
+  take(): MessageProgress[];
   /** After `finish`: each publish's fate against what reached the sink, for the soak's checker. */
   evidence(fates: FatePart, state: unknown): MessagingEvidence;
   close(): Promise<void>;
@@ -95,6 +98,7 @@ export async function openMessagingSink(
   return {
     urls: { url: (role, rest) => inbox.url(role, rest) },
     setState: (state) => writeState(cell, state),
+    take: () => ledger.take(),
     async finish(accepted, state, signal) {
       ledger.expect(accepted, part.expected, state);
       const started = performance.now();

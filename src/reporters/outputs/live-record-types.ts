@@ -2,7 +2,8 @@
  * The records every live output writes (live-records.ts makes them): metric points and events, one
  * closed union, so each output kind maps each record by its `metric`/`event` and `kind` to its own wire
  * format. Kinds: `counter` (an increase since the series' last point), `rate` (`count` of `total`
- * since then), `trend` (latency percentiles, ms), `gauge` (a value as it stands: a threshold's).
+ * since then), `trend` (latency percentiles, ms: one second's while the load runs, or a whole
+ * scenario's, `final`, at its end), `gauge` (a value as it stands: a threshold's).
  */
 import type { ThresholdResult } from '../../results/load-run.ts';
 
@@ -93,10 +94,10 @@ export interface ThresholdPoint extends RecordBase {
 }
 
 /**
- * A messaging stream's accounting at its scenario's end (`final`, `labels.stream`): the sink accounts
- * once the load is over, so there are no live points of it. `messages_expected` the arrivals the
- * accepted iterations must cause; `_received` those that came (each once), `_lost` those that did
- * not, `_duplicated` arrivals beyond a key's first, `_unexpected` arrivals nothing expected,
+ * A messaging stream's accounting at its scenario's end (`final`, `labels.stream`): which keys were
+ * expected is known only once the load is over, so these have no live points. `messages_expected` the
+ * arrivals the accepted iterations must cause; `_received` those that came (each once), `_lost` those
+ * that did not, `_duplicated` arrivals beyond a key's first, `_unexpected` arrivals nothing expected,
  * `_out_of_order` (fan-out only) deliveries behind a later one.
  */
 export interface MessageCounterPoint extends RecordBase {
@@ -114,6 +115,26 @@ export interface MessageCounterPoint extends RecordBase {
   readonly final: true;
 }
 
+/**
+ * A messaging stream's arrivals at the sink since the series' last point (`labels.stream`), live each
+ * second: `messages_arrived` every arrival, `messages_repeated` those of a key that had arrived before
+ * (duplicates, and an unexpected key again). At the end, `final`, what the live points had not counted
+ * (what came in the end's wait), so a stream's points add up to the end's accounting exactly: arrived =
+ * received + duplicated + unexpected, repeated = duplicated + unexpected − the unexpected keys.
+ */
+export interface MessageArrivalPoint extends RecordBase {
+  readonly type: 'point';
+  readonly metric: 'messages_arrived' | 'messages_repeated';
+  readonly kind: 'counter';
+  readonly value: number;
+  readonly tags: Readonly<Record<string, string>>;
+  /** Per second over the interval since the series' last point (live points only). */
+  readonly rate?: number;
+  /** Seconds since the scenario's measured load began (live points only). */
+  readonly elapsed_s?: number;
+  readonly final?: true;
+}
+
 /** A messaging stream's latency over the whole scenario (deliveries and waiters from the send, callbacks from the delivery). */
 export interface MessageLatencyPoint extends RecordBase {
   readonly type: 'point';
@@ -126,6 +147,23 @@ export interface MessageLatencyPoint extends RecordBase {
   readonly p99: number;
   readonly max: number;
   readonly final: true;
+}
+
+/**
+ * A messaging stream's latency of the keys that first arrived in one second of the load (`second`,
+ * from 0; the interval since the previous progress event), live: expected or not, as the sink saw them.
+ */
+export interface MessageSecondLatencyPoint extends RecordBase {
+  readonly type: 'point';
+  readonly metric: 'message_latency';
+  readonly kind: 'trend';
+  readonly unit: 'ms';
+  readonly second: number;
+  readonly count: number;
+  readonly p50: number;
+  readonly p90: number;
+  readonly p99: number;
+  readonly max: number;
 }
 
 /**
@@ -149,7 +187,9 @@ export type MetricPoint =
   | ThresholdPoint
   | ResourcePoint
   | MessageCounterPoint
-  | MessageLatencyPoint;
+  | MessageArrivalPoint
+  | MessageLatencyPoint
+  | MessageSecondLatencyPoint;
 
 /** Something that happened: `event` says what, the other fields its facts (snake_case). */
 export interface EventRecord extends RecordBase {

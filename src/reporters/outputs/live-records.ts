@@ -14,9 +14,11 @@
  *
  * Beside them: each threshold's current value once a second (`threshold`, a gauge, with whether it
  * holds) and an event when it crosses (`threshold_crossed`); a scenario's phases (`phase_start`,
- * `phase_end`: its warm-up, its measured load); and at a messaging scenario's end, each stream's
- * accounting (`messages_*` counters and `message_latency`, labelled `stream`), which the sink makes
- * only once the load is over.
+ * `phase_end`: its warm-up, its measured load); and a messaging scenario's streams (labelled `stream`):
+ * each second the arrivals the sink saw (`messages_arrived`, `messages_repeated`, counters) and the
+ * second's `message_latency` of first arrivals; at the end the accounting only the end knows, which
+ * keys were expected (`messages_expected`, `_received`, `_lost`, …, the whole scenario's
+ * `message_latency`), with final arrival points that make the live ones add up to it (message-records.ts).
  */
 import type { CaseResult } from '../../results/conformance-run.ts';
 import { gateOf } from '../../results/conformance-run.ts';
@@ -32,14 +34,16 @@ import type {
 } from '../../results/reporter.ts';
 import { verdictRule } from '../../results/verdict.ts';
 import type { EventRecord, LiveRecord, RecordLabels } from './live-record-types.ts';
-import { messagePoints } from './message-records.ts';
+import { type ArrivalsCounted, liveMessagePoints, messagePoints } from './message-records.ts';
 
 export type {
   CounterPoint,
   EventRecord,
   LiveRecord,
+  MessageArrivalPoint,
   MessageCounterPoint,
   MessageLatencyPoint,
+  MessageSecondLatencyPoint,
   MessageStream,
   MetricPoint,
   RatePoint,
@@ -72,6 +76,8 @@ interface ScenarioState {
   lastSecond: number;
   /** Each threshold's last told state (by expression): a change is a crossing. */
   readonly holds: Map<string, boolean>;
+  /** The messaging streams' arrivals counted so far. */
+  readonly arrivals: ArrivalsCounted;
 }
 
 /**
@@ -190,6 +196,7 @@ export class LiveRecords {
       lastElapsedS: 0,
       lastSecond: -1,
       holds: new Map(),
+      arrivals: new Map(),
     });
     this.#target = start.target;
     return [this.#event('scenario_start', labels, { line, embedded: start.embedded, duration_s: start.durationS })];
@@ -203,7 +210,8 @@ export class LiveRecords {
 
   /**
    * The points of one progress event: per tag set what ended, failed and dropped since the last
-   * event, each check's outcomes since then, and the last whole second's latency.
+   * event, each check's outcomes since then, the last whole second's latency, and a messaging
+   * scenario's arrivals per stream since the last event.
    */
   progress(progress: LoadProgress): LiveRecord[] {
     const state = this.#state(progress.scenario, progress.engine);
@@ -237,6 +245,7 @@ export class LiveRecords {
         max,
       });
     }
+    points.push(...liveMessagePoints(state.labels, state.arrivals, progress.messages ?? [], live, interval));
     for (const threshold of progress.thresholds ?? []) {
       points.push(
         {
@@ -440,6 +449,7 @@ export class LiveRecords {
         lastElapsedS: 0,
         lastSecond: -1,
         holds: new Map(),
+        arrivals: new Map(),
       } satisfies ScenarioState);
     this.#scenarios.delete(`${result.name}\u0000${result.engine}`);
     const at = { time: this.#now().toISOString(), final: true } as const;
@@ -452,7 +462,7 @@ export class LiveRecords {
       records.push(...this.#requestPoints(state, key, bucket.tags, bucket.requests, at));
     }
     records.push(...this.#checkPoints(state, checksByName(result.checks), at));
-    records.push(...messagePoints(state.labels, result, at));
+    records.push(...messagePoints(state.labels, result, at, state.arrivals));
     for (const threshold of result.thresholds) {
       records.push(
         ...this.#crossing(state, threshold, { final: true }),

@@ -29,8 +29,13 @@ const countUnits: Readonly<Record<string, string>> = {
   http_req_duration: '{request}',
   dropped_iterations: '{iteration}',
   checks: '{check}',
+  messages_arrived: '{message}',
+  messages_repeated: '{message}',
+  message_latency: '{message}',
 };
 
+// `stream` and `process` tell a messaging stream's and a soak process's series apart (without them
+// the delivery and callback counters would add into one), `threshold` one threshold's from another's.
 const labelNames: readonly (keyof RecordLabels)[] = [
   'run_id',
   'scenario',
@@ -111,9 +116,12 @@ function recordPoint(instruments: Instruments, point: MetricPoint): void {
           .gauge(`${name}.${statistic}`, seconds, `${point.metric}: ${statistic} of one whole second`)
           .record(toSeconds(point[statistic], point.unit), attributes);
       }
-      instruments
-        .counter(`${name}.count`, unit, `${point.metric}: the samples of its seconds`)
-        .add(point.count, attributes);
+      // A whole scenario's trend (message_latency at its end) restates its seconds: counting it would count twice.
+      if ('second' in point) {
+        instruments
+          .counter(`${name}.count`, unit, `${point.metric}: the samples of its seconds`)
+          .add(point.count, attributes);
+      }
       return;
     }
     case 'gauge':

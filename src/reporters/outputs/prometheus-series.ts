@@ -13,10 +13,12 @@
  *   window), a gauge of one second's share does not, and the counts stay exact (the report's).
  * - gauge (a threshold's current value, once a second): `svc_harness_<metric>` with the value (no
  *   sample while it has none) and `svc_harness_<metric>_ok`, 1 while it holds, else 0;
- * - trend (`http_req_duration`): gauges of one whole second's latency,
+ * - trend (`http_req_duration`, `message_latency`): gauges of one whole second's latency,
  *   `svc_harness_<metric>_seconds{quantile="0.5"|"0.9"|"0.99"|"1"}` (1 is the max, as a quantile is),
- *   in seconds (Prometheus' base unit; the records are in ms), and a counter of the answers they
- *   describe, `svc_harness_<metric>_seconds_count`, as a Prometheus summary names its count.
+ *   in seconds (Prometheus' base unit; the records are in ms), and a counter of the samples they
+ *   describe, `svc_harness_<metric>_seconds_count`, as a Prometheus summary names its count. A whole
+ *   scenario's trend (a messaging stream's `message_latency` at its end, `final`) is the gauges' last
+ *   sample and adds nothing to the count: its samples were counted in their seconds.
  *
  * The prefix `svc_harness_` (after k6's `k6_`): a k6 run and a harness run can share one Prometheus and
  * one dashboard without their series meeting. Labels: `run_id`, `scenario`, `engine`, `target`, `check`
@@ -112,7 +114,8 @@ export class PrometheusSeries {
           const labels = series(name, base, [{ name: 'quantile', value: quantile }]);
           out.push({ key: keyOf(labels), labels, value: point[field] * scale, timestampMs });
         }
-        add(`${name}_count`, [], point.count);
+        // A whole scenario's trend (message_latency at its end) restates its seconds: counting it would count twice.
+        if ('second' in point) add(`${name}_count`, [], point.count);
         return;
       }
       case 'gauge': {

@@ -10,7 +10,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { parseLoadSettings } from '../../../src/engines/load/load-settings.ts';
 import { runLoad } from '../../../src/engines/load/run-load.ts';
+import { LiveRecords } from '../../../src/reporters/outputs/live-records.ts';
 import type { ScenarioResult } from '../../../src/results/load-run.ts';
+import type { LoadProgress, Reporter, ScenarioStart } from '../../../src/results/reporter.ts';
 import { startFanoutKv, startNoCommitKv } from './fixtures/kv-fakes.ts';
 
 /** kv-fanout's subscribers (scenarios/kv-fanout.ts). */
@@ -28,6 +30,7 @@ async function loadAgainst(
   url: string,
   scenario: string,
   schedule: Record<string, string> = { duration: '1s', rate: '50', warmup: '0' },
+  reporters: Reporter[] = [],
 ) {
   const target = join(dir, `${name}.json`);
   await writeFile(target, JSON.stringify({ name, kv: { url, token: 'accounting-token-4242' } }));
@@ -35,7 +38,7 @@ async function loadAgainst(
     scenarios: [scenario],
     target,
     settings: parseLoadSettings(schedule),
-    reporters: [],
+    reporters,
     reportDir: join(dir, name),
   });
   expect(run.scenarios).toHaveLength(1);
@@ -78,6 +81,50 @@ describe('transaction: committed increments that are not there', () => {
 });
 
 describe('kv-fanout: delivery accounting equals what the fake did', () => {
+  test("the subscribers' arrivals live, as stream fanout: repeats among them, and live + final = received + duplicated exactly", async () => {
+    const fake = await startFanoutKv({ dropEvery: 10, duplicateEvery: 7 });
+    const heard: { start?: ScenarioStart; progress: LoadProgress[] } = { progress: [] };
+    const listener: Reporter = {
+      name: 'listener',
+      onScenarioStart: (_name, _line, start) => {
+        heard.start = start;
+      },
+      onProgress: (progress) => heard.progress.push(progress),
+    };
+    try {
+      const schedule = { duration: '3s', rate: '50', warmup: '0' };
+      const { result } = await loadAgainst('live-fanout', fake.url, 'kv-fanout', schedule, [listener]);
+      const delivery = result.accounting.delivery;
+      if (delivery === undefined || heard.start === undefined) throw new Error('no delivery accounting');
+      const fanout = heard.progress.flatMap((progress) => progress.messages ?? []);
+      expect(fanout.every((entry) => entry.stream === 'fanout')).toBe(true);
+      const last = fanout.at(-1);
+      expect(last?.arrived ?? 0).toBeGreaterThan(0);
+      expect(last?.repeated ?? 0).toBeGreaterThan(0);
+      expect(fanout.some((entry) => entry.latencyMs.count > 0)).toBe(true);
+      // The same events through the records: live + final add up to the end's accounting exactly.
+      const records = new LiveRecords();
+      const all = [
+        ...records.scenarioStart('kv-fanout', 'node', heard.start),
+        ...heard.progress.flatMap((progress) => records.progress(progress)),
+        ...records.scenarioEnd(result),
+      ];
+      const sum = (metric: string, final?: true) =>
+        all
+          .filter((record) => record.type === 'point' && record.metric === metric && record.labels.stream === 'fanout')
+          .filter((record) => final === undefined || ('final' in record && record.final === final))
+          .reduce(
+            (total, record) => total + ('value' in record && typeof record.value === 'number' ? record.value : 0),
+            0,
+          );
+      expect(sum('messages_arrived')).toBe(delivery.received + delivery.duplicated);
+      expect(sum('messages_repeated')).toBe(delivery.duplicated);
+      expect(sum('messages_arrived') - sum('messages_arrived', true)).toBe(last?.arrived);
+    } finally {
+      await fake.close();
+    }
+  }, 30_000);
+
   test('every 10th message dropped and every 7th duplicated: lost and duplicated exact, thresholds fail, exit 99', async () => {
     const fake = await startFanoutKv({ dropEvery: 10, duplicateEvery: 7 });
     try {
