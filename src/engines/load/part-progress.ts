@@ -67,6 +67,9 @@ function lastSecondOf(second: number, parts: readonly PartProgress[]): NonNullab
   return {
     second,
     get latencyMs() {
+      // One part (the main thread's): its own summary, without an encode to decode.
+      const [only] = parts;
+      if (latencyMs === undefined && parts.length === 1 && only?.latencyMs !== undefined) latencyMs = only.latencyMs;
       if (latencyMs === undefined) {
         const histogram = mergeEncoded(
           parts.map((part) => part.histogram),

@@ -15,11 +15,13 @@ import {
   newSecondHistogram,
   recordMs,
   summarize,
+  summarizeAsDecoded,
 } from '../../results/histogram.ts';
 import type {
   CheckTotals,
   ErrorClass,
   ErrorCount,
+  LatencySummary,
   RequestCounts,
   SeriesPoint,
   TagMetrics,
@@ -94,6 +96,12 @@ export interface PartProgress {
   readonly histogram: string;
   /** The part's totals so far (Recorder.totals), when asked: what live thresholds are judged over. */
   readonly totals?: RecorderPart;
+  /**
+   * That second's latency summarized straight from the part's histogram, on the part's own thread
+   * only (not enumerable: a worker's post leaves it out): a scenario of one part reads it instead of
+   * encoding the histogram to decode it again.
+   */
+  readonly latencyMs?: LatencySummary;
 }
 
 let emptySecond: string | undefined;
@@ -416,7 +424,7 @@ export class Recorder {
     const second = Math.floor((now - this.#origin) / 1000) - 1;
     const entry = this.#seconds.get(second);
     let encoded: string | undefined;
-    return {
+    const progress: PartProgress = {
       rate,
       p99Ms,
       errors: this.#counts.failed,
@@ -432,6 +440,14 @@ export class Recorder {
       },
       ...(withTotals && { totals: this.totals() }),
     };
+    let summary: LatencySummary | undefined;
+    return Object.defineProperty(progress, 'latencyMs', {
+      enumerable: false,
+      get: () => {
+        summary ??= entry?.histogram ? summarizeAsDecoded(entry.histogram) : summarizeEncoded(progress.histogram);
+        return summary;
+      },
+    });
   }
 
   get failures(): number {
@@ -509,6 +525,14 @@ export class Recorder {
     const { overall, tags, seconds } = this.#withdrawn;
     for (const histogram of [overall, ...tags.values(), ...seconds.values()]) histogram?.destroy();
   }
+}
+
+/** An encoded per-second histogram's summary. */
+function summarizeEncoded(encoded: string): LatencySummary {
+  const histogram = decodeHistogram(encoded, newSecondHistogram);
+  const summary = summarize(histogram);
+  histogram.destroy();
+  return summary;
 }
 
 /**
