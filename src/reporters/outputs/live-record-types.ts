@@ -31,10 +31,9 @@ interface RecordBase {
   readonly labels: RecordLabels;
 }
 
-/** A counter's increase since the series' last point. */
-export interface CounterPoint extends RecordBase {
+/** A counter's increase since the series' last point, live or at the end (`final`). */
+interface LiveCounter extends RecordBase {
   readonly type: 'point';
-  readonly metric: 'http_reqs' | 'dropped_iterations';
   readonly kind: 'counter';
   readonly value: number;
   /** The scenario's tag set the requests carried (`{}`: none, and the requests counted without tags). */
@@ -45,6 +44,11 @@ export interface CounterPoint extends RecordBase {
   readonly elapsed_s?: number;
   /** What the live points had not counted, at the scenario's end. */
   readonly final?: true;
+}
+
+/** The requests that ended, and the arrivals due and never sent. */
+export interface CounterPoint extends LiveCounter {
+  readonly metric: 'http_reqs' | 'dropped_iterations';
 }
 
 /** A share since the series' last point: `count` of `total` (`value` = count / total, 0 when total is 0). */
@@ -122,17 +126,8 @@ export interface MessageCounterPoint extends RecordBase {
  * (what came in the end's wait), so a stream's points add up to the end's accounting exactly: arrived =
  * received + duplicated + unexpected, repeated = duplicated + unexpected − the unexpected keys.
  */
-export interface MessageArrivalPoint extends RecordBase {
-  readonly type: 'point';
+export interface MessageArrivalPoint extends LiveCounter {
   readonly metric: 'messages_arrived' | 'messages_repeated';
-  readonly kind: 'counter';
-  readonly value: number;
-  readonly tags: Readonly<Record<string, string>>;
-  /** Per second over the interval since the series' last point (live points only). */
-  readonly rate?: number;
-  /** Seconds since the scenario's measured load began (live points only). */
-  readonly elapsed_s?: number;
-  readonly final?: true;
 }
 
 /** A messaging stream's latency over the whole scenario (deliveries and waiters from the send, callbacks from the delivery). */
