@@ -82,8 +82,10 @@ describe('openPrometheusRwOutput', () => {
     });
     const writer = open(`${url.replace('http://', 'http://rw:s%3Acret@')}/api/v1/write`, { flushEveryMs: 30 });
     writeSeconds(writer, 3);
-    // Sealed by the timer, before any close.
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    // Sealed by the timer, before any close (waited for up to 5 s: a loaded machine delays timers).
+    for (let waited = 0; received.length === 0 && waited < 5000; waited += 25) {
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
     expect(received.length).toBeGreaterThan(0);
     writeSeconds(writer, 3, new Date('2026-12-01T20:00:02Z'));
     const totals = await writer.close(2000);

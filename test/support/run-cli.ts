@@ -17,6 +17,8 @@ export interface CliRun {
   readonly stdout: string;
   readonly stderr: string;
   readonly durationMs: number;
+  /** With `interrupt`: how long it ran after the signal (undefined when it ended before it was sent). */
+  readonly afterSignalMs?: number;
   /** report.json of `reportDir`, parsed; undefined when there is none. */
   readonly report?: unknown;
 }
@@ -33,7 +35,10 @@ export interface RunCliOptions {
    * signal the whole group (`process.kill(-pid, …)`) as a terminal's Ctrl-C does.
    */
   readonly group?: boolean;
-  /** Send a signal to the process this long after it starts (to test interruption). */
+  /**
+   * Send a signal to the process this long after it starts, and not before it first printed anything
+   * (to test interruption): by then its handlers are set, however slowly a loaded machine started it.
+   */
   readonly interrupt?: { readonly afterMs: number; readonly signal?: NodeJS.Signals };
 }
 
@@ -62,16 +67,33 @@ export function startProcess(program: string, args: readonly string[], options: 
   });
   let stdout = '';
   let stderr = '';
+  let signalledAt: number | undefined;
+  let anyPrinted = false;
+  let due = false;
+  const signal = () => {
+    if (signalledAt !== undefined || !anyPrinted || !due || options.interrupt === undefined) return;
+    signalledAt = performance.now();
+    child.kill(options.interrupt.signal ?? 'SIGINT');
+  };
+  const interrupter = options.interrupt
+    ? setTimeout(() => {
+        due = true;
+        signal();
+      }, options.interrupt.afterMs)
+    : undefined;
+  const printed = () => {
+    anyPrinted = true;
+    signal();
+  };
   child.stdout?.on('data', (chunk: Buffer) => {
     stdout += chunk.toString();
+    printed();
   });
   child.stderr?.on('data', (chunk: Buffer) => {
     stderr += chunk.toString();
+    printed();
   });
   const killer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 60_000);
-  const interrupter = options.interrupt
-    ? setTimeout(() => child.kill(options.interrupt?.signal ?? 'SIGINT'), options.interrupt.afterMs)
-    : undefined;
   const finished = (async (): Promise<CliRun> => {
     const [exitCode, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) =>
       child.on('close', (code, sig) => resolve([code, sig])),
@@ -85,6 +107,7 @@ export function startProcess(program: string, args: readonly string[], options: 
       stdout,
       stderr,
       durationMs: performance.now() - started,
+      ...(signalledAt !== undefined && { afterSignalMs: performance.now() - signalledAt }),
       ...(report !== undefined && { report }),
     };
   })();

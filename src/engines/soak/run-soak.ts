@@ -94,6 +94,27 @@ export interface SoakRun {
 
 /** The longest a read-back after a heal may take (it is a few GETs). */
 const readBackLimitMs = 10_000;
+/** How long a read-back waits before it tries again. */
+const readBackRetryMs = 250;
+
+/**
+ * A read-back, tried again until it answers: the first request after a heal may still meet what the
+ * fault left (a kept connection to the killed process, a reset), and a read of counters can be
+ * repeated. Bounded by the caller's limit (readBackLimitMs); the last error is the one told.
+ */
+async function readRetried<T>(
+  read: () => Promise<T>,
+  deadline = performance.now() + readBackLimitMs - readBackRetryMs,
+): Promise<T> {
+  for (;;) {
+    try {
+      return await read();
+    } catch (error) {
+      if (performance.now() + readBackRetryMs >= deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, readBackRetryMs));
+    }
+  }
+}
 
 /** How long a kill or restart is taken to keep the process busy when the timeline places the next one. */
 const restartAllowanceMs = 2000;
@@ -130,7 +151,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakRun> {
     if (readBack === undefined) return;
     const { scenario, read } = readBack;
     const at = Date.now();
-    const done = withTimeout(read(), readBackLimitMs, `no read-back within ${readBackLimitMs} ms`).then(
+    const done = withTimeout(readRetried(read), readBackLimitMs, `no read-back within ${readBackLimitMs} ms`).then(
       (values): ReadBackResult => ({ faultId, at, values }),
       (error: unknown): ReadBackResult => ({ faultId, at, error: oneLine(error) }),
     );
