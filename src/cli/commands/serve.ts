@@ -4,7 +4,7 @@
  * cleanly, with the Redis it started, on SIGINT or SIGTERM.
  */
 import { readFileSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
+import { rename, writeFile } from 'node:fs/promises';
 import type { RetryBackoff } from '../../reference/messaging/backoff.ts';
 import { redactRedisUrl } from '../../reference/redis/redis-url.ts';
 import { allFaults, allSilences } from '../../reference/reference-areas.ts';
@@ -59,7 +59,11 @@ export async function run(values: ServeValues): Promise<number> {
   const targetFile = values['write-target'];
   if (targetFile !== undefined) {
     try {
-      await writeFile(targetFile, `${JSON.stringify(targetJson(reference), null, 2)}\n`, { mode: 0o600 });
+      // Written whole or not at all (a file beside it, renamed over): a reader that sees the file (the
+      // soak, once the admin port answers, which is before this line) never reads half of it.
+      const partial = `${targetFile}.${process.pid}.partial`;
+      await writeFile(partial, `${JSON.stringify(targetJson(reference), null, 2)}\n`, { mode: 0o600 });
+      await rename(partial, targetFile);
     } catch (error) {
       await reference.stop();
       throw harnessError('SVC_USAGE', `serve: cannot write --write-target ${targetFile}: ${oneLine(error)}`);

@@ -129,7 +129,8 @@ async function startReferenceProcess(serveArgs: readonly string[]): Promise<Soak
           ...serveArgs,
         ],
         env: tokens,
-        // The target file is written once every area listens: ready means it is there.
+        // The target file is written (whole: serve renames it into place) once every area listens,
+        // moments after the admin port answers: it is waited for below.
         ready: { url: `http://127.0.0.1:${admin}/` },
         readyTimeoutMs: 60_000,
       },
