@@ -100,15 +100,18 @@ const readBackRetryMs = 250;
 /**
  * A read-back, tried again until it answers: the first request after a heal may still meet what the
  * fault left (a kept connection to the killed process, a reset), and a read of counters can be
- * repeated. Bounded by the caller's limit (readBackLimitMs); the last error is the one told.
+ * repeated. Bounded by the caller's limit (readBackLimitMs); the last error is the one told. `at` is
+ * when the read that answered began (Unix ms): what it is held to is what was committed before then,
+ * as an increment answered while a failed try waited is in the later read's values.
  */
 async function readRetried<T>(
   read: () => Promise<T>,
   deadline = performance.now() + readBackLimitMs - readBackRetryMs,
-): Promise<T> {
+): Promise<{ readonly at: number; readonly values: T }> {
   for (;;) {
+    const at = Date.now();
     try {
-      return await read();
+      return { at, values: await read() };
     } catch (error) {
       if (performance.now() + readBackRetryMs >= deadline) throw error;
       await new Promise((resolve) => setTimeout(resolve, readBackRetryMs));
@@ -150,10 +153,10 @@ export async function runSoak(options: SoakOptions): Promise<SoakRun> {
   const readAfter = (faultId: string) => {
     if (readBack === undefined) return;
     const { scenario, read } = readBack;
-    const at = Date.now();
+    const asked = Date.now();
     const done = withTimeout(readRetried(read), readBackLimitMs, `no read-back within ${readBackLimitMs} ms`).then(
-      (values): ReadBackResult => ({ faultId, at, values }),
-      (error: unknown): ReadBackResult => ({ faultId, at, error: oneLine(error) }),
+      ({ at, values }): ReadBackResult => ({ faultId, at, values }),
+      (error: unknown): ReadBackResult => ({ faultId, at: asked, error: oneLine(error) }),
     );
     readings.push({ scenario, done });
   };
