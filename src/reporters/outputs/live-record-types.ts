@@ -64,10 +64,9 @@ export interface RatePoint extends RecordBase {
   readonly final?: true;
 }
 
-/** Latency of the answers completed in one whole second of the scenario (the report's series point). */
-export interface TrendPoint extends RecordBase {
+/** One second's latency statistics, ms. */
+interface SecondTrend extends RecordBase {
   readonly type: 'point';
-  readonly metric: 'http_req_duration';
   readonly kind: 'trend';
   readonly unit: 'ms';
   /** That second, from 0 at the scenario's start. */
@@ -77,6 +76,11 @@ export interface TrendPoint extends RecordBase {
   readonly p90: number;
   readonly p99: number;
   readonly max: number;
+}
+
+/** Latency of the answers completed in one whole second of the scenario (the report's series point). */
+export interface TrendPoint extends SecondTrend {
+  readonly metric: 'http_req_duration';
 }
 
 /**
@@ -148,17 +152,8 @@ export interface MessageLatencyPoint extends RecordBase {
  * A messaging stream's latency of the keys that first arrived in one second of the load (`second`,
  * from 0; the interval since the previous progress event), live: expected or not, as the sink saw them.
  */
-export interface MessageSecondLatencyPoint extends RecordBase {
-  readonly type: 'point';
+export interface MessageSecondLatencyPoint extends SecondTrend {
   readonly metric: 'message_latency';
-  readonly kind: 'trend';
-  readonly unit: 'ms';
-  readonly second: number;
-  readonly count: number;
-  readonly p50: number;
-  readonly p90: number;
-  readonly p99: number;
-  readonly max: number;
 }
 
 /**
