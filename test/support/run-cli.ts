@@ -27,7 +27,7 @@ export interface RunCliOptions {
   /** Read `<reportDir>/report.json` after the run. */
   readonly reportDir?: string;
   readonly env?: Readonly<Record<string, string | undefined>>;
-  /** Kill the process after this long (the test then fails on a null exit code). @default 60_000 */
+  /** Stop the process after this long: SIGTERM, then SIGKILL (the test fails on its exit). @default 60_000 */
   readonly timeoutMs?: number;
   readonly cwd?: string;
   /**
@@ -50,6 +50,9 @@ export interface StartedProcess {
   stderr(): string;
   readonly finished: Promise<CliRun>;
 }
+
+/** How long a process past its budget has, after SIGTERM, before SIGKILL. */
+const stopGraceMs = 15_000;
 
 /** Starts `program` (a path, or a name on PATH) with node_modules/.bin first on PATH. */
 export function startProcess(program: string, args: readonly string[], options: RunCliOptions = {}): StartedProcess {
@@ -93,12 +96,21 @@ export function startProcess(program: string, args: readonly string[], options: 
     stderr += chunk.toString();
     printed();
   });
-  const killer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 60_000);
+  // Past its budget it is asked to stop as a user's Ctrl-C asks (SIGTERM: it ends its run, writes what it
+  // measured and stops its Redis), and killed only if it has not within `stopGraceMs`: a SIGKILL first
+  // left the embedded reference's redis-server behind, which failed the whole step (leftovers.ts).
+  let stopper: NodeJS.Timeout | undefined;
+  const killer = setTimeout(() => {
+    stderr += `\n[run-cli: past its ${options.timeoutMs ?? 60_000} ms budget: SIGTERM]\n`;
+    child.kill('SIGTERM');
+    stopper = setTimeout(() => child.kill('SIGKILL'), stopGraceMs);
+  }, options.timeoutMs ?? 60_000);
   const finished = (async (): Promise<CliRun> => {
     const [exitCode, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) =>
       child.on('close', (code, sig) => resolve([code, sig])),
     );
     clearTimeout(killer);
+    clearTimeout(stopper);
     clearTimeout(interrupter);
     const report = options.reportDir ? await readReport(options.reportDir) : undefined;
     return {
