@@ -11,9 +11,9 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
+import { benchArgs } from './run-bench.ts';
 
-const { values, positionals } = parseArgs({
+const { values, positionals } = benchArgs(import.meta.filename, {
   options: { pairs: { type: 'string', default: '20' }, scenario: { type: 'string', default: 'command' } },
   allowPositionals: true,
 });

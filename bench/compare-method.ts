@@ -16,10 +16,9 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { readComparableReport } from '../src/cli/compare-input.ts';
 import { type Comparison, compareReports } from '../src/results/compare.ts';
-import { runBench } from './run-bench.ts';
+import { benchArgs, runBench } from './run-bench.ts';
 
 const bin = fileURLToPath(new URL('../bin/svc-harness.js', import.meta.url));
 
@@ -96,7 +95,7 @@ function count(tally: Tally, comparison: Comparison): void {
 const pct = (part: number, whole: number) => `${((100 * part) / Math.max(whole, 1)).toFixed(0)}%`;
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({
+  const { values } = benchArgs(import.meta.filename, {
     options: {
       rounds: { type: 'string', default: '20' },
       duration: { type: 'string', default: '5s' },

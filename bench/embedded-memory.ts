@@ -18,7 +18,7 @@
 import { execSync, spawn } from 'node:child_process';
 import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
+import { benchArgs } from './run-bench.ts';
 
 const preloadLog = process.env.EMB_MEM_LOG;
 if (preloadLog !== undefined && process.argv[1]?.endsWith('embedded-memory.ts') !== true) {
@@ -132,7 +132,7 @@ function summarize(samples: Sample[]): Summary {
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({
+  const { values } = benchArgs(import.meta.filename, {
     options: {
       rate: { type: 'string', default: '5000' },
       duration: { type: 'string', default: '60s' },

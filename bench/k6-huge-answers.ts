@@ -18,7 +18,6 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import {
   hardStop,
   mb,
@@ -30,9 +29,9 @@ import {
   whole,
   writeTarget,
 } from './load-bench-util.ts';
-import { runBench } from './run-bench.ts';
+import { benchArgs, runBench } from './run-bench.ts';
 
-const { values } = parseArgs({
+const { values } = benchArgs(import.meta.filename, {
   options: {
     mb: { type: 'string', default: '50' },
     rate: { type: 'string', default: '50' },

@@ -17,13 +17,12 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { findK6 } from '../src/engines/load/k6/k6-binary.ts';
 import { parseList } from '../src/engines/load/load-settings.ts';
 import { fixed, hardStop, positive, renderTable, runTimed, shellLine, tempDir, whole } from './load-bench-util.ts';
-import { runBench } from './run-bench.ts';
+import { benchArgs, runBench } from './run-bench.ts';
 
-const { values } = parseArgs({
+const { values } = benchArgs(import.meta.filename, {
   options: {
     scenario: { type: 'string', default: 'command' },
     rates: { type: 'string', default: '500,2000' },

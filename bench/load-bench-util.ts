@@ -192,10 +192,13 @@ export const whole = (value: number) => (Number.isFinite(value) ? Math.round(val
 export const fixed = (value: number, digits = 1) => (Number.isFinite(value) ? value.toFixed(digits) : 'n/a');
 export const mb = (bytes: number) => (Number.isFinite(bytes) ? `${(bytes / 1024 / 1024).toFixed(1)} MB` : 'n/a');
 
-/** A flag that must be a number above zero. */
+/** A flag that must be a number above zero; another is one line and exit code 2 (it is read before any run). */
 export function positive(text: string | undefined, flag: string): number {
   const value = Number(text);
-  if (!Number.isFinite(value) || value <= 0) throw new Error(`--${flag} "${text}" is not a number above zero`);
+  if (!Number.isFinite(value) || value <= 0) {
+    console.error(`svc-harness bench: --${flag} "${text}" is not a number above zero`);
+    process.exit(2);
+  }
   return value;
 }
 

@@ -17,7 +17,6 @@
  *
  * Loopback only; about (3 × rates + 4) × seconds + 40 s (default ~3 min).
  */
-import { parseArgs } from 'node:util';
 import {
   autocannonBin,
   driverFile,
@@ -35,9 +34,9 @@ import {
   whole,
 } from './load-bench-util.ts';
 import type { DriverResult } from './load-engine-driver.ts';
-import { runBench } from './run-bench.ts';
+import { benchArgs, runBench } from './run-bench.ts';
 
-const { values } = parseArgs({
+const { values } = benchArgs(import.meta.filename, {
   options: {
     rates: { type: 'string', default: '1000,2000,3000' },
     seconds: { type: 'string', default: '10' },

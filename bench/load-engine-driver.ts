@@ -14,13 +14,12 @@
  * with `--workers 1`.
  */
 import { performance } from 'node:perf_hooks';
-import { parseArgs } from 'node:util';
 import type autocannon from 'autocannon';
 import { parseLoadSettings } from '../src/engines/load/load-settings.ts';
 import { runLoad } from '../src/engines/load/run-load.ts';
 import { scenariosDir, tempDir, writeTarget } from './load-bench-util.ts';
 import { pingCounter } from './load-scenarios/ping.ts';
-import { runBench } from './run-bench.ts';
+import { benchArgs, runBench } from './run-bench.ts';
 
 /** RSS when the answer count passed a mark; with --expose-gc also the heap and RSS right after a full GC. */
 export interface Mark {
@@ -56,7 +55,7 @@ export interface DriverResult {
   readonly problems: readonly string[];
 }
 
-const { values } = parseArgs({
+const { values } = benchArgs(import.meta.filename, {
   options: {
     engine: { type: 'string', default: 'node' },
     url: { type: 'string' },

@@ -16,7 +16,6 @@
  * Loopback only; about 2 × seconds + 15 s; hard stop at 4 × seconds + 60 s.
  */
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { parseArgs } from 'node:util';
 import { parseLoadSettings } from '../src/engines/load/load-settings.ts';
 import { runLoad } from '../src/engines/load/run-load.ts';
 import type { ScenarioResult } from '../src/results/load-run.ts';
@@ -35,9 +34,9 @@ import {
   whole,
   writeTarget,
 } from './load-bench-util.ts';
-import { runBench } from './run-bench.ts';
+import { benchArgs, runBench } from './run-bench.ts';
 
-const { values } = parseArgs({
+const { values } = benchArgs(import.meta.filename, {
   options: {
     seconds: { type: 'string', default: '12' },
     rate: { type: 'string', default: '1000' },

@@ -16,7 +16,6 @@
  */
 import { spawn } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
-import { parseArgs } from 'node:util';
 import {
   driverFile,
   fixed,
@@ -31,9 +30,9 @@ import {
   whole,
 } from './load-bench-util.ts';
 import type { DriverResult } from './load-engine-driver.ts';
-import { runBench } from './run-bench.ts';
+import { benchArgs, runBench } from './run-bench.ts';
 
-const { values } = parseArgs({
+const { values } = benchArgs(import.meta.filename, {
   options: {
     requests: { type: 'string', default: '1000000' },
     model: { type: 'string', default: 'closed' },

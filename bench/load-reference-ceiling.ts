@@ -15,7 +15,6 @@
  *
  * Loopback only; about batches × connections × (seconds + 1) + 15 s (default ~50 s); hard stop at 5 min.
  */
-import { parseArgs } from 'node:util';
 import { parseList, parseLoadSettings } from '../src/engines/load/load-settings.ts';
 import { runLoad } from '../src/engines/load/run-load.ts';
 import { acquireRedis } from '../src/reference/redis/acquire-redis.ts';
@@ -24,9 +23,9 @@ import { batchCurve, type ScenarioResult } from '../src/results/load-run.ts';
 import { fixed, hardStop, positive, renderTable, tempDir, whole, writeTarget } from './load-bench-util.ts';
 import { redisBenchmarkVersion, runRedisBenchmark } from './redis-benchmark-run.ts';
 import { startReferenceThread } from './reference-thread.ts';
-import { runBench } from './run-bench.ts';
+import { benchArgs, runBench } from './run-bench.ts';
 
-const { values } = parseArgs({
+const { values } = benchArgs(import.meta.filename, {
   options: {
     seconds: { type: 'string', default: '5' },
     connections: { type: 'string', default: '10,50' },

@@ -19,9 +19,9 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import { parseArgs } from 'node:util';
+import { benchArgs } from './run-bench.ts';
 
-const { values } = parseArgs({
+const { values } = benchArgs(import.meta.filename, {
   options: { 'stall-every': { type: 'string', default: '0' }, stall: { type: 'string', default: '0' } },
 });
 const windowMs = Number(values['stall-every']);

@@ -12,7 +12,6 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import {
   fixedRate,
@@ -22,7 +21,7 @@ import {
   saturation,
   startReference,
 } from './messaging-bench-parts.ts';
-import { runBench } from './run-bench.ts';
+import { benchArgs, runBench } from './run-bench.ts';
 
 const warmUpMessages = 500;
 
@@ -46,7 +45,7 @@ function positive(text: string | undefined, name: string, fallback: number): num
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({
+  const { values } = benchArgs(import.meta.filename, {
     options: {
       base: { type: 'string' },
       rounds: { type: 'string' },

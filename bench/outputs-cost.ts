@@ -15,14 +15,13 @@
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { startCollector } from '../test/support/otelcol.ts';
 import { prometheusVersion, startPrometheus } from '../test/support/prometheus.ts';
 import { startCli } from '../test/support/run-cli.ts';
 import { fixed, positive, renderTable, rssOf, runTimed, tempDir, whole } from './load-bench-util.ts';
-import { runBench } from './run-bench.ts';
+import { benchArgs, runBench } from './run-bench.ts';
 
-const { values } = parseArgs({
+const { values } = benchArgs(import.meta.filename, {
   options: {
     rate: { type: 'string', default: '3000' },
     seconds: { type: 'string', default: '10' },

@@ -20,7 +20,6 @@
  * Loopback only; about depths × 4 × seconds + 10 s (default ~35 s); hard stop at 3 min.
  */
 import { connect, type Socket } from 'node:net';
-import { parseArgs } from 'node:util';
 import { Decoder } from '@redis/client/dist/lib/RESP/decoder.js';
 import encoder from '@redis/client/dist/lib/RESP/encoder.js';
 import { parseList } from '../src/engines/load/load-settings.ts';
@@ -41,9 +40,9 @@ import {
   whole,
 } from './load-bench-util.ts';
 import { redisBenchmarkVersion, runRedisBenchmark } from './redis-benchmark-run.ts';
-import { runBench } from './run-bench.ts';
+import { benchArgs, runBench } from './run-bench.ts';
 
-const { values } = parseArgs({
+const { values } = benchArgs(import.meta.filename, {
   options: {
     seconds: { type: 'string', default: '3' },
     depths: { type: 'string', default: '1,100' },

@@ -34,15 +34,14 @@
 import { execFileSync, fork } from 'node:child_process';
 import { createConnection, type Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { parseArgs } from 'node:util';
 import { httpRequest, jsonBody } from '../src/http/http-client.ts';
 import { allocatorEnvironment } from '../src/reference/allocator-settings.ts';
 import { acquireRedis } from '../src/reference/redis/acquire-redis.ts';
 import { hardStop, mb, positive, renderTable, rssOf } from './load-bench-util.ts';
-import { runBench } from './run-bench.ts';
+import { benchArgs, runBench } from './run-bench.ts';
 import type { ReferenceProcessMessage, ReferenceProcessRequest } from './sse-reference-process.ts';
 
-const { values } = parseArgs({
+const { values } = benchArgs(import.meta.filename, {
   options: {
     subscribers: { type: 'string', default: '100' },
     messages: { type: 'string', default: '100' },
