@@ -51,8 +51,9 @@ export interface Tally {
   mark(name: string, index: number): void;
   /**
    * What became of a publish (issue 39, the soak's checker): `sentAt` in Unix ms (the send time its
-   * body carries), `ids` the message ids an acknowledgement named. Optional: an engine that keeps no
-   * fates (k6) leaves it out, and then the soak has counters only.
+   * body carries), `ids` the message ids an acknowledgement named. Both engines keep them (k6 as a
+   * sample with metadata, k6-config.ts); optional, so an engine that kept none would leave the soak
+   * counters only, and say so.
    */
   fate?(index: number, fate: PublishFate, sentAt: number, ids?: readonly string[]): void;
 }

@@ -495,6 +495,48 @@ describe('svc-harness soak', () => {
     180_000,
   );
 
+  test('on k6: the publishes k6 made are checked message by message, and what a kill took is listed by id', async () => {
+    const record = join(dir, 'k6-write-behind.record');
+    const run = await runSoak({
+      scenarios: ['publish-fanout'],
+      faults: ['kill every 8s after 4s'],
+      settings: { ...defaultLoadSettings, engines: ['k6'], durationS: 14, rate: 30, params: { endpoints: 1 } },
+      serveArgs: ['--retry-backoff', '500ms', '--fault', 'publish-write-behind', '--fault-record', record],
+      reportDir: join(dir, 'k6-write-behind'),
+    });
+    const lines = (await readFile(record, 'utf8')).trim().split('\n');
+    const persisted = new Set(lines.filter((line) => line.startsWith('persisted ')).map((line) => line.slice(10)));
+    const referenceLost = new Set(
+      lines
+        .filter((line) => line.startsWith('acknowledged ') && !persisted.has(line.slice(13)))
+        .map((line) => line.slice(13)),
+    );
+    const check = run.findings.scenarios[0]?.check;
+    const soakLost = (check?.lost ?? []).flatMap((item) => item.ids ?? ['(no id)']);
+    const summary = JSON.stringify({
+      problems: run.problems,
+      check: { ...check, lost: soakLost.length },
+      referenceLost: referenceLost.size,
+    });
+    expect(
+      run.problems.filter((line) => line.includes('not checked')),
+      summary,
+    ).toEqual([]);
+    // k6's fates: every publish k6 sent has one, and its acknowledged ones carry their message ids.
+    const load = run.load.scenarios[0];
+    expect(load?.engine, summary).toBe('k6');
+    expect((check?.acknowledged ?? 0) + (check?.refused ?? 0) + (check?.indeterminate.total ?? 0), summary).toBe(
+      load?.requests.sent,
+    );
+    // The kills took some, each listed by the id the reference says it lost, and none it kept.
+    expect(soakLost.length, summary).toBeGreaterThan(0);
+    expect(
+      soakLost.filter((id) => !referenceLost.has(id)),
+      summary,
+    ).toEqual([]);
+    expect(run.exitCode).toBe(99);
+  }, 180_000);
+
   describe("a target file's process", () => {
     let redis: RedisBacking;
     beforeAll(async () => {

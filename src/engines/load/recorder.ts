@@ -393,10 +393,13 @@ export class Recorder {
     set.add(index);
   }
 
-  /** A publish's fate, answered now when it was answered (fate-log.ts). */
-  fate(index: number, fate: PublishFate, sentAt: number, ids?: readonly string[]): void {
+  /**
+   * A publish's fate (fate-log.ts), answered at `answeredAt` (Unix ms; k6's sample time), or now when
+   * not given; an indeterminate one was never answered.
+   */
+  fate(index: number, fate: PublishFate, sentAt: number, ids?: readonly string[], answeredAt?: number): void {
     this.#fates ??= new FateLog();
-    this.#fates.add(index, fate, sentAt, fate === 'indeterminate' ? undefined : Date.now(), ids);
+    this.#fates.add(index, fate, sentAt, fate === 'indeterminate' ? undefined : (answeredAt ?? Date.now()), ids);
   }
 
   /** The scenario's counters as the scenario API sees them (k6's adapter gives add and mark). */

@@ -317,12 +317,12 @@ export async function runSoak(options: SoakOptions): Promise<SoakRun> {
       `the implementation exited on its own (${exit.signal ?? `code ${exit.code}`})${exit.output ? `: ${exit.output}` : ''}`,
     );
   }
-  // A messaging scenario accounted by counters only (an engine that keeps no fates: k6) is not checked
-  // message by message: said, never passed over in silence.
+  // A messaging scenario accounted by counters only (fates not kept: a custom scenario that tells none)
+  // is not checked message by message: said, never passed over in silence.
   const checked = new Set(evidence.map((item) => item.scenario));
   for (const scenario of load.scenarios) {
     if (scenario.accounting.messaging !== undefined && !checked.has(scenario.name)) {
-      problems.push(`${scenario.name}: not checked message by message (its engine keeps no per-publish fates)`);
+      problems.push(`${scenario.name}: not checked message by message (it told no per-publish fates)`);
     }
   }
   const done = await Promise.all(readings.map(async (item) => ({ scenario: item.scenario, result: await item.done })));

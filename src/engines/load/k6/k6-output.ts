@@ -12,13 +12,14 @@ import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
+import type { PublishFate } from '../../../protocol/scenario.ts';
 import { parseThreshold, type Threshold } from '../../../results/threshold.ts';
 import { harnessError, oneLine } from '../../../shared/errors.ts';
 import type { PartProgress } from '../recorder.ts';
 import { Recorder, type RecorderPart } from '../recorder.ts';
 import { errorClassOfK6 } from './k6-codes.ts';
 import { FollowStop, followFile } from './k6-follow.ts';
-import { commandsTag, garbageLimitTag, garbageStatusTag, k6Metrics } from './script/k6-config.ts';
+import { commandsTag, fateMetadata, garbageLimitTag, garbageStatusTag, k6Metrics } from './script/k6-config.ts';
 
 /** Tags k6 or k6-operator add; what is left are the scenario's own (`batch`, `op`). */
 const foreignTags = new Set([
@@ -52,6 +53,7 @@ const wanted = new Set([
   k6Metrics.sent,
   k6Metrics.tally,
   k6Metrics.mark,
+  k6Metrics.fate,
   k6Metrics.threshold,
   k6Metrics.garbage,
   k6Metrics.garbageDuration,
@@ -60,8 +62,16 @@ const wanted = new Set([
 interface Point {
   readonly metric: string;
   readonly type: 'Point';
-  readonly data: { readonly time: string; readonly value: number; readonly tags?: Readonly<Record<string, string>> };
+  readonly data: {
+    readonly time: string;
+    readonly value: number;
+    readonly tags?: Readonly<Record<string, string>>;
+    /** What a sample carries unindexed (k6's VU metadata): a fate's iteration, send time and ids. */
+    readonly metadata?: Readonly<Record<string, string>>;
+  };
 }
+
+const publishFates: ReadonlySet<string> = new Set<PublishFate>(['acknowledged', 'refused', 'indeterminate']);
 
 /** What the files hold per k6 scenario. */
 export interface K6ScenarioOutput {
@@ -315,6 +325,19 @@ export async function readK6Outputs(files: readonly string[], options: ReadOptio
           entry.add(at, (recorder) => recorder.withdrawLatency(own, at, value));
         } else if (metric === k6Metrics.mark) {
           entry.add(at, (recorder) => recorder.mark(tags.mark ?? 'unnamed', value));
+        } else if (metric === k6Metrics.fate) {
+          const metadata = point.data.metadata ?? {};
+          const index = Number(metadata[fateMetadata.index]);
+          const sentAt = Number(metadata[fateMetadata.sentAt]);
+          const fate = tags.fate;
+          if (!Number.isInteger(index) || !Number.isFinite(sentAt) || fate === undefined || !publishFates.has(fate)) {
+            throw new Error(`line ${lineNumber} is a publish's fate without its iteration, send time or fate`);
+          }
+          const ids = metadata[fateMetadata.ids]?.split(' ');
+          // Answered when k6 took the sample (the script adds it as the answer is judged); none for an indeterminate.
+          entry.add(at, (recorder) =>
+            recorder.fate(index, fate as PublishFate, sentAt, ids, fate === 'indeterminate' ? undefined : at),
+          );
         } else if (metric === k6Metrics.tally) {
           entry.add(at, (recorder) => recorder.tally(tags.tally ?? 'unnamed', value));
         } else {

@@ -44,10 +44,18 @@ export interface K6Point {
   readonly at: number;
   readonly value: number;
   readonly tags: K6Tags;
+  /** What k6 writes beside the sample from the VU's metadata (`svc_fate`'s iteration, send time, ids). */
+  readonly metadata?: Readonly<Record<string, string>>;
 }
 
-export function point(metric: string, at: number, value: number, tags: K6Tags): K6Point {
-  return { metric, at, value, tags };
+export function point(
+  metric: string,
+  at: number,
+  value: number,
+  tags: K6Tags,
+  metadata?: Readonly<Record<string, string>>,
+): K6Point {
+  return { metric, at, value, tags, ...(metadata !== undefined && { metadata }) };
 }
 
 /** A request as the harness's k6 script makes it. */
@@ -138,7 +146,12 @@ export function k6Lines(points: readonly K6Point[]): string[] {
       JSON.stringify({
         metric: sample.metric,
         type: 'Point',
-        data: { time: k6Time(sample.at), value: sample.value, tags: sample.tags },
+        data: {
+          time: k6Time(sample.at),
+          value: sample.value,
+          tags: sample.tags,
+          ...(sample.metadata !== undefined && { metadata: sample.metadata }),
+        },
       }),
     );
   }

@@ -5,12 +5,14 @@
  * their tags (refused, timeout, unexpected status), with drops, checks, tallies and commands summed
  * over files, k6's own tags stripped from the per-tag metrics, setup's samples left out and the
  * series counted from the load's first second. A request the script sent that k6 never answered is
- * failed as `cut-short`; the thresholds the script carried come back once per scenario; a broken
- * file is one SVC_CONFIG line naming it.
+ * failed as `cut-short`; each publish's fate (svc_fate) comes back with its iteration, times and ids;
+ * the thresholds the script carried come back once per scenario; a broken file is one SVC_CONFIG line
+ * naming it.
  */
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { type FatePart, publishRecords } from '../../../../src/engines/load/fate-log.ts';
 import { type K6Output, type K6ScenarioOutput, readK6Outputs } from '../../../../src/engines/load/k6/k6-output.ts';
 import { type MergedParts, mergeParts } from '../../../../src/engines/load/recorder.ts';
 import { seededRandom } from '../../../../src/protocol/scenario.ts';
@@ -336,6 +338,43 @@ describe('requests k6 never answered', () => {
     ]);
     // Their tags are not known: the tag entries hold the answered requests only.
     expect(merged.tags.reduce((sum, entry) => sum + entry.requests.sent, 0)).toBe(5);
+  });
+});
+
+describe("publishes' fates (svc_fate, the soak's checker)", () => {
+  const fate = (at: number, fate: string, metadata: Record<string, string>) =>
+    point('svc_fate', t0 + at, 1, { fate, scenario: 'publish' }, metadata);
+
+  test('each a fate of its iteration, sent and answered when k6 says, ids from the metadata; merged over files', async () => {
+    const a = await writeK6Output(join(dir, 'fates-a.json'), [
+      fate(100, 'acknowledged', { svc_index: '0', svc_sent: String(t0 + 90), svc_ids: 'msg_a msg_b' }),
+      fate(220, 'indeterminate', { svc_index: '2', svc_sent: String(t0 + 110) }),
+    ]);
+    const b = await writeK6Output(join(dir, 'fates-b.json'), [
+      fate(150, 'refused', { svc_index: '1', svc_sent: String(t0 + 100) }),
+    ]);
+    const merged = mergeParts(scenarioOf(await readK6Outputs([a, b]), 'publish').parts);
+    const fates = merged.fates;
+    expect(fates).toBeDefined();
+    const records = [...publishRecords(fates as FatePart)].sort((x, y) => x.index - y.index);
+    expect(records).toEqual([
+      { index: 0, fate: 'acknowledged', sentAt: t0 + 90, answeredAt: t0 + 100, ids: ['msg_a', 'msg_b'] },
+      { index: 1, fate: 'refused', sentAt: t0 + 100, answeredAt: t0 + 150 },
+      { index: 2, fate: 'indeterminate', sentAt: t0 + 110 },
+    ]);
+  });
+
+  test('a fate without its iteration, send time or a known fate is one SVC_CONFIG line naming the file', async () => {
+    for (const [name, broken] of [
+      ['no-index', fate(100, 'acknowledged', { svc_sent: String(t0) })],
+      ['no-sent', fate(100, 'acknowledged', { svc_index: '3' })],
+      ['odd-fate', fate(100, 'lost', { svc_index: '3', svc_sent: String(t0) })],
+    ] as const) {
+      const file = await writeK6Output(join(dir, `fate-${name}.json`), [broken]);
+      const message = await harnessRejection('SVC_CONFIG', readK6Outputs([file]));
+      expect(message).toContain(`fate-${name}.json`);
+      expect(message).toContain("a publish's fate without its iteration, send time or fate");
+    }
   });
 });
 

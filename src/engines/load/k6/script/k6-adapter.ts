@@ -18,6 +18,7 @@ import { dialectHeaders, specHeaderPrefix } from '../../../../protocol/dialect-h
 import { looksLikeJson } from '../../../../protocol/json-body.ts';
 import {
   type Iteration,
+  type PublishFate,
   type Scenario,
   type ScenarioAnswer,
   type ScenarioContext,
@@ -35,6 +36,7 @@ import {
 } from './answer-reading.ts';
 import {
   commandsTag,
+  fateMetadata,
   garbageLimitTag,
   garbageStatusTag,
   type K6Config,
@@ -91,6 +93,28 @@ function textOf(body: unknown): string {
 /** An answer's size in bytes as read (0 for none). */
 const sizeOf = (body: unknown): number => (body instanceof ArrayBuffer ? body.byteLength : 0);
 
+/**
+ * One publish's fate as a `svc_fate` sample at its answer (k6-config.ts): the fate a tag of three
+ * values, the rest the sample's metadata, set on the VU for this one sample (a VU runs one iteration
+ * at a time: no other sample of it is added between the set and the delete).
+ */
+function tellFate(
+  fates: Counter,
+  index: number,
+  fate: PublishFate,
+  sentAt: number,
+  ids: readonly string[] | undefined,
+): void {
+  const metadata = exec.vu.metrics.metadata;
+  metadata[fateMetadata.index] = String(index);
+  metadata[fateMetadata.sentAt] = String(sentAt);
+  if (ids !== undefined && ids.length > 0) metadata[fateMetadata.ids] = ids.join(' ');
+  fates.add(1, { fate });
+  delete metadata[fateMetadata.index];
+  delete metadata[fateMetadata.sentAt];
+  delete metadata[fateMetadata.ids];
+}
+
 /** A scenario's requests: its area's base URL and credentials. */
 interface Route {
   readonly baseUrl: string;
@@ -133,6 +157,7 @@ export function k6Script(
   const sent = new Counter(k6Metrics.sent);
   const tally = new Counter(k6Metrics.tally);
   const mark = new Counter(k6Metrics.mark);
+  const fates = new Counter(k6Metrics.fate);
   const declared = new Counter(k6Metrics.threshold);
   const garbage = new Counter(k6Metrics.garbage);
   const garbageDuration = new Trend(k6Metrics.garbageDuration, true);
@@ -290,6 +315,7 @@ export function k6Script(
       const outcomes = scenario.check(state, request, answer, {
         add: (tallyName, value = 1) => tally.add(value, { tally: tallyName }),
         mark: (markName, index) => mark.add(index, { mark: markName }),
+        fate: (index, fate, sentAt, ids) => tellFate(fates, index, fate, sentAt, ids),
       });
       // One check() each: two outcomes of one name count twice, as on node.
       for (const outcome of outcomes) check(answer, { [outcome.name]: () => outcome.ok });

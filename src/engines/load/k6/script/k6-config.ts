@@ -66,6 +66,13 @@ export const k6Metrics = {
   tally: 'svc_tally',
   /** A scenario's marks: one sample per marked iteration, its value the index, the set in the tag `mark`. */
   mark: 'svc_mark',
+  /**
+   * A publish's fate (the soak's checker, issue 39): one sample per publish at its answer, the fate in
+   * the tag `fate`, and its iteration, send time and message ids in the sample's metadata
+   * (`fateMetadata`): k6 indexes tags into interned tag sets, which a value per publish would grow for
+   * the whole run; metadata it writes beside the sample and forgets.
+   */
+  fate: 'svc_fate',
   /** One zero-valued sample per threshold, from setup: tags `svc_scenario` and `threshold`. */
   threshold: 'svc_threshold',
   /** One per answer that says it is JSON and is not: the request's tags and `svc_status` (2xx or other). */
@@ -77,6 +84,9 @@ export const k6Metrics = {
    */
   garbageDuration: 'svc_garbage_ms',
 } as const;
+
+/** The metadata keys of a `svc_fate` sample: the iteration, the send time (Unix ms), the ids space-separated. */
+export const fateMetadata = { index: 'svc_index', sentAt: 'svc_sent', ids: 'svc_ids' } as const;
 
 /** The tag a request carries with its count of key-value commands (stripped from the tags kept). */
 export const commandsTag = 'svc_commands';
