@@ -109,15 +109,49 @@ async function doNetwork(
   }
 }
 
+/** A nemesis under way. */
+export interface NemesisRun {
+  /** Every occurrence begun, in start order, once all are healed (the timeline ended or was aborted). */
+  readonly done: Promise<DoneFault[]>;
+  /**
+   * Resolves once every fault on now is healed (a kill or restart: ready again), the timeline going on:
+   * what a scenario's load end waits for before the next reads the target.
+   */
+  settled(): Promise<void>;
+}
+
 /**
  * Does `timeline` from `origin` (Unix ms, the start of the measured load) until it ends or `signal`
  * aborts; resolves with every occurrence begun, in start order, once all are healed.
  */
-export async function runNemesis(
+export function runNemesis(
   timeline: readonly FaultOccurrence[],
   origin: number,
   parts: NemesisParts,
   signal: AbortSignal,
+): Promise<DoneFault[]> {
+  return startNemesis(timeline, origin, parts, signal).done;
+}
+
+/** `runNemesis`, with a handle on the faults on while it goes. */
+export function startNemesis(
+  timeline: readonly FaultOccurrence[],
+  origin: number,
+  parts: NemesisParts,
+  signal: AbortSignal,
+): NemesisRun {
+  // The occurrences begun and not yet healed (or failed): what `settled` waits for.
+  const active = new Set<Promise<unknown>>();
+  const done = walkTimeline(timeline, origin, parts, signal, active);
+  return { done, settled: async () => void (await Promise.all([...active])) };
+}
+
+async function walkTimeline(
+  timeline: readonly FaultOccurrence[],
+  origin: number,
+  parts: NemesisParts,
+  signal: AbortSignal,
+  active: Set<Promise<unknown>>,
 ): Promise<DoneFault[]> {
   const now = parts.now ?? Date.now;
   const tell = (occurrence: FaultOccurrence, edge: FaultChange['edge'], result?: FaultOutcome) => {
@@ -136,9 +170,15 @@ export async function runNemesis(
   // Each occurrence's start is told when it is begun, its end when it is healed.
   const told = async (occurrence: FaultOccurrence, work: () => Promise<FaultOutcome>) => {
     tell(occurrence, 'start');
-    const result = await work();
-    tell(occurrence, 'end', result);
-    return result;
+    const doing = work();
+    active.add(doing);
+    try {
+      const result = await doing;
+      tell(occurrence, 'end', result);
+      return result;
+    } finally {
+      active.delete(doing);
+    }
   };
   const done: Promise<DoneFault | undefined>[] = [];
   let processTurn: Promise<unknown> = Promise.resolve();

@@ -45,7 +45,7 @@ import { loadPart } from '../load/run-load.ts';
 import { scenarioNames, scenariosDir } from '../load/scenario-registry.ts';
 import { type FaultOccurrence, faultSchedule } from './fault-schedule.ts';
 import type { UnexpectedExit } from './managed-process.ts';
-import { type DoneFault, runNemesis } from './nemesis.ts';
+import { type DoneFault, type NemesisRun, startNemesis } from './nemesis.ts';
 import { type ResourceSampler, sampleIntervalMs, startResourceSampler } from './resource-sampler.ts';
 import { findingsJson, type SoakFindings, soakFindings } from './soak-findings.ts';
 import { type SoakImplementation, startSoakImplementation } from './soak-implementation.ts';
@@ -192,29 +192,16 @@ export async function runSoak(options: SoakOptions): Promise<SoakRun> {
     try {
       const stopNemesis = new AbortController();
       const signal = options.signal ? AbortSignal.any([stopNemesis.signal, options.signal]) : stopNemesis.signal;
-      let nemesis: Promise<DoneFault[]> | undefined;
+      let nemesis: NemesisRun | undefined;
       // The faults go to the reporters as they happen (the live outputs' fault events), through the run
       // context's events: a reporter that fails is cut off there for the faults as for the rest.
       let context: RunContext | undefined;
-      // The faults on now, each with what its heal resolves: a scenario's load end waits for them.
-      const on = new Map<string, { readonly healed: Promise<void>; readonly heal: () => void }>();
       const parts = {
         ...(implementation.process !== undefined && { process: implementation.process }),
         ...(paths.network !== undefined && { network: paths.network }),
         onChange: (change: FaultChange) => {
-          if (change.edge === 'start') {
-            let heal = () => {};
-            const healed = new Promise<void>((resolve) => {
-              heal = resolve;
-            });
-            on.set(change.id, { healed, heal });
-          }
           context?.events.onFault(change);
           if (change.edge === 'end' && change.error === undefined) readAfter(change.id);
-          if (change.edge === 'end') {
-            on.get(change.id)?.heal();
-            on.delete(change.id);
-          }
         },
       };
       // Jepsen's final heal: after the last scenario's load the nemesis stops (what is on is healed, a
@@ -225,13 +212,13 @@ export async function runSoak(options: SoakOptions): Promise<SoakRun> {
       const onLoadEnd = async () => {
         loadsEnded += 1;
         if (loadsEnded < names.length) {
-          await Promise.all([...on.values()].map((item) => item.healed));
+          await nemesis?.settled();
           return;
         }
         // The trends are the load's: the final heal and the sink's wait after it are no part of them.
         sampler?.stop();
         stopNemesis.abort();
-        faults = await (nemesis ?? Promise.resolve([]));
+        faults = (await nemesis?.done) ?? [];
       };
       // The faults' time 0 is the measured load's start: the first scenario's load phase, once its
       // set-up and warm-up are done (the time 0 of its per-second series). They end with the load,
@@ -242,7 +229,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakRun> {
         onPhase: (change) => {
           if (nemesis !== undefined || change.phase !== 'load' || change.edge !== 'start') return;
           origin = Date.now();
-          nemesis = runNemesis(timeline, origin, parts, signal);
+          nemesis = startNemesis(timeline, origin, parts, signal);
           const managed = implementation.process;
           sampler = startResourceSampler({
             intervalMs,
@@ -254,7 +241,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakRun> {
         },
         async onRunEnd() {
           stopNemesis.abort();
-          faults = await (nemesis ?? Promise.resolve([]));
+          faults = (await nemesis?.done) ?? [];
         },
       };
       // One run context, as every command has: the target the soak runs against (its paths, read and
@@ -292,7 +279,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakRun> {
       } finally {
         sampler?.stop();
         stopNemesis.abort();
-        faults = await (nemesis ?? Promise.resolve([]));
+        faults = (await nemesis?.done) ?? [];
         await context.close();
       }
       // Compared with a baseline as `load` compares (its thresholds, then the comparison's exit 98).

@@ -1,14 +1,15 @@
 /**
  * The nemesis on a compressed schedule against a real server (started by ManagedProcess) behind a real
  * toxiproxy: a kill, a pause and added latency done and healed at their times and written down as they
- * happened; an abort heals what is on at once; a fault with nothing to act on is written down, not thrown.
+ * happened; an abort heals what is on at once; `settled` waits for what is on; a fault with nothing to
+ * act on is written down, not thrown.
  */
 import { join } from 'node:path';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { faultSchedule } from '../../../src/engines/soak/fault-schedule.ts';
 import { ManagedProcess } from '../../../src/engines/soak/managed-process.ts';
-import { runNemesis } from '../../../src/engines/soak/nemesis.ts';
+import { runNemesis, startNemesis } from '../../../src/engines/soak/nemesis.ts';
 import { NetworkFaults } from '../../../src/engines/soak/network-faults.ts';
 import { findToxiproxy, Toxiproxy } from '../../../src/engines/soak/toxiproxy.ts';
 import type { FaultChange } from '../../../src/results/reporter.ts';
@@ -109,6 +110,32 @@ describe('runNemesis', () => {
       ['f2-1', true],
     ]);
     expect(managed.paused).toBe(false);
+    expect(await answerMs()).toBeLessThan(2000);
+  }, 30_000);
+
+  test('settled() waits for the faults on now to be healed, not for the timeline to end', async () => {
+    const origin = Date.now();
+    const abort = new AbortController();
+    const run = startNemesis(
+      timeline(['latency 100ms for 1500ms every 60s after 100ms', 'pause 600ms every 60s after 200ms'], 60_000),
+      origin,
+      { process: managed, network },
+      abort.signal,
+    );
+    // Nothing on before the first start: settled at once.
+    await run.settled();
+    expect(Date.now() - origin).toBeLessThan(100);
+    await new Promise((resolve) => setTimeout(resolve, 700));
+    await run.settled();
+    // Both were on at 700 ms: settled once the later heal came (the latency's end at 1.6 s), the pause continued.
+    expect(Date.now() - origin).toBeGreaterThanOrEqual(1590);
+    expect(managed.paused).toBe(false);
+    abort.abort();
+    const done = await run.done;
+    expect(done.map((item) => [item.id, item.cut])).toEqual([
+      ['f1-1', undefined],
+      ['f2-1', undefined],
+    ]);
     expect(await answerMs()).toBeLessThan(2000);
   }, 30_000);
 
