@@ -7,6 +7,7 @@
 import type { ImageTarget } from '../engines/image/image-target.ts';
 import { harnessError } from '../shared/errors.ts';
 import { loadTargetFileSync } from '../target/read-target.ts';
+import { imageNeedsTemplate } from '../target/target.ts';
 
 export function imageFlag(values: { readonly image?: string }): string | undefined {
   const image = values.image;
@@ -25,10 +26,7 @@ export async function withImageTargets<T>(
 ): Promise<T> {
   const templated = files.filter((file) => loadTargetFileSync(file).image !== undefined);
   if (image !== undefined && templated.length === 0) {
-    throw harnessError(
-      'SVC_USAGE',
-      '--image needs --target FILE whose target has an "image" template (ports, env, wait) and URLs with {host} and {port:N}',
-    );
+    throw harnessError('SVC_USAGE', imageNeedsTemplate);
   }
   if (templated.length === 0) return await work(files);
   // Loaded on use: testcontainers costs every other run a fifth of a second and 30 MB to import.

@@ -97,6 +97,10 @@ export interface AdminEndpoint {
   readonly token: string;
 }
 
+/** What `--image` without a templated target is told (load, run, soak: one wording). */
+export const imageNeedsTemplate =
+  '--image needs --target FILE whose target has an "image" template (ports, env, wait) and URLs with {host} and {port:N}';
+
 /** An implementation's container (`--image`): started before the run, stopped after it. */
 export interface ImageTemplate {
   /** The image when `--image` names none. */

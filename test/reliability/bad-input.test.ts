@@ -75,6 +75,29 @@ describe('bad input on the command line', () => {
     }
   });
 
+  test('soak --image with a target that has no image template is one usage line, exit 2, before anything starts', async () => {
+    const target = join(dir, 'plain.json');
+    await writeFile(target, JSON.stringify({ name: 'plain', kv: { url: 'http://127.0.0.1:1', token: 't' } }));
+    const reportDir = join(dir, 'soak-image');
+    const run = await runCli([
+      'soak',
+      'transaction',
+      '--target',
+      target,
+      '--image',
+      'localhost/x:1',
+      '--report-dir',
+      reportDir,
+    ]);
+    expect(run.exitCode).toBe(2);
+    expect(run.stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(
+        /^svc-harness: soak: --image needs --target FILE whose target has an "image" template .*\[SVC_USAGE\]$/,
+      ),
+    ]);
+    expect(existsSync(reportDir)).toBe(false);
+  });
+
   test('no command prints the usage to stderr and exits 2', async () => {
     const run = await runCli([]);
     expect(run.exitCode).toBe(2);

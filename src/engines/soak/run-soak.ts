@@ -35,7 +35,7 @@ import { createRedactor, redactStrings } from '../../shared/redact.ts';
 import { defaultReportDir } from '../../shared/report-files.ts';
 import { withTimeout } from '../../shared/with-timeout.ts';
 import { loadTargetFileSync } from '../../target/read-target.ts';
-import { type SinkSettings, type Target, targetSecrets } from '../../target/target.ts';
+import { imageNeedsTemplate, type SinkSettings, type Target, targetSecrets } from '../../target/target.ts';
 import { openRunContext, type RunCommonOptions, type RunContext } from '../context/run-context.ts';
 import type { FatePart } from '../load/fate-log.ts';
 import { renderLoadRun } from '../load/load-run-end.ts';
@@ -169,10 +169,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakRun> {
   const intervalMs = sampleIntervalMs(eachMs * names.length);
 
   if (options.image !== undefined && (options.target === undefined || fileTarget?.image === undefined)) {
-    throw harnessError(
-      'SVC_USAGE',
-      'soak: --image needs --target FILE whose target has an "image" template (ports, env, wait) and URLs with {host} and {port:N}',
-    );
+    throw harnessError('SVC_USAGE', `soak: ${imageNeedsTemplate}`);
   }
   const implementation = await startSoakImplementation(
     fileTarget,
