@@ -40,8 +40,12 @@ export function containerEngineGate(env: NodeJS.ProcessEnv): EngineGate {
   return { kind: 'absent', reason: 'no DOCKER_HOST and no Docker socket' };
 }
 
-/** How long an engine that the gate lets through may take to answer at all. */
-const engineAnswerMs = 5_000;
+/**
+ * How long an engine that the gate lets through may take to answer at all. Podman's API service answered
+ * a fresh-clone CI's first image lookup after more than 5 s while both cores were full; one that is not
+ * there is decided by the gate at once, so only a stuck engine waits this long.
+ */
+const engineAnswerMs = 20_000;
 
 /**
  * Whether `image` is on the engine the gate found at `where` (nothing can be pulled here, so the
