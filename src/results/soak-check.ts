@@ -110,41 +110,72 @@ export const nearFaultMs = 5_000;
 
 const seconds = (ms: number) => Math.round(ms) / 1000;
 
+/** What one fault's window has gathered so far. */
+interface WindowTally {
+  errors: number;
+  firstSuccess: number;
+  /** The last first arrival of a key acknowledged while it lasted (-Infinity: none yet). */
+  drainedAt: number;
+  backlogLost: boolean;
+}
+
 /**
- * One pass over the iterations (an array, or a view that makes each as it is read: an hour's soak
- * has 720,000), looking each key up once; what it keeps grows with the lost keys, the undelivered
- * indeterminates and the faults, never with the run. A key is caused by one iteration only (keys are
- * unique within their stream: `ArrivalRecord.key`), so the arrived keys no kept iteration caused are
- * the arrivals' count less those that one did.
+ * The checker as a fold: `add` takes one iteration at a time, looking its keys up once, and `result`
+ * says what the iterations added so far show. What it keeps grows with the lost keys, the undelivered
+ * indeterminates and the faults, never with the iterations. `faults` is read at each `add`: the run's
+ * faults so far, a fault still on with `healedAt` Infinity, so iterations can be folded while the run
+ * goes on (a fault begun after an iteration was added cannot hold its send, which came before; one
+ * still on holds it when it began before the send). A key is caused by one iteration only (keys are
+ * unique within their stream: `ArrivalRecord.key`).
  */
-export function checkSoak(
-  iterations: Iterable<CheckedIteration>,
-  arrivals: KeyArrivals,
-  faults: readonly FaultWindow[],
-  nearMs = nearFaultMs,
-): SoakCheck {
-  const lost: LostKey[] = [];
-  const undelivered: UndeliveredIndeterminate[] = [];
-  const near = (at: number) =>
-    faults.filter((fault) => at >= fault.startAt - nearMs && at <= fault.healedAt + nearMs).map((fault) => fault.id);
-  let expectedKeys = 0;
-  let duplicates = 0;
-  let causedArrived = 0;
-  const counts = { acknowledged: 0, refused: 0 };
-  const indeterminate = { total: 0, delivered: 0, undelivered: 0 };
-  const windows = faults.map((fault) => ({
-    fault,
-    errors: 0,
-    firstSuccess: Number.POSITIVE_INFINITY,
-    drainedAt: fault.healedAt,
-    backlogLost: false,
-  }));
-  for (const iteration of iterations) {
+export class SoakChecker {
+  readonly #faults: () => readonly FaultWindow[];
+  readonly #nearMs: number;
+  readonly #lost: LostKey[] = [];
+  readonly #undelivered: UndeliveredIndeterminate[] = [];
+  readonly #windows = new Map<string, WindowTally>();
+  readonly #counts = { acknowledged: 0, refused: 0 };
+  readonly #indeterminate = { total: 0, delivered: 0, undelivered: 0 };
+  #expectedKeys = 0;
+  #duplicates = 0;
+  #causedArrived = 0;
+
+  constructor(faults: () => readonly FaultWindow[], nearMs = nearFaultMs) {
+    this.#faults = faults;
+    this.#nearMs = nearMs;
+  }
+
+  #window(fault: FaultWindow): WindowTally {
+    let tally = this.#windows.get(fault.id);
+    if (tally === undefined) {
+      tally = {
+        errors: 0,
+        firstSuccess: Number.POSITIVE_INFINITY,
+        drainedAt: Number.NEGATIVE_INFINITY,
+        backlogLost: false,
+      };
+      this.#windows.set(fault.id, tally);
+    }
+    return tally;
+  }
+
+  #near(at: number, faults: readonly FaultWindow[]): string[] {
+    const margin = this.#nearMs;
+    return faults
+      .filter((fault) => at >= fault.startAt - margin && at <= fault.healedAt + margin)
+      .map((fault) => fault.id);
+  }
+
+  add(iteration: CheckedIteration, arrivals: KeyArrivals): void {
+    const faults = this.#faults();
     const { sentAt, fate } = iteration;
-    const during = windows.filter(({ fault }) => sentAt >= fault.startAt && sentAt <= fault.healedAt);
+    const during = faults
+      .filter((fault) => sentAt >= fault.startAt && sentAt <= fault.healedAt)
+      .map((f) => this.#window(f));
     if (fate === 'acknowledged') {
-      for (const window of windows) {
-        if (sentAt >= window.fault.healedAt) {
+      for (const fault of faults) {
+        if (sentAt >= fault.healedAt) {
+          const window = this.#window(fault);
           window.firstSuccess = Math.min(window.firstSuccess, iteration.answeredAt ?? sentAt);
         }
       }
@@ -152,62 +183,84 @@ export function checkSoak(
       for (const window of during) window.errors++;
     }
     if (fate === 'refused') {
-      counts.refused++;
-      continue;
+      this.#counts.refused++;
+      return;
     }
     let anyArrived = false;
     for (const key of iteration.keys) {
       const arrival = arrivals.get(key);
       if (arrival !== undefined) {
         anyArrived = true;
-        causedArrived++;
-        duplicates += arrival.count - 1;
+        this.#causedArrived++;
+        this.#duplicates += arrival.count - 1;
       }
       if (fate !== 'acknowledged') continue;
-      expectedKeys++;
+      this.#expectedKeys++;
       // The backlog of a fault: every key acknowledged while it lasted, drained once the last arrived.
       for (const window of during) {
         if (arrival === undefined) window.backlogLost = true;
         else window.drainedAt = Math.max(window.drainedAt, arrival.firstAt);
       }
       if (arrival !== undefined) continue;
-      lost.push({
+      this.#lost.push({
         key,
         index: iteration.index,
         sentAt,
-        faults: near(sentAt),
+        faults: this.#near(sentAt, faults),
         ...(iteration.ids !== undefined && { ids: iteration.ids }),
       });
     }
     if (fate === 'acknowledged') {
-      counts.acknowledged++;
-      continue;
+      this.#counts.acknowledged++;
+      return;
     }
-    indeterminate.total++;
-    if (anyArrived) indeterminate.delivered++;
+    this.#indeterminate.total++;
+    if (anyArrived) this.#indeterminate.delivered++;
     else {
-      indeterminate.undelivered++;
-      undelivered.push({ index: iteration.index, sentAt, faults: near(sentAt) });
+      this.#indeterminate.undelivered++;
+      this.#undelivered.push({ index: iteration.index, sentAt, faults: this.#near(sentAt, faults) });
     }
   }
-  const recoveries = windows.map(
-    ({ fault, errors, firstSuccess, drainedAt, backlogLost }): FaultRecovery => ({
-      id: fault.id,
-      text: fault.text,
-      errors,
-      firstSuccessS: Number.isFinite(firstSuccess) ? seconds(firstSuccess - fault.healedAt) : null,
-      drainedS: backlogLost ? null : seconds(drainedAt - fault.healedAt),
-      ...(fault.cut === true && { cut: true }),
-    }),
-  );
-  return {
-    ...counts,
-    indeterminate,
-    expectedKeys,
-    lost,
-    undelivered,
-    duplicates,
-    unexpected: arrivals.size - causedArrived,
-    faults: recoveries,
-  };
+
+  /** What the iterations added show, against the run's faults as they are now; `arrivedKeys`: how many keys reached the sink. */
+  result(arrivedKeys: number): SoakCheck {
+    const recoveries = this.#faults().map((fault): FaultRecovery => {
+      const { errors, firstSuccess, drainedAt, backlogLost } = this.#window(fault);
+      return {
+        id: fault.id,
+        text: fault.text,
+        errors,
+        firstSuccessS: Number.isFinite(firstSuccess) ? seconds(firstSuccess - fault.healedAt) : null,
+        // Drained at its heal when nothing acknowledged while it lasted came later (or none was).
+        drainedS: backlogLost ? null : seconds(Math.max(fault.healedAt, drainedAt) - fault.healedAt),
+        ...(fault.cut === true && { cut: true }),
+      };
+    });
+    return {
+      ...this.#counts,
+      indeterminate: { ...this.#indeterminate },
+      expectedKeys: this.#expectedKeys,
+      lost: [...this.#lost],
+      undelivered: [...this.#undelivered],
+      duplicates: this.#duplicates,
+      unexpected: arrivedKeys - this.#causedArrived,
+      faults: recoveries,
+    };
+  }
+}
+
+/**
+ * One pass over the iterations (an array, or a view that makes each as it is read: an hour's soak
+ * has 720,000) through the checker; the arrived keys no kept iteration caused are the arrivals' count
+ * less those that one did.
+ */
+export function checkSoak(
+  iterations: Iterable<CheckedIteration>,
+  arrivals: KeyArrivals,
+  faults: readonly FaultWindow[],
+  nearMs = nearFaultMs,
+): SoakCheck {
+  const checker = new SoakChecker(() => faults, nearMs);
+  for (const iteration of iterations) checker.add(iteration, arrivals);
+  return checker.result(arrivals.size);
 }

@@ -1,6 +1,13 @@
 /** The soak's checker: lost by key with the faults around it, indeterminates never lost, recovery per fault. */
 import { describe, expect, test } from 'vitest';
-import { type CheckedIteration, checkSoak, type KeyArrival } from '../../src/results/soak-check.ts';
+import { seededRandom } from '../../src/protocol/scenario.ts';
+import {
+  type CheckedIteration,
+  checkSoak,
+  type FaultWindow,
+  type KeyArrival,
+  SoakChecker,
+} from '../../src/results/soak-check.ts';
 
 const iteration = (
   index: number,
@@ -142,5 +149,77 @@ describe('checkSoak', () => {
     expect(check.faults).toEqual([
       { id: 'f1-1', text: 'kill every 1m', errors: 0, firstSuccessS: 0.51, drainedS: null },
     ]);
+  });
+});
+
+describe('SoakChecker: folded while the run goes on', () => {
+  test('each iteration added once it is settled, the faults as they were then, gives what the check at the end gives', () => {
+    for (let seed = 1; seed <= 20; seed++) {
+      const random = seededRandom(seed);
+      const faults: FaultWindow[] = [0, 1, 2].map((n) => {
+        const startAt = 2_000 + n * 6_000 + Math.floor(random() * 2_000);
+        return {
+          id: `f${n + 1}-1`,
+          text: `fault ${n}`,
+          startAt,
+          healedAt: startAt + 500 + Math.floor(random() * 3_000),
+        };
+      });
+      const iterations: CheckedIteration[] = [];
+      const keys = new Map<string, KeyArrival>();
+      for (let index = 0; index < 400; index++) {
+        const sentAt = index * 50;
+        const roll = random();
+        const fate = roll < 0.8 ? 'acknowledged' : roll < 0.9 ? 'refused' : 'indeterminate';
+        const own = [`delivery:${index}`, `callback:${index}`];
+        iterations.push({
+          index,
+          fate,
+          sentAt,
+          ...(fate !== 'indeterminate' && { answeredAt: sentAt + 5 + Math.floor(random() * 300) }),
+          keys: fate === 'refused' ? [] : own,
+        });
+        for (const key of own) {
+          if (random() < 0.05) continue; // never arrives: lost, or an undelivered indeterminate
+          keys.set(key, { firstAt: sentAt + 10 + Math.floor(random() * 4_000), count: random() < 0.1 ? 2 : 1 });
+        }
+      }
+      // When each is settled: its answer came and each of its keys arrived; one with a key that never
+      // arrives (and an indeterminate with none) is settled only at the end.
+      const settledAt = (item: CheckedIteration) => {
+        let at = item.answeredAt ?? (item.fate === 'indeterminate' ? Number.POSITIVE_INFINITY : item.sentAt);
+        for (const key of item.keys) at = Math.max(at, keys.get(key)?.firstAt ?? Number.POSITIVE_INFINITY);
+        return at;
+      };
+      let now = 0;
+      // The faults as the nemesis knows them at `now`: begun ones only, a fault still on not yet healed.
+      const live = () =>
+        faults
+          .filter((fault) => fault.startAt <= now)
+          .map((fault) => (fault.healedAt <= now ? fault : { ...fault, healedAt: Number.POSITIVE_INFINITY }));
+      const checker = new SoakChecker(live);
+      const order = [...iterations].sort((a, b) => settledAt(a) - settledAt(b) || a.index - b.index);
+      for (const item of order) {
+        now = Math.min(settledAt(item), Number.MAX_SAFE_INTEGER);
+        checker.add(item, keys);
+      }
+      now = Number.MAX_SAFE_INTEGER;
+      const folded = checker.result(keys.size);
+      const atEnd = checkSoak(iterations, keys, faults);
+      const byIndex = <T extends { index: number }>(items: readonly T[]) =>
+        [...items].sort((a, b) => a.index - b.index);
+      expect(
+        { ...folded, lost: byIndex(folded.lost), undelivered: byIndex(folded.undelivered) },
+        `seed ${seed}`,
+      ).toEqual({
+        ...atEnd,
+        lost: byIndex(atEnd.lost),
+        undelivered: byIndex(atEnd.undelivered),
+      });
+      expect(
+        atEnd.faults.some((fault) => fault.errors > 0),
+        `seed ${seed}: a fault saw errors`,
+      ).toBe(true);
+    }
   });
 });
