@@ -522,12 +522,15 @@ describe('svc-harness soak', () => {
       run.problems.filter((line) => line.includes('not checked')),
       summary,
     ).toEqual([]);
-    // k6's fates: every publish k6 sent has one, and its acknowledged ones carry their message ids.
+    // k6's fates: every publish k6 sent and saw end has one (a request k6 stopped mid-way is cut short
+    // and tells nothing), and its acknowledged ones carry their message ids.
     const load = run.load.scenarios[0];
     expect(load?.engine, summary).toBe('k6');
-    expect((check?.acknowledged ?? 0) + (check?.refused ?? 0) + (check?.indeterminate.total ?? 0), summary).toBe(
-      load?.requests.sent,
-    );
+    const cutShort = load?.errors.find((item) => item.kind === 'cut-short')?.count ?? 0;
+    const told = (check?.acknowledged ?? 0) + (check?.refused ?? 0) + (check?.indeterminate.total ?? 0);
+    expect(told, summary).toBeGreaterThanOrEqual((load?.requests.sent ?? 0) - cutShort);
+    expect(told, summary).toBeLessThanOrEqual(load?.requests.sent ?? 0);
+    expect(told, summary).toBeGreaterThan(300);
     // The kills took some, each listed by the id the reference says it lost, and none it kept.
     expect(soakLost.length, summary).toBeGreaterThan(0);
     expect(
