@@ -462,15 +462,19 @@ describe('svc-harness soak', () => {
       // it) is short, and no later one is less so. A kill begun right after the last was ready may take
       // nothing (a loaded machine's restarts ran late, and the next kill, due already, came 0.8 s after
       // one), so a later read-back must only not be less short.
-      expect(recoveries[0]?.lost ?? 0, summary).toBeGreaterThan(0);
+      // A read-back that found the reference still starting past its 10 s is written down with its error
+      // (a slower machine's first one was): the growth is asked of those that answered.
+      const answered = recoveries.filter((item) => item.lost !== null && item.lost !== undefined);
+      expect(answered.length, summary).toBeGreaterThanOrEqual(1);
+      expect(answered[0]?.lost ?? 0, summary).toBeGreaterThan(0);
       let before = 0;
-      for (const item of recoveries) {
+      for (const item of answered) {
         expect(item.lost ?? -1, summary).toBeGreaterThanOrEqual(before);
         before = item.lost ?? before;
       }
       // Every increment the soak calls lost, the reference says it lost: per counter, never more (an
       // unanswered transaction the reference had stored is indeterminate to the harness, never committed).
-      const last = recoveries.at(-1);
+      const last = answered.at(-1);
       for (const counter of last?.counters ?? []) {
         const key = [...lostByKey.keys()].find((name) => name.endsWith(`:c:${counter.name}`)) ?? '';
         expect(counter.committed - counter.value, `${counter.name} ${summary}`).toBeLessThanOrEqual(
