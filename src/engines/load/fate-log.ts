@@ -34,7 +34,8 @@ export interface PublishRecord {
   readonly ids?: readonly string[];
 }
 
-const fates: readonly PublishFate[] = ['acknowledged', 'refused', 'indeterminate'];
+/** Every fate, in the order the log numbers them. */
+export const publishFates: readonly PublishFate[] = ['acknowledged', 'refused', 'indeterminate'];
 
 /** Fates kept per part; a 3 h soak at 200/s is 2.2 M. */
 export const fateLimit = 4_000_000;
@@ -63,7 +64,7 @@ export class FateLog {
       return;
     }
     this.#index.push(index);
-    this.#fate.push(fates.indexOf(fate));
+    this.#fate.push(publishFates.indexOf(fate));
     this.#sentAt.push(sentAt);
     this.#answeredAt.push(answeredAt ?? Number.NaN);
     if (ids === undefined || ids.length === 0) this.#ids.push('');
@@ -110,7 +111,7 @@ export function* publishRecords(part: FatePart): Generator<PublishRecord> {
     const ids = part.ids[at];
     yield {
       index: part.index[at] as number,
-      fate: fates[part.fate[at] as number] as PublishFate,
+      fate: publishFates[part.fate[at] as number] as PublishFate,
       sentAt: part.sentAt[at] as number,
       ...(!Number.isNaN(answeredAt) && { answeredAt }),
       ...(ids && { ids: ids.split(' ') }),

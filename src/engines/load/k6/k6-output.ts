@@ -15,6 +15,7 @@ import { createGunzip } from 'node:zlib';
 import type { PublishFate } from '../../../protocol/scenario.ts';
 import { parseThreshold, type Threshold } from '../../../results/threshold.ts';
 import { harnessError, oneLine } from '../../../shared/errors.ts';
+import { publishFates } from '../fate-log.ts';
 import type { PartProgress } from '../recorder.ts';
 import { Recorder, type RecorderPart } from '../recorder.ts';
 import { errorClassOfK6 } from './k6-codes.ts';
@@ -70,8 +71,6 @@ interface Point {
     readonly metadata?: Readonly<Record<string, string>>;
   };
 }
-
-const publishFates: ReadonlySet<string> = new Set<PublishFate>(['acknowledged', 'refused', 'indeterminate']);
 
 /** What the files hold per k6 scenario. */
 export interface K6ScenarioOutput {
@@ -330,7 +329,12 @@ export async function readK6Outputs(files: readonly string[], options: ReadOptio
           const index = Number(metadata[fateMetadata.index]);
           const sentAt = Number(metadata[fateMetadata.sentAt]);
           const fate = tags.fate;
-          if (!Number.isInteger(index) || !Number.isFinite(sentAt) || fate === undefined || !publishFates.has(fate)) {
+          if (
+            !Number.isInteger(index) ||
+            !Number.isFinite(sentAt) ||
+            fate === undefined ||
+            !publishFates.includes(fate as PublishFate)
+          ) {
             throw new Error(`line ${lineNumber} is a publish's fate without its iteration, send time or fate`);
           }
           const ids = metadata[fateMetadata.ids]?.split(' ');
