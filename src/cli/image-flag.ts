@@ -34,7 +34,7 @@ export async function withImageTargets<T>(
   const started = new Map<string, ImageTarget>();
   try {
     for (const file of templated) {
-      const container = await startImageTarget(file, image);
+      const container = await startImageTarget(file, image, { log });
       started.set(file, container);
       log(`image: ${container.image} started for ${file}; it is stopped and removed when the run ends`);
     }

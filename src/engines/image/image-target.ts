@@ -10,7 +10,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, isAbsolute, join, resolve as resolvePath } from 'node:path';
-import { GenericContainer, type StartedTestContainer, Wait } from 'testcontainers';
+import { GenericContainer, getContainerRuntimeClient, type StartedTestContainer, Wait } from 'testcontainers';
 import { containerEngineGate, engineHasImage } from '../../shared/container-engine-gate.ts';
 import { parseDurationMs } from '../../shared/duration.ts';
 import { harnessError, oneLine } from '../../shared/errors.ts';
@@ -38,6 +38,8 @@ export interface ImageStartOptions {
    * container the soak kills and starts again keeps the URLs its target names. @default false
    */
   readonly fixedHostPorts?: boolean;
+  /** Where a container that could not be removed is said. @default standard error */
+  readonly log?: (line: string) => void;
 }
 
 const defaultStartupMs = 60_000;
@@ -78,6 +80,35 @@ function waitStrategy(template: ImageTemplate) {
     );
   }
   return Wait.forListeningPorts();
+}
+
+/**
+ * Stops and removes the container. A stop or remove the engine refused or let time out (a slow
+ * machine's Podman did: the container stayed, stopped) is followed by a forced remove; what still
+ * fails is one line naming the container, so it is never left behind unsaid.
+ */
+async function removeContainer(
+  container: StartedTestContainer,
+  image: string,
+  log: (line: string) => void,
+): Promise<void> {
+  let first: unknown;
+  try {
+    await container.stop({ timeout: 2_000, remove: true });
+    return;
+  } catch (error) {
+    first = error;
+  }
+  try {
+    const client = await getContainerRuntimeClient();
+    await client.container.getById(container.getId()).remove({ force: true, v: true });
+  } catch (error) {
+    // 404: it is gone after all (the first attempt removed it before failing).
+    if ((error as { statusCode?: number }).statusCode === 404) return;
+    log(
+      `image: container ${container.getId().slice(0, 12)} of ${image} was not removed (${oneLine(first)}; then ${oneLine(error)}): remove it with the engine's rm -f`,
+    );
+  }
 }
 
 /**
@@ -140,11 +171,12 @@ export async function startImageTarget(
   } catch (error) {
     throw harnessError('SVC_TARGET_UNREACHABLE', `--image ${name}: the container did not start: ${oneLine(error)}`);
   }
+  const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   let stopping: Promise<void> | undefined;
   const dir = await mkdtemp(join(tmpdir(), 'svc-image-target-'));
   const stop = (): Promise<void> => {
     stopping ??= (async () => {
-      await container.stop({ timeout: 2_000, remove: true }).catch(() => {});
+      await removeContainer(container, name, log);
       await rm(dir, { recursive: true, force: true });
     })();
     return stopping;

@@ -6,11 +6,13 @@
  * kills the service): the soak's checker does, and names those messages lost.
  *
  * Its own record, for the test that holds the soak to it: with a record file, each id is appended as
- * `acknowledged <id>` before its answer is sent, and as `persisted <id>` just before the Redis write
- * that stores it (synchronously, so a kill cannot lose a line the process wrote: the kernel has it).
- * What a kill lost is every acknowledged id without its persisted line. The one window the record
- * cannot close is a kill between a persisted line and its Redis write reaching Redis: microseconds
- * per flush.
+ * `acknowledged <id>` before its answer is sent, as `writing <id>` when its flush begins, and as
+ * `persisted <id>` once Redis answered the write that stores it (synchronously, so a kill cannot lose a
+ * line the process wrote: the kernel has it). An id without its writing line was lost for certain; one
+ * with it and without its persisted line may have been (a kill between the store's reply and the line
+ * is the one window the record cannot close). "Just before the write" was not enough: @redis/client
+ * sends on the next setImmediate and a message is several commands, so a slow machine's kill between
+ * the line and the bytes lost a whole flush the record called stored.
  */
 import { appendFileSync } from 'node:fs';
 import type { StoredMessage } from './stored-message.ts';
@@ -69,10 +71,15 @@ export class WriteBehind {
       if (batch.length === 0) return;
       this.#held = [];
       this.#note(
-        'persisted',
+        'writing',
         batch.map((item) => item.message.id),
       );
-      const results = await Promise.allSettled(batch.map((item) => this.#write(item.message, item.dedupId)));
+      const results = await Promise.allSettled(
+        batch.map(async (item) => {
+          await this.#write(item.message, item.dedupId);
+          this.#note('persisted', [item.message.id]);
+        }),
+      );
       const failed = results.filter((result) => result.status === 'rejected').length;
       if (failed > 0) this.#warn(`publish-write-behind: ${failed} held messages could not be written`);
       this.#written();
@@ -86,7 +93,7 @@ export class WriteBehind {
     await this.flush();
   }
 
-  #note(what: 'acknowledged' | 'persisted', ids: readonly string[]): void {
+  #note(what: 'acknowledged' | 'writing' | 'persisted', ids: readonly string[]): void {
     if (this.#record === undefined || ids.length === 0) return;
     appendFileSync(this.#record, ids.map((id) => `${what} ${id}\n`).join(''));
   }
