@@ -277,7 +277,7 @@ export const commandTable = {
       'fault-record': {
         kind: 'path',
         description:
-          'Where a fault switch that keeps a record appends it (publish-write-behind: each id acknowledged, then persisted; exec-write-behind: each increment)',
+          'Where a fault switch that keeps a record appends it (publish-write-behind: each id acknowledged, writing, then persisted once Redis answered; exec-write-behind: the same per increment)',
       },
       'list-faults': { kind: 'boolean', description: 'Print every fault switch with the rule it breaks, and exit' },
       silence: {
