@@ -214,7 +214,7 @@ const outOption = {
   urls: urlOutputKinds,
   multiple: true,
   description:
-    'A live output KIND=DESTINATION: json=FILE writes NDJSON as the run goes, a line per metric point each second of load and per event; prometheus-rw=URL sends the metric points to a Prometheus remote-write receiver; otlp=URL sends them as OpenTelemetry metrics over OTLP/HTTP (docs/outputs.md)',
+    'A live output KIND=DESTINATION: json=FILE writes NDJSON as the run goes, a line per metric point each second of load and per event; prometheus-rw=URL sends the metric points to a Prometheus remote-write receiver; otlp=URL sends them as OpenTelemetry metrics over OTLP/HTTP; both send once a second unless SVC_PROMETHEUS_RW_PUSH_INTERVAL or OTEL_METRIC_EXPORT_INTERVAL say otherwise (docs/outputs.md)',
 } as const satisfies OptionSpec;
 
 export const commandTable = {

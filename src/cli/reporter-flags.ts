@@ -5,6 +5,7 @@
  */
 import { loadReporterModule } from '../reporters/custom-reporter.ts';
 import { createOutputReporters, type OutputSpec } from '../reporters/outputs/output-reporter.ts';
+import { sendIntervalsOf } from '../reporters/outputs/send-intervals.ts';
 import { createReporters, type ReporterName, reporterNames } from '../reporters/registry.ts';
 import type { Reporter } from '../results/reporter.ts';
 import { harnessError } from '../shared/errors.ts';
@@ -36,5 +37,12 @@ export async function reportersOf(
     ...(values.quiet === true && { console: 'quiet' }),
     ...(values.verbose === true && { console: 'verbose' }),
   });
-  return [...createOutputReporters(values.out ?? [], (line) => log(`${command}: ${line}`)), ...chosen];
+  const outs = values.out ?? [];
+  // Read before the run, so a wrong interval is one line and exit 2, not an output gone quiet.
+  const intervals = sendIntervalsOf(
+    process.env,
+    outs.map((spec) => spec.kind),
+  );
+  if (typeof intervals === 'string') throw harnessError('SVC_USAGE', `${command}: ${intervals}`);
+  return [...createOutputReporters(outs, (line) => log(`${command}: ${line}`), undefined, intervals), ...chosen];
 }

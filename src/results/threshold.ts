@@ -10,7 +10,15 @@
  * and its `http_req_duration` threshold fails as no data instead of passing on the refusals' speed.
  */
 import { harnessError } from '../shared/errors.ts';
-import { type Histogram, mergeEncoded, summarize } from './histogram.ts';
+import {
+  type Histogram,
+  type HistogramHolder,
+  type LatencySummary,
+  liveHistogram,
+  mergeEncoded,
+  summarize,
+  summarizeAsDecoded,
+} from './histogram.ts';
 import type { ScenarioResult, TagMetrics, ThresholdResult } from './load-run.ts';
 
 export type ThresholdSource = 'scenario' | 'cli';
@@ -239,16 +247,28 @@ function selectedTags(threshold: Threshold, scenario: ScenarioResult): readonly 
 /** Which summary field each named trend aggregation reads (`med` is the median, p50). */
 const summaryField = { avg: 'mean', min: 'min', max: 'max', med: 'p50' } as const;
 
-/** The trend aggregation of the merged histograms, in ms; null when they hold nothing. */
-function trendValue(aggregation: string, encoded: readonly string[]): number | null {
-  const histogram: Histogram = mergeEncoded(encoded);
+/** The trend aggregation of a histogram as decoding gives it, in ms; null when it holds nothing. */
+function aggregateOf(histogram: Histogram, aggregation: string, summary: (histogram: Histogram) => LatencySummary) {
+  if (histogram.totalCount === 0) return null;
+  // A percentile other than the summary's: read from the histogram (its counts), rounded as summarize does.
+  if (aggregation.startsWith('p(')) {
+    return Math.round(histogram.getValueAtPercentile(Number(aggregation.slice(2, -1)))) / 1000;
+  }
+  return summary(histogram)[summaryField[aggregation as keyof typeof summaryField]];
+}
+
+/**
+ * The trend aggregation of the holders' histograms merged, in ms; null when they hold nothing. One
+ * holding its live histogram (a live threshold's, liveHistogram) is read as it stands, with the min and
+ * max decoding would give it, so live and end judge alike; the rest are decoded and added.
+ */
+function trendValue(aggregation: string, holders: readonly HistogramHolder[]): number | null {
+  const [only] = holders;
+  const live = holders.length === 1 ? only?.[liveHistogram] : undefined;
+  if (live !== undefined) return aggregateOf(live, aggregation, summarizeAsDecoded);
+  const histogram: Histogram = mergeEncoded(holders.map((holder) => holder.histogram));
   try {
-    if (histogram.totalCount === 0) return null;
-    // A percentile other than the summary's: read from the merged histogram, rounded as summarize does.
-    if (aggregation.startsWith('p(')) {
-      return Math.round(histogram.getValueAtPercentile(Number(aggregation.slice(2, -1)))) / 1000;
-    }
-    return summarize(histogram)[summaryField[aggregation as keyof typeof summaryField]];
+    return aggregateOf(histogram, aggregation, summarize);
   } finally {
     histogram.destroy();
   }
@@ -278,10 +298,7 @@ export function thresholdValue(threshold: Threshold, scenario: ScenarioResult): 
   const sum = (field: 'failed' | 'sent') => requests.reduce((total, item) => total + item[field], 0);
   switch (threshold.metric) {
     case 'http_req_duration':
-      return trendValue(
-        threshold.aggregation,
-        selected === 'all' ? [scenario.histogram] : selected.map((entry) => entry.histogram),
-      );
+      return trendValue(threshold.aggregation, selected === 'all' ? [scenario] : selected);
     case 'delivery_latency':
     case 'callback_latency':
     case 'failure_callback_latency':
@@ -289,16 +306,19 @@ export function thresholdValue(threshold: Threshold, scenario: ScenarioResult): 
       // One meaning for both: send → arrival (kv-fanout's publish → event, a messaging delivery's publish → request).
       const fanout = threshold.metric === 'delivery_latency' ? scenario.accounting.delivery : undefined;
       if (fanout !== undefined) {
-        return Object.keys(selectors(threshold)).length > 0
-          ? null
-          : trendValue(threshold.aggregation, [fanout.histogram]);
+        return Object.keys(selectors(threshold)).length > 0 ? null : trendValue(threshold.aggregation, [fanout]);
       }
       const histograms = streamHistograms(threshold, scenario, streamTrends[threshold.metric] as ArrivalStreamName);
-      return histograms === null ? null : trendValue(threshold.aggregation, histograms);
+      return histograms === null
+        ? null
+        : trendValue(
+            threshold.aggregation,
+            histograms.map((histogram) => ({ histogram })),
+          );
     }
     case 'complete_latency': {
       const complete = scenario.accounting.messaging?.complete;
-      return complete === undefined ? null : trendValue(threshold.aggregation, [complete.histogram]);
+      return complete === undefined ? null : trendValue(threshold.aggregation, [complete]);
     }
     case 'http_req_failed':
       return ratio(sum('failed'), sum('sent'));

@@ -272,6 +272,18 @@ describe('an endpoint that refuses, hangs or is not a URL', () => {
     expect(bad.durationMs, bad.stderr).toBeLessThan(20_000);
   }, 60_000);
 
+  test('a push interval that is no duration is one line, exit 2, before anything starts', async () => {
+    const reportDir = join(dir, 'report-bad-interval');
+    const out = `prometheus-rw=${prometheus.writeUrl}`;
+    expectOneLine(
+      await runCli(['load', 'command', '--out', out, '--report-dir', reportDir], {
+        timeoutMs: 30_000,
+        env: { SVC_PROMETHEUS_RW_PUSH_INTERVAL: 'often' },
+      }),
+      /^svc-harness: load: SVC_PROMETHEUS_RW_PUSH_INTERVAL is "often": give a duration of at least 100ms \(5s, 500ms\) \[SVC_USAGE\]$/,
+    );
+  }, 60_000);
+
   test('a destination that is no http(s) URL is one line, exit 2, before anything starts', async () => {
     const reportDir = join(dir, 'report-not-a-url');
     expectOneLine(

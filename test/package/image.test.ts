@@ -18,6 +18,23 @@ import { repoRoot, type StartedProcess, startCli, startProcess } from '../suppor
 const baseImage = 'localhost/svc-node:local';
 const image = 'localhost/svc-harness:test';
 const engineMissing = ensureContainerEngine();
+/**
+ * Every container this file runs carries this label. `--rm` removes a container when its process
+ * ends, but not when the test process itself is killed: a killed CI once left `run --target` running
+ * for hours, loading both cores. Containers with the label are removed before the tests and after them.
+ */
+const testLabel = 'svc-harness-test=image';
+const containerRun = ['run', '--rm', '--label', testLabel] as const;
+
+/** Removes every container of this file's label, a killed earlier run's too. */
+function removeLabelled(): void {
+  const listed = spawnSync('podman', ['ps', '--all', '--quiet', '--filter', `label=${testLabel}`], {
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  const ids = (listed.stdout ?? '').split(/\s+/).filter((id) => id !== '');
+  if (ids.length > 0) spawnSync('podman', ['rm', '--force', ...ids], { timeout: 60_000 });
+}
 
 let dir: string;
 let serve: StartedProcess | undefined;
@@ -32,6 +49,7 @@ const run = async (program: string, args: readonly string[], timeoutMs: number) 
 
 beforeAll(async () => {
   if (engineMissing !== undefined) return;
+  removeLabelled();
   dir = await mkdtemp(join(tmpdir(), 'harness-image-'));
   await run('bash', [join(repoRoot, 'scripts', 'node-base-image.sh'), baseImage], 120_000);
   await run(
@@ -50,6 +68,7 @@ afterAll(async () => {
   serve?.child.kill('SIGTERM');
   await serve?.finished;
   if (dir) await rm(dir, { recursive: true, force: true });
+  if (engineMissing === undefined) removeLabelled();
   spawnSync('podman', ['rmi', '--force', image], { timeout: 60_000 });
 });
 
@@ -59,8 +78,7 @@ describe.skipIf(engineMissing !== undefined)(`the container image (${engineMissi
     const listed = await run(
       'podman',
       [
-        'run',
-        '--rm',
+        ...containerRun,
         '--entrypoint',
         'node',
         image,
@@ -75,8 +93,7 @@ describe.skipIf(engineMissing !== undefined)(`the container image (${engineMissi
     const dev = await run(
       'podman',
       [
-        'run',
-        '--rm',
+        ...containerRun,
         '--entrypoint',
         'node',
         image,
@@ -86,7 +103,7 @@ describe.skipIf(engineMissing !== undefined)(`the container image (${engineMissi
       60_000,
     );
     expect(dev.stdout.trim(), 'dev dependencies left in the image').toBe('0');
-    const version = await run('podman', ['run', '--rm', image, '--version'], 60_000);
+    const version = await run('podman', [...containerRun, image, '--version'], 60_000);
     expect(version.stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
   }, 120_000);
 
@@ -94,8 +111,7 @@ describe.skipIf(engineMissing !== undefined)(`the container image (${engineMissi
     const done = await startProcess(
       'podman',
       [
-        'run',
-        '--rm',
+        ...containerRun,
         '--network',
         'host',
         '--volume',

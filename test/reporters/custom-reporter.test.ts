@@ -149,7 +149,8 @@ describe('through the CLI', () => {
     expect(done.stdout).toMatch(/^reports: .*reports-mine \(my-progress\.txt\)$/m);
     expect(await readdir(reportDir)).toEqual(['my-progress.txt']);
     const lines = (await readFile(join(reportDir, 'my-progress.txt'), 'utf8')).trim().split('\n');
-    expect(lines[0]).toMatch(/^command 1 s: [1-9]\d* completed, p99 [\d.]+ ms$/);
+    // The first tick's second: 1, or 2 when a loaded machine ran the first tick late.
+    expect(lines[0], lines.join('\n')).toMatch(/^command [12] s: [1-9]\d* completed, p99 [\d.]+ ms$/);
     // The compiled module beside it is gone with the run.
     expect((await readdir(project)).filter((name) => name.startsWith('.my-reporter.ts.'))).toEqual([]);
   }, 100_000);

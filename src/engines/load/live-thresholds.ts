@@ -4,7 +4,15 @@
  * totals so far. Only the thresholds of what the load itself counts are judged live; a messaging
  * stream's accounting, a fan-out's deliveries and `finish`'s updates exist only once the load is over.
  */
-import { encodeHistogram, mergeEncoded, summarize } from '../../results/histogram.ts';
+import {
+  encodeHistogram,
+  type HistogramHolder,
+  liveHistogram,
+  mergeEncoded,
+  summarize,
+  summarizeAsDecoded,
+  withLiveHistogram,
+} from '../../results/histogram.ts';
 import type { RequestCounts, ScenarioResult, ThresholdResult } from '../../results/load-run.ts';
 import type { LoadProgress } from '../../results/reporter.ts';
 import { evaluateThresholds, type Threshold } from '../../results/threshold.ts';
@@ -19,6 +27,21 @@ function summarizeEncoded(encoded: readonly string[]) {
   } finally {
     histogram.destroy();
   }
+}
+
+/** The latency summary of one holder's histogram: of the live one when it has it, as decoding would give it. */
+function summaryOf(holder: HistogramHolder) {
+  const live = holder[liveHistogram];
+  return live !== undefined ? summarizeAsDecoded(live) : summarizeEncoded([holder.histogram]);
+}
+
+/**
+ * `target` holding `from`'s histogram without reading it: the live one when `from` has it (encoded
+ * only if something reads `histogram`), else its encoded form, as a worker's part carries it.
+ */
+function holding<T extends object>(target: T, from: HistogramHolder): T & HistogramHolder {
+  const live = from[liveHistogram];
+  return live !== undefined ? withLiveHistogram(target, live) : Object.assign(target, { histogram: from.histogram });
 }
 
 /** Encoded histograms merged into one, encoded. */
@@ -118,10 +141,8 @@ function liveView(base: ResultBase, parts: readonly RecorderPart[], seconds: num
   }
   const tags = parts.flatMap((part) =>
     part.tags.map((entry) =>
-      lazy(
-        { tags: entry.tags, requests: entry.counts, commands: entry.commands, histogram: entry.histogram },
-        'latencyMs',
-        () => summarizeEncoded([entry.histogram]),
+      lazy(holding({ tags: entry.tags, requests: entry.counts, commands: entry.commands }, entry), 'latencyMs', () =>
+        summaryOf(entry),
       ),
     ),
   );
@@ -142,9 +163,9 @@ function liveView(base: ResultBase, parts: readonly RecorderPart[], seconds: num
     thresholds: [],
   };
   const [only] = parts;
-  const withHistogram =
+  const withHistogram: typeof view & HistogramHolder =
     parts.length === 1 && only !== undefined
-      ? { ...view, histogram: only.histogram }
+      ? holding(view, only)
       : lazy(view, 'histogram', () => encodeHistogramOf(parts.map((part) => part.histogram)));
-  return lazy(withHistogram, 'latencyMs', () => summarizeEncoded([withHistogram.histogram])) as ScenarioResult;
+  return lazy(withHistogram, 'latencyMs', () => summaryOf(withHistogram)) as ScenarioResult;
 }

@@ -16,6 +16,7 @@ import {
   recordMs,
   summarize,
   summarizeAsDecoded,
+  withLiveHistogram,
 } from '../../results/histogram.ts';
 import type {
   CheckTotals,
@@ -468,28 +469,30 @@ export class Recorder {
   /**
    * The part so far as live thresholds read it once a second: the counts, checks and whole histograms
    * (overall, per tag set), without its seconds, marks, fates and errors, which no threshold reads. A
-   * whole histogram is encoded only when read (a worker's post reads all; on the main thread only the
-   * ones a threshold selects are), and the marks are left out because a messaging soak's `accepted`
+   * whole histogram is encoded only when read (a worker's post reads all; on the main thread a live
+   * threshold reads the live one, liveHistogram, and encodes none), and the marks are left out because a messaging soak's `accepted`
    * set grows with the run: copied each second, an hour at 200/s copied 720,000 indices a second.
    */
   totals(): RecorderPart {
     this.#applyWithdrawn();
-    return {
-      counts: { ...this.#counts },
-      commands: this.#commands,
-      ...lazyEncoded(this.#histogram),
-      tags: [...this.#tags.values()].map((entry) => ({
-        tags: entry.tags,
-        counts: { ...entry.counts },
-        commands: entry.commands,
-        ...lazyEncoded(entry.histogram),
-      })),
-      seconds: [],
-      checks: [...this.#checks.entries()].map(([name, entry]) => ({ name, ...entry })),
-      errors: [],
-      tallies: Object.fromEntries(this.#tallies),
-      marks: {},
-    };
+    return withLiveHistogram(
+      {
+        counts: { ...this.#counts },
+        commands: this.#commands,
+        tags: [...this.#tags.values()].map((entry) =>
+          withLiveHistogram(
+            { tags: entry.tags, counts: { ...entry.counts }, commands: entry.commands },
+            entry.histogram,
+          ),
+        ),
+        seconds: [],
+        checks: [...this.#checks.entries()].map(([name, entry]) => ({ name, ...entry })),
+        errors: [],
+        tallies: Object.fromEntries(this.#tallies),
+        marks: {},
+      },
+      this.#histogram,
+    );
   }
 
   #part(withSeconds: true): RecorderPart {
@@ -542,15 +545,6 @@ function summarizeEncoded(encoded: string): LatencySummary {
  * `{ histogram }`, encoded on first read, once: read in the same turn as it is made (a threshold's
  * evaluation, a worker's post), so the records after it are in no reading.
  */
-function lazyEncoded(histogram: Histogram): { readonly histogram: string } {
-  let encoded: string | undefined;
-  return {
-    get histogram() {
-      encoded ??= encodeHistogram(histogram);
-      return encoded;
-    },
-  };
-}
 
 const addCounts = (a: RequestCounts, b: RequestCounts): RequestCounts => ({
   sent: a.sent + b.sent,

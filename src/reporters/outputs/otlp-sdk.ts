@@ -11,13 +11,10 @@ import { MeterProvider, PeriodicExportingMetricReader, type PushMetricExporter }
 import { toolVersion } from '../../shared/tool-version.ts';
 import type { LiveRecord, MetricPoint, RecordLabels } from './live-records.ts';
 import type { OutputWriter } from './output-writer.ts';
+import { defaultSendIntervals } from './send-intervals.ts';
 
 /** The prefix of every metric's name: k6's names (live-records.ts) under the harness's namespace. */
 export const otlpMetricPrefix = 'svc_harness';
-/** How often the reader collects and exports: the records come once a second. */
-const otlpExportIntervalMs = 1000;
-/** How long one export may take, the HTTP request included (within the interval: one at a time). */
-const otlpExportTimeoutMs = 950;
 
 /** The statistics of a trend record sent as gauges, in the record's unit (converted to seconds). */
 const trendStatistics = ['p50', 'p90', 'p99', 'max'] as const;
@@ -201,16 +198,16 @@ function countingExporter(inner: PushMetricExporter) {
 }
 
 export interface OtlpOutputOptions {
-  /** @default 1000 */
+  /** How often the reader collects and exports. @default 1000 (send-intervals.ts) */
   readonly exportIntervalMs?: number;
-  /** @default 950, and never more than the interval */
+  /** How long one export may take, its HTTP request included. @default 950, and never more than the interval */
   readonly exportTimeoutMs?: number;
 }
 
 /** The writer sending to `url` (the metrics endpoint, otlpMetricsUrl's). */
 export function openOtlpSdkWriter(url: string, options: OtlpOutputOptions = {}): OutputWriter {
-  const intervalMs = options.exportIntervalMs ?? otlpExportIntervalMs;
-  const timeoutMs = Math.min(options.exportTimeoutMs ?? otlpExportTimeoutMs, intervalMs);
+  const intervalMs = options.exportIntervalMs ?? defaultSendIntervals.otlpExportIntervalMs;
+  const timeoutMs = Math.min(options.exportTimeoutMs ?? defaultSendIntervals.otlpExportTimeoutMs, intervalMs);
   const counting = countingExporter(new OTLPMetricExporter({ url, timeoutMillis: timeoutMs, concurrencyLimit: 4 }));
   const reader = new PeriodicExportingMetricReader({
     exporter: counting.exporter,

@@ -7,6 +7,7 @@ import { openJsonOutput } from './json-output.ts';
 import { openOtlpOutput } from './otlp-output.ts';
 import type { OutputWriter } from './output-writer.ts';
 import { openPrometheusRwOutput } from './prometheus-rw-output.ts';
+import type { SendIntervals } from './send-intervals.ts';
 
 export const outputKinds = ['json', 'prometheus-rw', 'otlp'] as const;
 export type OutputKind = (typeof outputKinds)[number];
@@ -16,9 +17,18 @@ export const fileOutputKinds: readonly OutputKind[] = ['json'];
 /** Kinds whose destination is an http:// or https:// URL: anything else is refused before the run. */
 export const urlOutputKinds: readonly OutputKind[] = ['prometheus-rw', 'otlp'];
 
-/** Opens a writer at `destination`; throws when it cannot (the caller says so in one line, and goes on). */
-export const openOutput: Readonly<Record<OutputKind, (destination: string) => OutputWriter>> = {
-  json: openJsonOutput,
-  'prometheus-rw': (destination) => openPrometheusRwOutput(destination),
-  otlp: openOtlpOutput,
-};
+/**
+ * Opens a writer at `destination`, the URL kinds sending at `intervals` (send-intervals.ts); throws
+ * when it cannot (the caller says so in one line, and goes on).
+ */
+export const openOutput: Readonly<Record<OutputKind, (destination: string, intervals: SendIntervals) => OutputWriter>> =
+  {
+    json: (destination) => openJsonOutput(destination),
+    'prometheus-rw': (destination, intervals) =>
+      openPrometheusRwOutput(destination, { flushEveryMs: intervals.remoteWriteEveryMs }),
+    otlp: (destination, intervals) =>
+      openOtlpOutput(destination, {
+        exportIntervalMs: intervals.otlpExportIntervalMs,
+        exportTimeoutMs: intervals.otlpExportTimeoutMs,
+      }),
+  };

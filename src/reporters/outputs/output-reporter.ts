@@ -9,6 +9,7 @@ import { oneLine } from '../../shared/errors.ts';
 import { LiveRecords } from './live-records.ts';
 import { type OutputKind, openOutput } from './output-kinds.ts';
 import type { OutputWriter } from './output-writer.ts';
+import { defaultSendIntervals, type SendIntervals } from './send-intervals.ts';
 import { withoutCredentials } from './shown-url.ts';
 
 /** One `--out`: its kind and destination (a file, a URL). */
@@ -21,19 +22,20 @@ export interface OutputSpec {
 export const outputCloseMs = 5000;
 
 /**
- * The reporters of `specs`, each opened now: one that cannot be opened is said in one `log` line and
- * left out, and the run goes on without it.
+ * The reporters of `specs`, each opened now, the URL kinds sending at `intervals`: one that cannot be
+ * opened is said in one `log` line and left out, and the run goes on without it.
  */
 export function createOutputReporters(
   specs: readonly OutputSpec[],
   log: (line: string) => void,
   now: () => Date = () => new Date(),
+  intervals: SendIntervals = defaultSendIntervals,
 ): Reporter[] {
   return specs.flatMap((spec) => {
     const label = `--out ${spec.kind}=${withoutCredentials(spec.destination)}`;
     let writer: OutputWriter;
     try {
-      writer = openOutput[spec.kind](spec.destination);
+      writer = openOutput[spec.kind](spec.destination, intervals);
     } catch (error) {
       log(`${label}: cannot be written (${oneLine(error)}); the run goes on without this output`);
       return [];

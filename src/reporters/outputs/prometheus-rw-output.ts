@@ -3,7 +3,7 @@
  * run goes (prometheus-series.ts maps them, remote-write.ts encodes them). It never hurts the run:
  *
  * - `write` only maps and queues (no network, no wait); samples go in batches, sealed every second
- *   (`flushEveryMs`) or at `maxBatchSamples`, one request in flight at a time, so a series' samples
+ *   (`flushEveryMs`, send-intervals.ts) or at `maxBatchSamples`, one request in flight at a time, so a series' samples
  *   reach the receiver in time order, as it requires;
  * - the queue is bounded (`maxQueuedBatches`): behind a slow endpoint the oldest batch waiting is
  *   dropped first. Counters lose nothing by it: each sample is the series' total so far, so the next
@@ -22,10 +22,11 @@ import type { LiveRecord } from './live-records.ts';
 import type { OutputWriter } from './output-writer.ts';
 import { PrometheusSeries, type Sample } from './prometheus-series.ts';
 import { encodeWriteRequest, remoteWriteHeaders, type TimeSeries } from './remote-write.ts';
+import { defaultSendIntervals } from './send-intervals.ts';
 import { withoutCredentials } from './shown-url.ts';
 
 export interface RemoteWriteOptions {
-  /** How often the samples queued are sealed into a batch and sent. @default 1000 */
+  /** How often the samples queued are sealed into a batch and sent. @default 1000 (send-intervals.ts) */
   readonly flushEveryMs?: number;
   /**
    * A batch is sealed at once when it holds this many samples. Encoding is on the caller's thread:
@@ -60,7 +61,7 @@ export function remoteWriteUrlProblem(destination: string): string | undefined {
 export function openPrometheusRwOutput(destination: string, options: RemoteWriteOptions = {}): OutputWriter {
   const problem = remoteWriteUrlProblem(destination);
   if (problem !== undefined) throw new Error(`${withoutCredentials(destination)} ${problem}`);
-  const flushEveryMs = options.flushEveryMs ?? 1000;
+  const flushEveryMs = options.flushEveryMs ?? defaultSendIntervals.remoteWriteEveryMs;
   const maxBatchSamples = options.maxBatchSamples ?? 2000;
   const maxQueuedBatches = options.maxQueuedBatches ?? 10;
   const requestTimeoutMs = options.requestTimeoutMs ?? 5000;

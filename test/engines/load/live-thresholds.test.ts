@@ -68,6 +68,40 @@ describe('live thresholds', () => {
     expect(now[2]?.value).toBeCloseTo(4 / 200, 6);
   });
 
+  test("one part's live histograms are read as they stand, never encoded, with the end's values for every aggregation", () => {
+    const recorder = recorded();
+    const aggregations = ['avg', 'min', 'max', 'med', 'p(95)', 'p(100)'];
+    const live = aggregations.flatMap((aggregation) => [
+      parseThreshold(`http_req_duration: ${aggregation}<3`, 'cli'),
+      parseThreshold(`http_req_duration{op:set}: ${aggregation}<3`, 'cli'),
+    ]);
+    // Every read of an encoded histogram, on the part and on its tag sets: none is asked for.
+    let encodedReads = 0;
+    const counting = <T extends object>(target: T, more: Readonly<Record<string, unknown>> = {}): T =>
+      new Proxy(target, {
+        get(object, key, receiver) {
+          if (key === 'histogram') encodedReads++;
+          return typeof key === 'string' && Object.hasOwn(more, key) ? more[key] : Reflect.get(object, key, receiver);
+        },
+      });
+    const totals = recorder.totals();
+    const watched = counting(totals, { tags: totals.tags.map((entry) => counting(entry)) });
+    const now = currentThresholds(base, live, [watched], 2);
+    expect(encodedReads).toBe(0);
+    const end = scenarioResult({
+      base,
+      merged: mergeParts([recorder.part()]),
+      finish: {},
+      problems: [],
+      loadSeconds: 2,
+      durationMs: 2000,
+      thresholds: live,
+    }).thresholds;
+    recorder.destroy();
+    expect(now).toEqual(end);
+    expect(now.every((threshold) => threshold.value !== null)).toBe(true);
+  });
+
   test("over two parts (two worker threads), the same as the end's judgement of both merged", () => {
     const [a, b] = [recorded(), recorded()];
     b.completed({ op: 'get' }, 1, 40, 5000);
