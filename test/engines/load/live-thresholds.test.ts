@@ -8,7 +8,7 @@ import { currentThresholds, liveThresholdsOf, withThresholds } from '../../../sr
 import { mergeParts, Recorder } from '../../../src/engines/load/recorder.ts';
 import { scenarioResult } from '../../../src/engines/load/scenario-result.ts';
 import type { LoadProgress } from '../../../src/results/reporter.ts';
-import { parseThreshold } from '../../../src/results/threshold.ts';
+import { parseThreshold, type Threshold } from '../../../src/results/threshold.ts';
 
 const base = {
   name: 'command',
@@ -42,6 +42,18 @@ function recorded(): Recorder {
   return recorder;
 }
 
+/** The end's judgement of `parts` (2 s of load) by `live`. */
+const endJudgement = (parts: Parameters<typeof mergeParts>[0], live: readonly Threshold[]) =>
+  scenarioResult({
+    base,
+    merged: mergeParts(parts),
+    finish: {},
+    problems: [],
+    loadSeconds: 2,
+    durationMs: 2000,
+    thresholds: live,
+  }).thresholds;
+
 describe('live thresholds', () => {
   test('only the thresholds of what the load counts are judged live', () => {
     expect(liveThresholdsOf(thresholds).map((threshold) => threshold.text)).toEqual(
@@ -53,15 +65,7 @@ describe('live thresholds', () => {
     const recorder = recorded();
     const live = liveThresholdsOf(thresholds);
     const now = currentThresholds(base, live, [recorder.totals()], 2);
-    const end = scenarioResult({
-      base,
-      merged: mergeParts([recorder.part()]),
-      finish: {},
-      problems: [],
-      loadSeconds: 2,
-      durationMs: 2000,
-      thresholds: live,
-    }).thresholds;
+    const end = endJudgement([recorder.part()], live);
     recorder.destroy();
     expect(now).toEqual(end);
     expect(now.map((threshold) => threshold.ok)).toEqual([true, false, false, false, true]);
@@ -88,15 +92,7 @@ describe('live thresholds', () => {
     const watched = counting(totals, { tags: totals.tags.map((entry) => counting(entry)) });
     const now = currentThresholds(base, live, [watched], 2);
     expect(encodedReads).toBe(0);
-    const end = scenarioResult({
-      base,
-      merged: mergeParts([recorder.part()]),
-      finish: {},
-      problems: [],
-      loadSeconds: 2,
-      durationMs: 2000,
-      thresholds: live,
-    }).thresholds;
+    const end = endJudgement([recorder.part()], live);
     recorder.destroy();
     expect(now).toEqual(end);
     expect(now.every((threshold) => threshold.value !== null)).toBe(true);
@@ -112,15 +108,7 @@ describe('live thresholds', () => {
       parseThreshold('http_req_failed{op:set}: rate<0.5', 'cli'),
     ];
     const now = currentThresholds(base, live, [a.totals(), b.totals()], 2);
-    const end = scenarioResult({
-      base,
-      merged: mergeParts([a.part(), b.part()]),
-      finish: {},
-      problems: [],
-      loadSeconds: 2,
-      durationMs: 2000,
-      thresholds: live,
-    }).thresholds;
+    const end = endJudgement([a.part(), b.part()], live);
     a.destroy();
     b.destroy();
     expect(now).toEqual(end);
