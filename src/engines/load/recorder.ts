@@ -470,8 +470,10 @@ export class Recorder {
    * The part so far as live thresholds read it once a second: the counts, checks and whole histograms
    * (overall, per tag set), without its seconds, marks, fates and errors, which no threshold reads. A
    * whole histogram is encoded only when read (a worker's post reads all; on the main thread a live
-   * threshold reads the live one, liveHistogram, and encodes none), and the marks are left out because a messaging soak's `accepted`
-   * set grows with the run: copied each second, an hour at 200/s copied 720,000 indices a second.
+   * threshold reads the live one, liveHistogram, and encodes none). Both are read in the same turn as
+   * the totals are made (a threshold's evaluation, a worker's post), so no later record is in them. The
+   * marks are left out because a messaging soak's `accepted` set grows with the run: copied each
+   * second, an hour at 200/s copied 720,000 indices a second.
    */
   totals(): RecorderPart {
     this.#applyWithdrawn();
@@ -540,11 +542,6 @@ function summarizeEncoded(encoded: string): LatencySummary {
   histogram.destroy();
   return summary;
 }
-
-/**
- * `{ histogram }`, encoded on first read, once: read in the same turn as it is made (a threshold's
- * evaluation, a worker's post), so the records after it are in no reading.
- */
 
 const addCounts = (a: RequestCounts, b: RequestCounts): RequestCounts => ({
   sent: a.sent + b.sent,

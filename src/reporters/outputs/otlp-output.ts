@@ -24,10 +24,10 @@
  * `service.name=svc-harness` with `service.version`. Events are not metrics and are not sent.
  *
  * It never hurts the run (output-writer.ts): recording is a synchronous add to the SDK's in-memory
- * aggregation, the reader exports once a second (send-intervals.ts) off the caller's path, one export at a time, each
- * bounded by a timeout; an export that fails or times out is one dropped batch, counted with its first
- * error (no credential in it), and since the sums are cumulative the next export that gets through
- * carries what the dropped one had. `close(withinMs)` shuts the provider down (a last collection and
+ * aggregation, the reader exports once a second (send-intervals.ts) off the caller's path, one export
+ * at a time, each bounded by a timeout; an export that fails or times out is one dropped batch,
+ * counted with its first error (no credential in it), and since the sums are cumulative the next
+ * export that gets through carries what the dropped one had. `close(withinMs)` shuts the provider down (a last collection and
  * export, then the exporter), bounded by `withinMs`; exports still out then are counted as dropped.
  *
  * The SDK side is otlp-sdk.ts, loaded on the first open: a CLI that sends no OTLP (most of its starts)

@@ -3,8 +3,8 @@
  * run goes (prometheus-series.ts maps them, remote-write.ts encodes them). It never hurts the run:
  *
  * - `write` only maps and queues (no network, no wait); samples go in batches, sealed every second
- *   (`flushEveryMs`, send-intervals.ts) or at `maxBatchSamples`, one request in flight at a time, so a series' samples
- *   reach the receiver in time order, as it requires;
+ *   (`flushEveryMs`, send-intervals.ts) or at `maxBatchSamples`, one request in flight at a time, so
+ *   a series' samples reach the receiver in time order, as it requires;
  * - the queue is bounded (`maxQueuedBatches`): behind a slow endpoint the oldest batch waiting is
  *   dropped first. Counters lose nothing by it: each sample is the series' total so far, so the next
  *   batch that arrives carries every increase the dropped one had;

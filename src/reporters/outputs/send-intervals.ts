@@ -46,9 +46,9 @@ const wholeMs = (text: string) => (/^\s*\d+\s*$/.test(text) ? Number(text) : und
 
 /**
  * The intervals the outputs of `kinds` send at, from `env`, or the one line saying which variable is
- * wrong (only the variables of the kinds in use are read: a json output needs none).
+ * wrong (only the variables of the kinds in use are read: a json output needs none). `kinds` are
+ * strings: output-kinds.ts's type would close an import cycle through the writers.
  */
-// `kinds` as strings: output-kinds.ts's type would close an import cycle through the writers.
 export function sendIntervalsOf(env: Env, kinds: readonly string[]): SendIntervals | string {
   let remoteWriteEveryMs = defaultSendEveryMs;
   let otlpExportIntervalMs = defaultSendEveryMs;
