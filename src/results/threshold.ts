@@ -308,13 +308,8 @@ export function thresholdValue(threshold: Threshold, scenario: ScenarioResult): 
       if (fanout !== undefined) {
         return Object.keys(selectors(threshold)).length > 0 ? null : trendValue(threshold.aggregation, [fanout]);
       }
-      const histograms = streamHistograms(threshold, scenario, streamTrends[threshold.metric] as ArrivalStreamName);
-      return histograms === null
-        ? null
-        : trendValue(
-            threshold.aggregation,
-            histograms.map((histogram) => ({ histogram })),
-          );
+      const parts = streamParts(threshold, scenario, streamTrends[threshold.metric] as ArrivalStreamName);
+      return parts === null ? null : trendValue(threshold.aggregation, parts);
     }
     case 'complete_latency': {
       const complete = scenario.accounting.messaging?.complete;
@@ -358,10 +353,6 @@ function streamParts(
   if (wanted.length === 0) return [accounting];
   const entries = accounting.byTags.filter((entry) => wanted.every(([key, value]) => entry.tags[key] === value));
   return entries.length === 0 ? null : entries;
-}
-
-function streamHistograms(threshold: Threshold, scenario: ScenarioResult, stream: ArrivalStreamName): string[] | null {
-  return streamParts(threshold, scenario, stream)?.map((part) => part.histogram) ?? null;
 }
 
 /** Lost or duplicated messages: of the stream `{stream:…}` names, else of every stream the scenario has. */

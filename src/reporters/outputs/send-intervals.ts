@@ -27,7 +27,7 @@ export interface SendIntervals {
 }
 
 /** Once a second, as the records come, for both URL outputs. */
-export const defaultSendEveryMs = 1000;
+const defaultSendEveryMs = 1000;
 /** What an export may take by default: the interval less room for the next one to start on time. */
 const defaultTimeoutShareOfInterval = 0.95;
 
