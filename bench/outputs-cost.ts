@@ -19,6 +19,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { type OutputKind, outputKinds } from '../src/reporters/outputs/output-kinds.ts';
 import { studentTQuantile } from '../src/results/trend-slope.ts';
 import { startCollector } from '../test/support/otelcol.ts';
 import { prometheusVersion, startPrometheus } from '../test/support/prometheus.ts';
@@ -35,15 +36,14 @@ const { values } = benchArgs(import.meta.filename, {
     'cpu-prof': { type: 'string' },
   },
 });
-const outputKinds = ['json', 'prometheus-rw', 'otlp'] as const;
-type BenchOutput = (typeof outputKinds)[number];
 const chosen = (values.outputs ?? '').split(',').filter((kind) => kind !== '');
-const unknownKind = chosen.find((kind) => !(outputKinds as readonly string[]).includes(kind));
+const isKind = (kind: string): kind is OutputKind => (outputKinds as readonly string[]).includes(kind);
+const unknownKind = chosen.find((kind) => !isKind(kind));
 if (unknownKind !== undefined || chosen.length === 0) {
-  console.error(`--outputs: a comma list of ${outputKinds.join(', ')} (not ${unknownKind ?? 'empty'})`);
+  console.error(`svc-harness bench: --outputs "${values.outputs}" is not a comma list of ${outputKinds.join(', ')}`);
   process.exit(2);
 }
-const onOutputs = chosen as BenchOutput[];
+const onOutputs = chosen.filter(isKind);
 const cpuProfDir = values['cpu-prof'];
 const rate = positive(values.rate, 'rate');
 const seconds = positive(values.seconds, 'seconds');
@@ -130,7 +130,7 @@ async function main(): Promise<void> {
     type RunKind = 'measured' | 'short' | 'warm-up';
     const run = async (outputs: Measured['outputs'], index: number, kind: RunKind = 'measured'): Promise<Measured> => {
       const reportDir = join(dir.path, `${outputs}-${index}-${kind}`);
-      const destination: Record<BenchOutput, string> = {
+      const destination: Record<OutputKind, string> = {
         json: join(dir.path, `live-${index}.ndjson`),
         'prometheus-rw': prometheus.writeUrl,
         otlp: collector.url,
